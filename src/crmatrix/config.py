@@ -1,0 +1,99 @@
+"""Loading and validating a matrix config: JSON-Schema with defaults, then cross-references.
+
+Every problem becomes one line naming the key and what was expected, before any job runs.
+"""
+
+from __future__ import annotations
+
+import copy
+from importlib.resources import files
+from pathlib import Path
+
+import jsonschema
+import yaml
+
+from crmatrix import CrmatrixError
+from crmatrix.pins import Pin
+
+SCHEMA_FILE = "config.schema.yaml"
+_JSON_TYPES = {dict: "an object", list: "a list", str: "a string", bool: "a boolean",
+               int: "an integer", float: "a number", type(None): "null"}
+
+
+def schema() -> dict:
+    return yaml.safe_load(files("crmatrix").joinpath(SCHEMA_FILE).read_text())
+
+
+def _with_defaults(validator_class):
+    """A validator that fills `default` values in as it validates (the jsonschema FAQ recipe)."""
+    validate_props = validator_class.VALIDATORS["properties"]
+
+    def set_defaults(validator, properties, instance, schema):
+        if isinstance(instance, dict):
+            for prop, sub in properties.items():
+                if "default" in sub and prop not in instance:
+                    instance[prop] = copy.deepcopy(sub["default"])
+        yield from validate_props(validator, properties, instance, schema)
+
+    return jsonschema.validators.extend(validator_class, {"properties": set_defaults})
+
+
+def _describe(value) -> str:
+    return f"{_JSON_TYPES.get(type(value), type(value).__name__)} {value!r}" if not isinstance(value, (dict, list)) \
+        else _JSON_TYPES[type(value)]
+
+
+def _message(err: jsonschema.ValidationError) -> str:
+    where = ".".join(str(p) for p in err.absolute_path) or "(top level)"
+    if err.validator == "additionalProperties" and isinstance(err.instance, dict):
+        allowed = sorted(err.schema.get("properties", {}))
+        extra = sorted(set(err.instance) - set(allowed))
+        if allowed:
+            return f"{where}: unknown key {', '.join(map(repr, extra))} (expected one of: {', '.join(allowed)})"
+    if err.validator == "type":
+        want = err.validator_value if isinstance(err.validator_value, str) else " or ".join(err.validator_value)
+        hint = " (quote it in YAML)" if want == "string" else ""
+        return f"{where}: expected {want}, got {_describe(err.instance)}{hint}"
+    if err.validator == "required":
+        return f"{where}: {err.message}"
+    return f"{where}: {err.message}"
+
+
+def validate(config: dict, source: str = "config") -> dict:
+    """Return a validated deep copy of config with defaults filled in, or raise CrmatrixError."""
+    cfg = copy.deepcopy(config) if config is not None else {}
+    Validator = _with_defaults(jsonschema.Draft202012Validator)
+    errors = sorted(Validator(schema()).iter_errors(cfg), key=lambda e: (list(map(str, e.absolute_path)), e.message))
+    if errors:
+        raise CrmatrixError(f"{source}: {_message(errors[0])}")
+    for name, corpus in cfg["corpora"].items():
+        try:
+            Pin.from_config(name, corpus)
+        except CrmatrixError as e:
+            raise CrmatrixError(f"{source}: {e}") from None
+    for name, ds in cfg["datasets"].items():
+        if ds["corpus"] not in cfg["corpora"]:
+            raise CrmatrixError(
+                f"{source}: datasets.{name}.corpus: names corpus {ds['corpus']!r}, which is not in corpora "
+                f"(known: {', '.join(sorted(cfg['corpora']))})"
+            )
+    if cfg["baseline_arm"] not in cfg["arms"]:
+        raise CrmatrixError(f"{source}: baseline_arm: {cfg['baseline_arm']!r} is not one of the arms "
+                            f"({', '.join(cfg['arms'])})")
+    from crmatrix.systems import check_system_config
+
+    for name, sysconf in cfg["systems"].items():
+        try:
+            check_system_config(name, sysconf)
+        except CrmatrixError as e:
+            raise CrmatrixError(f"{source}: {e}") from None
+    return cfg
+
+
+def load(path: str | Path) -> dict:
+    path = Path(path)
+    try:
+        raw = yaml.safe_load(path.read_text())
+    except (OSError, yaml.YAMLError) as e:
+        raise CrmatrixError(f"{path}: cannot read config: {e}") from e
+    return validate(raw, str(path))

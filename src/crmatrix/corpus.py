@@ -1,0 +1,140 @@
+"""A corpus as indexed: the pinned source narrowed by include/exclude globs, plus its manifest.
+
+The manifest is the corpus's identity downstream: every file with its size and sha256,
+per-language counts, what was skipped and why, and one content hash over all of it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from functools import lru_cache
+from pathlib import Path
+
+from crmatrix import CrmatrixError, atomic, pins
+from crmatrix.symbols import language_for
+
+MAX_FILE_BYTES = 1 << 20
+# Never part of a corpus: version-control and dependency/build directories.
+SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", ".tox"}
+
+
+@lru_cache(maxsize=256)
+def _glob_regex(pattern: str) -> re.Pattern:
+    """Translate a path glob: `**/` spans directories, `*` and `?` stay within one name."""
+    out, i = [], 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif pattern[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif pattern[i] == "?":
+            out.append("[^/]")
+            i += 1
+        else:
+            out.append(re.escape(pattern[i]))
+            i += 1
+    return re.compile("".join(out) + r"\Z")
+
+
+def glob_match(path: str, pattern: str) -> bool:
+    return _glob_regex(pattern).match(path) is not None
+
+
+def selected(path: str, include: list[str], exclude: list[str]) -> bool:
+    return any(glob_match(path, p) for p in include) and not any(glob_match(path, p) for p in exclude)
+
+
+def _skip_reason(path: Path, root: Path) -> tuple[str | None, bytes]:
+    if path.is_symlink():
+        target = Path(os.path.realpath(path))
+        if not target.is_relative_to(root):
+            return "symlink-out-of-tree", b""
+        if not target.is_file():
+            return "symlink-not-a-file", b""
+    size = path.stat().st_size
+    if size > MAX_FILE_BYTES:
+        return "too-large", b""
+    data = path.read_bytes()
+    if b"\0" in data[:8192]:
+        return "binary", b""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return "non-utf8", b""
+    return None, data
+
+
+def select_files(src: Path, dest: Path, include: list[str], exclude: list[str]) -> dict:
+    """Copy the selected, readable text files of src into dest; return the manifest's file part."""
+    root = Path(os.path.realpath(src))
+    files, skipped, excluded = [], [], 0
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
+        for fn in sorted(filenames):
+            p = Path(dirpath, fn)
+            rel = p.relative_to(root).as_posix()
+            if not selected(rel, include, exclude):
+                excluded += 1
+                continue
+            reason, data = _skip_reason(p, root)
+            if reason:
+                skipped.append({"path": rel, "reason": reason})
+                continue
+            out = dest / rel
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_bytes(data)
+            files.append({"path": rel, "size": len(data), "sha256": atomic.sha256_bytes(data),
+                          "language": language_for(rel)})
+    files.sort(key=lambda f: f["path"])
+    skipped.sort(key=lambda f: f["path"])
+    languages: dict[str, int] = {}
+    for f in files:
+        lang = f["language"] or "other"
+        languages[lang] = languages.get(lang, 0) + 1
+    skipped_counts: dict[str, int] = {}
+    for s in skipped:
+        skipped_counts[s["reason"]] = skipped_counts.get(s["reason"], 0) + 1
+    return {
+        "files": files,
+        "languages": dict(sorted(languages.items())),
+        "skipped": skipped,
+        "skipped_counts": dict(sorted(skipped_counts.items())),
+        "excluded_by_glob": excluded,
+        "content_hash": atomic.hash_obj([[f["path"], f["sha256"]] for f in files]),
+    }
+
+
+def dominant_language(manifest: dict) -> str | None:
+    """The most common source language (ties by name); None below 3 source files, as CodeLens does."""
+    counts = {k: v for k, v in manifest["languages"].items() if k != "other"}
+    if sum(counts.values()) < 3:
+        return None
+    return min(counts, key=lambda k: (-counts[k], k))
+
+
+def build_corpus(name: str, corpus: dict, tree: Path, manifest_path: Path,
+                 mirrors: list[str], registries: dict) -> dict:
+    """Fetch the pinned source, keep the selected files as `tree`, write `manifest_path`.
+
+    Nothing is left at either output unless everything succeeded.
+    """
+    pin = pins.Pin.from_config(name, corpus)
+    include = corpus.get("include") or ["**"]
+    exclude = corpus.get("exclude") or []
+    with tempfile.TemporaryDirectory(prefix="crmatrix-fetch-") as scratch:
+        src, origin = pins.fetch(pin, Path(scratch), mirrors, registries)
+        with atomic.staged_dir(tree) as stage:
+            part = select_files(src, stage, include, exclude)
+            if not part["files"]:
+                raise CrmatrixError(f"corpora.{name}: include/exclude select no readable file from {origin['source']}")
+    manifest = {"corpus": name, "pin": {"kind": pin.kind, **pin.spec}, "origin": origin,
+                "include": include, "exclude": exclude, **part}
+    atomic.write_json(manifest_path, manifest)
+    return manifest

@@ -1,0 +1,245 @@
+"""Fetching a pinned corpus source: a git commit, a PyPI sdist, an npm tarball or a local path.
+
+Every fetcher checks the pin (commit id, sha256, SRI integrity) before anything is kept,
+and unpacks into a directory the caller owns, so a mismatch leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import io
+import json
+import os
+import re
+import shutil
+import tarfile
+import tempfile
+import urllib.error
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+from crmatrix import CrmatrixError
+
+DEFAULT_PYPI_INDEX = "https://pypi.org/simple"
+DEFAULT_NPM_REGISTRY = "https://registry.npmjs.org"
+HTTP_TIMEOUT_S = 60
+_SHA40 = re.compile(r"^[0-9a-f]{40}$")
+
+
+@dataclass(frozen=True)
+class Pin:
+    """What a corpus is pinned to; `kind` is git, pypi, npm or path."""
+
+    kind: str
+    spec: dict
+
+    @classmethod
+    def from_config(cls, name: str, corpus: dict) -> "Pin":
+        kinds = [k for k in ("git", "pypi", "npm", "path") if k in corpus]
+        if len(kinds) != 1:
+            raise CrmatrixError(
+                f"corpora.{name}: needs exactly one of git, pypi, npm, path (found {kinds or 'none'})"
+            )
+        kind = kinds[0]
+        needs = {"git": "commit", "pypi": "sha256", "npm": "integrity"}
+        if kind in needs and needs[kind] not in corpus:
+            raise CrmatrixError(f"corpora.{name}: a {kind} corpus needs '{needs[kind]}' to pin it")
+        if kind == "git" and not _SHA40.match(str(corpus["commit"])):
+            raise CrmatrixError(
+                f"corpora.{name}.commit: expected a full 40-hex commit id, got {corpus['commit']!r}"
+            )
+        keys = {"git": ("git", "commit"), "pypi": ("pypi", "sha256"), "npm": ("npm", "integrity"), "path": ("path",)}
+        return cls(kind, {k: corpus[k] for k in keys[kind]})
+
+
+def http_get(url: str, accept: str | None = None) -> bytes:
+    req = urllib.request.Request(url, headers={"User-Agent": "crmatrix", **({"Accept": accept} if accept else {})})
+    try:
+        with urllib.request.urlopen(req, timeout=HTTP_TIMEOUT_S) as resp:
+            return resp.read()
+    except (urllib.error.URLError, OSError) as e:
+        raise CrmatrixError(f"download failed: {url}: {e}") from e
+
+
+def unpack_tarball(data: bytes, dest: Path, what: str) -> None:
+    """Unpack a .tar.gz into dest, dropping its single top-level directory (sdist, npm `package/`)."""
+    try:
+        with tarfile.open(fileobj=io.BytesIO(data), mode="r:*") as tar:
+            members = [m for m in tar.getmembers() if m.isfile() or m.isdir() or m.issym()]
+            tops = {m.name.split("/", 1)[0] for m in members}
+            strip = len(tops) == 1 and any("/" in m.name for m in members)
+            for m in members:
+                if strip:
+                    rest = m.name.split("/", 1)
+                    if len(rest) == 1:
+                        continue
+                    m.name = rest[1]
+                tar.extract(m, dest, filter="data")
+    except (tarfile.TarError, OSError) as e:
+        raise CrmatrixError(f"{what}: not a readable tarball: {e}") from e
+
+
+# --- git -------------------------------------------------------------------------------
+
+
+def _owner_repo(url: str) -> str:
+    """`https://github.com/BurntSushi/ripgrep(.git)` -> `BurntSushi+ripgrep`, the mirror bundle stem."""
+    parts = [p for p in re.split(r"[/:]", url.rstrip("/")) if p]
+    parts[-1] = parts[-1].removesuffix(".git")
+    return "+".join(parts[-2:]) if len(parts) >= 2 else parts[-1]
+
+
+def bundle_heads(bundle: Path) -> set[str]:
+    import git
+
+    try:
+        out = git.Git().bundle("list-heads", str(bundle))
+    except git.GitCommandError as e:
+        raise CrmatrixError(f"{bundle}: not a readable git bundle: {e.stderr.strip()}") from e
+    return {line.split()[0] for line in out.splitlines() if line.strip()}
+
+
+def _checkout(source: str, commit: str, dest: Path, shallow: bool) -> None:
+    import git
+
+    repo = git.Repo.clone_from(source, dest, no_checkout=True)
+    if shallow:  # a single-commit bundle lacks the parent; git must be told the history stops here
+        (dest / ".git" / "shallow").write_text(commit + "\n")
+    repo.git.checkout("--detach", commit)
+    shutil.rmtree(dest / ".git")
+
+
+def fetch_git(url: str, commit: str, dest: Path, mirrors: list[str]) -> dict:
+    """Check out `commit` into dest (without .git), from a mirror bundle first, then from url."""
+    import git
+
+    tried: list[str] = []
+    stem = _owner_repo(url)
+    for mirror in mirrors:
+        mdir = Path(mirror)
+        bundles = sorted(mdir.glob(f"{glob_escape(stem)}@*.bundle")) if mdir.is_dir() else []
+        if not mdir.is_dir():
+            tried.append(f"mirror {mirror}: no such directory")
+        elif not bundles:
+            tried.append(f"mirror {mirror}: no {stem}@*.bundle")
+        for b in bundles:
+            heads = bundle_heads(b)
+            if commit in heads:
+                _checkout(str(b), commit, dest, shallow=True)
+                return {"source": str(b)}
+            tried.append(f"mirror bundle {b}: holds {', '.join(sorted(heads))}")
+    with tempfile.TemporaryDirectory() as tmp:
+        try:
+            _checkout(url, commit, Path(tmp) / "repo", shallow=False)
+        except git.GitCommandError as e:
+            msg = (e.stderr or str(e)).strip().splitlines()
+            tried.append(f"{url}: {msg[-1] if msg else e}")
+        else:
+            shutil.copytree(Path(tmp) / "repo", dest, symlinks=True, dirs_exist_ok=True)
+            return {"source": url}
+    raise CrmatrixError(f"commit {commit} of {url} found nowhere; tried:\n  " + "\n  ".join(tried))
+
+
+def glob_escape(s: str) -> str:
+    return re.sub(r"([*?\[])", r"[\1]", s)
+
+
+# --- PyPI ------------------------------------------------------------------------------
+
+
+def _normalize(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def fetch_pypi(spec: str, sha256: str, dest: Path, index: str = DEFAULT_PYPI_INDEX) -> dict:
+    """Download the sdist of `name==version` from a PEP 691 JSON simple index and verify it."""
+    m = re.fullmatch(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*==\s*([^\s=]+)\s*", spec)
+    if not m:
+        raise CrmatrixError(f"pypi pin {spec!r}: expected 'name==version'")
+    name, ver = m.groups()
+    page_url = f"{index.rstrip('/')}/{_normalize(name)}/"
+    page = json.loads(http_get(page_url, accept="application/vnd.pypi.simple.v1+json"))
+    for f in page.get("files", []):
+        fn = f["filename"]
+        stem = fn.removesuffix(".tar.gz")
+        if stem == fn or "-" not in stem:
+            continue
+        fname, fver = stem.rsplit("-", 1)
+        if _normalize(fname) == _normalize(name) and fver == ver:
+            url = urllib.parse.urljoin(page_url, f["url"])
+            break
+    else:
+        raise CrmatrixError(f"pypi pin {spec}: no sdist (.tar.gz) for version {ver} at {page_url}")
+    data = http_get(url)
+    got = hashlib.sha256(data).hexdigest()
+    if got != sha256.lower():
+        raise CrmatrixError(f"pypi pin {spec}: sha256 mismatch for {url}: expected {sha256}, got {got}")
+    unpack_tarball(data, dest, f"pypi pin {spec}")
+    return {"source": url}
+
+
+# --- npm -------------------------------------------------------------------------------
+
+
+def verify_integrity(data: bytes, integrity: str, what: str) -> None:
+    """Check Subresource-Integrity `algo-base64` (npm's `dist.integrity`)."""
+    algo, _, b64 = integrity.partition("-")
+    if algo not in ("sha512", "sha384", "sha256", "sha1") or not b64:
+        raise CrmatrixError(f"{what}: integrity {integrity!r} is not of the form sha512-<base64>")
+    got = base64.b64encode(hashlib.new(algo, data).digest()).decode()
+    if got != b64:
+        raise CrmatrixError(f"{what}: integrity mismatch: expected {integrity}, got {algo}-{got}")
+
+
+def fetch_npm(spec: str, integrity: str, dest: Path, registry: str = DEFAULT_NPM_REGISTRY) -> dict:
+    """Download `name@version` (scopes allowed) from the registry's metadata and verify it."""
+    m = re.fullmatch(r"\s*(@[^/@\s]+/[^@\s]+|[^@\s]+)@([^@\s]+)\s*", spec)
+    if not m:
+        raise CrmatrixError(f"npm pin {spec!r}: expected 'name@version'")
+    name, ver = m.groups()
+    meta_url = f"{registry.rstrip('/')}/{name.replace('/', '%2f')}/{ver}"
+    try:
+        url = json.loads(http_get(meta_url))["dist"]["tarball"]
+    except (KeyError, ValueError) as e:
+        raise CrmatrixError(f"npm pin {spec}: {meta_url} has no dist.tarball") from e
+    data = http_get(url)
+    verify_integrity(data, integrity, f"npm pin {spec}")
+    unpack_tarball(data, dest, f"npm pin {spec}")
+    return {"source": url}
+
+
+def fetch(pin: Pin, scratch: Path, mirrors: list[str], registries: dict) -> tuple[Path, dict]:
+    """Make the pinned source available as a directory; returns it and where it came from.
+
+    Downloads and clones go into `scratch` (owned by the caller); a path corpus is read in place.
+    """
+    s = pin.spec
+    if pin.kind == "path":
+        src = Path(s["path"])
+        if not src.is_dir():
+            raise CrmatrixError(f"path corpus {s['path']}: not a directory")
+        return src, {"source": str(src.resolve())}
+    if pin.kind == "git":
+        return scratch, fetch_git(s["git"], s["commit"], scratch, mirrors)
+    if pin.kind == "pypi":
+        return scratch, fetch_pypi(s["pypi"], s["sha256"], scratch, registries.get("pypi", DEFAULT_PYPI_INDEX))
+    return scratch, fetch_npm(s["npm"], s["integrity"], scratch, registries.get("npm", DEFAULT_NPM_REGISTRY))
+
+
+def path_fingerprint(path: str) -> str:
+    """Cheap change detector for a `path` corpus (names, sizes, mtimes), so edits re-run its jobs."""
+    h = hashlib.sha256()
+    root = Path(path)
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d != ".git")
+        for fn in sorted(filenames):
+            p = Path(dirpath, fn)
+            try:
+                st = p.lstat()
+            except OSError:
+                continue
+            h.update(f"{p.relative_to(root).as_posix()}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    return h.hexdigest()

@@ -1,0 +1,81 @@
+"""Systems under test: anything that answers `search(query, method, k) -> ranked hits`.
+
+`builtin` is the reference engine; third-party systems register a factory under the
+entry-point group `crmatrix.systems` and are then named by `type:` in the config.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Protocol
+
+from crmatrix import CrmatrixError
+from crmatrix.engine import METHODS as BUILTIN_METHODS
+from crmatrix.engine import Engine
+from crmatrix.hits import Hit
+from crmatrix.symbols import Symbol
+
+ENTRY_POINT_GROUP = "crmatrix.systems"
+
+
+@dataclass
+class SystemContext:
+    """Everything a system may use to answer queries over one corpus under one arm."""
+
+    corpus_dir: Path
+    manifest: dict
+    symbols: list[Symbol]
+    env: dict[str, str] = field(default_factory=dict)
+    options: dict = field(default_factory=dict)
+
+
+class System(Protocol):
+    METHODS: tuple[str, ...]
+
+    def search(self, query: str, method: str, k: int) -> list[Hit]: ...
+
+
+class BuiltinSystem:
+    """The reference engine, honouring the CodeLens knob variables of the arm's env."""
+
+    METHODS = BUILTIN_METHODS
+
+    def __init__(self, ctx: SystemContext):
+        self.engine = Engine(ctx.symbols, ctx.env)
+
+    def search(self, query: str, method: str, k: int) -> list[Hit]:
+        return self.engine.search(query, method, k)
+
+
+def registry() -> dict[str, type]:
+    found = {"builtin": BuiltinSystem}
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        if ep.name not in found:
+            found[ep.name] = ep.load()
+    return found
+
+
+def system_class(type_name: str) -> type:
+    reg = registry()
+    if type_name not in reg:
+        raise CrmatrixError(f"unknown system type {type_name!r} (registered: {', '.join(sorted(reg))})")
+    return reg[type_name]
+
+
+def check_system_config(name: str, conf: dict) -> None:
+    """Resolve the system's type and fill in / check its methods (config validation calls this)."""
+    try:
+        cls = system_class(conf["type"])
+    except CrmatrixError as e:
+        raise CrmatrixError(f"systems.{name}.type: {e}") from None
+    methods = conf.setdefault("methods", list(cls.METHODS))
+    unknown = [m for m in methods if m not in cls.METHODS]
+    if unknown:
+        raise CrmatrixError(f"systems.{name}.methods: {', '.join(unknown)} not supported by {conf['type']} "
+                            f"(expected some of: {', '.join(cls.METHODS)})")
+
+
+def make_system(conf: dict, ctx: SystemContext) -> System:
+    return system_class(conf["type"])(ctx)

@@ -1,0 +1,16 @@
+rule fetch_corpus:
+    output:
+        tree=directory("results/corpora/{corpus}/tree"),
+        manifest="results/corpora/{corpus}/manifest.json",
+    params:
+        corpus=corpus_params,
+        mirrors=MIRRORS,
+        registries=CFG["registries"],
+    conda:
+        "../../envs/crmatrix.yaml"
+    log:
+        "logs/fetch_corpus/{corpus}.log",
+    benchmark:
+        "results/benchmarks/fetch_corpus/{corpus}.tsv"
+    script:
+        "../scripts/fetch_corpus.py"

@@ -1,0 +1,16 @@
+rule prepare_dataset:
+    input:
+        file=lambda wc: CFG["datasets"][wc.dataset]["file"],
+        manifest=lambda wc: f"results/corpora/{dataset_corpus(wc)}/manifest.json",
+        symbols=lambda wc: f"results/symbols/{dataset_corpus(wc)}.jsonl",
+    output:
+        "results/datasets/{dataset}.jsonl",
+    params:
+        format=lambda wc: CFG["datasets"][wc.dataset]["format"],
+        corpus=dataset_corpus,
+    conda:
+        "../../envs/crmatrix.yaml"
+    log:
+        "logs/prepare_dataset/{dataset}.log",
+    script:
+        "../scripts/prepare_dataset.py"

@@ -1,0 +1,14 @@
+rule extract_symbols:
+    input:
+        tree="results/corpora/{corpus}/tree",
+        manifest="results/corpora/{corpus}/manifest.json",
+    output:
+        "results/symbols/{corpus}.jsonl",
+    conda:
+        "../../envs/crmatrix.yaml"
+    log:
+        "logs/extract_symbols/{corpus}.log",
+    benchmark:
+        "results/benchmarks/extract_symbols/{corpus}.tsv"
+    script:
+        "../scripts/extract_symbols.py"

@@ -1,0 +1,17 @@
+from crmatrix import jobs, pipeline
+
+with jobs.job(snakemake.log[0], snakemake.output):
+    pipeline.evaluate_arm(
+        tasks=snakemake.input.tasks,
+        symbols=snakemake.input.symbols,
+        manifest=snakemake.input.manifest,
+        tree=snakemake.input.tree,
+        dataset_file=snakemake.input.dataset_file,
+        out=snakemake.output[0],
+        dataset=snakemake.wildcards.dataset,
+        system=snakemake.wildcards.system,
+        system_conf=dict(snakemake.params.system),
+        arm=snakemake.wildcards.arm,
+        env=dict(snakemake.params.env),
+        top_k=snakemake.params.top_k,
+    )

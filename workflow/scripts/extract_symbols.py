@@ -1,0 +1,6 @@
+from crmatrix import jobs, pipeline
+
+with jobs.job(snakemake.log[0], snakemake.output):
+    pipeline.extract_symbols(
+        snakemake.input.tree, snakemake.input.manifest, snakemake.output[0]
+    )

@@ -34,6 +34,16 @@ def hash_obj(obj: Any) -> str:
     return sha256_bytes(dumps_canonical(obj).encode())
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+# mkstemp creates 0600 files; results are meant to be as readable as any file the user writes.
+FILE_MODE = 0o666 & ~_umask()
+
+
 def write_text(path: Path, text: str) -> None:
     """Write to a temporary sibling, fsync, then rename over the target."""
     path = Path(path)
@@ -44,6 +54,7 @@ def write_text(path: Path, text: str) -> None:
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
+        os.chmod(tmp, FILE_MODE)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
@@ -76,6 +87,7 @@ def staged_dir(dest: Path) -> Iterator[Path]:
     tmp = Path(tempfile.mkdtemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".tmp"))
     try:
         yield tmp
+        os.chmod(tmp, 0o777 & ~_umask())
         if dest.exists():
             shutil.rmtree(dest)
         os.replace(tmp, dest)

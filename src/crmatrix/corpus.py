@@ -111,10 +111,11 @@ def select_files(src: Path, dest: Path, include: list[str], exclude: list[str]) 
     }
 
 
-def dominant_language(manifest: dict) -> str | None:
-    """The most common source language (ties by name); None below 3 source files, as CodeLens does."""
+def dominant_language(manifest: dict, min_files: int = 3) -> str | None:
+    """The most common source language (ties by name); None below `min_files` source files
+    (CodeLens's auto-gating uses 3; reports label even a one-file corpus)."""
     counts = {k: v for k, v in manifest["languages"].items() if k != "other"}
-    if sum(counts.values()) < 3:
+    if not counts or sum(counts.values()) < min_files:
         return None
     return min(counts, key=lambda k: (-counts[k], k))
 

@@ -15,7 +15,7 @@ def record(*, corpus: str, manifest: dict, dataset: str, dataset_file: Path, sys
         "crmatrix_version": __version__,
         "python": platform.python_version(),
         "corpus": {"name": corpus, "pin": manifest["pin"], "content_hash": manifest["content_hash"],
-                   "language": dominant_language(manifest)},
+                   "language": dominant_language(manifest, min_files=1)},
         "dataset": {"name": dataset, "file": str(dataset_file), "sha256": atomic.sha256_file(Path(dataset_file))},
         "system": {"name": system, **system_conf},
         "arm": {"name": arm, "env": dict(sorted(env.items()))},

@@ -11,6 +11,6 @@ rule fetch_corpus:
     log:
         "logs/fetch_corpus/{corpus}.log",
     benchmark:
-        "results/benchmarks/fetch_corpus/{corpus}.tsv"
+        "logs/benchmarks/fetch_corpus/{corpus}.tsv"
     script:
         "../scripts/fetch_corpus.py"

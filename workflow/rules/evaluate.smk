@@ -16,6 +16,6 @@ rule evaluate_arm:
     log:
         "logs/evaluate_arm/{dataset}/{system}/{arm}.log",
     benchmark:
-        "results/benchmarks/evaluate_arm/{dataset}/{system}/{arm}.tsv"
+        "logs/benchmarks/evaluate_arm/{dataset}/{system}/{arm}.tsv"
     script:
         "../scripts/evaluate_arm.py"

@@ -9,6 +9,6 @@ rule extract_symbols:
     log:
         "logs/extract_symbols/{corpus}.log",
     benchmark:
-        "results/benchmarks/extract_symbols/{corpus}.tsv"
+        "logs/benchmarks/extract_symbols/{corpus}.tsv"
     script:
         "../scripts/extract_symbols.py"

@@ -1,0 +1,63 @@
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+BIN = Path(sys.executable).parent
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+
+needs_shared = pytest.mark.skipif(
+    not (SHARED / "corpora").is_dir(),
+    reason=f"{SHARED} is absent: the shared git bundles and benchmark data are test inputs, not part of the project",
+)
+
+
+def git(cwd: Path, *args: str) -> str:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@t", "GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z",
+           "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z"}
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True, env=env).stdout.strip()
+
+
+@pytest.fixture
+def two_commit_repo(tmp_path: Path) -> tuple[Path, str, str]:
+    """A git repository whose first commit has `pkg/core.py`; the second changes and adds files."""
+    repo = tmp_path / "repo"
+    (repo / "pkg").mkdir(parents=True)
+    git(repo, "init", "-q", "-b", "main")
+    (repo / "pkg" / "core.py").write_text(
+        'def parse_config(text):\n    """Parse the settings text."""\n    return dict(line.split("=") for line in text.splitlines())\n\n\n'
+        "class Store:\n    def save(self, key, value):\n        self.data[key] = value\n"
+    )
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "first")
+    first = git(repo, "rev-parse", "HEAD")
+    (repo / "pkg" / "core.py").write_text("def replaced():\n    pass\n")
+    (repo / "pkg" / "later.py").write_text("def later():\n    pass\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "second")
+    return repo, first, git(repo, "rev-parse", "HEAD")
+
+
+def snakemake(workdir: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    cmd = [str(BIN / "snakemake"), "--snakefile", str(ROOT / "Snakefile"), "--directory", str(workdir), *args]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"snakemake {' '.join(args)} failed:\n{proc.stdout}\n{proc.stderr}")
+    return proc
+
+
+@pytest.fixture
+def copy_tree():
+    def _copy(src: Path, dst: Path) -> Path:
+        shutil.copytree(src, dst)
+        return dst
+
+    return _copy

@@ -1,0 +1,107 @@
+import hashlib
+import json
+import os
+
+import pytest
+
+from crmatrix import CrmatrixError, corpus
+
+
+@pytest.mark.parametrize(
+    "path,pattern,expected",
+    [
+        ("src/a.py", "src/**", True),
+        ("src/x/y/a.py", "src/**/*.py", True),
+        ("src/a.py", "src/**/*.py", True),
+        ("src/a.ts", "src/**/*.py", False),
+        ("srcx/a.py", "src/**", False),
+        ("a.py", "*.py", True),
+        ("d/a.py", "*.py", False),
+        ("packages/jest/src/__tests__/a.ts", "**/__tests__/**", True),
+        ("index.js", "index.js", True),
+        ("lib/a?.js", "lib/a[?].js", False),
+    ],
+)
+def test_glob_match(path, pattern, expected):
+    assert corpus.glob_match(path, pattern) is expected
+
+
+@pytest.fixture
+def messy_tree(tmp_path):
+    src = tmp_path / "src"
+    (src / "pkg").mkdir(parents=True)
+    (src / "pkg" / "a.py").write_text("def a():\n    pass\n")
+    (src / "pkg" / "b.rs").write_text("fn b() {}\n")
+    (src / "pkg" / "notes.txt").write_text("hello\n")
+    (src / "pkg" / "blob.bin").write_bytes(b"\x00\x01\x02")
+    (src / "pkg" / "latin1.py").write_bytes(b"# caf\xe9\n")
+    (src / "pkg" / "huge.py").write_text("x = 1\n" * 200_000)
+    (src / "pkg" / "tests").mkdir()
+    (src / "pkg" / "tests" / "test_a.py").write_text("def test_a():\n    pass\n")
+    (src / "node_modules").mkdir()
+    (src / "node_modules" / "dep.js").write_text("function dep() {}\n")
+    outside = tmp_path / "secret.py"
+    outside.write_text("def secret():\n    pass\n")
+    os.symlink(outside, src / "pkg" / "link_out.py")
+    os.symlink(src / "pkg" / "a.py", src / "pkg" / "link_in.py")
+    return src
+
+
+def test_select_files_skips_and_counts(messy_tree, tmp_path):
+    dest = tmp_path / "tree"
+    dest.mkdir()
+    part = corpus.select_files(messy_tree, dest, ["**"], ["**/tests/**"])
+    paths = [f["path"] for f in part["files"]]
+    assert paths == ["pkg/a.py", "pkg/b.rs", "pkg/link_in.py", "pkg/notes.txt"]
+    assert part["skipped"] == [
+        {"path": "pkg/blob.bin", "reason": "binary"},
+        {"path": "pkg/huge.py", "reason": "too-large"},
+        {"path": "pkg/latin1.py", "reason": "non-utf8"},
+        {"path": "pkg/link_out.py", "reason": "symlink-out-of-tree"},
+    ]
+    assert part["skipped_counts"] == {"binary": 1, "non-utf8": 1, "symlink-out-of-tree": 1, "too-large": 1}
+    assert part["languages"] == {"other": 1, "python": 2, "rust": 1}
+    assert part["excluded_by_glob"] == 1
+    assert (dest / "pkg" / "a.py").read_text() == "def a():\n    pass\n"
+    assert not (dest / "pkg" / "link_out.py").exists() and not (dest / "node_modules").exists()
+    a = next(f for f in part["files"] if f["path"] == "pkg/a.py")
+    assert a == {"path": "pkg/a.py", "size": 18, "language": "python",
+                 "sha256": hashlib.sha256(b"def a():\n    pass\n").hexdigest()}
+
+
+def test_content_hash_follows_content_only(messy_tree, tmp_path):
+    def build(name):
+        d = tmp_path / name
+        d.mkdir()
+        return corpus.select_files(messy_tree, d, ["**"], [])["content_hash"]
+
+    h1 = build("t1")
+    assert build("t2") == h1
+    (messy_tree / "pkg" / "a.py").write_text("def a():\n    return 1\n")
+    assert build("t3") != h1
+
+
+def test_build_corpus_writes_tree_and_manifest(messy_tree, tmp_path):
+    tree, man = tmp_path / "results" / "c" / "tree", tmp_path / "results" / "c" / "manifest.json"
+    m = corpus.build_corpus("c", {"path": str(messy_tree), "include": ["pkg/*.py"]}, tree, man, [], {})
+    assert json.loads(man.read_text()) == m
+    assert m["pin"] == {"kind": "path", "path": str(messy_tree)}
+    assert [f["path"] for f in m["files"]] == ["pkg/a.py", "pkg/link_in.py"]
+    assert sorted(p.name for p in tree.rglob("*") if p.is_file()) == ["a.py", "link_in.py"]
+
+
+def test_selecting_nothing_is_an_error_and_leaves_nothing(messy_tree, tmp_path):
+    results = tmp_path / "results"
+    with pytest.raises(CrmatrixError, match=r"corpora\.c: include/exclude select no readable file"):
+        corpus.build_corpus("c", {"path": str(messy_tree), "include": ["*.go"]}, results / "c" / "tree",
+                            results / "c" / "manifest.json", [], {})
+    assert not (results / "c" / "tree").exists() and not (results / "c" / "manifest.json").exists()
+    assert [p.name for p in (results / "c").iterdir()] == []
+
+
+def test_dominant_language():
+    assert corpus.dominant_language({"languages": {"python": 2, "other": 9}}) is None
+    assert corpus.dominant_language({"languages": {"python": 3, "rust": 5, "other": 9}}) == "rust"
+    assert corpus.dominant_language({"languages": {"rust": 4, "go": 4}}) == "go"
+    assert corpus.dominant_language({"languages": {"python": 1, "other": 9}}, min_files=1) == "python"
+    assert corpus.dominant_language({"languages": {"other": 9}}, min_files=1) is None

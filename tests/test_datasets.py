@@ -1,0 +1,79 @@
+import json
+
+import pytest
+
+from crmatrix import CrmatrixError, datasets
+from crmatrix.hits import Hit
+from crmatrix.symbols import Symbol
+
+MANIFEST = {"files": [{"path": "src/pkg/core.py"}, {"path": "src/pkg/util.py"}, {"path": "README.md"}]}
+
+
+def sym(name, path, kind="function"):
+    return Symbol(name, kind, "", path, "python", 1, 2, f"def {name}()", "", f"def {name}(): pass")
+
+
+SYMBOLS = [sym("parse", "src/pkg/core.py"), sym("Store", "src/pkg/core.py", "class"), sym("slug", "src/pkg/util.py")]
+
+
+def write(tmp_path, rows):
+    p = tmp_path / "ds.json"
+    p.write_text(json.dumps(rows))
+    return p
+
+
+def test_codelens_rows_become_tasks(tmp_path):
+    p = write(tmp_path, [
+        {"query": "parse text", "expected_symbol": "parse", "expected_file_suffix": "pkg/core.py",
+         "query_type": "natural_language"},
+        {"query": "slug", "expected_symbol": "slug", "expected_file_suffix": "util.py"},
+    ])
+    tasks = datasets.load(p, "codelens", "c", MANIFEST, SYMBOLS)
+    assert [t.to_dict() for t in tasks] == [
+        {"task_id": "q000", "query": "parse text", "query_type": "natural_language", "corpus": "c",
+         "gold": {"type": "symbol", "symbol": "parse", "file_suffix": "pkg/core.py"}},
+        {"task_id": "q001", "query": "slug", "query_type": "uncategorized", "corpus": "c",
+         "gold": {"type": "symbol", "symbol": "slug", "file_suffix": "util.py"}},
+    ]
+
+
+GOOD = {"query": "q", "expected_symbol": "parse", "expected_file_suffix": "pkg/core.py", "query_type": "identifier"}
+
+
+@pytest.mark.parametrize("bad,message", [
+    ({"expected_symbol": "parse", "expected_file_suffix": "core.py"},
+     "row 1: field 'query' must be a non-empty string, got None"),
+    ({**GOOD, "expected_symbol": ""}, "row 1: field 'expected_symbol' must be a non-empty string, got ''"),
+    ({**GOOD, "query_type": "nl"},
+     "row 1: field 'query_type' is 'nl'; expected one of: natural_language, short_phrase, identifier, issue_to_edit"),
+    ({**GOOD, "expected_file_suffix": "pkg/nope.py"},
+     "row 1: field 'expected_file_suffix' 'pkg/nope.py' matches no file of corpus 'c'"),
+    ({**GOOD, "expected_symbol": "slug"},
+     "row 1: field 'expected_symbol' 'slug' is not a symbol of src/pkg/core.py (it has 2: Store, parse)"),
+    (["not", "an", "object"], "row 1: expected an object, got list"),
+])
+def test_bad_row_names_file_row_and_field(tmp_path, bad, message):
+    p = write(tmp_path, [GOOD, bad])
+    with pytest.raises(CrmatrixError) as e:
+        datasets.load(p, "codelens", "c", MANIFEST, SYMBOLS)
+    assert str(e.value) == f"{p}: {message}"
+
+
+def test_unreadable_or_empty_dataset(tmp_path):
+    p = tmp_path / "ds.json"
+    p.write_text("{not json")
+    with pytest.raises(CrmatrixError, match=rf"^{p}: not readable as JSON"):
+        datasets.load(p, "codelens", "c", MANIFEST, SYMBOLS)
+    p.write_text("[]")
+    with pytest.raises(CrmatrixError, match=rf"^{p}: expected a non-empty JSON list"):
+        datasets.load(p, "codelens", "c", MANIFEST, SYMBOLS)
+    with pytest.raises(CrmatrixError, match=r"unknown dataset format 'trec' \(known: codelens"):
+        datasets.load(p, "trec", "c", MANIFEST, SYMBOLS)
+
+
+def test_relevance_is_exact_name_and_path_suffix():
+    gold = {"symbol": "parse", "file_suffix": "pkg/core.py"}
+    assert datasets.is_relevant(gold, Hit("src/pkg/core.py", "parse", "function", 1, 2, 1.0))
+    assert not datasets.is_relevant(gold, Hit("src/pkg/core.py", "Parse", "function", 1, 2, 1.0))
+    assert not datasets.is_relevant(gold, Hit("src/pkg/util.py", "parse", "function", 1, 2, 1.0))
+    assert [s.name for s in datasets.relevant_symbols(gold, SYMBOLS)] == ["parse"]

@@ -1,0 +1,171 @@
+import base64
+import hashlib
+import io
+import json
+import tarfile
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from conftest import SHARED, git, needs_shared
+from crmatrix import CrmatrixError, corpus, pins
+
+
+def tarball(top: str, files: dict[str, str]) -> bytes:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        for name, text in files.items():
+            data = text.encode()
+            info = tarfile.TarInfo(f"{top}/{name}")
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+
+
+@pytest.fixture
+def registry():
+    """A loopback HTTP server standing in for PyPI's JSON simple index and the npm registry."""
+    routes: dict[str, bytes] = {}
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self):
+            body = routes.get(self.path)
+            self.send_response(200 if body is not None else 404)
+            self.end_headers()
+            self.wfile.write(body or b"not found")
+
+        def log_message(self, *a):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_port}", routes
+    server.shutdown()
+
+
+SDIST = tarball("demo_pkg-1.2.0", {"src/demo_pkg/core.py": "def go():\n    pass\n", "README.md": "demo\n"})
+NPM_TGZ = tarball("package", {"lib/index.js": "function go() {}\n", "package.json": "{}"})
+
+
+def serve_pypi(base, routes, data=SDIST):
+    routes["/simple/demo-pkg/"] = json.dumps({"files": [
+        {"filename": "demo_pkg-1.1.0.tar.gz", "url": "/files/old.tar.gz", "hashes": {}},
+        {"filename": "demo_pkg-1.2.0-py3-none-any.whl", "url": "/files/w.whl", "hashes": {}},
+        {"filename": "demo_pkg-1.2.0.tar.gz", "url": "/files/demo_pkg-1.2.0.tar.gz", "hashes": {}},
+    ]}).encode()
+    routes["/files/demo_pkg-1.2.0.tar.gz"] = data
+    return f"{base}/simple"
+
+
+def test_pypi_sdist_is_fetched_verified_and_unpacked(registry, tmp_path):
+    base, routes = registry
+    index = serve_pypi(base, routes)
+    sha = hashlib.sha256(SDIST).hexdigest()
+    tree, man = tmp_path / "r" / "tree", tmp_path / "r" / "manifest.json"
+    m = corpus.build_corpus("demo", {"pypi": "Demo.Pkg==1.2.0", "sha256": sha, "include": ["src/**"]},
+                           tree, man, [], {"pypi": index})
+    assert (tree / "src" / "demo_pkg" / "core.py").read_text() == "def go():\n    pass\n"
+    assert m["pin"] == {"kind": "pypi", "pypi": "Demo.Pkg==1.2.0", "sha256": sha}
+    assert m["origin"] == {"source": f"{base}/files/demo_pkg-1.2.0.tar.gz"}
+
+
+def test_pypi_sha256_mismatch_leaves_nothing_behind(registry, tmp_path):
+    base, routes = registry
+    index = serve_pypi(base, routes)
+    results = tmp_path / "results"
+    tree, man = results / "demo" / "tree", results / "demo" / "manifest.json"
+    with pytest.raises(CrmatrixError) as e:
+        corpus.build_corpus("demo", {"pypi": "demo-pkg==1.2.0", "sha256": "0" * 64}, tree, man, [], {"pypi": index})
+    assert str(e.value) == (f"pypi pin demo-pkg==1.2.0: sha256 mismatch for {base}/files/demo_pkg-1.2.0.tar.gz: "
+                            f"expected {'0' * 64}, got {hashlib.sha256(SDIST).hexdigest()}")
+    assert not results.exists() or not any(results.rglob("*"))
+
+
+def test_pypi_missing_version_and_failed_download(registry, tmp_path):
+    base, routes = registry
+    index = serve_pypi(base, routes)
+    with pytest.raises(CrmatrixError, match=r"no sdist \(\.tar\.gz\) for version 9\.9"):
+        pins.fetch_pypi("demo-pkg==9.9", "0" * 64, tmp_path / "a", index)
+    with pytest.raises(CrmatrixError, match=rf"download failed: {base}/simple/absent/: HTTP Error 404"):
+        pins.fetch_pypi("absent==1.0", "0" * 64, tmp_path / "b", index)
+
+
+def test_npm_tarball_is_fetched_and_integrity_checked(registry, tmp_path):
+    base, routes = registry
+    routes["/@scope%2fdemo/1.0.0"] = json.dumps({"dist": {"tarball": f"{base}/t/demo-1.0.0.tgz"}}).encode()
+    routes["/t/demo-1.0.0.tgz"] = NPM_TGZ
+    integrity = "sha512-" + base64.b64encode(hashlib.sha512(NPM_TGZ).digest()).decode()
+    dest = tmp_path / "n"
+    dest.mkdir()
+    assert pins.fetch_npm("@scope/demo@1.0.0", integrity, dest, base) == {"source": f"{base}/t/demo-1.0.0.tgz"}
+    assert (dest / "lib" / "index.js").read_text() == "function go() {}\n"
+    bad = "sha512-" + base64.b64encode(hashlib.sha512(b"other").digest()).decode()
+    with pytest.raises(CrmatrixError, match=r"^npm pin @scope/demo@1\.0\.0: integrity mismatch: expected sha512-"):
+        pins.fetch_npm("@scope/demo@1.0.0", bad, tmp_path / "n2", base)
+    with pytest.raises(CrmatrixError, match=r"is not of the form sha512-<base64>"):
+        pins.fetch_npm("@scope/demo@1.0.0", "md5-abc", tmp_path / "n3", base)
+
+
+def test_git_pin_checks_out_the_pinned_commit_not_the_head(two_commit_repo, tmp_path):
+    repo, first, _ = two_commit_repo
+    tree, man = tmp_path / "r" / "tree", tmp_path / "r" / "manifest.json"
+    m = corpus.build_corpus("g", {"git": str(repo), "commit": first}, tree, man, [], {})
+    assert [f["path"] for f in m["files"]] == ["pkg/core.py"]
+    assert "def parse_config" in (tree / "pkg" / "core.py").read_text()
+    assert not (tree / ".git").exists()
+
+
+def test_git_commit_found_nowhere_lists_every_place_tried(two_commit_repo, tmp_path):
+    repo, *_ = two_commit_repo
+    mirror = tmp_path / "mirror"
+    mirror.mkdir()
+    missing = "1" * 40
+    with pytest.raises(CrmatrixError) as e:
+        pins.fetch_git(str(repo), missing, tmp_path / "out", [str(mirror), str(tmp_path / "nodir")])
+    lines = str(e.value).splitlines()
+    assert lines[0] == f"commit {missing} of {repo} found nowhere; tried:"
+    assert lines[1] == f"  mirror {mirror}: no tmp+repo@*.bundle" .replace("tmp+repo", f"{repo.parent.name}+repo")
+    assert lines[2] == f"  mirror {tmp_path / 'nodir'}: no such directory"
+    assert lines[3].startswith(f"  {repo}: ")
+
+
+def test_git_mirror_bundle_is_used_before_the_url(two_commit_repo, tmp_path):
+    repo, first, second = two_commit_repo
+    mirror = tmp_path / "mirror"
+    mirror.mkdir()
+    git(repo, "bundle", "create", str(mirror / f"acme+widget@{second[:8]}.bundle"), "HEAD")
+    dest = tmp_path / "out"
+    origin = pins.fetch_git("https://example.invalid/acme/widget.git", second, dest, [str(mirror)])
+    assert origin == {"source": str(mirror / f"acme+widget@{second[:8]}.bundle")}
+    assert (dest / "pkg" / "later.py").exists()
+    with pytest.raises(CrmatrixError) as e:
+        pins.fetch_git("https://example.invalid/acme/widget.git", first, tmp_path / "o2", [str(mirror)])
+    assert f"mirror bundle {mirror}/acme+widget@{second[:8]}.bundle: holds {second}" in str(e.value)
+
+
+@needs_shared
+def test_shared_mirror_bundle_of_ripgrep(tmp_path):
+    commit = "3fce3b5bb0236da2df6d99672afb8a719642eca7"
+    tree, man = tmp_path / "rg" / "tree", tmp_path / "rg" / "manifest.json"
+    m = corpus.build_corpus("ripgrep", {"git": "https://github.com/BurntSushi/ripgrep", "commit": commit,
+                                        "include": ["crates/**/*.rs"], "exclude": ["**/tests/**"]},
+                           tree, man, [str(SHARED / "corpora")], {})
+    assert m["origin"]["source"].endswith("BurntSushi+ripgrep@3fce3b5b.bundle")
+    assert corpus.dominant_language(m) == "rust"
+    assert "crates/regex/src/matcher.rs" in {f["path"] for f in m["files"]}
+
+
+def test_owner_repo_stem():
+    assert pins._owner_repo("https://github.com/BurntSushi/ripgrep") == "BurntSushi+ripgrep"
+    assert pins._owner_repo("git@github.com:pallets/flask.git") == "pallets+flask"
+    assert pins._owner_repo("/src/checkouts/repo/") == "checkouts+repo"
+
+
+def test_path_fingerprint_changes_on_edit(tmp_path):
+    (tmp_path / "a.py").write_text("x")
+    before = pins.path_fingerprint(str(tmp_path))
+    assert pins.path_fingerprint(str(tmp_path)) == before
+    (tmp_path / "a.py").write_text("xy")
+    assert pins.path_fingerprint(str(tmp_path)) != before

@@ -1,0 +1,161 @@
+"""End to end: Snakemake on a tiny matrix whose corpora are a git repository made here
+(two commits, pinned at the first) and a local directory."""
+
+import json
+import os
+import re
+
+import pytest
+import yaml
+
+from conftest import ROOT, snakemake
+
+PATH_CORPUS = {
+    "lib/strings.js": (
+        "// Turn a title into a URL slug.\nfunction slugify(title) {\n  return title.toLowerCase().replace(/ /g, '-');\n}\n\n"
+        "class Cache {\n  get(key) {\n    return this.items[key];\n  }\n}\n"
+    ),
+    "lib/notes.txt": "not code\n",
+}
+GIT_DATASET = [
+    {"query": "parse config", "expected_symbol": "parse_config", "expected_file_suffix": "pkg/core.py",
+     "query_type": "short_phrase"},
+    {"query": "Store", "expected_symbol": "Store", "expected_file_suffix": "pkg/core.py", "query_type": "identifier"},
+    {"query": "persist a value under a key", "expected_symbol": "save", "expected_file_suffix": "pkg/core.py",
+     "query_type": "natural_language"},
+]
+PATH_DATASET = [
+    {"query": "slugify", "expected_symbol": "slugify", "expected_file_suffix": "lib/strings.js",
+     "query_type": "identifier"},
+    {"query": "cache lookup get", "expected_symbol": "get", "expected_file_suffix": "lib/strings.js"},
+]
+
+
+@pytest.fixture
+def matrix(tmp_path, two_commit_repo):
+    repo, first, _ = two_commit_repo
+    work = tmp_path / "work"
+    (work / "local" / "lib").mkdir(parents=True)
+    for rel, text in PATH_CORPUS.items():
+        (work / "local" / rel).write_text(text)
+    (work / "ds").mkdir()
+    (work / "ds" / "gitds.json").write_text(json.dumps(GIT_DATASET))
+    (work / "ds" / "pathds.json").write_text(json.dumps(PATH_DATASET))
+    cfg = {
+        "corpora": {"gitc": {"git": str(repo), "commit": first}, "pathc": {"path": "local"}},
+        "datasets": {"gitds": {"file": "ds/gitds.json", "corpus": "gitc"},
+                     "pathds": {"file": "ds/pathds.json", "corpus": "pathc"}},
+        "arms": {"baseline": {}, "knob": {"CODELENS_RANK_SPARSE_TERM_WEIGHT": "1"}},
+    }
+    (work / "config.yaml").write_text(yaml.safe_dump(cfg))
+    return work, cfg
+
+
+def run(work, *args, check=True):
+    return snakemake(work, "--configfile", str(work / "config.yaml"), "--cores", "2", *args, check=check)
+
+
+def planned_outputs(work) -> list[str]:
+    out = run(work, "-n", "all").stdout
+    return sorted(re.findall(r"^\s+output: (.+)$", out, flags=re.M))
+
+
+def test_matrix_end_to_end_then_noop_then_one_dataset(matrix):
+    work, _ = matrix
+    run(work, "all")
+    md = (work / "results/matrix/phase-matrix.md").read_text()
+    assert "| gitds | builtin | lexical | python | 3 | " in md
+    assert "| pathds | builtin | lexical | javascript | 2 | " in md
+    assert md.splitlines()[4] == "| dataset | system | method | language | n | baseline | knob |"
+
+    # the git corpus is the first commit, not the head
+    man = json.loads((work / "results/corpora/gitc/manifest.json").read_text())
+    assert [f["path"] for f in man["files"]] == ["pkg/core.py"]
+    path_man = json.loads((work / "results/corpora/pathc/manifest.json").read_text())
+    assert path_man["languages"] == {"javascript": 1, "other": 1}
+
+    r = json.loads((work / "results/runs/gitds/builtin/baseline.json").read_text())
+    q = r["methods"]["lexical"]["queries"]
+    assert [x["rank"] for x in q[:2]] == [1, 1]
+    assert q[0]["top_candidate"] == {"path": "pkg/core.py", "symbol": "parse_config", "kind": "function",
+                                     "start_line": 1, "end_line": 3, "score": 88.0}  # rule 5 + verb boost
+    prov = r["provenance"]
+    assert prov["corpus"]["content_hash"] == man["content_hash"] and prov["corpus"]["pin"]["kind"] == "git"
+    assert len(prov["dataset"]["sha256"]) == 64 and prov["arm"] == {"name": "baseline", "env": {}}
+    assert set(r["methods"]["lexical"]["by_query_type"]) == {"identifier", "natural_language", "short_phrase"}
+
+    # nothing changed: nothing to do
+    assert "Nothing to be done" in run(work, "-n", "all").stdout
+
+    # a touch alone is no change: Snakemake 9 compares the checksum of an input whose mtime moved
+    os.utime(work / "ds" / "pathds.json")
+    assert "Nothing to be done" in run(work, "-n", "all").stdout
+
+    # editing one dataset re-runs only that dataset's jobs (and the matrix that collects them)
+    (work / "ds" / "pathds.json").write_text(json.dumps(PATH_DATASET, indent=1))
+    assert planned_outputs(work) == sorted([
+        "results/datasets/pathds.jsonl",
+        "results/runs/pathds/builtin/baseline.json",
+        "results/runs/pathds/builtin/knob.json",
+        "results/matrix/phase-matrix.json, results/matrix/phase-matrix.md",
+    ])
+
+    # editing a file of the path corpus re-runs that corpus's chain only
+    run(work, "all")
+    (work / "local/lib/strings.js").write_text(PATH_CORPUS["lib/strings.js"] + "\nfunction extra() {}\n")
+    planned = planned_outputs(work)
+    assert "results/corpora/pathc/tree, results/corpora/pathc/manifest.json" in planned
+    assert not any("gitc" in p or "gitds" in p for p in planned)
+
+
+def test_reruns_give_identical_ranks_whatever_the_cores(matrix):
+    work, _ = matrix
+    run(work, "all")
+    first = json.loads((work / "results/runs/pathds/builtin/knob.json").read_text())
+    matrix_bytes = (work / "results/matrix/phase-matrix.json").read_bytes()
+    snakemake(work, "--configfile", str(work / "config.yaml"), "--cores", "1", "--forceall", "all")
+    again = json.loads((work / "results/runs/pathds/builtin/knob.json").read_text())
+    strip = lambda run: [(q["task_id"], q["rank"], q["top_candidate"]) for q in run["methods"]["lexical"]["queries"]]
+    assert strip(first) == strip(again)
+    assert (work / "results/matrix/phase-matrix.json").read_bytes() == matrix_bytes
+
+
+def test_bad_config_stops_before_any_job_with_one_line(matrix):
+    work, cfg = matrix
+    cfg["arms"]["knob"] = {"CODELENS_RANK_SPARSE_TERM_WEIGHT": 1}
+    (work / "config.yaml").write_text(yaml.safe_dump(cfg))
+    proc = run(work, "-n", "all", check=False)
+    assert proc.returncode != 0
+    assert ("crmatrix: config: arms.knob.CODELENS_RANK_SPARSE_TERM_WEIGHT: expected string, got an integer 1 "
+            "(quote it in YAML)") in proc.stderr
+    assert not (work / "results").exists()
+
+
+def test_missing_commit_fails_and_leaves_results_clean(matrix):
+    work, cfg = matrix
+    cfg["corpora"]["gitc"]["commit"] = "2" * 40
+    (work / "config.yaml").write_text(yaml.safe_dump(cfg))
+    proc = run(work, "results/corpora/gitc/manifest.json", check=False)
+    assert proc.returncode != 0
+    log = (work / "logs/fetch_corpus/gitc.log").read_text()
+    assert log.startswith(f"crmatrix: commit {'2' * 40} of ")
+    leftovers = [p for p in (work / "results").rglob("*") if p.is_file() or any(p.iterdir())] \
+        if (work / "results").exists() else []
+    assert leftovers == []
+
+
+def test_bad_dataset_row_stops_its_dataset(matrix):
+    work, _ = matrix
+    rows = GIT_DATASET + [{"query": "x", "expected_symbol": "later", "expected_file_suffix": "pkg/core.py"}]
+    (work / "ds" / "gitds.json").write_text(json.dumps(rows))
+    proc = run(work, "results/datasets/gitds.jsonl", check=False)
+    assert proc.returncode != 0
+    log = (work / "logs/prepare_dataset/gitds.log").read_text().strip()
+    assert log == ("crmatrix: ds/gitds.json: row 3: field 'expected_symbol' 'later' is not a symbol of "
+                   "pkg/core.py (it has 3: Store, parse_config, save)")
+    assert not (work / "results/datasets/gitds.jsonl").exists()
+
+
+def test_lint_is_clean():
+    proc = snakemake(ROOT, "--lint", check=False)
+    assert "Congratulations, your workflow is in a good condition!" in proc.stdout + proc.stderr

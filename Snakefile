@@ -1,4 +1,4 @@
-# crmatrix: pinned corpora -> symbols -> (dataset x system x arm) runs -> phase matrix.
+# crmatrix: pinned corpora -> symbols -> indexes -> (dataset x system x arm) runs -> phase matrix.
 # Wiring only; the stages live in workflow/rules/, the work in the crmatrix library.
 from snakemake.utils import min_version
 
@@ -23,6 +23,8 @@ rule all:
 
 include: "workflow/rules/corpora.smk"
 include: "workflow/rules/symbols.smk"
+include: "workflow/rules/models.smk"
+include: "workflow/rules/index.smk"
 include: "workflow/rules/datasets.smk"
 include: "workflow/rules/evaluate.smk"
 include: "workflow/rules/aggregate.smk"

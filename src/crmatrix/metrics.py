@@ -1,41 +1,99 @@
-"""Rank metrics over per-query results; a query with no relevant hit in the run scores 0.
+"""Per-query rank metrics with binary relevance, defined as trec_eval / ir_measures define them.
 
-Each query row carries `rank` (1-based rank of the first relevant hit, None if none
-within the scored depth), `relevant_ranks` and `n_relevant` (relevant items in the corpus).
+Each query row carries `relevant_ranks` (sorted 1-based ranks of every relevant hit
+returned; its first entry is the row's `rank`) and `n_relevant` (relevant items in the
+corpus). Every metric is a function of one row, so per-query values feed the paired tests
+in `stats` and means feed the tables.
+
+Two deliberate choices where tools differ:
+- A query with no relevant hit in the run is a row scoring 0, never a dropped query
+  (trec_eval and ir_measures omit queries absent from the run, which inflates means).
+- A query with `n_relevant` 0 scores 0 on every metric: there is nothing to find, and
+  ranks of "relevant" hits the corpus does not hold cannot be normalised.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
+
 import numpy as np
 
-ACC_KS = (1, 3, 5)
-RECALL_K = 10
+
+def _relevant(row: dict) -> np.ndarray:
+    """Ranks of the relevant hits, empty when the corpus holds nothing relevant."""
+    if not row["n_relevant"]:
+        return np.empty(0)
+    return np.asarray(row["relevant_ranks"], dtype=float)
 
 
-def reciprocal_rank(row: dict) -> float:
-    return 1.0 / row["rank"] if row.get("rank") else 0.0
+def _within(row: dict, k: int | None) -> np.ndarray:
+    ranks = _relevant(row)
+    return ranks if k is None else ranks[ranks <= k]
 
 
-def hit_at(row: dict, k: int) -> float:
-    return 1.0 if row.get("rank") and row["rank"] <= k else 0.0
+def reciprocal_rank(row: dict, k: int | None = None) -> float:
+    ranks = _within(row, k)
+    return float(1.0 / ranks[0]) if ranks.size else 0.0
+
+
+def hit_at(row: dict, k: int | None = None) -> float:
+    """1 when a relevant hit is within the top k (anywhere in the returned list for k None)."""
+    return 1.0 if _within(row, k).size else 0.0
+
+
+def precision_at(row: dict, k: int) -> float:
+    return _within(row, k).size / k
 
 
 def recall_at(row: dict, k: int) -> float:
-    n = row.get("n_relevant") or 0
-    return sum(r <= k for r in row.get("relevant_ranks", [])) / n if n else 0.0
+    return _within(row, k).size / row["n_relevant"] if row["n_relevant"] else 0.0
+
+
+def ndcg_at(row: dict, k: int) -> float:
+    """Gain 1, discount log2(rank + 1); the ideal list holds min(n_relevant, k) relevant items."""
+    ranks = _within(row, k)
+    if not ranks.size:
+        return 0.0
+    ideal = np.arange(1, min(row["n_relevant"], k) + 1)
+    return float(np.sum(1.0 / np.log2(ranks + 1)) / np.sum(1.0 / np.log2(ideal + 1)))
+
+
+def average_precision(row: dict, k: int | None = None) -> float:
+    """Precision at each relevant hit's rank, summed and divided by all relevant items (trec_eval's map_cut)."""
+    ranks = _within(row, k)
+    if not ranks.size:
+        return 0.0
+    return float(np.sum(np.arange(1, ranks.size + 1) / ranks) / row["n_relevant"])
+
+
+METRICS: dict[str, Callable[[dict], float]] = {
+    "mrr": reciprocal_rank,
+    "mrr@10": partial(reciprocal_rank, k=10),
+    "acc@1": partial(hit_at, k=1),
+    "acc@3": partial(hit_at, k=3),
+    "acc@5": partial(hit_at, k=5),
+    "precision@1": partial(precision_at, k=1),
+    "recall@10": partial(recall_at, k=10),
+    "recall@100": partial(recall_at, k=100),
+    "ndcg@10": partial(ndcg_at, k=10),
+    "map": average_precision,
+    "map@10": partial(average_precision, k=10),
+    "coverage": hit_at,
+}
+
+
+def per_query(rows: list[dict], metric: str) -> np.ndarray:
+    """One value per row, in row order."""
+    f = METRICS[metric]
+    return np.fromiter((f(r) for r in rows), dtype=float, count=len(rows))
 
 
 def summarize(rows: list[dict]) -> dict:
-    """Mean metrics over rows (an empty set gives zeros with n=0, never a division error)."""
-    n = len(rows)
-
-    def mean(f) -> float:
-        return float(sum(f(r) for r in rows) / n) if n else 0.0
-
-    out = {"n": n, "mrr": mean(reciprocal_rank)}
-    for k in ACC_KS:
-        out[f"acc@{k}"] = mean(lambda r, k=k: hit_at(r, k))
-    out[f"recall@{RECALL_K}"] = mean(lambda r: recall_at(r, RECALL_K))
+    """Mean of every metric over rows (an empty set gives zeros with n=0, never a division error)."""
+    out: dict = {"n": len(rows)}
+    for name in METRICS:
+        out[name] = float(per_query(rows, name).mean()) if rows else 0.0
     return out
 
 

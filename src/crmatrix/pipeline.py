@@ -44,29 +44,48 @@ def prepare_dataset(file: Path, fmt: str, corpus_name: str, manifest: Path, symb
     return tasks
 
 
+def prepare_model(conf: dict, out: Path) -> dict:
+    """A model directory with `model.json`: described in place, or exported to ONNX."""
+    from crmatrix.embed.export import describe_st_model, export_onnx
+    from crmatrix.embed.models import resolve_model_dir
+
+    if conf["format"] == "onnx":
+        quantize = None if conf["quantize"] == "none" else conf["quantize"]
+        return export_onnx(resolve_model_dir(conf["source"]), Path(out), quantize)
+    meta = describe_st_model(conf["source"])
+    with atomic.staged_dir(Path(out)) as d:
+        atomic.write_json(d / "model.json", meta)
+    return meta
+
+
+def build_index(*, symbols: Path, manifest: Path, model_dir: Path, env: dict, cache_dir: Path, out: Path,
+                threads: int | None = None) -> dict:
+    from crmatrix.engine import index, knobs
+
+    kn = knobs.resolve(env, corpus.dominant_language(read_json(manifest)))
+    return index.build(load_symbols(symbols), kn, Path(model_dir), Path(cache_dir), Path(out), threads)
+
+
 def evaluate_arm(*, tasks: Path, symbols: Path, manifest: Path, tree: Path, dataset_file: Path, out: Path,
-                 dataset: str, system: str, system_conf: dict, arm: str, env: dict, top_k: int) -> dict:
+                 dataset: str, system: str, system_conf: dict, arm: str, env: dict, top_k: int,
+                 index: Path | None = None, cache_dir: Path | None = None, threads: int | None = None) -> dict:
     syms = load_symbols(symbols)
     man = read_json(manifest)
-    ctx = SystemContext(Path(tree), man, syms, env, system_conf.get("options", {}))
+    ctx = SystemContext(Path(tree), man, syms, env, system_conf.get("options", {}),
+                        Path(index) if index else None, Path(cache_dir) if cache_dir else None, threads)
     sysobj = make_system(system_conf, ctx)
     params = {"dataset": dataset, "system": system_conf, "arm": arm, "env": env, "top_k": top_k}
-    run = {
-        "dataset": dataset,
-        "system": system,
-        "arm": arm,
-        "top_k": top_k,
-        "methods": evaluate.evaluate(sysobj, load_tasks(tasks), syms, system_conf["methods"], top_k),
-        "provenance": provenance.record(corpus=man["corpus"], manifest=man, dataset=dataset,
-                                        dataset_file=Path(dataset_file), system=system, system_conf=system_conf,
-                                        arm=arm, env=env, params=params),
-    }
+    methods = evaluate.evaluate(sysobj, load_tasks(tasks), syms, system_conf["methods"], top_k)
+    prov = provenance.record(corpus=man["corpus"], manifest=man, dataset=dataset, dataset_file=Path(dataset_file),
+                             system=system, system_conf=system_conf, arm=arm, env=env, params=params,
+                             system_run=sysobj.provenance() if hasattr(sysobj, "provenance") else None)
+    run = {"dataset": dataset, "system": system, "arm": arm, "top_k": top_k, "methods": methods, "provenance": prov}
     atomic.write_json(Path(out), run)
     return run
 
 
 def collect_matrix(runs: list[Path], baseline_arm: str, headline_method: str, arm_order: list[str],
-                   json_out: Path, md_out: Path) -> dict:
-    m = matrix.build([read_json(p) for p in runs], baseline_arm, headline_method, arm_order)
+                   archetypes: dict[str, str], json_out: Path, md_out: Path) -> dict:
+    m = matrix.build([read_json(p) for p in runs], baseline_arm, headline_method, arm_order, archetypes)
     matrix.write(m, Path(json_out), Path(md_out))
     return m

@@ -10,7 +10,7 @@ from crmatrix.corpus import dominant_language
 
 
 def record(*, corpus: str, manifest: dict, dataset: str, dataset_file: Path, system: str,
-           system_conf: dict, arm: str, env: dict, params: dict, model: dict | None = None) -> dict:
+           system_conf: dict, arm: str, env: dict, params: dict, system_run: dict | None = None) -> dict:
     return {
         "crmatrix_version": __version__,
         "python": platform.python_version(),
@@ -19,6 +19,7 @@ def record(*, corpus: str, manifest: dict, dataset: str, dataset_file: Path, sys
         "dataset": {"name": dataset, "file": str(dataset_file), "sha256": atomic.sha256_file(Path(dataset_file))},
         "system": {"name": system, **system_conf},
         "arm": {"name": arm, "env": dict(sorted(env.items()))},
-        "model": model,
+        "model": (system_run or {}).get("model"),
+        "system_run": system_run,
         "config_hash": atomic.hash_obj(params),
     }

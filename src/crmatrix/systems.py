@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Protocol
 
 from crmatrix import CrmatrixError
+from crmatrix.corpus import dominant_language
+from crmatrix.engine import INDEX_METHODS, Engine
 from crmatrix.engine import METHODS as BUILTIN_METHODS
-from crmatrix.engine import Engine
 from crmatrix.hits import Hit
 from crmatrix.symbols import Symbol
 
@@ -29,9 +30,15 @@ class SystemContext:
     symbols: list[Symbol]
     env: dict[str, str] = field(default_factory=dict)
     options: dict = field(default_factory=dict)
+    index_dir: Path | None = None  # the builtin engine's index for this arm, when it has one
+    cache_dir: Path | None = None  # the shared embedding cache
+    threads: int | None = None
 
 
 class System(Protocol):
+    """`prepare(queries)` (optional) runs once before the timed searches, e.g. to embed all
+    queries; `provenance()` (optional) says what the system ran with."""
+
     METHODS: tuple[str, ...]
 
     def search(self, query: str, method: str, k: int) -> list[Hit]: ...
@@ -43,10 +50,29 @@ class BuiltinSystem:
     METHODS = BUILTIN_METHODS
 
     def __init__(self, ctx: SystemContext):
-        self.engine = Engine(ctx.symbols, ctx.env)
+        from crmatrix.engine import index, knobs
+
+        # Auto gating follows the corpus's dominant language unless the arm names one.
+        self.knobs = knobs.resolve(ctx.env, dominant_language(ctx.manifest))
+        vectors, encode, self.index_meta = None, None, None
+        if ctx.index_dir is not None:
+            vectors, self.index_meta = index.load(ctx.index_dir, ctx.symbols)
+            encode = index.query_encoder(self.index_meta, ctx.cache_dir, ctx.threads)
+        self.engine = Engine(ctx.symbols, self.knobs, vectors, encode)
+
+    def prepare(self, queries: list[str]) -> None:
+        self.engine.prepare(queries)
 
     def search(self, query: str, method: str, k: int) -> list[Hit]:
         return self.engine.search(query, method, k)
+
+    def provenance(self) -> dict:
+        out = {"knobs": self.knobs.to_dict()}
+        if self.index_meta is not None:
+            m = self.index_meta["model"]
+            out["model"] = {k: m[k] for k in ("backend", "source", "sha256", "quantize") if k in m}
+            out["index_embedding"] = self.index_meta["embedding"]
+        return out
 
 
 def registry() -> dict[str, type]:
@@ -75,6 +101,11 @@ def check_system_config(name: str, conf: dict) -> None:
     if unknown:
         raise CrmatrixError(f"systems.{name}.methods: {', '.join(unknown)} not supported by {conf['type']} "
                             f"(expected some of: {', '.join(cls.METHODS)})")
+
+
+def needs_index(conf: dict) -> bool:
+    """Whether the workflow must build an embedding index for this system."""
+    return conf["type"] == "builtin" and bool(INDEX_METHODS & set(conf["methods"]))
 
 
 def make_system(conf: dict, ctx: SystemContext) -> System:

@@ -5,9 +5,11 @@ rule collect_matrix:
         json="results/matrix/phase-matrix.json",
         md="results/matrix/phase-matrix.md",
     params:
+        code=CODE["collect_matrix"],
         baseline_arm=CFG["baseline_arm"],
         headline_method=CFG["headline_method"],
         arm_order=list(CFG["arms"]),
+        archetypes={d: c.get("archetype") for d, c in CFG["datasets"].items()},
     conda:
         "../../envs/crmatrix.yaml"
     log:

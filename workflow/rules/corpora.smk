@@ -3,6 +3,7 @@ rule fetch_corpus:
         tree=directory("results/corpora/{corpus}/tree"),
         manifest="results/corpora/{corpus}/manifest.json",
     params:
+        code=CODE["fetch_corpus"],
         corpus=corpus_params,
         mirrors=MIRRORS,
         registries=CFG["registries"],

@@ -6,6 +6,7 @@ rule prepare_dataset:
     output:
         "results/datasets/{dataset}.jsonl",
     params:
+        code=CODE["prepare_dataset"],
         format=lambda wc: CFG["datasets"][wc.dataset]["format"],
         corpus=dataset_corpus,
     conda:

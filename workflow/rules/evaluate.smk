@@ -1,16 +1,15 @@
 rule evaluate_arm:
     input:
-        tasks="results/datasets/{dataset}.jsonl",
-        dataset_file=lambda wc: CFG["datasets"][wc.dataset]["file"],
-        tree=lambda wc: f"results/corpora/{dataset_corpus(wc)}/tree",
-        manifest=lambda wc: f"results/corpora/{dataset_corpus(wc)}/manifest.json",
-        symbols=lambda wc: f"results/symbols/{dataset_corpus(wc)}.jsonl",
+        unpack(evaluate_inputs),
     output:
         "results/runs/{dataset}/{system}/{arm}.json",
     params:
+        code=CODE["evaluate_arm"],
         system=lambda wc: CFG["systems"][wc.system],
         env=lambda wc: CFG["arms"][wc.arm],
         top_k=CFG["top_k"],
+        cache_dir=CFG["cache_dir"],
+    threads: 1
     conda:
         "../../envs/crmatrix.yaml"
     log:

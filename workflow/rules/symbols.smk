@@ -4,6 +4,8 @@ rule extract_symbols:
         manifest="results/corpora/{corpus}/manifest.json",
     output:
         "results/symbols/{corpus}.jsonl",
+    params:
+        code=CODE["extract_symbols"],
     conda:
         "../../envs/crmatrix.yaml"
     log:

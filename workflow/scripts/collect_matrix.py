@@ -6,6 +6,7 @@ with jobs.job(snakemake.log[0], snakemake.output):
         snakemake.params.baseline_arm,
         snakemake.params.headline_method,
         snakemake.params.arm_order,
+        dict(snakemake.params.archetypes),
         snakemake.output.json,
         snakemake.output.md,
     )

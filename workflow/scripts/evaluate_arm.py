@@ -7,6 +7,8 @@ with jobs.job(snakemake.log[0], snakemake.output):
         manifest=snakemake.input.manifest,
         tree=snakemake.input.tree,
         dataset_file=snakemake.input.dataset_file,
+        index=snakemake.input.get("index"),
+        cache_dir=snakemake.params.cache_dir,
         out=snakemake.output[0],
         dataset=snakemake.wildcards.dataset,
         system=snakemake.wildcards.system,

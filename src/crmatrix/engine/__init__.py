@@ -1,5 +1,5 @@
 """The builtin reference engine: the CodeLens ranking mechanisms over extracted symbols."""
 
-from crmatrix.engine.engine import METHODS, Engine
+from crmatrix.engine.engine import INDEX_METHODS, METHODS, Engine
 
-__all__ = ["METHODS", "Engine"]
+__all__ = ["INDEX_METHODS", "METHODS", "Engine"]

@@ -1,0 +1,134 @@
+"""Two interchangeable embedders: sentence-transformers on torch, and an exported ONNX model.
+
+Both return float32, L2-normalized rows in input order. Texts are batched in a fixed
+order, sorted by (length, input index): similar lengths pad little (onnxruntime went from
+120 to 272 texts/s here), and the same list always forms the same batches, so repeated
+calls give bit-identical vectors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from crmatrix import CrmatrixError
+
+
+class Embedder(Protocol):
+    dim: int
+
+    def encode(self, texts: list[str]) -> np.ndarray: ...
+
+
+def _length_order(texts: list[str]) -> list[int]:
+    """Indices sorted by (length, index): the tie-break keeps the batching deterministic."""
+    return sorted(range(len(texts)), key=lambda i: (len(texts[i]), i))
+
+
+def _batches(order: list[int], size: int) -> Iterator[list[int]]:
+    for start in range(0, len(order), size):
+        yield order[start:start + size]
+
+
+def _normalize(vectors: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return (vectors / np.maximum(norms, 1e-12)).astype(np.float32, copy=False)
+
+
+def _encode_sorted(texts: list[str], dim: int, batch_size: int,
+                   encode_batch: Callable[[list[str]], np.ndarray]) -> np.ndarray:
+    """Run encode_batch over length-sorted batches and scatter the rows back into input order."""
+    out = np.empty((len(texts), dim), dtype=np.float32)
+    for idx in _batches(_length_order(texts), batch_size):
+        out[idx] = encode_batch([texts[i] for i in idx])
+    return out
+
+
+class SentenceTransformerEmbedder:
+    """all-MiniLM-style models through sentence-transformers on CPU.
+
+    `threads` sets torch's intra-op pool, which is process-wide.
+    """
+
+    def __init__(self, model_dir: Path, batch_size: int = 64, threads: int | None = None):
+        import torch
+        from sentence_transformers import SentenceTransformer
+
+        if threads:
+            torch.set_num_threads(threads)
+        # local_files_only: a model directory must be complete; never fill gaps from the hub.
+        self.model = SentenceTransformer(str(model_dir), device="cpu", local_files_only=True)
+        self.dim = int(self.model.get_embedding_dimension())
+        self.batch_size = batch_size
+
+    def _encode_batch(self, texts: list[str]) -> np.ndarray:
+        # One call per batch so our (length, index) order, not the library's, fixes the batches.
+        return self.model.encode(texts, batch_size=len(texts), convert_to_numpy=True,
+                                 normalize_embeddings=True, show_progress_bar=False)
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        return _encode_sorted(texts, self.dim, self.batch_size, self._encode_batch)
+
+
+class OnnxEmbedder:
+    """A transformer exported by `export.export_onnx`, mean-pooled and normalized in numpy."""
+
+    def __init__(self, onnx_path: Path, tokenizer_json: Path, batch_size: int = 64,
+                 threads: int | None = None, max_length: int = 256):
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        self.tokenizer = Tokenizer.from_file(str(tokenizer_json))
+        # The file pads and truncates to a fixed 128; pad to the batch's longest text instead.
+        self.tokenizer.enable_truncation(max_length=max_length)
+        self.tokenizer.enable_padding()
+        opts = ort.SessionOptions()
+        if threads:
+            opts.intra_op_num_threads = threads
+        opts.inter_op_num_threads = 1
+        self.session = ort.InferenceSession(str(onnx_path), opts, providers=["CPUExecutionProvider"])
+        self.input_names = {i.name for i in self.session.get_inputs()}
+        self.dim = int(self.session.get_outputs()[0].shape[-1])
+        self.batch_size = batch_size
+
+    def _encode_batch(self, texts: list[str]) -> np.ndarray:
+        encodings = self.tokenizer.encode_batch(texts)
+        feeds = {
+            "input_ids": np.array([e.ids for e in encodings], dtype=np.int64),
+            "attention_mask": np.array([e.attention_mask for e in encodings], dtype=np.int64),
+            "token_type_ids": np.array([e.type_ids for e in encodings], dtype=np.int64),
+        }
+        feeds = {k: v for k, v in feeds.items() if k in self.input_names}
+        hidden = self.session.run(None, feeds)[0]
+        mask = feeds["attention_mask"][:, :, None].astype(np.float32)
+        pooled = (hidden * mask).sum(axis=1) / np.maximum(mask.sum(axis=1), 1e-9)
+        return _normalize(pooled)
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        return _encode_sorted(texts, self.dim, self.batch_size, self._encode_batch)
+
+
+def load_embedder(model_meta: dict, meta_dir: Path | None = None, threads: int | None = None,
+                  batch_size: int = 64) -> Embedder:
+    """Build the embedder a model description names.
+
+    `model_meta` is `export.describe_st_model(...)` or an exported `model.json`; relative
+    paths in it are resolved against `meta_dir`, the directory holding that model.json
+    (None: the current directory). Raises CrmatrixError if the built model's dimension
+    differs from the recorded one, since cached vectors would then be mixed.
+    """
+    base = Path(meta_dir) if meta_dir is not None else Path()
+    backend = model_meta.get("backend")
+    if backend == "sentence-transformers":
+        embedder = SentenceTransformerEmbedder(base / model_meta["dir"], batch_size, threads)
+    elif backend == "onnx":
+        embedder = OnnxEmbedder(base / model_meta["onnx"], base / model_meta["tokenizer"], batch_size, threads)
+    else:
+        raise CrmatrixError(f"model backend {backend!r}: expected 'sentence-transformers' or 'onnx'")
+    if "dim" in model_meta and embedder.dim != model_meta["dim"]:
+        raise CrmatrixError(f"model {model_meta.get('sha256')}: built with dim {embedder.dim}, "
+                            f"recorded dim {model_meta['dim']}")
+    return embedder

@@ -1,0 +1,174 @@
+"""An arm's CodeLens environment variables, parsed into the builtin engine's knob settings.
+
+The variable names, defaults, ranges and the auto gating follow ENGINE_KNOBS.md and the
+CodeLens source they describe, so an arm means the same thing to both engines. Where
+CodeLens quietly falls back to a default (an unparseable number, a misspelt bool), we
+raise: a silent fallback would make an arm measure something other than what it says.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from crmatrix import CrmatrixError
+
+PREFIX = "CODELENS_"
+
+HINT_LINES = "CODELENS_EMBED_HINT_LINES"
+HINT_CHARS = "CODELENS_EMBED_HINT_CHARS"
+INCLUDE_COMMENTS = "CODELENS_EMBED_HINT_INCLUDE_COMMENTS"
+INCLUDE_API_CALLS = "CODELENS_EMBED_HINT_INCLUDE_API_CALLS"
+STRICT_LITERALS = "CODELENS_EMBED_HINT_STRICT_LITERALS"
+STRICT_COMMENTS = "CODELENS_EMBED_HINT_STRICT_COMMENTS"
+AUTO = "CODELENS_EMBED_HINT_AUTO"
+AUTO_LANG = "CODELENS_EMBED_HINT_AUTO_LANG"
+SPARSE = "CODELENS_RANK_SPARSE_TERM_WEIGHT"
+SPARSE_THRESHOLD = "CODELENS_RANK_SPARSE_THRESHOLD"
+SPARSE_MAX = "CODELENS_RANK_SPARSE_MAX"
+
+KNOWN_VARS = frozenset({HINT_LINES, HINT_CHARS, INCLUDE_COMMENTS, INCLUDE_API_CALLS, STRICT_LITERALS,
+                        STRICT_COMMENTS, AUTO, AUTO_LANG, SPARSE, SPARSE_THRESHOLD, SPARSE_MAX})
+# AUTO and AUTO_LANG decide whether 2b/2c are on, so they change embedding text too.
+INDEX_TIME_VARS = frozenset({HINT_LINES, HINT_CHARS, INCLUDE_COMMENTS, INCLUDE_API_CALLS, STRICT_LITERALS,
+                             STRICT_COMMENTS, AUTO, AUTO_LANG})
+
+_TRUE = ("1", "true", "yes", "on")
+_FALSE = ("0", "false", "no", "off")
+_WHOLE = re.compile(r"[0-9]+")
+
+# CodeLens's `language_supports_nl_stack` / `language_supports_sparse_weighting`, with
+# their extension aliases, so a hand-set AUTO_LANG=rs gates like AUTO_LANG=rust.
+_SPARSE_LANGS = frozenset({"rs", "rust", "cpp", "cc", "cxx", "c++", "c", "go", "golang", "java", "kt",
+                           "kotlin", "scala", "cs", "csharp"})
+# Phase 2m: 2e measured negative or inert on JS/TS, while 2b/2c stay on there.
+_NL_STACK_LANGS = _SPARSE_LANGS | {"ts", "typescript", "tsx", "js", "javascript", "jsx"}
+
+
+class KnobError(CrmatrixError):
+    """An arm's CODELENS_ variable that is unknown or has a value of the wrong form."""
+
+
+@dataclass(frozen=True)
+class Knobs:
+    hint_lines: int = 1
+    hint_chars: int = 60
+    nl_tokens: bool = False        # 2b
+    api_calls: bool = False        # 2c
+    strict_literals: bool = False  # 2h
+    strict_comments: bool = False  # 2i
+    sparse: bool = False           # 2e
+    sparse_threshold: float = 0.60
+    sparse_max: float = 20.0
+    auto: bool = True              # 2j/2m
+    language: str | None = None    # the language the auto gating looked at
+    notes: tuple[str, ...] = ()    # one line per clamped value
+
+    def index_fields(self) -> dict[str, Any]:
+        """The settings that change a symbol's embedding text."""
+        return {"hint_lines": self.hint_lines, "hint_chars": self.hint_chars, "nl_tokens": self.nl_tokens,
+                "api_calls": self.api_calls, "strict_literals": self.strict_literals,
+                "strict_comments": self.strict_comments}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "notes": list(self.notes)}
+
+
+def resolve(env: Mapping[str, str], dominant_language: str | None) -> Knobs:
+    """The knobs an arm's `env` sets on a corpus whose dominant language is given."""
+    v = _Parsed(env)
+    language = v.language(AUTO_LANG)
+    if language is None and dominant_language is not None:
+        language = dominant_language.lower()
+    auto = v.flag(AUTO, True)
+    nl_stack = auto and language in _NL_STACK_LANGS
+    return Knobs(
+        hint_lines=v.whole(HINT_LINES, 1, 1, 10),
+        hint_chars=v.whole(HINT_CHARS, 60, 60, 512),
+        nl_tokens=v.flag(INCLUDE_COMMENTS, nl_stack),
+        api_calls=v.flag(INCLUDE_API_CALLS, nl_stack),
+        # CodeLens never turns 2h/2i on automatically: they read only their own variable.
+        strict_literals=v.flag(STRICT_LITERALS, False),
+        strict_comments=v.flag(STRICT_COMMENTS, False),
+        sparse=v.flag(SPARSE, auto and language in _SPARSE_LANGS),
+        sparse_threshold=v.whole(SPARSE_THRESHOLD, 60, 10, 90) / 100,
+        sparse_max=float(v.whole(SPARSE_MAX, 20, 5, 50)),
+        auto=auto,
+        language=language,
+        notes=tuple(v.notes),
+    )
+
+
+def index_spec(env: Mapping[str, str]) -> dict[str, Any]:
+    """The explicitly set index-time variables, parsed and clamped, keyed by knob name.
+
+    Needs no corpus: arms with equal specs embed every corpus identically, so they can
+    share its index. Query-time variables and spelling ("1" vs "true") do not show.
+    """
+    v = _Parsed(env)
+    # A default of None leaves an unset variable out.
+    spec = {
+        "hint_lines": v.whole(HINT_LINES, None, 1, 10),
+        "hint_chars": v.whole(HINT_CHARS, None, 60, 512),
+        "nl_tokens": v.flag(INCLUDE_COMMENTS, None),
+        "api_calls": v.flag(INCLUDE_API_CALLS, None),
+        "strict_literals": v.flag(STRICT_LITERALS, None),
+        "strict_comments": v.flag(STRICT_COMMENTS, None),
+        "auto": v.flag(AUTO, None),
+        "language": v.language(AUTO_LANG),
+    }
+    return {key: value for key, value in spec.items() if value is not None}
+
+
+class _Parsed:
+    """The CODELENS_ part of one env, read variable by variable; collects clamp notes."""
+
+    def __init__(self, env: Mapping[str, str]):
+        # Arms may carry other systems' variables; only ours are checked.
+        self.env = {k: v for k, v in env.items() if k.startswith(PREFIX)}
+        unknown = sorted(set(self.env) - KNOWN_VARS)
+        if unknown:
+            raise KnobError(_unknown_message(unknown[0]))
+        self.notes: list[str] = []
+
+    def flag(self, var: str, default: bool | None) -> bool | None:
+        raw = self.env.get(var)
+        if raw is None:
+            return default
+        value = raw.strip().lower()
+        if value in _TRUE:
+            return True
+        if value in _FALSE:
+            return False
+        raise KnobError(f"{var}={raw!r}: expected one of {'/'.join(_TRUE)} (on) or {'/'.join(_FALSE)} (off)")
+
+    def whole(self, var: str, default: int | None, low: int, high: int) -> int | None:
+        raw = self.env.get(var)
+        if raw is None:
+            return default
+        text = raw.strip()
+        if not _WHOLE.fullmatch(text):
+            raise KnobError(f"{var}={raw!r}: expected a whole number ({low}..{high})")
+        value = int(text)
+        clamped = min(max(value, low), high)
+        if clamped != value:
+            self.notes.append(f"{var}={text} clamped to {clamped}")
+        return clamped
+
+    def language(self, var: str) -> str | None:
+        raw = self.env.get(var)
+        if raw is None:
+            return None
+        tag = raw.strip().lower()
+        if not tag:
+            raise KnobError(f"{var}={raw!r}: expected a language tag such as rust, python or typescript")
+        return tag
+
+
+def _unknown_message(name: str) -> str:
+    close = difflib.get_close_matches(name, sorted(KNOWN_VARS), n=1)
+    hint = f" (did you mean {close[0]}?)" if close else ""
+    return f"unknown variable {name}{hint}; known: {', '.join(sorted(KNOWN_VARS))}"

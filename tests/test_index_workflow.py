@@ -1,0 +1,119 @@
+"""The builtin engine's indexes in the DAG: arms share an index unless their index-time knobs
+differ, and the embedding cache makes a second index cheap."""
+
+import json
+
+import pytest
+import yaml
+
+from conftest import snakemake
+
+RUST = {
+    "src/net.rs": '''/// Open a TCP connection to the given address with a timeout.
+pub fn connect(addr: &str, timeout_ms: u64) -> Result<Stream, Error> {
+    // retry the handshake when the peer resets the connection
+    let sock = Socket::new(addr)?;
+    log::info!("Connecting to the remote peer now");
+    Ok(Stream::wrap(sock, Duration::from_millis(timeout_ms)))
+}
+
+pub struct Stream { inner: Socket }
+
+impl Stream {
+    pub fn read_frame(&mut self) -> Vec<u8> {
+        // TODO handle partial frames
+        let mut buf = Vec::with_capacity(1024);
+        self.inner.read_into(&mut buf);
+        buf
+    }
+}
+''',
+    "src/config.rs": '''pub fn parse_config(text: &str) -> HashMap<String, String> {
+    let mut out = HashMap::new();
+    for line in text.lines() {
+        // skip blank lines and comments in the settings file
+        if let Some((k, v)) = line.split_once('=') { out.insert(k.trim().into(), v.trim().into()); }
+    }
+    out
+}
+''',
+    "src/cache.rs": '''pub fn evict_oldest(cache: &mut Lru) {
+    let key = cache.oldest_key();
+    cache.remove(&key);
+}
+''',
+}
+DATASET = [
+    {"query": "open a network connection with a time limit", "expected_symbol": "connect",
+     "expected_file_suffix": "src/net.rs", "query_type": "natural_language"},
+    {"query": "read settings from key value text", "expected_symbol": "parse_config",
+     "expected_file_suffix": "src/config.rs", "query_type": "natural_language"},
+    {"query": "drop the least recently used entry", "expected_symbol": "evict_oldest",
+     "expected_file_suffix": "src/cache.rs", "query_type": "natural_language"},
+    {"query": "read frame", "expected_symbol": "read_frame", "expected_file_suffix": "src/net.rs",
+     "query_type": "short_phrase"},
+]
+OFF = {"CODELENS_EMBED_HINT_AUTO": "0"}
+B2C = {**OFF, "CODELENS_EMBED_HINT_INCLUDE_COMMENTS": "1", "CODELENS_EMBED_HINT_INCLUDE_API_CALLS": "1"}
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    work = tmp_path_factory.mktemp("indexwork")
+    for rel, text in RUST.items():
+        (work / "rs" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (work / "rs" / rel).write_text(text)
+    (work / "ds.json").write_text(json.dumps(DATASET))
+    cfg = {
+        "corpora": {"rs": {"path": "rs"}},
+        "datasets": {"rs": {"file": "ds.json", "corpus": "rs"}},
+        "systems": {"builtin": {"type": "builtin", "methods": ["hybrid", "lexical", "semantic"]}},
+        "arms": {
+            "baseline": OFF,
+            "2b2c": B2C,
+            # explicit variables with the same meaning, spelled differently: same index
+            "2b2c-spelled": {**OFF, "CODELENS_EMBED_HINT_INCLUDE_COMMENTS": "true",
+                             "CODELENS_EMBED_HINT_INCLUDE_API_CALLS": "yes"},
+        },
+    }
+    (work / "config.yaml").write_text(yaml.safe_dump(cfg))
+    snakemake(work, "--configfile", str(work / "config.yaml"), "--cores", "2", "all")
+    return work, cfg
+
+
+def planned_jobs(work, cfg) -> dict[str, int]:
+    (work / "config.yaml").write_text(yaml.safe_dump(cfg))
+    out = snakemake(work, "--configfile", str(work / "config.yaml"), "-n", "--cores", "1", "all").stdout
+    counts = {}
+    for line in out.splitlines():
+        if line.startswith("rule ") or line.startswith("localrule "):
+            name = line.split()[1].rstrip(":")
+            counts[name] = counts.get(name, 0) + 1
+    return counts
+
+
+def test_arms_share_indexes_by_knobs_not_names(built):
+    work, _ = built
+    keys = sorted(p.name for p in (work / "results/index/rs/builtin").iterdir())
+    assert len(keys) == 2  # baseline's, and one for both 2b2c spellings
+    metas = [json.loads((work / "results/index/rs/builtin" / k / "meta.json").read_text()) for k in keys]
+    stats = sorted((m["embedding"]["cached"], m["embedding"]["embedded"]) for m in metas)
+    # the first index embedded every symbol; the second reused the texts 2b/2c left unchanged
+    n = metas[0]["symbols"]
+    assert stats[0] == (0, n) and stats[1][0] > 0 and sum(stats[1]) == n
+    runs = {a: json.loads((work / f"results/runs/rs/builtin/{a}.json").read_text())
+            for a in ("2b2c", "2b2c-spelled")}
+    ranks = {a: [q["rank"] for q in r["methods"]["hybrid"]["queries"]] for a, r in runs.items()}
+    assert ranks["2b2c"] == ranks["2b2c-spelled"]
+    assert runs["2b2c"]["provenance"]["model"]["sha256"]
+
+
+def test_query_time_arm_schedules_no_index_and_index_time_arm_one(built):
+    work, cfg = built
+    query_time = {**cfg, "arms": {**cfg["arms"], "2e": {**OFF, "CODELENS_RANK_SPARSE_TERM_WEIGHT": "1"}}}
+    jobs = planned_jobs(work, query_time)
+    assert "build_index" not in jobs and jobs["evaluate_arm"] == 1
+
+    index_time = {**cfg, "arms": {**cfg["arms"], "strict": {**B2C, "CODELENS_EMBED_HINT_STRICT_LITERALS": "1"}}}
+    jobs = planned_jobs(work, index_time)
+    assert jobs["build_index"] == 1 and jobs["evaluate_arm"] == 1

@@ -1,0 +1,202 @@
+import json
+import os
+
+import numpy as np
+import pytest
+
+from crmatrix import CrmatrixError, check, stats, tokens
+
+
+def row(task_id, rank, qt="nl", n_relevant=1):
+    return {"task_id": task_id, "query": f"query {task_id}", "query_type": qt, "rank": rank,
+            "relevant_ranks": [rank] if rank else [], "n_relevant": n_relevant, "hits": 10}
+
+
+# --- bootstrap -------------------------------------------------------------------------------
+
+def test_bootstrap_of_a_constant_and_of_nothing():
+    assert stats.bootstrap_ci([0.1] * 7) == (0.1, 0.1)
+    assert stats.bootstrap_ci([]) == (0.0, 0.0)
+
+
+def test_bootstrap_two_values_matches_the_same_draw():
+    idx = np.random.default_rng(0).integers(0, 2, size=(1000, 2))
+    means = np.array([0.0, 1.0])[idx].mean(axis=1)
+    assert set(means) == {0.0, 0.5, 1.0}
+    expected = tuple(np.percentile(means, [2.5, 97.5]))
+    assert stats.bootstrap_ci([0, 1]) == expected == (0.0, 1.0)
+    assert stats.bootstrap_ci([0, 1], level=0.5) == tuple(np.percentile(means, [25, 75]))
+
+
+def test_bootstrap_is_deterministic_and_seeded():
+    v = np.random.default_rng(3).random(50)
+    assert stats.bootstrap_ci(v) == stats.bootstrap_ci(v)
+    assert stats.bootstrap_ci(v, seed=1) != stats.bootstrap_ci(v)
+    low, high = stats.bootstrap_ci(v)
+    assert low < v.mean() < high
+
+
+def test_paired_bootstrap_delta():
+    a = np.array([0.0, 0.5, 1.0, 0.25])
+    d = stats.paired_bootstrap_delta(a, a + 0.25)
+    assert d == {"delta": pytest.approx(0.25), "ci_low": 0.25, "ci_high": 0.25}
+    b = np.array([1.0, 0.5, 0.0, 1.0])
+    d = stats.paired_bootstrap_delta(a, b)
+    assert d["delta"] == pytest.approx(b.mean() - a.mean())
+    assert (d["ci_low"], d["ci_high"]) == stats.bootstrap_ci(b - a)
+    with pytest.raises(ValueError, match="length"):
+        stats.paired_bootstrap_delta([1, 2], [1])
+
+
+# --- tests -----------------------------------------------------------------------------------
+
+def test_randomization_exact():
+    assert stats.randomization_test([0, 0, 0], [1, 1, 1]) == 0.25
+    assert stats.randomization_test([1, 0, 1], [1, 0, 1]) == 1.0
+    # zeros do not add sign assignments: same p as [1, 1, 1]
+    assert stats.randomization_test([0, 0, 0, 0.5], [1, 1, 1, 0.5]) == 0.25
+    # diffs [1, -1]: every assignment has |mean| >= 0
+    assert stats.randomization_test([0, 1], [1, 0]) == 1.0
+
+
+def test_randomization_monte_carlo_is_deterministic():
+    rng = np.random.default_rng(5)
+    a, b = rng.random(40), rng.random(40) + 0.3
+    p = stats.randomization_test(a, b, n_permutations=2000)
+    assert p == stats.randomization_test(a, b, n_permutations=2000)
+    assert p == 1 / 2001  # a shift this large is never reached by chance
+    same = rng.random(40)
+    assert stats.randomization_test(same, same[::-1], n_permutations=2000) > 0.05
+
+
+def test_mcnemar():
+    assert stats.mcnemar_exact(1, 6) == pytest.approx(0.125)
+    assert stats.mcnemar_exact(0, 5) == pytest.approx(0.0625)
+    assert stats.mcnemar_exact(3, 3) == 1.0
+    assert stats.mcnemar_exact(0, 0) == 1.0
+    assert stats.mcnemar_counts([True, True, False, False, True], [False, True, True, True, True]) == (1, 2)
+
+
+def test_holm():
+    assert stats.holm([0.01, 0.04, 0.03, 0.005]) == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    assert stats.holm([0.5, 0.6]) == [1.0, 1.0]
+    assert stats.holm([]) == []
+
+
+def test_effect_bands_at_boundaries():
+    assert stats.effect_band(0.0099, 1.0) == "flat"
+    assert stats.effect_band(0.01, 1.0) == "mild"
+    assert stats.effect_band(-0.0499, 1.0) == "mild"
+    assert stats.effect_band(0.05, 1.0) == "strong"
+    assert stats.effect_band(-0.025, 0.5) == "strong"
+    assert stats.effect_band(0.0, 0.0) == "flat"
+    assert stats.effect_band(0.1, 0.0) == "strong"
+    assert [stats.direction(x) for x in (0.1, -0.1, 0.0)] == ["+", "-", "="]
+
+
+# --- comparisons -----------------------------------------------------------------------------
+
+def test_compare_arm():
+    base = [row("t1", 1), row("t2", 3), row("t3", None), row("t4", 2)]
+    arm = [row("t4", 2), row("t3", 1), row("t2", 1), row("t1", 1)]  # order does not matter
+    c = stats.compare_arm(base, arm)
+    assert set(c) == {"metric", "n", "base", "arm", "delta_abs", "delta_rel", "band", "direction", "ci_low",
+                      "ci_high", "p_randomization", "mcnemar_b", "mcnemar_c", "p_mcnemar", "improved",
+                      "regressed", "unchanged"}
+    assert c["base"] == pytest.approx((1 + 1 / 3 + 0 + 1 / 2) / 4) and c["arm"] == pytest.approx(3.5 / 4)
+    assert c["delta_abs"] == pytest.approx(c["arm"] - c["base"])
+    assert c["delta_rel"] == pytest.approx(c["delta_abs"] / c["base"])
+    assert (c["band"], c["direction"]) == ("strong", "+")
+    assert c["ci_low"] <= c["delta_abs"] <= c["ci_high"]
+    assert c["p_randomization"] == 0.5  # two positive diffs: only (+,+) and (−,−) reach the observed |mean|
+    assert (c["mcnemar_b"], c["mcnemar_c"], c["p_mcnemar"]) == (0, 2, 0.5)
+    assert (c["improved"], c["regressed"], c["unchanged"]) == (2, 0, 2)
+    json.dumps(c)  # plain Python types only
+    assert stats.compare_arm(base, arm) == c
+    zero = stats.compare_arm([row("t1", None)], [row("t1", None)])
+    assert (zero["delta_rel"], zero["band"], zero["direction"]) == (None, "flat", "=")
+
+
+def test_compare_arm_rejects_different_tasks():
+    with pytest.raises(ValueError, match=r"arm lacks \['t2'\].*base lacks \['t9'\]|base lacks \['t9'\].*arm lacks"):
+        stats.compare_arm([row("t1", 1), row("t2", 1)], [row("t1", 1), row("t9", 1)])
+
+
+def test_decompose_transitions():
+    base = [row("b", 4), row("a", 1), row("c", None), row("d", 2), row("e", None)]
+    arm = [row("a", 3), row("b", None), row("c", 2), row("d", 2), row("e", None)]
+    d = stats.decompose(base, arm)
+    assert [(x["task_id"], x["transition"]) for x in d["improved"]] == [("c", "miss→2")]
+    assert [(x["task_id"], x["transition"]) for x in d["regressed"]] == [("a", "1→3"), ("b", "4→miss")]
+    assert [(x["task_id"], x["transition"]) for x in d["unchanged"]] == [("d", "2→2"), ("e", "miss→miss")]
+    assert d["improved"][0] == {"task_id": "c", "query": "query c", "query_type": "nl", "base_rank": None,
+                                "arm_rank": 2, "transition": "miss→2"}
+
+
+def test_hybrid_diagnostics():
+    ranks = {  # task: (lexical, semantic, hybrid)
+        "t1": (None, 1, 2),     # rescued, semantic demoted
+        "t2": (3, None, 1),     # improved over lexical
+        "t3": (1, 5, None),     # lexical and semantic demoted
+        "t4": (None, None, None),  # missing
+        "t5": (2, 2, 2),        # identical
+    }
+    by = {m: [row(t, r[i]) for t, r in ranks.items()] for i, m in enumerate(("lexical", "semantic", "hybrid"))}
+    d = stats.hybrid_diagnostics(by)
+    assert {k: v["task_ids"] for k, v in d.items()} == {
+        "semantic_demoted": ["t1", "t3"], "rescued": ["t1"], "improved_over_lexical": ["t2"],
+        "lexical_demoted": ["t3"], "missing": ["t4"], "identical": ["t5"]}
+    assert all(v["count"] == len(v["task_ids"]) for v in d.values())
+    assert stats.hybrid_diagnostics({"lexical": by["lexical"], "hybrid": by["hybrid"]}) == {}
+
+
+# --- gates -----------------------------------------------------------------------------------
+
+RUN = {"methods": {
+    "hybrid": {"metrics": {"mrr": 0.412, "acc@1": 0.3}, "latency_ms": {"p50": 20.0, "p95": 312.5, "p99": 400.0},
+               "by_query_type": {"natural_language": {"mrr": 0.5, "acc@1": 0.45}}},
+    "lexical": {"metrics": {"mrr": 0.6, "acc@1": 0.5}, "latency_ms": {"p50": 1.0, "p95": 2.0, "p99": 3.0},
+                "by_query_type": {"natural_language": {"mrr": 0.3, "acc@1": 0.35}}},
+}}
+
+
+def test_gates_pass_and_fail():
+    assert check.check(RUN, check.parse_gates(["lexical.mrr=0.5", "hybrid.natural_language.acc@1=0.4"],
+                                              ["lexical.latency_p95_ms=250"])) == []
+    failures = check.check(RUN, check.parse_gates(
+        ["hybrid.mrr=0.5", "lexical.natural_language.acc@1=0.4", "hybrid.nope=1", "bm25.mrr=0.1",
+         "hybrid.identifier.mrr=0.1"],
+        ["hybrid.latency_p95_ms=250"]))
+    assert failures == [
+        "hybrid.mrr = 0.412 < min 0.5",
+        "lexical.natural_language.acc@1 = 0.35 < min 0.4",
+        "hybrid.nope: not in the run (metrics: acc@1, mrr)",
+        "bm25.mrr: not in the run (methods: hybrid, lexical)",
+        "hybrid.identifier.mrr: not in the run (query types: natural_language)",
+        "hybrid.latency_p95_ms = 312.5 > max 250",
+    ]
+
+
+def test_gate_shows_a_value_that_only_rounds_to_the_bound():
+    assert check.check(RUN | {"methods": {"m": {"metrics": {"mrr": 0.49999999}}}},
+                       check.parse_gates(["m.mrr=0.5"], [])) == ["m.mrr = 0.49999999 < min 0.5"]
+
+
+@pytest.mark.parametrize("bad", ["hybrid.mrr", "hybrid=0.5", "hybrid.mrr=high", "a.b.c.d=1", ".mrr=1"])
+def test_bad_gate_syntax(bad):
+    with pytest.raises(CrmatrixError, match=r"METHOD\.METRIC=NUMBER") as e:
+        check.parse_gates([bad], [])
+    assert repr(bad) in str(e.value)
+
+
+# --- tokens ----------------------------------------------------------------------------------
+
+def test_count_tokens_offline(tmp_path, monkeypatch):
+    monkeypatch.setenv("CRMATRIX_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", "")  # restored after the test; empty counts as unset
+    target = tokens.install_cl100k()
+    assert target == tmp_path / "tiktoken" / "9b5ad71b2ce5302211f9c61530b329a4922fc6a4"
+    assert os.environ["TIKTOKEN_CACHE_DIR"] == str(target.parent)
+    assert tokens.atomic.sha256_file(target) == tokens.SHA256
+    assert tokens.count_tokens("hello world") == 2
+    assert tokens.count_tokens("<|endoftext|>") > 1  # special tokens are plain text here

@@ -1,0 +1,20 @@
+rule build_index:
+    input:
+        symbols="results/symbols/{corpus}.jsonl",
+        manifest="results/corpora/{corpus}/manifest.json",
+        model=lambda wc: f"results/models/{arm_model(INDEX_ARM[wc.index_key])}",
+    output:
+        directory("results/index/{corpus}/{system}/{index_key}"),
+    params:
+        code=CODE["build_index"],
+        env=index_env,
+        cache_dir=CFG["cache_dir"],
+    threads: 2
+    conda:
+        "../../envs/crmatrix.yaml"
+    log:
+        "logs/build_index/{corpus}/{system}/{index_key}.log",
+    benchmark:
+        "logs/benchmarks/build_index/{corpus}/{system}/{index_key}.tsv"
+    script:
+        "../scripts/build_index.py"

@@ -97,9 +97,9 @@ def test_matrix_end_to_end_then_noop_then_one_dataset(matrix):
     # editing one dataset re-runs only that dataset's jobs (and the matrix that collects them)
     (work / "ds" / "pathds.json").write_text(json.dumps(PATH_DATASET, indent=1))
     assert planned_outputs(work) == sorted([
-        "results/datasets/pathds.jsonl",
-        "results/runs/pathds/builtin/baseline.json",
-        "results/runs/pathds/builtin/knob.json",
+        "results/datasets/pathds.jsonl, results/trec/pathds.qrels",
+        "results/runs/pathds/builtin/baseline.json, results/trec/pathds/builtin/baseline",
+        "results/runs/pathds/builtin/knob.json, results/trec/pathds/builtin/knob",
         "results/matrix/phase-matrix.json, results/matrix/phase-matrix.md",
     ])
 

@@ -1,61 +1,76 @@
-"""`crmatrix`: one evaluation outside Snakemake, and config checks.
+"""`crmatrix`: one evaluation outside Snakemake, config checks, and CI gates on a run.
 
     crmatrix run --corpus DIR --dataset FILE --arm NAME [--config FILE] [--out RUN.json]
     crmatrix validate CONFIG
+    crmatrix check RUN.json --min hybrid.mrr=0.5 --max hybrid.latency_p95_ms=250
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import tempfile
 from pathlib import Path
 
-from crmatrix import CrmatrixError, __version__, config, pipeline
+from crmatrix import CrmatrixError, __version__, check, config, pipeline
+from crmatrix.engine.knobs import INDEX_TIME_VARS
+from crmatrix.systems import check_system_config, needs_index
 
 DEFAULT_CONFIG = Path("config/config.yaml")
 
 
-def _arm_env(args) -> tuple[dict, dict]:
-    """The arm's env and the system's config, from the matrix config when there is one."""
-    cfg_path = Path(args.config) if args.config else (DEFAULT_CONFIG if DEFAULT_CONFIG.exists() else None)
-    cfg = config.load(cfg_path) if cfg_path else None
-    arms = cfg["arms"] if cfg else {"baseline": {}}
-    if args.arm not in arms:
-        where = cfg_path or "the built-in arms"
-        raise CrmatrixError(f"--arm {args.arm!r} is not an arm of {where} (known: {', '.join(sorted(arms))})")
-    systems = cfg["systems"] if cfg else {"builtin": {"type": "builtin"}}
-    if args.system not in systems:
-        raise CrmatrixError(f"--system {args.system!r} is not a system of {cfg_path} (known: {', '.join(sorted(systems))})")
-    sysconf = dict(systems[args.system])
-    if args.methods:
-        sysconf["methods"] = args.methods.split(",")
-    from crmatrix.systems import check_system_config
-
-    check_system_config(args.system, sysconf)
-    return arms[args.arm], sysconf
+def _matrix_config(args) -> dict:
+    """The matrix config (arms, systems, models), or the built-in defaults when there is none."""
+    path = Path(args.config) if args.config else (DEFAULT_CONFIG if DEFAULT_CONFIG.exists() else None)
+    if path:
+        return config.load(path)
+    return config.validate({"corpora": {"cli": {"path": args.corpus}},
+                            "datasets": {"cli": {"file": args.dataset, "corpus": "cli"}},
+                            "arms": {"baseline": {}}}, "built-in defaults")
 
 
 def cmd_run(args) -> int:
-    env, sysconf = _arm_env(args)
-    corpus_conf = {"path": args.corpus, "include": args.include or ["**"], "exclude": args.exclude or []}
+    cfg = _matrix_config(args)
+    if args.arm not in cfg["arms"]:
+        raise CrmatrixError(f"--arm {args.arm!r} is not an arm of the config (known: {', '.join(cfg['arms'])})")
+    if args.system not in cfg["systems"]:
+        raise CrmatrixError(f"--system {args.system!r} is not a system of the config "
+                            f"(known: {', '.join(cfg['systems'])})")
+    env = cfg["arms"][args.arm]
+    sysconf = dict(cfg["systems"][args.system])
+    if args.methods:
+        sysconf["methods"] = args.methods.split(",")
+        check_system_config(args.system, sysconf)
     name = Path(args.corpus).resolve().name
+    cache_dir = Path(args.cache_dir or cfg["cache_dir"])
     with tempfile.TemporaryDirectory(prefix="crmatrix-run-") as tmp:
         t = Path(tmp)
+        corpus_conf = {"path": args.corpus, "include": args.include or ["**"], "exclude": args.exclude or []}
         pipeline.fetch_corpus(name, corpus_conf, t / "tree", t / "manifest.json", [], {})
         pipeline.extract_symbols(t / "tree", t / "manifest.json", t / "symbols.jsonl")
         pipeline.prepare_dataset(Path(args.dataset), args.format, name, t / "manifest.json", t / "symbols.jsonl",
                                  t / "tasks.jsonl")
+        index = None
+        if needs_index(sysconf):
+            model = env.get(config.MODEL_VAR, cfg["default_model"])
+            pipeline.prepare_model(cfg["models"][model], t / "model")
+            index = t / "index"
+            pipeline.build_index(symbols=t / "symbols.jsonl", manifest=t / "manifest.json", model_dir=t / "model",
+                                 env={k: v for k, v in env.items() if k in INDEX_TIME_VARS}, cache_dir=cache_dir,
+                                 out=index)
         out = Path(args.out) if args.out else t / "run.json"
         run = pipeline.evaluate_arm(tasks=t / "tasks.jsonl", symbols=t / "symbols.jsonl",
                                     manifest=t / "manifest.json", tree=t / "tree", dataset_file=Path(args.dataset),
                                     out=out, dataset=Path(args.dataset).stem, system=args.system,
-                                    system_conf=sysconf, arm=args.arm, env=env, top_k=args.top_k)
+                                    system_conf=sysconf, arm=args.arm, env=env, top_k=args.top_k, index=index,
+                                    cache_dir=cache_dir)
     print(f"{run['dataset']} · {run['system']} · {run['arm']}")
     for method, res in run["methods"].items():
         m = res["metrics"]
-        print(f"  {method:<9} mrr {m['mrr']:.3f}  acc@1 {m['acc@1']:.3f}  acc@3 {m['acc@3']:.3f}  "
-              f"acc@5 {m['acc@5']:.3f}  recall@10 {m['recall@10']:.3f}  n {m['n']}  errors {res['errors']}")
+        print(f"  {method:<9} mrr {m['mrr']:.3f}  acc@1 {m['acc@1']:.3f}  acc@5 {m['acc@5']:.3f}  "
+              f"ndcg@10 {m['ndcg@10']:.3f}  recall@10 {m['recall@10']:.3f}  p95 {res['latency_ms']['p95']:.1f} ms  "
+              f"n {m['n']}  errors {res['errors']}")
     if args.out:
         print(f"wrote {args.out}")
     return 0
@@ -68,6 +83,21 @@ def cmd_validate(args) -> int:
     return 0
 
 
+def cmd_check(args) -> int:
+    try:
+        run = json.loads(Path(args.run).read_text())
+    except (OSError, ValueError) as e:
+        raise CrmatrixError(f"{args.run}: not a readable run JSON ({e})") from e
+    gates = check.parse_gates(args.min or [], args.max or [])
+    if not gates:
+        raise CrmatrixError("check: give at least one --min or --max gate (e.g. --min hybrid.mrr=0.5)")
+    failures = check.check(run, gates)
+    for line in failures:
+        print(f"FAIL {line}")
+    print(f"{args.run}: {len(gates) - len(failures)} of {len(gates)} gates passed")
+    return 1 if failures else 0
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="crmatrix", description=__doc__.split("\n")[0])
     p.add_argument("--version", action="version", version=f"crmatrix {__version__}")
@@ -77,17 +107,24 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--dataset", required=True, help="query dataset file")
     r.add_argument("--format", default="codelens", help="dataset format (default: codelens)")
     r.add_argument("--arm", default="baseline", help="arm name, looked up in --config (default: baseline)")
-    r.add_argument("--config", help=f"matrix config holding the arms and systems (default: {DEFAULT_CONFIG} if present)")
+    r.add_argument("--config", help=f"matrix config holding arms, systems and models (default: {DEFAULT_CONFIG} "
+                                     "if present, else built-in defaults)")
     r.add_argument("--system", default="builtin")
-    r.add_argument("--methods", help="comma-separated methods (default: all the system has)")
+    r.add_argument("--methods", help="comma-separated methods (default: the system's)")
     r.add_argument("--include", action="append", help="glob of files to index (repeatable; default: **)")
     r.add_argument("--exclude", action="append", help="glob of files to leave out (repeatable)")
     r.add_argument("--top-k", type=int, default=100)
+    r.add_argument("--cache-dir", help="embedding cache directory (default: the config's cache_dir)")
     r.add_argument("--out", help="write the run JSON here")
     r.set_defaults(func=cmd_run)
     v = sub.add_parser("validate", help="check a matrix config and print what it holds")
     v.add_argument("config")
     v.set_defaults(func=cmd_validate)
+    c = sub.add_parser("check", help="exit 1 when a run misses a gate (for a CI)")
+    c.add_argument("run", help="a run JSON (results/runs/DATASET/SYSTEM/ARM.json)")
+    c.add_argument("--min", action="append", metavar="METHOD.METRIC=VALUE", help="fail below (repeatable)")
+    c.add_argument("--max", action="append", metavar="METHOD.METRIC=VALUE", help="fail above (repeatable)")
+    c.set_defaults(func=cmd_check)
     return p
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from crmatrix import atomic, corpus, datasets, evaluate, matrix, provenance
+from crmatrix import atomic, corpus, datasets, evaluate, matrix, provenance, trec
 from crmatrix.datasets import Task
 from crmatrix.symbols import Symbol, extract_files
 from crmatrix.systems import SystemContext, make_system
@@ -38,9 +38,13 @@ def extract_symbols(tree: Path, manifest: Path, out: Path) -> list[Symbol]:
     return symbols
 
 
-def prepare_dataset(file: Path, fmt: str, corpus_name: str, manifest: Path, symbols: Path, out: Path) -> list[Task]:
-    tasks = datasets.load(Path(file), fmt, corpus_name, read_json(manifest), load_symbols(symbols))
+def prepare_dataset(file: Path, fmt: str, corpus_name: str, manifest: Path, symbols: Path, out: Path,
+                    qrels: Path | None = None) -> list[Task]:
+    syms = load_symbols(symbols)
+    tasks = datasets.load(Path(file), fmt, corpus_name, read_json(manifest), syms)
     atomic.write_jsonl(Path(out), [t.to_dict() for t in tasks])
+    if qrels is not None:
+        trec.write_qrels(Path(qrels), evaluate.qrels(tasks, syms))
     return tasks
 
 
@@ -68,18 +72,24 @@ def build_index(*, symbols: Path, manifest: Path, model_dir: Path, env: dict, ca
 
 def evaluate_arm(*, tasks: Path, symbols: Path, manifest: Path, tree: Path, dataset_file: Path, out: Path,
                  dataset: str, system: str, system_conf: dict, arm: str, env: dict, top_k: int,
-                 index: Path | None = None, cache_dir: Path | None = None, threads: int | None = None) -> dict:
+                 index: Path | None = None, cache_dir: Path | None = None, threads: int | None = None,
+                 trec_dir: Path | None = None) -> dict:
     syms = load_symbols(symbols)
     man = read_json(manifest)
     ctx = SystemContext(Path(tree), man, syms, env, system_conf.get("options", {}),
                         Path(index) if index else None, Path(cache_dir) if cache_dir else None, threads)
     sysobj = make_system(system_conf, ctx)
     params = {"dataset": dataset, "system": system_conf, "arm": arm, "env": env, "top_k": top_k}
-    methods = evaluate.evaluate(sysobj, load_tasks(tasks), syms, system_conf["methods"], top_k)
+    methods, ranked, prepare_s = evaluate.evaluate(sysobj, load_tasks(tasks), syms, system_conf["methods"], top_k)
     prov = provenance.record(corpus=man["corpus"], manifest=man, dataset=dataset, dataset_file=Path(dataset_file),
                              system=system, system_conf=system_conf, arm=arm, env=env, params=params,
                              system_run=sysobj.provenance() if hasattr(sysobj, "provenance") else None)
-    run = {"dataset": dataset, "system": system, "arm": arm, "top_k": top_k, "methods": methods, "provenance": prov}
+    run = {"dataset": dataset, "system": system, "arm": arm, "top_k": top_k, "prepare_s": prepare_s,
+           "methods": methods, "provenance": prov}
+    if trec_dir is not None:
+        with atomic.staged_dir(Path(trec_dir)) as d:
+            for method, by_task in ranked.items():
+                trec.write_run(d / f"{method}.run", by_task, f"{system}.{arm}.{method}")
     atomic.write_json(Path(out), run)
     return run
 

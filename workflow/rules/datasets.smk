@@ -4,7 +4,8 @@ rule prepare_dataset:
         manifest=lambda wc: f"results/corpora/{dataset_corpus(wc)}/manifest.json",
         symbols=lambda wc: f"results/symbols/{dataset_corpus(wc)}.jsonl",
     output:
-        "results/datasets/{dataset}.jsonl",
+        tasks="results/datasets/{dataset}.jsonl",
+        qrels="results/trec/{dataset}.qrels",
     params:
         code=CODE["prepare_dataset"],
         format=lambda wc: CFG["datasets"][wc.dataset]["format"],

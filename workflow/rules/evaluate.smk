@@ -2,7 +2,8 @@ rule evaluate_arm:
     input:
         unpack(evaluate_inputs),
     output:
-        "results/runs/{dataset}/{system}/{arm}.json",
+        run="results/runs/{dataset}/{system}/{arm}.json",
+        trec=directory("results/trec/{dataset}/{system}/{arm}"),
     params:
         code=CODE["evaluate_arm"],
         system=lambda wc: CFG["systems"][wc.system],

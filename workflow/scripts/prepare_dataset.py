@@ -7,5 +7,6 @@ with jobs.job(snakemake.log[0], snakemake.output):
         snakemake.params.corpus,
         snakemake.input.manifest,
         snakemake.input.symbols,
-        snakemake.output[0],
+        snakemake.output.tasks,
+        snakemake.output.qrels,
     )

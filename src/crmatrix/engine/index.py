@@ -8,6 +8,7 @@ leave most texts unchanged embeds only the texts that changed.
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import numpy as np
@@ -37,10 +38,12 @@ def symbols_hash(symbols: list[Symbol]) -> str:
 
 def build(symbols: list[Symbol], knobs: Knobs, model_dir: Path, cache_dir: Path, out: Path,
           threads: int | None = None) -> dict:
+    t0 = time.perf_counter()
     model = read_model(model_dir)
     texts = [embedding_text(s, knobs) for s in symbols]
     vectors, stats = embed_with_cache(texts, lambda: load_embedder(model, Path(model_dir), threads),
                                       model["sha256"], EmbeddingCache(Path(cache_dir) / CACHE_FILE))
+    stats["seconds"] = round(time.perf_counter() - t0, 3)
     meta = {"model": model, "knobs": knobs.to_dict(), "symbols": len(symbols),
             "symbols_hash": symbols_hash(symbols), "embedding": stats}
     with atomic.staged_dir(Path(out)) as d:

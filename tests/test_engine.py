@@ -35,20 +35,30 @@ def test_coverage_bonus_rises_linearly_from_the_threshold():
 
 # --- hybrid merge ---------------------------------------------------------------------------
 
+def lex(n, **scores):
+    out = np.full(n, np.nan)
+    for k, v in scores.items():
+        out[int(k[1:])] = v
+    return out
+
+
+def as_dict(a):
+    return {i: float(a[i]) for i in np.flatnonzero(~np.isnan(a))}
+
+
 def test_long_query_merge_upgrades_inserts_and_decays():
-    lex = {0: 32, 1: 55}
     sem = [(2, 0.60), (0, 0.50), (3, 0.08), (4, 0.20)]
-    merged = hybrid.merge("rename a variable across the whole project", lex, sem)
+    merged = hybrid.merge("rename a variable across the whole project", lex(6, i0=32, i1=55), sem)
     # best cosine maps to 100; rank r loses 8 per place; lexical entries keep the larger score;
     # a new entry needs cosine >= 0.10 (query of >= 4 words)
-    assert merged == {0: max(32, int(0.5 / 0.6 * 100) - 8), 1: 55, 2: 100, 4: int(0.2 / 0.6 * 100) - 24}
+    assert as_dict(merged) == {0: max(32, int(0.5 / 0.6 * 100) - 8), 1: 55, 2: 100, 4: int(0.2 / 0.6 * 100) - 24}
 
 
 def test_short_phrase_inserts_only_the_top_semantic_hit():
-    merged = hybrid.merge("read frame", {}, [(5, 0.9), (6, 0.85), (7, 0.8)])
-    assert merged == {5: 100}  # 2..3 words: at most two considered, only rank 0 may be inserted
-    assert hybrid.merge("frame", {}, [(5, 0.11)]) == {}  # one word: floor 0.12
-    assert hybrid.merge("frame", {9: 3}, [(9, 0.04)]) == {9: 3}  # below 0.05: ignored
+    merged = hybrid.merge("read frame", lex(10), [(5, 0.9), (6, 0.85), (7, 0.8)])
+    assert as_dict(merged) == {5: 100}  # 2..3 words: at most two considered, only rank 0 may be inserted
+    assert as_dict(hybrid.merge("frame", lex(10), [(5, 0.11)])) == {}  # one word: floor 0.12
+    assert as_dict(hybrid.merge("frame", lex(10, i9=3), [(9, 0.04)])) == {9: 3}  # below 0.05: ignored
 
 
 def test_engine_applies_2e_after_the_merge_only_when_on():
@@ -63,7 +73,7 @@ def test_engine_applies_2e_after_the_merge_only_when_on():
     boosted = on.hybrid_scores(q)
     assert boosted[1] == base[1]  # read_config covers no term
     assert boosted[0] == pytest.approx(base[0] + (1.0 - 0.6) / 0.4 * 20)  # all 3 terms: full default bonus
-    assert on.lexical_scores(q) == off.lexical_scores(q)  # 2e touches hybrid only
+    np.testing.assert_array_equal(on.lexical_scores(q), off.lexical_scores(q))  # 2e touches hybrid only
     assert [h.symbol for h in on.search(q, "semantic", 2)] == ["read_config", "open_file"]
 
 
@@ -124,3 +134,26 @@ def test_explicit_zero_beats_auto(model_dir, tmp_path):
     got = ranks(RUST, no_comments, "rust", model_dir, tmp_path)
     assert got == ranks(RUST, api_only, "rust", model_dir, tmp_path)
     assert " · NL: " not in got["texts"] and " · API: " in got["texts"]
+
+
+# --- the vectorized scorers agree with their one-symbol definitions -----------------------------
+
+def test_vectorized_lexical_and_sparse_equal_the_definitions():
+    from crmatrix.engine import lexical
+    from crmatrix.symbols import extract_files
+
+    root = Path(lexical.__file__).parents[1]  # this package's own source: always at hand
+    syms = extract_files(root, sorted(p.relative_to(root).as_posix() for p in root.rglob("*.py")))
+    assert len(syms) > 300
+    lex_index, sparse_index = lexical.LexicalIndex(syms), sparse.SparseIndex(syms)
+    docs = [lexical.LexicalDoc.of(s) for s in syms]
+    fields = [" ".join((s.name, s.qualname, s.signature, s.path)).lower() for s in syms]
+    queries = ["load config", "please load-config now", "get", "Symbol", "extract_files", "a", "parse the header",
+               "write json atomically to a path", "crmatrix/engine", "Build Index", "find the function that opens a file"]
+    for q in queries:
+        lq = lexical.LexicalQuery.of(q)
+        want = np.array([np.nan if (v := lexical.score(d, lq)) is None else v for d in docs])
+        np.testing.assert_array_equal(lex_index.scores(q), want, err_msg=q)
+        terms = sparse.query_terms(q)
+        want = np.array([sparse.coverage_bonus(terms, f, 0.4, 40) for f in fields])
+        np.testing.assert_allclose(sparse_index.bonus(q, 0.4, 40), want, err_msg=q)

@@ -2,7 +2,9 @@
 
 Methods: `lexical` (CodeLens's structural ranker), `semantic` (cosine over the index's
 vectors), `hybrid` (lexical merged with semantic hits, then the 2e re-rank when on) and
-`bm25`. Every method returns hits in the one deterministic order of `crmatrix.hits`.
+`bm25`. Scores are arrays over all symbols (NaN: not a candidate), so a query costs a few
+vector operations; every method returns hits in the one deterministic order of
+`crmatrix.hits`, (-score, path, start_line, symbol).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import numpy as np
 from crmatrix import CrmatrixError
 from crmatrix.engine import hybrid, lexical, sparse
 from crmatrix.engine.knobs import Knobs
-from crmatrix.hits import Hit, ranked
+from crmatrix.hits import Hit
 from crmatrix.symbols import Symbol
 
 METHODS = ("lexical", "semantic", "hybrid", "bm25")
@@ -30,10 +32,13 @@ class Engine:
         self.vectors = vectors
         self._encode = encode_queries
         self._query_vectors: dict[str, np.ndarray] = {}
-        self._lexical_docs = [lexical.LexicalDoc.of(s) for s in symbols]
-        self._sparse_fields = [" ".join((s.name, s.qualname, s.signature, s.path)).lower() for s in symbols]
-        self._order = {i: (s.path, s.start_line, s.name) for i, s in enumerate(symbols)}
+        self._lexical = lexical.LexicalIndex(symbols)
+        self._sparse = sparse.SparseIndex(symbols) if self.knobs.sparse else None
         self._bm25 = None
+        # position of each symbol in (path, start_line, name) order: the tie-break as one int
+        order = sorted(range(len(symbols)), key=lambda i: (symbols[i].path, symbols[i].start_line, symbols[i].name))
+        self._tie = np.empty(len(symbols), dtype=np.int64)
+        self._tie[order] = np.arange(len(symbols))
 
     # -- query vectors ------------------------------------------------------------------
 
@@ -41,9 +46,9 @@ class Engine:
         """Embed all queries and build BM25 up front, so search latency is the search alone."""
         self._bm25_index()
         todo = sorted({q for q in queries if q not in self._query_vectors})
-        if todo and self._encode is not None:
+        if todo and self._encode is not None and self.vectors is not None:
             for q, v in zip(todo, self._encode(todo)):
-                self._query_vectors[q] = v
+                self._query_vectors[q] = np.asarray(v, dtype=self.vectors.dtype)
 
     def _query_vector(self, query: str) -> np.ndarray:
         if self.vectors is None or self._encode is None:
@@ -52,27 +57,25 @@ class Engine:
             self.prepare([query])
         return self._query_vectors[query]
 
-    # -- candidate scores (symbol index -> score) ----------------------------------------
+    # -- scores: one per symbol, NaN where the symbol is not a candidate -------------------
 
-    def lexical_scores(self, query: str) -> dict[int, float]:
-        q = lexical.LexicalQuery.of(query)
-        out = {}
-        for i, doc in enumerate(self._lexical_docs):
-            sc = lexical.score(doc, q)
-            if sc is not None:
-                out[i] = sc
-        return out
+    def lexical_scores(self, query: str) -> np.ndarray:
+        return self._lexical.scores(query)
+
+    def _best(self, scores: np.ndarray, n: int) -> np.ndarray:
+        """Indices of the n best candidates, ties broken by (path, line, name)."""
+        cand = np.flatnonzero(~np.isnan(scores))
+        if len(cand) > 4 * n:  # narrow to the n best first, keeping every score tied with the n-th
+            kth = np.partition(-scores[cand], n - 1)[n - 1]
+            cand = cand[-scores[cand] <= kth]
+        return cand[np.lexsort((self._tie[cand], -scores[cand]))][:n]
+
+    def semantic_scores(self, query: str) -> np.ndarray:
+        return (self.vectors @ self._query_vector(query)).astype(np.float64)
 
     def semantic_top(self, query: str, n: int) -> list[tuple[int, float]]:
-        """The n best symbols by cosine, ties broken by (path, line, name)."""
-        cos = self.vectors @ self._query_vector(query)
-        if n < len(cos):
-            kth = np.partition(-cos, n - 1)[n - 1]
-            candidates = np.flatnonzero(-cos <= kth)  # everything tied with the n-th stays in
-        else:
-            candidates = np.arange(len(cos))
-        best = sorted(candidates.tolist(), key=lambda i: (-float(cos[i]), self._order[i]))
-        return [(i, float(cos[i])) for i in best[:n]]
+        cos = self.semantic_scores(query)
+        return [(int(i), float(cos[i])) for i in self._best(cos, n)]
 
     def _bm25_index(self):
         if self._bm25 is None:
@@ -81,32 +84,21 @@ class Engine:
             self._bm25 = BM25Index(self.symbols)
         return self._bm25
 
-    def bm25_scores(self, query: str) -> dict[int, float]:
-        scores = self._bm25_index().scores(query)
-        return {int(i): float(scores[i]) for i in np.flatnonzero(scores > 0)}
+    def bm25_scores(self, query: str) -> np.ndarray:
+        scores = self._bm25_index().scores(query).astype(np.float64)
+        return np.where(scores > 0, scores, np.nan)
 
-    def hybrid_scores(self, query: str) -> dict[int, float]:
+    def hybrid_scores(self, query: str) -> np.ndarray:
         merged = hybrid.merge(query, self.lexical_scores(query), self.semantic_top(query, hybrid.MAX_SEMANTIC))
-        k = self.knobs
-        if k.sparse:
-            terms = sparse.query_terms(query)
-            for i in merged:
-                merged[i] += sparse.coverage_bonus(terms, self._sparse_fields[i], k.sparse_threshold, k.sparse_max)
+        if self._sparse is not None:
+            merged += self._sparse.bonus(query, self.knobs.sparse_threshold, self.knobs.sparse_max)
         return merged
 
     # -- the system interface -------------------------------------------------------------
 
-    def _hits(self, scores: dict[int, float], k: int) -> list[Hit]:
-        return ranked([Hit(s.path, s.name, s.kind, s.start_line, s.end_line, float(scores[i]))
-                       for i, s in ((i, self.symbols[i]) for i in scores)], k)
-
     def search(self, query: str, method: str, k: int) -> list[Hit]:
-        if method == "lexical":
-            return self._hits(self.lexical_scores(query), k)
-        if method == "semantic":
-            return self._hits(dict(self.semantic_top(query, k)), k)
-        if method == "hybrid":
-            return self._hits(self.hybrid_scores(query), k)
-        if method == "bm25":
-            return self._hits(self.bm25_scores(query), k)
-        raise CrmatrixError(f"builtin engine: unknown method {method!r} (expected one of: {', '.join(METHODS)})")
+        if method not in METHODS:
+            raise CrmatrixError(f"builtin engine: unknown method {method!r} (expected one of: {', '.join(METHODS)})")
+        scores = getattr(self, f"{method}_scores")(query)
+        return [Hit(s.path, s.name, s.kind, s.start_line, s.end_line, float(scores[i]))
+                for i, s in ((int(i), self.symbols[i]) for i in self._best(scores, k))]

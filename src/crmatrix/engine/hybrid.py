@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 MIN_COSINE = 0.05
 MAX_SEMANTIC = 6  # semantic hits considered for the merge (the policy caps it further)
 RANK_DECAY = 8
@@ -32,11 +34,11 @@ def policy(query: str, max_semantic: int) -> Policy:
     return Policy(min(max_semantic, 3), 0.12, False)
 
 
-def merge(query: str, lexical: dict[int, float], semantic: list[tuple[int, float]], max_semantic: int = 6
-          ) -> dict[int, float]:
-    """`lexical` maps symbol index -> lexical score; `semantic` is (symbol index, cosine) best first.
-    Returns symbol index -> merged score."""
-    merged = dict(lexical)
+def merge(query: str, lexical: np.ndarray, semantic: list[tuple[int, float]], max_semantic: int = MAX_SEMANTIC
+          ) -> np.ndarray:
+    """`lexical` holds one score per symbol (NaN: not a candidate); `semantic` is (symbol index,
+    cosine), best first. Returns the merged scores in the same shape."""
+    merged = lexical.copy()
     p = policy(query, max_semantic)
     best = max([c for _, c in semantic] + [MIN_COSINE])
     for rank, (idx, cosine) in enumerate(semantic[: p.limit]):
@@ -44,7 +46,7 @@ def merge(query: str, lexical: dict[int, float], semantic: list[tuple[int, float
             continue
         normalized = int(min(max(cosine / best * 100.0, 1.0), 100.0))
         sem_score = min(max(normalized - RANK_DECAY * rank, 1), 100)
-        if idx in merged:
+        if not np.isnan(merged[idx]):
             merged[idx] = max(merged[idx], sem_score)
         elif cosine >= p.floor and not (p.short_phrase and rank > 0):
             merged[idx] = sem_score

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+import numpy as np
+
 from crmatrix.symbols import Symbol
 
 # Queries holding one of these ask for something that *does* a thing: favour functions.
@@ -100,3 +102,120 @@ def score(d: LexicalDoc, q: LexicalQuery) -> int | None:
     if not q.tokens:
         return None
     return _token_score(d, q)
+
+
+class Blob:
+    """Many lowercased strings in one, so "which of them contain x" is a C-speed `str.find` scan."""
+
+    SEP = "\x00"  # never in a query, so no match spans two strings
+    CACHE_SIZE = 1024
+
+    def __init__(self, texts: list[str]):
+        self.text = self.SEP.join(texts)
+        lengths = np.fromiter((len(t) + 1 for t in texts), dtype=np.int64, count=len(texts))
+        self.starts = np.concatenate(([0], np.cumsum(lengths)[:-1])) if len(texts) else np.zeros(0, np.int64)
+        self.n = len(texts)
+        self._cache: dict[str, np.ndarray] = {}
+
+    def contains(self, needle: str) -> np.ndarray:
+        """Which strings contain `needle` (a read-only mask, cached: queries share their small words)."""
+        mask = self._cache.get(needle)
+        if mask is None:
+            if len(self._cache) >= self.CACHE_SIZE:
+                self._cache.clear()
+            mask = self._cache[needle] = self._scan(needle)
+            mask.flags.writeable = False
+        return mask
+
+    def _scan(self, needle: str) -> np.ndarray:
+        hits, find, pos = [], self.text.find, 0
+        while needle and (pos := find(needle, pos)) != -1:
+            hits.append(pos)
+            pos += 1
+        return self.owners(hits)
+
+    def owners(self, positions: list[int]) -> np.ndarray:
+        """The mask of strings that hold these positions of the joined text."""
+        mask = np.zeros(self.n, dtype=bool)
+        if positions:
+            mask[np.searchsorted(self.starts, np.asarray(positions), side="right") - 1] = True
+        return mask
+
+
+class LexicalIndex:
+    """All symbols scored at once by the rules of `score`, which stays the readable definition.
+
+    Each rule becomes a boolean mask over symbols; the first rule that fires wins, exactly as
+    in `score` (the tests check the two agree on real corpora).
+    """
+
+    def __init__(self, symbols: list[Symbol]):
+        docs = [LexicalDoc.of(s) for s in symbols]
+        self.n = len(docs)
+        self.names = Blob([d.name for d in docs])
+        self.sigs = Blob([d.signature for d in docs])
+        self.quals = Blob([d.qualname for d in docs])
+        self.paths = Blob([d.path for d in docs])
+        self.by_name: dict[str, list[int]] = {}
+        self.by_word: dict[str, list[int]] = {}
+        for i, d in enumerate(docs):
+            self.by_name.setdefault(d.name, []).append(i)
+            for w in set(d.words):
+                self.by_word.setdefault(w, []).append(i)
+        self.underscore_names = sorted({d.name for d in docs if "_" in d.name})
+        self.is_function = np.array([d.kind in FUNCTION_KINDS for d in docs], dtype=bool)
+        self.is_type = np.array([d.kind in TYPE_KINDS for d in docs], dtype=bool)
+
+    def _named(self, names) -> np.ndarray:
+        mask = np.zeros(self.n, dtype=bool)
+        for name in names:
+            mask[self.by_name.get(name, [])] = True
+        return mask
+
+    def _names_within(self, snake: str) -> np.ndarray:
+        """Symbols whose (underscored) name occurs in `snake`."""
+        return self._named([name for name in self.underscore_names if name in snake])
+
+    def scores(self, query: str) -> np.ndarray:
+        """One score per symbol, NaN where the symbol is not a candidate."""
+        q = LexicalQuery.of(query)
+        out = np.full(self.n, np.nan)
+        if not q.text:
+            return out
+        free = np.ones(self.n, dtype=bool)
+        for mask, value in (
+            (lambda: self._named([q.text]), 100),
+            (lambda: self.names.contains(q.text), 60),
+            (lambda: self.sigs.contains(q.text), 30),
+            (lambda: self.quals.contains(q.text), 20),
+            (lambda: self._named([q.snake]), 80),
+            (lambda: self._names_within(q.snake), 70),
+            (lambda: self.names.contains(q.snake) if "_" in q.snake else np.zeros(self.n, bool), 65),
+        ):
+            fire = mask() & free
+            out[fire] = value
+            free &= ~fire
+        if q.tokens and free.any():
+            self._token_scores(q, free, out)
+        return out
+
+    def _token_scores(self, q: LexicalQuery, free: np.ndarray, out: np.ndarray) -> None:
+        n_tok = len(q.tokens)
+        name_hits = np.zeros(self.n, dtype=np.int64)
+        sig_hits = np.zeros(self.n, dtype=np.int64)
+        path_hits = np.zeros(self.n, dtype=np.int64)
+        for t in q.tokens:
+            in_words = np.zeros(self.n, dtype=bool)
+            in_words[self.by_word.get(t, [])] = True
+            name_hits += self.names.contains(t) | in_words
+            sig_hits += self.sigs.contains(t)
+            path_hits += self.paths.contains(t)
+        # int() truncation of these non-negative values is floor
+        base = np.where(
+            name_hits > 0,
+            np.minimum(np.floor(15 + 40 * name_hits / n_tok) + np.floor(5 * sig_hits / n_tok), 55),
+            np.where(sig_hits > 0, np.floor(5 + 20 * sig_hits / n_tok), np.floor(np.maximum(1 + 4 * path_hits / n_tok, 1))),
+        )
+        boost = np.where(self.is_function, 8, 0) if q.has_verb else np.where(self.is_type, 5, 0)
+        scored = free & ((name_hits > 0) | (sig_hits > 0) | (path_hits > 0))
+        out[scored] = base[scored] + boost[scored]

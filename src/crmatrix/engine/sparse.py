@@ -9,6 +9,10 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+import numpy as np
+
+from crmatrix.symbols import Symbol
+
 # Short on purpose: only words that regularly dilute coverage in code-search queries.
 STOPWORDS = frozenset(
     "the for with from that this into onto over not and any all are was were has have had how what when "
@@ -31,12 +35,38 @@ def _whole_word(term: str) -> re.Pattern:
     return re.compile(rf"(?<![0-9a-z]){re.escape(term)}(?![0-9a-z])")
 
 
+def bonus(coverage: np.ndarray, n_terms: int, threshold: float, max_bonus: float) -> np.ndarray:
+    """0 below the threshold, then rising linearly to `max_bonus` at full coverage."""
+    if n_terms < 2:
+        return np.zeros_like(coverage, dtype=float)
+    ratio = coverage / n_terms
+    return np.where(ratio < threshold, 0.0, (ratio - threshold) / max(1.0 - threshold, 0.01) * max_bonus)
+
+
 def coverage_bonus(terms: tuple[str, ...], fields: str, threshold: float, max_bonus: float) -> float:
-    """`fields` is the lowercased `name qualname signature path`; below the threshold the bonus is 0,
-    from there it rises linearly to `max_bonus` at full coverage."""
-    if len(terms) < 2:
-        return 0.0
-    coverage = sum(_whole_word(t).search(fields) is not None for t in terms) / len(terms)
-    if coverage < threshold:
-        return 0.0
-    return (coverage - threshold) / max(1.0 - threshold, 0.01) * max_bonus
+    """The bonus of one candidate; `fields` is its lowercased `name qualname signature path`."""
+    covered = sum(_whole_word(t).search(fields) is not None for t in terms)
+    return float(bonus(np.array([covered]), len(terms), threshold, max_bonus)[0])
+
+
+class SparseIndex:
+    """Term coverage for every symbol at once.
+
+    A term (alphanumeric) occurs as a whole word exactly when it is one of the maximal
+    alphanumeric runs of the text, so an inverted index of those runs answers each term
+    with one lookup.
+    """
+
+    def __init__(self, symbols: list[Symbol]):
+        self.n = len(symbols)
+        self._words: dict[str, list[int]] = {}
+        for i, s in enumerate(symbols):
+            for w in set(_NON_ALNUM.split(" ".join((s.name, s.qualname, s.signature, s.path)).lower())):
+                self._words.setdefault(w, []).append(i)
+
+    def bonus(self, query: str, threshold: float, max_bonus: float) -> np.ndarray:
+        terms = query_terms(query)
+        coverage = np.zeros(self.n, dtype=np.int64)
+        for t in terms:
+            coverage[self._words.get(t, [])] += 1
+        return bonus(coverage, len(terms), threshold, max_bonus)

@@ -6,7 +6,7 @@ CORES   ?= 8
 export HF_HUB_OFFLINE := 1
 export HF_DATASETS_OFFLINE := 1
 
-.PHONY: run test test-slow lint report clean
+.PHONY: run test test-slow lint report bench clean
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(PY) || python3.11 -m venv $(VENV) || python3 -m venv $(VENV)
@@ -27,6 +27,10 @@ lint: $(STAMP)
 
 report: $(STAMP)
 	$(VENV)/bin/snakemake --cores $(CORES) all --report results/report.html
+
+# By hand, not in CI: speed and memory targets (needs `make run` first and ../shared).
+bench: $(STAMP)
+	$(PY) benchmarks/engine.py
 
 clean:
 	rm -rf results logs .snakemake

@@ -58,13 +58,13 @@ def cmd_run(args) -> int:
             index = t / "index"
             pipeline.build_index(symbols=t / "symbols.jsonl", manifest=t / "manifest.json", model_dir=t / "model",
                                  env={k: v for k, v in env.items() if k in INDEX_TIME_VARS}, cache_dir=cache_dir,
-                                 out=index)
+                                 out=index, threads=cfg["embed_threads"])
         out = Path(args.out) if args.out else t / "run.json"
         run = pipeline.evaluate_arm(tasks=t / "tasks.jsonl", symbols=t / "symbols.jsonl",
                                     manifest=t / "manifest.json", tree=t / "tree", dataset_file=Path(args.dataset),
                                     out=out, dataset=Path(args.dataset).stem, system=args.system,
                                     system_conf=sysconf, arm=args.arm, env=env, top_k=args.top_k, index=index,
-                                    cache_dir=cache_dir)
+                                    cache_dir=cache_dir, threads=cfg["embed_threads"])
     print(f"{run['dataset']} · {run['system']} · {run['arm']}")
     for method, res in run["methods"].items():
         m = res["metrics"]

@@ -10,6 +10,7 @@ rule evaluate_arm:
         env=lambda wc: CFG["arms"][wc.arm],
         top_k=CFG["top_k"],
         cache_dir=CFG["cache_dir"],
+        embed_threads=CFG["embed_threads"],
     threads: 1
     conda:
         "../../envs/crmatrix.yaml"

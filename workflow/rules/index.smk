@@ -9,6 +9,7 @@ rule build_index:
         code=CODE["build_index"],
         env=index_env,
         cache_dir=CFG["cache_dir"],
+        embed_threads=CFG["embed_threads"],
     threads: 2
     conda:
         "../../envs/crmatrix.yaml"

@@ -8,5 +8,5 @@ with jobs.job(snakemake.log[0], snakemake.output):
         env=dict(snakemake.params.env),
         cache_dir=snakemake.params.cache_dir,
         out=snakemake.output[0],
-        threads=snakemake.threads,
+        threads=snakemake.params.embed_threads,
     )

@@ -17,4 +17,5 @@ with jobs.job(snakemake.log[0], snakemake.output):
         arm=snakemake.wildcards.arm,
         env=dict(snakemake.params.env),
         top_k=snakemake.params.top_k,
+        threads=snakemake.params.embed_threads,
     )

@@ -28,9 +28,23 @@ def _length_order(texts: list[str]) -> list[int]:
     return sorted(range(len(texts)), key=lambda i: (len(texts[i]), i))
 
 
-def _batches(order: list[int], size: int) -> Iterator[list[int]]:
-    for start in range(0, len(order), size):
-        yield order[start:start + size]
+# Characters per batch (about 4 per token): attention memory grows with batch x length^2, so
+# batches of long texts (signatures with docs and hints) are cut short to bound peak RSS.
+BATCH_CHARS = 16_384
+
+
+def _batches(order: list[int], size: int, lengths: list[int]) -> Iterator[list[int]]:
+    """Consecutive runs of the length-sorted order, at most `size` texts and about BATCH_CHARS
+    characters of padded length each; the same list always gives the same batches."""
+    batch: list[int] = []
+    for i in order:
+        # sorted by length, so the newest text is the longest: the batch pads to it
+        if batch and (len(batch) == size or (len(batch) + 1) * lengths[i] > BATCH_CHARS):
+            yield batch
+            batch = []
+        batch.append(i)
+    if batch:
+        yield batch
 
 
 def _normalize(vectors: np.ndarray) -> np.ndarray:
@@ -42,7 +56,7 @@ def _encode_sorted(texts: list[str], dim: int, batch_size: int,
                    encode_batch: Callable[[list[str]], np.ndarray]) -> np.ndarray:
     """Run encode_batch over length-sorted batches and scatter the rows back into input order."""
     out = np.empty((len(texts), dim), dtype=np.float32)
-    for idx in _batches(_length_order(texts), batch_size):
+    for idx in _batches(_length_order(texts), batch_size, [len(t) for t in texts]):
         out[idx] = encode_batch([texts[i] for i in idx])
     return out
 

@@ -1,0 +1,64 @@
+"""The `crmatrix` command: one evaluation outside Snakemake, config validation, CI gates."""
+
+import json
+import subprocess
+import sys
+
+import yaml
+
+from conftest import BIN, ROOT
+
+CLI = [str(BIN / "crmatrix")]
+
+
+def crmatrix(*args, cwd=None):
+    return subprocess.run([*CLI, *args], capture_output=True, text=True, cwd=cwd, timeout=300)
+
+
+def test_run_on_a_directory_writes_a_run(tmp_path):
+    src = tmp_path / "proj"
+    (src / "lib").mkdir(parents=True)
+    (src / "lib" / "util.py").write_text("def slugify(title):\n    return title.lower()\n\n\nclass Cache:\n    pass\n")
+    ds = tmp_path / "ds.json"
+    ds.write_text(json.dumps([{"query": "slugify", "expected_symbol": "slugify", "expected_file_suffix": "lib/util.py",
+                               "query_type": "identifier"}]))
+    cfg = tmp_path / "m.yaml"
+    cfg.write_text(yaml.safe_dump({"corpora": {"x": {"path": str(src)}},
+                                   "datasets": {"x": {"file": str(ds), "corpus": "x"}},
+                                   "arms": {"baseline": {}, "2e": {"CODELENS_RANK_SPARSE_TERM_WEIGHT": "1"}}},
+                                  sort_keys=False))
+    out = tmp_path / "run.json"
+    proc = crmatrix("run", "--corpus", str(src), "--dataset", str(ds), "--config", str(cfg), "--arm", "2e",
+                    "--methods", "lexical,bm25", "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert "lexical   mrr 1.000" in proc.stdout
+    run = json.loads(out.read_text())
+    assert run["arm"] == "2e" and run["provenance"]["arm"]["env"] == {"CODELENS_RANK_SPARSE_TERM_WEIGHT": "1"}
+    assert run["methods"]["lexical"]["queries"][0]["rank"] == 1
+
+    bad = crmatrix("run", "--corpus", str(src), "--dataset", str(ds), "--config", str(cfg), "--arm", "nope")
+    assert bad.returncode == 2
+    assert bad.stderr.strip() == "crmatrix: --arm 'nope' is not an arm of the config (known: baseline, 2e)"
+
+
+def test_validate_names_the_bad_key(tmp_path):
+    assert crmatrix("validate", str(ROOT / "config" / "config.yaml")).stdout.startswith(
+        f"{ROOT / 'config' / 'config.yaml'}: ok (")
+    cfg = tmp_path / "bad.yaml"
+    cfg.write_text("corpora: {c: {path: x}}\ndatasets: {d: {file: f, corpus: c}}\narms: {baseline: {A: 1}}\n")
+    proc = crmatrix("validate", str(cfg))
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == f"crmatrix: {cfg}: arms.baseline.A: expected string, got an integer 1 (quote it in YAML)"
+
+
+def test_check_gates_exit_one_and_name_the_failure(tmp_path):
+    run = {"methods": {"hybrid": {"metrics": {"mrr": 0.42, "n": 3}, "by_query_type": {},
+                                  "latency_ms": {"p50": 3.0, "p95": 9.0, "p99": 12.0}}}}
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(run))
+    ok = crmatrix("check", str(path), "--min", "hybrid.mrr=0.4", "--max", "hybrid.latency_p95_ms=250")
+    assert ok.returncode == 0 and "2 of 2 gates passed" in ok.stdout
+    fail = crmatrix("check", str(path), "--min", "hybrid.mrr=0.5", "--max", "hybrid.latency_p95_ms=5")
+    assert fail.returncode == 1
+    assert fail.stdout.splitlines()[:2] == ["FAIL hybrid.mrr = 0.42 < min 0.5", "FAIL hybrid.latency_p95_ms = 9 > max 5"]
+    assert crmatrix("check", str(path), "--min", "hybrid.mrr").returncode == 2

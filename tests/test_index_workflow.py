@@ -117,3 +117,13 @@ def test_query_time_arm_schedules_no_index_and_index_time_arm_one(built):
     index_time = {**cfg, "arms": {**cfg["arms"], "strict": {**B2C, "CODELENS_EMBED_HINT_STRICT_LITERALS": "1"}}}
     jobs = planned_jobs(work, index_time)
     assert jobs["build_index"] == 1 and jobs["evaluate_arm"] == 1
+
+
+def test_rerun_gives_byte_identical_statistics(built):
+    work, cfg = built
+    (work / "config.yaml").write_text(yaml.safe_dump(cfg))
+    before = (work / "results/matrix/phase-matrix.json").read_bytes()
+    assert b'"p_holm"' in before and b'"ci_low"' in before and b'"decomposition"' in before
+    snakemake(work, "--configfile", str(work / "config.yaml"), "--cores", "1", "--forcerun", "evaluate_arm",
+              "build_index", "all")
+    assert (work / "results/matrix/phase-matrix.json").read_bytes() == before

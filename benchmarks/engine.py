@@ -114,7 +114,7 @@ def throughput(tmp: Path, texts: list[str]) -> tuple[dict, dict]:
 
 def agreement(vecs: dict, syms_by_ds: dict, models: dict) -> None:
     n = vecs["n"]
-    say("## 2. fp32 (torch) vs INT8 (ONNX per-channel)")
+    say("## 2. fp32 (torch, batch 64) vs INT8 (ONNX per-channel, one text per run)")
     say("")
     say("| model | texts/s |")
     say("|---|---:|")

@@ -6,7 +6,7 @@ CORES   ?= 8
 export HF_HUB_OFFLINE := 1
 export HF_DATASETS_OFFLINE := 1
 
-.PHONY: run test test-slow lint report bench clean
+.PHONY: run test lint report bench clean
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(PY) || python3.11 -m venv $(VENV) || python3 -m venv $(VENV)
@@ -18,9 +18,6 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest -q
-
-test-slow: $(STAMP)
-	$(PY) -m pytest -q -m slow
 
 lint: $(STAMP)
 	$(VENV)/bin/snakemake --lint

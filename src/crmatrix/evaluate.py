@@ -56,10 +56,11 @@ def _summary(values: list[float]) -> dict:
     return {"mean": float(a.mean()) if a.size else 0.0, "p95": float(np.percentile(a, 95)) if a.size else 0.0}
 
 
-def run_method(system: System, tasks: list[Task], symbols: list[Symbol], method: str, k: int
+def run_method(system: System, tasks: list[Task], n_relevant: dict[str, int], method: str, k: int
                ) -> tuple[dict, dict[str, list[str]]]:
     """Score one method; a query that raises is a recorded failure (a miss with its message).
-    Returns the method's results and its ranked docids per task, for the TREC run file."""
+    `n_relevant` counts each task's relevant symbols in the corpus. Returns the method's
+    results and its ranked docids per task, for the TREC run file."""
     rows, ranked = [], {}
     for task in tasks:
         t0 = time.perf_counter()
@@ -69,7 +70,7 @@ def run_method(system: System, tasks: list[Task], symbols: list[Symbol], method:
             hits, error = [], f"{type(e).__name__}: {e}"
         elapsed = (time.perf_counter() - t0) * 1000
         ranked[task.task_id] = [docid(h) for h in hits]
-        rows.append(_query_row(task, hits, len(relevant_symbols(task.gold, symbols)), elapsed, error))
+        rows.append(_query_row(task, hits, n_relevant[task.task_id], elapsed, error))
     failed = [r for r in rows if r["error"]]
     if rows and len(failed) == len(rows):  # a system that fails every query is broken, not bad at search
         raise CrmatrixError(f"method {method}: every query failed; the first: {failed[0]['error']}")
@@ -93,9 +94,10 @@ def evaluate(system: System, tasks: list[Task], symbols: list[Symbol], methods: 
         prepare_s = time.perf_counter() - t0
     else:
         prepare_s = 0.0
+    n_relevant = {t.task_id: len(relevant_symbols(t.gold, symbols)) for t in tasks}  # the same for every method
     results, ranked = {}, {}
     for m in methods:
-        results[m], ranked[m] = run_method(system, tasks, symbols, m, k)
+        results[m], ranked[m] = run_method(system, tasks, n_relevant, m, k)
     return results, ranked, round(prepare_s, 3)
 
 

@@ -14,7 +14,6 @@ import os
 import re
 import shutil
 import tarfile
-import tempfile
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -131,15 +130,12 @@ def fetch_git(url: str, commit: str, dest: Path, mirrors: list[str]) -> dict:
                 _checkout(str(b), commit, dest, shallow=True)
                 return {"source": str(b)}
             tried.append(f"mirror bundle {b}: holds {', '.join(sorted(heads))}")
-    with tempfile.TemporaryDirectory() as tmp:
-        try:
-            _checkout(url, commit, Path(tmp) / "repo", shallow=False)
-        except git.GitCommandError as e:
-            msg = (e.stderr or str(e)).strip().splitlines()
-            tried.append(f"{url}: {msg[-1] if msg else e}")
-        else:
-            shutil.copytree(Path(tmp) / "repo", dest, symlinks=True, dirs_exist_ok=True)
-            return {"source": url}
+    try:  # dest is the caller's scratch: a failed clone leaves nothing the caller keeps
+        _checkout(url, commit, dest, shallow=False)
+        return {"source": url}
+    except git.GitCommandError as e:
+        msg = (e.stderr or str(e)).strip().splitlines()
+        tried.append(f"{url}: {msg[-1] if msg else e}")
     raise CrmatrixError(f"commit {commit} of {url} found nowhere; tried:\n  " + "\n  ".join(tried))
 
 

@@ -1,29 +1,48 @@
 # The two commands a new user needs: `make run` and `make test`.
-VENV    := .venv
+VENV    ?= .venv
 PY      := $(VENV)/bin/python
+SMK     := $(VENV)/bin/snakemake
 STAMP   := $(VENV)/.installed
-CORES   ?= 8
+CORES   ?= $(shell nproc)
+# Another matrix: `make run CONFIG=config/seed.yaml` (the target goes before --configfile,
+# which would read a later target as a second config file).
+CONFIG  ?=
+CONFIGFLAGS := $(if $(CONFIG),--configfile $(CONFIG))
 export HF_HUB_OFFLINE := 1
 export HF_DATASETS_OFFLINE := 1
 
-.PHONY: run test lint report bench clean
+.PHONY: run resume test lint report bench clean
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(PY) || python3.11 -m venv $(VENV) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q -c constraints.txt -e '.[test]'
 	touch $(STAMP)
 
+# A run that dies without releasing Snakemake's lock (kill -9, power loss) leaves it in
+# .snakemake/locks; a run that merely fails releases it. So a lock left after a failed
+# run means: either another run is going on here, or `make resume` recovers.
 run: $(STAMP)
-	$(VENV)/bin/snakemake --cores $(CORES) all
+	$(if $(CONFIG),$(VENV)/bin/crmatrix validate $(CONFIG))
+	@$(SMK) --profile profiles/local --cores $(CORES) all $(CONFIGFLAGS) || { status=$$?; \
+	  if [ -n "$$(ls -A .snakemake/locks 2>/dev/null)" ]; then \
+	    echo "crmatrix: an earlier run was killed and left its lock in .snakemake/locks; if no other run is going on in this directory, recover with: make resume$(if $(CONFIG), CONFIG=$(CONFIG))" >&2; \
+	  fi; exit $$status; }
+	@echo "crmatrix: the matrix is in results/matrix/phase-matrix.md (and .json)"
+
+# Unlock, then finish the interrupted run: the profile's rerun-incomplete redoes the jobs
+# that were cut short; everything that finished stays.
+resume: $(STAMP)
+	$(SMK) --unlock all $(CONFIGFLAGS)
+	$(MAKE) run
 
 test: $(STAMP)
 	$(PY) -m pytest -q
 
 lint: $(STAMP)
-	$(VENV)/bin/snakemake --lint
+	$(SMK) --lint
 
 report: $(STAMP)
-	$(VENV)/bin/snakemake --cores $(CORES) all --report results/report.html
+	$(SMK) --profile profiles/local --cores $(CORES) all $(CONFIGFLAGS) --report results/report.html
 
 # By hand, not in CI: speed and memory targets (needs `make run` first and ../shared).
 bench: $(STAMP)

@@ -1,14 +1,25 @@
 # crmatrix: pinned corpora -> symbols -> indexes -> (dataset x system x arm) runs -> phase matrix.
 # Wiring only; the stages live in workflow/rules/, the work in the crmatrix library.
+import sys
+
 from snakemake.utils import min_version
+
+from crmatrix import CrmatrixError
+from crmatrix.config import read_yaml
 
 min_version("9.0")
 
+DEFAULT_CONFIG = "config/config.yaml"
 
-# `--configfile FILE` replaces the default matrix instead of being merged into it.
+# `--configfile FILE` replaces the default matrix instead of being merged into it. The
+# default is read by us first: Snakemake's own YAML error names neither file nor line.
 if not config:
+    try:
+        read_yaml(DEFAULT_CONFIG)
+    except CrmatrixError as e:
+        sys.exit(f"crmatrix: {e}")
 
-    configfile: "config/config.yaml"
+    configfile: DEFAULT_CONFIG
 
 
 include: "workflow/rules/common.smk"

@@ -4,7 +4,8 @@ import os
 
 import pytest
 
-from crmatrix import CrmatrixError, corpus
+from crmatrix import CrmatrixError, corpus, languages
+from crmatrix.stages import fetch_corpus
 
 
 @pytest.mark.parametrize(
@@ -83,7 +84,7 @@ def test_content_hash_follows_content_only(messy_tree, tmp_path):
 
 def test_build_corpus_writes_tree_and_manifest(messy_tree, tmp_path):
     tree, man = tmp_path / "results" / "c" / "tree", tmp_path / "results" / "c" / "manifest.json"
-    m = corpus.build_corpus("c", {"path": str(messy_tree), "include": ["pkg/*.py"]}, tree, man, [], {})
+    m = fetch_corpus.run("c", {"path": str(messy_tree), "include": ["pkg/*.py"]}, tree, man, [], {})
     assert json.loads(man.read_text()) == m
     assert m["pin"] == {"kind": "path", "path": str(messy_tree)}
     assert [f["path"] for f in m["files"]] == ["pkg/a.py", "pkg/link_in.py"]
@@ -93,15 +94,15 @@ def test_build_corpus_writes_tree_and_manifest(messy_tree, tmp_path):
 def test_selecting_nothing_is_an_error_and_leaves_nothing(messy_tree, tmp_path):
     results = tmp_path / "results"
     with pytest.raises(CrmatrixError, match=r"corpora\.c: include/exclude select no readable file"):
-        corpus.build_corpus("c", {"path": str(messy_tree), "include": ["*.go"]}, results / "c" / "tree",
+        fetch_corpus.run("c", {"path": str(messy_tree), "include": ["*.go"]}, results / "c" / "tree",
                             results / "c" / "manifest.json", [], {})
     assert not (results / "c" / "tree").exists() and not (results / "c" / "manifest.json").exists()
     assert [p.name for p in (results / "c").iterdir()] == []
 
 
 def test_dominant_language():
-    assert corpus.dominant_language({"languages": {"python": 2, "other": 9}}) is None
-    assert corpus.dominant_language({"languages": {"python": 3, "rust": 5, "other": 9}}) == "rust"
-    assert corpus.dominant_language({"languages": {"rust": 4, "go": 4}}) == "go"
-    assert corpus.dominant_language({"languages": {"python": 1, "other": 9}}, min_files=1) == "python"
-    assert corpus.dominant_language({"languages": {"other": 9}}, min_files=1) is None
+    assert languages.dominant_language({"languages": {"python": 2, "other": 9}}) is None
+    assert languages.dominant_language({"languages": {"python": 3, "rust": 5, "other": 9}}) == "rust"
+    assert languages.dominant_language({"languages": {"rust": 4, "go": 4}}) == "go"
+    assert languages.dominant_language({"languages": {"python": 1, "other": 9}}, min_files=1) == "python"
+    assert languages.dominant_language({"languages": {"other": 9}}, min_files=1) is None

@@ -183,7 +183,7 @@ def test_model_files_sha256_is_stable_and_tracks_content(tmp_path):
 
 def test_describe_st_model(model_dir):
     meta = describe_st_model(DEFAULT_MODEL)
-    assert meta == {"backend": "sentence-transformers", "dir": str(model_dir), "source": DEFAULT_MODEL,
+    assert meta == {"backend": "sentence-transformers", "source": DEFAULT_MODEL,
                     "sha256": model_files_sha256(model_dir)["sha256"], "dim": 384}
 
 

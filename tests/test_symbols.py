@@ -4,7 +4,8 @@ import textwrap
 
 import pytest
 
-from crmatrix.symbols import Symbol, extract_files, extract_source, language_for
+from crmatrix.languages import language_for
+from crmatrix.symbols import Symbol, extract_files, extract_source
 
 
 def extract(code: str, language: str, path: str = "f") -> list[Symbol]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import glob
 import hashlib
 import json
 import os
@@ -11,6 +12,8 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+from crmatrix import CrmatrixError
 
 
 def dumps_canonical(obj: Any) -> str:
@@ -44,10 +47,22 @@ def _umask() -> int:
 FILE_MODE = 0o666 & ~_umask()
 
 
+def _drop_stale_temporaries(dest: Path) -> None:
+    """Remove what a killed writer of `dest` left (`.NAME.*.tmp` siblings). Only one job ever
+    writes a given output, so a temporary found on starting is never another writer's."""
+    for stale in dest.parent.glob(f".{glob.escape(dest.name)}.*.tmp"):
+        if stale.is_dir() and not stale.is_symlink():
+            shutil.rmtree(stale, ignore_errors=True)
+        else:
+            with contextlib.suppress(FileNotFoundError):
+                stale.unlink()
+
+
 def write_text(path: Path, text: str) -> None:
     """Write to a temporary sibling, fsync, then rename over the target."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    _drop_stale_temporaries(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
@@ -70,9 +85,29 @@ def write_jsonl(path: Path, rows: list[dict]) -> None:
     write_text(path, "".join(dumps_canonical(r) + "\n" for r in rows))
 
 
+def _corrupt(path: Path, where: str, err: Exception) -> CrmatrixError:
+    return CrmatrixError(f"{path}{where}: not valid JSON ({err}); it is corrupt or was written by "
+                         "something else: delete it and run again")
+
+
+def read_json(path: Path) -> Any:
+    """A JSON file we wrote; a corrupt one is a one-line error naming it, not a traceback."""
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as e:
+        raise _corrupt(path, "", e) from None
+
+
 def read_jsonl(path: Path) -> list[dict]:
+    rows = []
     with open(path, encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip()]
+        for n, line in enumerate(f, 1):
+            if line.strip():
+                try:
+                    rows.append(json.loads(line))
+                except ValueError as e:
+                    raise _corrupt(path, f": line {n}", e) from None
+    return rows
 
 
 @contextlib.contextmanager
@@ -84,6 +119,7 @@ def staged_dir(dest: Path) -> Iterator[Path]:
     """
     dest = Path(dest)
     dest.parent.mkdir(parents=True, exist_ok=True)
+    _drop_stale_temporaries(dest)
     tmp = Path(tempfile.mkdtemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".tmp"))
     try:
         yield tmp

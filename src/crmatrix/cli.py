@@ -13,8 +13,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from crmatrix import CrmatrixError, __version__, check, config, pipeline
-from crmatrix.engine.knobs import INDEX_TIME_VARS
+from crmatrix import CrmatrixError, __version__, check, config, experiment
+from crmatrix.stages import build_index, evaluate_arm, extract_symbols, fetch_corpus, prepare_dataset, prepare_model
 from crmatrix.systems import check_system_config, needs_index
 
 DEFAULT_CONFIG = Path("config/config.yaml")
@@ -37,7 +37,7 @@ def cmd_run(args) -> int:
     if args.system not in cfg["systems"]:
         raise CrmatrixError(f"--system {args.system!r} is not a system of the config "
                             f"(known: {', '.join(cfg['systems'])})")
-    env = cfg["arms"][args.arm]
+    env = experiment.arm_env(cfg, args.arm)
     sysconf = dict(cfg["systems"][args.system])
     if args.methods:
         sysconf["methods"] = args.methods.split(",")
@@ -47,24 +47,24 @@ def cmd_run(args) -> int:
     with tempfile.TemporaryDirectory(prefix="crmatrix-run-") as tmp:
         t = Path(tmp)
         corpus_conf = {"path": args.corpus, "include": args.include or ["**"], "exclude": args.exclude or []}
-        pipeline.fetch_corpus(name, corpus_conf, t / "tree", t / "manifest.json", [], {})
-        pipeline.extract_symbols(t / "tree", t / "manifest.json", t / "symbols.jsonl")
-        pipeline.prepare_dataset(Path(args.dataset), args.format, name, t / "manifest.json", t / "symbols.jsonl",
-                                 t / "tasks.jsonl")
-        index = None
+        fetch_corpus.run(name, corpus_conf, t / "tree", t / "manifest.json", [], {})
+        extract_symbols.run(t / "tree", t / "manifest.json", t / "symbols.jsonl")
+        prepare_dataset.run(Path(args.dataset), args.format, name, t / "manifest.json", t / "symbols.jsonl",
+                            t / "tasks.jsonl")
+        index = model = None
         if needs_index(sysconf):
-            model = env.get(config.MODEL_VAR, cfg["default_model"])
-            pipeline.prepare_model(cfg["models"][model], t / "model")
+            model = t / "model"
+            prepare_model.run(cfg["models"][experiment.arm_model(cfg, args.arm)], model)
             index = t / "index"
-            pipeline.build_index(symbols=t / "symbols.jsonl", manifest=t / "manifest.json", model_dir=t / "model",
-                                 env={k: v for k, v in env.items() if k in INDEX_TIME_VARS}, cache_dir=cache_dir,
-                                 out=index, threads=cfg["embed_threads"])
+            build_index.run(symbols=t / "symbols.jsonl", manifest=t / "manifest.json", model_dir=model,
+                            env=experiment.index_env(cfg, args.arm), cache_dir=cache_dir, out=index,
+                            threads=cfg["embed_threads"])
         out = Path(args.out) if args.out else t / "run.json"
-        run = pipeline.evaluate_arm(tasks=t / "tasks.jsonl", symbols=t / "symbols.jsonl",
-                                    manifest=t / "manifest.json", tree=t / "tree", dataset_file=Path(args.dataset),
-                                    out=out, dataset=Path(args.dataset).stem, system=args.system,
-                                    system_conf=sysconf, arm=args.arm, env=env, top_k=args.top_k, index=index,
-                                    cache_dir=cache_dir, threads=cfg["embed_threads"])
+        run = evaluate_arm.run(tasks=t / "tasks.jsonl", symbols=t / "symbols.jsonl", manifest=t / "manifest.json",
+                               tree=t / "tree", dataset_file=Path(args.dataset), out=out,
+                               dataset=Path(args.dataset).stem, system=args.system, system_conf=sysconf,
+                               arm=args.arm, env=env, top_k=args.top_k, index=index, model=model,
+                               cache_dir=cache_dir, threads=cfg["embed_threads"])
     print(f"{run['dataset']} · {run['system']} · {run['arm']}")
     for method, res in run["methods"].items():
         m = res["metrics"]

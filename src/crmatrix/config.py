@@ -113,10 +113,19 @@ def _check_models_and_arms(cfg: dict, source: str) -> None:
             raise CrmatrixError(f"{source}: arms.{name}: {e}") from None
 
 
-def load(path: str | Path) -> dict:
+def read_yaml(path: str | Path) -> dict:
+    """The config file's contents; a YAML error names the file, line and column."""
     path = Path(path)
     try:
-        raw = yaml.safe_load(path.read_text())
-    except (OSError, yaml.YAMLError) as e:
-        raise CrmatrixError(f"{path}: cannot read config: {e}") from e
-    return validate(raw, str(path))
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise CrmatrixError(f"{path}: cannot read config: {e.strerror}") from None
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f": line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        what = " ".join(x for x in (getattr(e, "context", None), getattr(e, "problem", None)) if x) or str(e)
+        raise CrmatrixError(f"{path}{where}: not valid YAML: {what}") from None
+
+
+def load(path: str | Path) -> dict:
+    return validate(read_yaml(path), str(path))

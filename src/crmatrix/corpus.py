@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 from functools import lru_cache
 from pathlib import Path
 
-from crmatrix import CrmatrixError, atomic, pins
-from crmatrix.symbols import language_for
+from crmatrix import atomic
+from crmatrix.languages import language_for
 
 MAX_FILE_BYTES = 1 << 20
 # Never part of a corpus: version-control and dependency/build directories.
@@ -109,33 +108,3 @@ def select_files(src: Path, dest: Path, include: list[str], exclude: list[str]) 
         "excluded_by_glob": excluded,
         "content_hash": atomic.hash_obj([[f["path"], f["sha256"]] for f in files]),
     }
-
-
-def dominant_language(manifest: dict, min_files: int = 3) -> str | None:
-    """The most common source language (ties by name); None below `min_files` source files
-    (CodeLens's auto-gating uses 3; reports label even a one-file corpus)."""
-    counts = {k: v for k, v in manifest["languages"].items() if k != "other"}
-    if not counts or sum(counts.values()) < min_files:
-        return None
-    return min(counts, key=lambda k: (-counts[k], k))
-
-
-def build_corpus(name: str, corpus: dict, tree: Path, manifest_path: Path,
-                 mirrors: list[str], registries: dict) -> dict:
-    """Fetch the pinned source, keep the selected files as `tree`, write `manifest_path`.
-
-    Nothing is left at either output unless everything succeeded.
-    """
-    pin = pins.Pin.from_config(name, corpus)
-    include = corpus.get("include") or ["**"]
-    exclude = corpus.get("exclude") or []
-    with tempfile.TemporaryDirectory(prefix="crmatrix-fetch-") as scratch:
-        src, origin = pins.fetch(pin, Path(scratch), mirrors, registries)
-        with atomic.staged_dir(tree) as stage:
-            part = select_files(src, stage, include, exclude)
-            if not part["files"]:
-                raise CrmatrixError(f"corpora.{name}: include/exclude select no readable file from {origin['source']}")
-    manifest = {"corpus": name, "pin": {"kind": pin.kind, **pin.spec}, "origin": origin,
-                "include": include, "exclude": exclude, **part}
-    atomic.write_json(manifest_path, manifest)
-    return manifest

@@ -12,7 +12,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from crmatrix import CrmatrixError
-from crmatrix.hits import Hit
+from crmatrix.atomic import read_jsonl
+from crmatrix.hits import Hit, docid
 from crmatrix.symbols import Symbol
 
 QUERY_TYPES = ("natural_language", "short_phrase", "identifier", "issue_to_edit")
@@ -29,6 +30,11 @@ class Task:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+def read_tasks(path: Path) -> list[Task]:
+    """The normalized tasks a dataset stage wrote."""
+    return [Task(**d) for d in read_jsonl(path)]
 
 
 Loader = Callable[[Path, str, dict, list[Symbol]], list[Task]]
@@ -95,3 +101,9 @@ def load_codelens(path: Path, corpus: str, manifest: dict, symbols: list[Symbol]
         tasks.append(Task(f"q{i:03d}", row["query"], qtype,
                           {"type": "symbol", "symbol": name, "file_suffix": suffix}, corpus))
     return tasks
+
+
+def qrels(tasks: list[Task], symbols: list[Symbol]) -> dict[str, list[str]]:
+    """Every symbol that counts as a hit for each task (so recall and TREC tools see the same gold)."""
+    return {t.task_id: [docid(Hit(s.path, s.name, s.kind, s.start_line, s.end_line, 0.0))
+                        for s in relevant_symbols(t.gold, symbols)] for t in tasks}

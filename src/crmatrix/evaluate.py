@@ -14,16 +14,11 @@ from crmatrix import CrmatrixError, metrics
 from crmatrix.atomic import dumps_canonical
 from crmatrix.tokens import count_tokens
 from crmatrix.datasets import Task, is_relevant, relevant_symbols
-from crmatrix.hits import Hit
+from crmatrix.hits import Hit, docid
 from crmatrix.symbols import Symbol
 from crmatrix.systems import System
 
 RESPONSE_HITS = 10
-
-
-def docid(hit: Hit) -> str:
-    """One symbol's id in TREC files and qrels: unique even for same-named symbols of a file."""
-    return f"{hit.path}:{hit.start_line}:{hit.symbol}"
 
 
 def response_size(hits: list[Hit]) -> tuple[int, int]:
@@ -99,9 +94,3 @@ def evaluate(system: System, tasks: list[Task], symbols: list[Symbol], methods: 
     for m in methods:
         results[m], ranked[m] = run_method(system, tasks, n_relevant, m, k)
     return results, ranked, round(prepare_s, 3)
-
-
-def qrels(tasks: list[Task], symbols: list[Symbol]) -> dict[str, list[str]]:
-    """Every symbol that counts as a hit for each task (so recall and TREC tools see the same gold)."""
-    return {t.task_id: [docid(Hit(s.path, s.name, s.kind, s.start_line, s.end_line, 0.0))
-                        for s in relevant_symbols(t.gold, symbols)] for t in tasks}

@@ -25,3 +25,8 @@ def sort_key(h: Hit) -> tuple:
 
 def ranked(hits: list[Hit], k: int) -> list[Hit]:
     return sorted(hits, key=sort_key)[:k]
+
+
+def docid(hit: Hit) -> str:
+    """One symbol's id in TREC files and qrels: unique even for same-named symbols of a file."""
+    return f"{hit.path}:{hit.start_line}:{hit.symbol}"

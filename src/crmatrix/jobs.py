@@ -1,10 +1,11 @@
-"""How one workflow job runs a stage: one clear error line, no half-written output left behind."""
+"""How one workflow job runs a stage: errors on the user's terminal, no half-written output left behind."""
 
 from __future__ import annotations
 
 import contextlib
 import logging
 import sys
+import traceback
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,8 +16,11 @@ RESULTS_DIR = Path("results")
 
 @contextlib.contextmanager
 def job(log_path: str, outputs: list[str]) -> Iterator[None]:
-    """Send the job's stderr and logging to its log; on failure drop the empty directories made
-    for its outputs and exit non-zero, with a user error as one line instead of a traceback."""
+    """Send the job's stderr and logging to its log. On failure drop the empty directories
+    made for its outputs and exit non-zero; the error goes to the log *and* to the terminal
+    (Snakemake itself prints only "check the log"): one line for a user error, the traceback
+    for anything else, since that is a bug or a fault the user must see to report."""
+    terminal = sys.stderr
     log = open(log_path, "w", buffering=1)
     sys.stderr = log
     logging.basicConfig(stream=log, level=logging.INFO, format="%(levelname)s %(name)s: %(message)s", force=True)
@@ -25,8 +29,12 @@ def job(log_path: str, outputs: list[str]) -> Iterator[None]:
     except BaseException as e:
         for out in outputs:
             atomic.prune_empty_parents(Path(out), RESULTS_DIR)
-        if isinstance(e, CrmatrixError):
-            print(f"crmatrix: {e}", file=log)
-            log.close()
-            raise SystemExit(1) from None
-        raise
+        if isinstance(e, SystemExit) and not e.code:
+            raise
+        text = f"crmatrix: {e}\n" if isinstance(e, CrmatrixError) else "".join(traceback.format_exception(e))
+        for stream in (log, terminal):
+            stream.write(text)
+            stream.flush()
+        log.close()
+        sys.stderr = terminal
+        raise SystemExit(1) from None

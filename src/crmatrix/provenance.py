@@ -6,7 +6,7 @@ import platform
 from pathlib import Path
 
 from crmatrix import __version__, atomic
-from crmatrix.corpus import dominant_language
+from crmatrix.languages import dominant_language
 
 
 def record(*, corpus: str, manifest: dict, dataset: str, dataset_file: Path, system: str,

@@ -22,21 +22,8 @@ import tree_sitter_rust
 import tree_sitter_typescript
 from tree_sitter import Language, Node, Parser
 
-LANGUAGES: dict[str, str] = {
-    ".py": "python",
-    ".pyi": "python",
-    ".rs": "rust",
-    ".ts": "typescript",
-    ".mts": "typescript",
-    ".cts": "typescript",
-    ".tsx": "tsx",
-    ".js": "javascript",
-    ".mjs": "javascript",
-    ".cjs": "javascript",
-    ".jsx": "javascript",
-    ".go": "go",
-    ".java": "java",
-}
+from crmatrix.atomic import read_jsonl
+from crmatrix.languages import language_for
 
 _GRAMMARS: dict[str, Callable[[], Any]] = {
     "python": tree_sitter_python.language,
@@ -107,11 +94,6 @@ _Scope = tuple[str, str]
 _Classifier = Callable[[Node, _Scope], tuple[_Def | None, _Scope | None]]
 
 
-def language_for(path: str) -> str | None:
-    """Language name for a path by its extension, None if unsupported."""
-    return LANGUAGES.get(pathlib.PurePosixPath(path).suffix.lower())
-
-
 def extract_source(source: bytes, path: str, language: str) -> list[Symbol]:
     """All symbols defined in `source`, sorted like `extract_files`."""
     tree = _parser(language).parse(source)
@@ -122,6 +104,11 @@ def extract_source(source: bytes, path: str, language: str) -> list[Symbol]:
         for d in _walk(tree.root_node, classify)
     ]
     return sorted(symbols, key=_sort_key)
+
+
+def read_symbols(path: pathlib.Path) -> list[Symbol]:
+    """The symbols a symbols stage wrote (JSONL, one symbol a line)."""
+    return [Symbol.from_dict(d) for d in read_jsonl(path)]
 
 
 def extract_files(root: pathlib.Path, paths: Iterable[str]) -> list[Symbol]:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Protocol
 
 from crmatrix import CrmatrixError
-from crmatrix.corpus import dominant_language
+from crmatrix.languages import dominant_language
 from crmatrix.engine import INDEX_METHODS, Engine
 from crmatrix.engine import METHODS as BUILTIN_METHODS
 from crmatrix.hits import Hit
@@ -33,6 +33,7 @@ class SystemContext:
     index_dir: Path | None = None  # the builtin engine's index for this arm, when it has one
     cache_dir: Path | None = None  # the shared embedding cache
     threads: int | None = None
+    model_dir: Path | None = None  # the prepared model the arm names, when the index needs one
 
 
 class System(Protocol):
@@ -56,8 +57,10 @@ class BuiltinSystem:
         self.knobs = knobs.resolve(ctx.env, dominant_language(ctx.manifest))
         vectors, encode, self.index_meta = None, None, None
         if ctx.index_dir is not None:
-            vectors, self.index_meta = index.load(ctx.index_dir, ctx.symbols)
-            encode = index.query_encoder(self.index_meta, ctx.cache_dir, ctx.threads)
+            if ctx.model_dir is None:
+                raise CrmatrixError(f"{ctx.index_dir}: an index needs the arm's prepared model directory")
+            vectors, self.index_meta = index.load(ctx.index_dir, ctx.symbols, self.knobs, ctx.model_dir)
+            encode = index.query_encoder(ctx.model_dir, ctx.cache_dir, ctx.threads)
         self.engine = Engine(ctx.symbols, self.knobs, vectors, encode)
 
     def prepare(self, queries: list[str]) -> None:

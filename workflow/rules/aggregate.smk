@@ -5,7 +5,7 @@ rule collect_matrix:
         json="results/matrix/phase-matrix.json",
         md="results/matrix/phase-matrix.md",
     params:
-        code=CODE["collect_matrix"],
+        code=code("collect_matrix"),
         baseline_arm=CFG["baseline_arm"],
         headline_method=CFG["headline_method"],
         arm_order=list(CFG["arms"]),

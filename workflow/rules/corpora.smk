@@ -3,10 +3,8 @@ rule fetch_corpus:
         tree=directory("results/corpora/{corpus}/tree"),
         manifest="results/corpora/{corpus}/manifest.json",
     params:
-        code=CODE["fetch_corpus"],
+        code=code("fetch_corpus"),
         corpus=corpus_params,
-        mirrors=MIRRORS,
-        registries=CFG["registries"],
     conda:
         "../../envs/crmatrix.yaml"
     log:

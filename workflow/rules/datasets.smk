@@ -7,7 +7,7 @@ rule prepare_dataset:
         tasks="results/datasets/{dataset}.jsonl",
         qrels="results/trec/{dataset}.qrels",
     params:
-        code=CODE["prepare_dataset"],
+        code=code("prepare_dataset"),
         format=lambda wc: CFG["datasets"][wc.dataset]["format"],
         corpus=dataset_corpus,
     conda:

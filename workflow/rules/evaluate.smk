@@ -5,11 +5,10 @@ rule evaluate_arm:
         run="results/runs/{dataset}/{system}/{arm}.json",
         trec=directory("results/trec/{dataset}/{system}/{arm}"),
     params:
-        code=CODE["evaluate_arm"],
+        code=code("evaluate_arm"),
         system=lambda wc: CFG["systems"][wc.system],
-        env=lambda wc: CFG["arms"][wc.arm],
+        env=lambda wc: experiment.arm_env(CFG, wc.arm),
         top_k=CFG["top_k"],
-        cache_dir=CFG["cache_dir"],
         embed_threads=CFG["embed_threads"],
     threads: 1
     conda:

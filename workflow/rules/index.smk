@@ -2,13 +2,12 @@ rule build_index:
     input:
         symbols="results/symbols/{corpus}.jsonl",
         manifest="results/corpora/{corpus}/manifest.json",
-        model=lambda wc: f"results/models/{arm_model(INDEX_ARM[wc.index_key])}",
+        model=lambda wc: f"results/models/{experiment.arm_model(CFG, INDEX_ARM[wc.index_key])}",
     output:
         directory("results/index/{corpus}/{system}/{index_key}"),
     params:
-        code=CODE["build_index"],
+        code=code("build_index"),
         env=index_env,
-        cache_dir=CFG["cache_dir"],
         embed_threads=CFG["embed_threads"],
     threads: 2
     conda:

@@ -2,7 +2,7 @@ rule prepare_model:
     output:
         directory("results/models/{model}"),
     params:
-        code=CODE["prepare_model"],
+        code=code("prepare_model"),
         model=lambda wc: CFG["models"][wc.model],
     conda:
         "../../envs/crmatrix.yaml"

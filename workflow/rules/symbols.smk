@@ -5,7 +5,7 @@ rule extract_symbols:
     output:
         "results/symbols/{corpus}.jsonl",
     params:
-        code=CODE["extract_symbols"],
+        code=code("extract_symbols"),
     conda:
         "../../envs/crmatrix.yaml"
     log:

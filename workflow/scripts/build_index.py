@@ -1,12 +1,13 @@
-from crmatrix import jobs, pipeline
+from crmatrix import jobs, locations
+from crmatrix.stages import build_index
 
 with jobs.job(snakemake.log[0], snakemake.output):
-    pipeline.build_index(
+    build_index.run(
         symbols=snakemake.input.symbols,
         manifest=snakemake.input.manifest,
         model_dir=snakemake.input.model,
         env=dict(snakemake.params.env),
-        cache_dir=snakemake.params.cache_dir,
+        cache_dir=locations.cache_dir(),
         out=snakemake.output[0],
         threads=snakemake.params.embed_threads,
     )

@@ -1,7 +1,8 @@
-from crmatrix import jobs, pipeline
+from crmatrix import jobs
+from crmatrix.stages import collect_matrix
 
 with jobs.job(snakemake.log[0], snakemake.output):
-    pipeline.collect_matrix(
+    collect_matrix.run(
         snakemake.input,
         snakemake.params.baseline_arm,
         snakemake.params.headline_method,

@@ -1,14 +1,16 @@
-from crmatrix import jobs, pipeline
+from crmatrix import jobs, locations
+from crmatrix.stages import evaluate_arm
 
 with jobs.job(snakemake.log[0], snakemake.output):
-    pipeline.evaluate_arm(
+    evaluate_arm.run(
         tasks=snakemake.input.tasks,
         symbols=snakemake.input.symbols,
         manifest=snakemake.input.manifest,
         tree=snakemake.input.tree,
         dataset_file=snakemake.input.dataset_file,
         index=snakemake.input.get("index"),
-        cache_dir=snakemake.params.cache_dir,
+        model=snakemake.input.get("model"),
+        cache_dir=locations.cache_dir(),
         out=snakemake.output.run,
         trec_dir=snakemake.output.trec,
         dataset=snakemake.wildcards.dataset,

@@ -1,6 +1,5 @@
-from crmatrix import jobs, pipeline
+from crmatrix import jobs
+from crmatrix.stages import extract_symbols
 
 with jobs.job(snakemake.log[0], snakemake.output):
-    pipeline.extract_symbols(
-        snakemake.input.tree, snakemake.input.manifest, snakemake.output[0]
-    )
+    extract_symbols.run(snakemake.input.tree, snakemake.input.manifest, snakemake.output[0])

@@ -1,11 +1,12 @@
-from crmatrix import jobs, pipeline
+from crmatrix import jobs, locations
+from crmatrix.stages import fetch_corpus
 
 with jobs.job(snakemake.log[0], snakemake.output):
-    pipeline.fetch_corpus(
+    fetch_corpus.run(
         snakemake.wildcards.corpus,
         snakemake.params.corpus,
         snakemake.output.tree,
         snakemake.output.manifest,
-        snakemake.params.mirrors,
-        snakemake.params.registries,
+        locations.mirrors(),
+        locations.registries(),
     )

@@ -1,7 +1,8 @@
-from crmatrix import jobs, pipeline
+from crmatrix import jobs
+from crmatrix.stages import prepare_dataset
 
 with jobs.job(snakemake.log[0], snakemake.output):
-    pipeline.prepare_dataset(
+    prepare_dataset.run(
         snakemake.input.file,
         snakemake.params.format,
         snakemake.params.corpus,

@@ -1,4 +1,5 @@
-from crmatrix import jobs, pipeline
+from crmatrix import jobs
+from crmatrix.stages import prepare_model
 
 with jobs.job(snakemake.log[0], snakemake.output):
-    pipeline.prepare_model(dict(snakemake.params.model), snakemake.output[0])
+    prepare_model.run(dict(snakemake.params.model), snakemake.output[0])

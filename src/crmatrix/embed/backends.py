@@ -15,6 +15,7 @@ from typing import Protocol
 import numpy as np
 
 from crmatrix import CrmatrixError
+from crmatrix.embed.models import model_files_sha256, resolve_model_dir
 
 
 class Embedder(Protocol):
@@ -132,6 +133,16 @@ class OnnxEmbedder:
         return _encode_sorted(texts, self.dim, self.batch_size, self._encode_batch)
 
 
+def _verified_source(model_meta: dict) -> Path:
+    """The directory the model's source names on this machine, if its files still hash as prepared."""
+    model_dir = resolve_model_dir(model_meta["source"])
+    got = model_files_sha256(model_dir)["sha256"]
+    if got != model_meta["sha256"]:
+        raise CrmatrixError(f"model {model_meta['source']!r}: the files at {model_dir} hash {got[:12]}, but it was "
+                            f"prepared as {model_meta['sha256'][:12]}; rerun with --forcerun prepare_model")
+    return model_dir
+
+
 def load_embedder(model_meta: dict, meta_dir: Path | None = None, threads: int | None = None) -> Embedder:
     """Build the embedder a model description names.
 
@@ -143,7 +154,7 @@ def load_embedder(model_meta: dict, meta_dir: Path | None = None, threads: int |
     base = Path(meta_dir) if meta_dir is not None else Path()
     backend = model_meta.get("backend")
     if backend == "sentence-transformers":
-        embedder = SentenceTransformerEmbedder(base / model_meta["dir"], threads=threads)
+        embedder = SentenceTransformerEmbedder(_verified_source(model_meta), threads=threads)
     elif backend == "onnx":
         embedder = OnnxEmbedder(base / model_meta["onnx"], base / model_meta["tokenizer"], threads=threads)
     else:

@@ -34,9 +34,12 @@ def _model_dim(model_dir: Path) -> int:
 
 
 def describe_st_model(source: str) -> dict:
-    """The model description for the sentence-transformers backend (what `load_embedder` reads)."""
+    """The model description for the sentence-transformers backend (what `load_embedder` reads):
+    its source name and the hash of its files."""
+    # Not the directory: it lies inside this machine's venv or hub cache, and a moved checkout
+    # or a new venv must keep the model (and every index built with it) valid.
     model_dir = resolve_model_dir(source)
-    return {"backend": "sentence-transformers", "dir": str(model_dir), "source": source,
+    return {"backend": "sentence-transformers", "source": source,
             "sha256": model_files_sha256(model_dir)["sha256"], "dim": _model_dim(model_dir)}
 
 

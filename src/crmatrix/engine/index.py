@@ -7,7 +7,6 @@ leave most texts unchanged embeds only the texts that changed.
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 
@@ -26,10 +25,9 @@ MODEL_META = "model.json"
 
 def read_model(model_dir: Path) -> dict:
     path = Path(model_dir) / MODEL_META
-    try:
-        return json.loads(path.read_text())
-    except (OSError, ValueError) as e:
-        raise CrmatrixError(f"{path}: not a prepared model ({e})") from e
+    if not path.is_file():
+        raise CrmatrixError(f"{path}: not a prepared model (no {MODEL_META})")
+    return atomic.read_json(path)
 
 
 def symbols_hash(symbols: list[Symbol]) -> str:
@@ -50,25 +48,46 @@ def build(symbols: list[Symbol], knobs: Knobs, model_dir: Path, cache_dir: Path,
         np.save(d / "vectors.npy", vectors.astype(np.float32))
         atomic.write_jsonl(d / "texts.jsonl", [{"path": s.path, "name": s.name, "start_line": s.start_line,
                                                 "text_sha": text_sha(t), "text": t} for s, t in zip(symbols, texts)])
-        atomic.write_json(d / "meta.json", {**meta, "model_dir": str(model_dir)})
+        atomic.write_json(d / "meta.json", meta)
     return meta
 
 
-def load(index_dir: Path, symbols: list[Symbol]) -> tuple[np.ndarray, dict]:
+def load(index_dir: Path, symbols: list[Symbol], knobs: Knobs, model_dir: Path) -> tuple[np.ndarray, dict]:
+    """The index's vectors, after checking it was built from these symbols, with these
+    index-time knobs and this model: an index that answers for another arm would be a lie."""
     index_dir = Path(index_dir)
-    meta = json.loads((index_dir / "meta.json").read_text())
+    meta_file = index_dir / "meta.json"
+    if not meta_file.is_file():
+        raise CrmatrixError(f"{index_dir}: not an index (no meta.json)")
+    meta = atomic.read_json(meta_file)
     if meta["symbols_hash"] != symbols_hash(symbols):
         raise CrmatrixError(f"{index_dir}: built from other symbols than the ones given; rebuild it")
-    return np.load(index_dir / "vectors.npy"), meta
+    built = {k: meta["knobs"].get(k) for k in knobs.index_fields()}
+    wanted = knobs.index_fields()
+    if built != wanted:
+        diff = ", ".join(f"{k}={built[k]} (wanted {wanted[k]})" for k in wanted if built[k] != wanted[k])
+        raise CrmatrixError(f"{index_dir}: built with other index-time knobs than the arm's: {diff}")
+    model = read_model(model_dir)
+    if meta["model"]["sha256"] != model["sha256"]:
+        raise CrmatrixError(f"{index_dir}: built with model {meta['model']['sha256'][:12]}, but the arm's model "
+                            f"{model_dir} is {model['sha256'][:12]}")
+    try:
+        vectors = np.load(index_dir / "vectors.npy")
+    except (OSError, ValueError) as e:
+        raise CrmatrixError(f"{index_dir / 'vectors.npy'}: unreadable ({e}); delete the index and run again") from None
+    if vectors.shape != (len(symbols), model["dim"]):
+        raise CrmatrixError(f"{index_dir / 'vectors.npy'}: shape {vectors.shape}, expected "
+                            f"({len(symbols)}, {model['dim']}); delete the index and run again")
+    return vectors, meta
 
 
-def query_encoder(meta: dict, cache_dir: Path, threads: int | None = None):
+def query_encoder(model_dir: Path, cache_dir: Path, threads: int | None = None):
     """Embeds queries through the same cache, so every arm after the first pays nothing."""
-    model = meta["model"]
+    model = read_model(model_dir)
     cache = EmbeddingCache(Path(cache_dir) / CACHE_FILE)
 
     def encode(queries: list[str]) -> np.ndarray:
-        return embed_with_cache(queries, lambda: load_embedder(model, Path(meta["model_dir"]), threads),
+        return embed_with_cache(queries, lambda: load_embedder(model, Path(model_dir), threads),
                                 model["sha256"], cache)[0]
 
     return encode

@@ -36,6 +36,10 @@ KNOWN_VARS = frozenset({HINT_LINES, HINT_CHARS, INCLUDE_COMMENTS, INCLUDE_API_CA
 INDEX_TIME_VARS = frozenset({HINT_LINES, HINT_CHARS, INCLUDE_COMMENTS, INCLUDE_API_CALLS, STRICT_LITERALS,
                              STRICT_COMMENTS, AUTO, AUTO_LANG})
 
+# The documented range of each whole-number variable; values outside are clamped and noted.
+_RANGES = {HINT_LINES: (1, 10), HINT_CHARS: (60, 512), SPARSE_THRESHOLD: (10, 90), SPARSE_MAX: (5, 50)}
+_FLAGS = frozenset({INCLUDE_COMMENTS, INCLUDE_API_CALLS, STRICT_LITERALS, STRICT_COMMENTS, AUTO, SPARSE})
+
 _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("0", "false", "no", "off")
 _WHOLE = re.compile(r"[0-9]+")
@@ -86,16 +90,16 @@ def resolve(env: Mapping[str, str], dominant_language: str | None) -> Knobs:
     auto = v.flag(AUTO, True)
     nl_stack = auto and language in _NL_STACK_LANGS
     return Knobs(
-        hint_lines=v.whole(HINT_LINES, 1, 1, 10),
-        hint_chars=v.whole(HINT_CHARS, 60, 60, 512),
+        hint_lines=v.whole(HINT_LINES, 1),
+        hint_chars=v.whole(HINT_CHARS, 60),
         nl_tokens=v.flag(INCLUDE_COMMENTS, nl_stack),
         api_calls=v.flag(INCLUDE_API_CALLS, nl_stack),
         # CodeLens never turns 2h/2i on automatically: they read only their own variable.
         strict_literals=v.flag(STRICT_LITERALS, False),
         strict_comments=v.flag(STRICT_COMMENTS, False),
         sparse=v.flag(SPARSE, auto and language in _SPARSE_LANGS),
-        sparse_threshold=v.whole(SPARSE_THRESHOLD, 60, 10, 90) / 100,
-        sparse_max=float(v.whole(SPARSE_MAX, 20, 5, 50)),
+        sparse_threshold=v.whole(SPARSE_THRESHOLD, 60) / 100,
+        sparse_max=float(v.whole(SPARSE_MAX, 20)),
         auto=auto,
         language=language,
         notes=tuple(v.notes),
@@ -111,8 +115,8 @@ def index_spec(env: Mapping[str, str]) -> dict[str, Any]:
     v = _Parsed(env)
     # A default of None leaves an unset variable out.
     spec = {
-        "hint_lines": v.whole(HINT_LINES, None, 1, 10),
-        "hint_chars": v.whole(HINT_CHARS, None, 60, 512),
+        "hint_lines": v.whole(HINT_LINES, None),
+        "hint_chars": v.whole(HINT_CHARS, None),
         "nl_tokens": v.flag(INCLUDE_COMMENTS, None),
         "api_calls": v.flag(INCLUDE_API_CALLS, None),
         "strict_literals": v.flag(STRICT_LITERALS, None),
@@ -121,6 +125,22 @@ def index_spec(env: Mapping[str, str]) -> dict[str, Any]:
         "language": v.language(AUTO_LANG),
     }
     return {key: value for key, value in spec.items() if value is not None}
+
+
+def canonical(env: Mapping[str, str]) -> dict[str, str]:
+    """`env` with each CODELENS_ value in one spelling: on/off as "1"/"0", numbers without
+    padding, language tags lower-cased; other variables as given. Values are parsed (so a bad
+    one raises here) but not clamped, so the job still notes a clamped value."""
+    v = _Parsed(env)
+    out = dict(env)
+    for var in v.env:
+        if var in _FLAGS:
+            out[var] = "1" if v.flag(var, None) else "0"
+        elif var in _RANGES:
+            out[var] = str(v.number(var))
+        else:
+            out[var] = v.language(var)
+    return dict(sorted(out.items()))
 
 
 class _Parsed:
@@ -145,17 +165,22 @@ class _Parsed:
             return False
         raise KnobError(f"{var}={raw!r}: expected one of {'/'.join(_TRUE)} (on) or {'/'.join(_FALSE)} (off)")
 
-    def whole(self, var: str, default: int | None, low: int, high: int) -> int | None:
-        raw = self.env.get(var)
-        if raw is None:
-            return default
-        text = raw.strip()
-        if not _WHOLE.fullmatch(text):
+    def number(self, var: str) -> int:
+        """The whole number `var` is set to, unclamped."""
+        raw = self.env[var]
+        if not _WHOLE.fullmatch(raw.strip()):
+            low, high = _RANGES[var]
             raise KnobError(f"{var}={raw!r}: expected a whole number ({low}..{high})")
-        value = int(text)
+        return int(raw.strip())
+
+    def whole(self, var: str, default: int | None) -> int | None:
+        if var not in self.env:
+            return default
+        value = self.number(var)
+        low, high = _RANGES[var]
         clamped = min(max(value, low), high)
         if clamped != value:
-            self.notes.append(f"{var}={text} clamped to {clamped}")
+            self.notes.append(f"{var}={value} clamped to {clamped}")
         return clamped
 
     def language(self, var: str) -> str | None:

@@ -1,0 +1,76 @@
+"""The library code a workflow stage runs, found from its imports and hashed by content.
+
+Snakemake's own code trigger sees a rule's thin script, not the library behind it. The
+modules a script imports, followed transitively through `crmatrix` (imports inside
+functions too, and the package `__init__`s every import runs), are exactly the code that
+can change its result; a hand-kept list drifts as soon as a module gains an import.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from crmatrix import atomic
+
+PACKAGE = "crmatrix"
+ROOT = Path(__file__).resolve().parent
+
+
+def module_file(name: str) -> Path | None:
+    """The source file of `crmatrix...` module `name`, None for anything else (an attribute,
+    a third-party module)."""
+    parts = name.split(".")
+    if parts[0] != PACKAGE:
+        return None
+    base = ROOT.joinpath(*parts[1:])
+    for candidate in (base / "__init__.py", base.with_suffix(".py")):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def imported_modules(source: str, module: str | None = None, is_package: bool = False) -> set[str]:
+    """The crmatrix modules that running `source` (the text of `module`, if it is one) imports."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:  # relative: resolved against the importing module's package
+                pkg = (module or PACKAGE).split(".")
+                pkg = pkg if is_package else pkg[:-1]
+                pkg = pkg[:len(pkg) - (node.level - 1)]
+                base = ".".join(pkg + ([base] if base else []))
+            names.add(base)
+            names.update(f"{base}.{a.name}" for a in node.names)  # submodules; attributes drop out below
+    found = set()
+    for name in names:
+        parts = name.split(".")
+        for i in range(1, len(parts) + 1):  # importing a.b.c runs a/__init__ and a/b/__init__ too
+            prefix = ".".join(parts[:i])
+            if module_file(prefix) is not None:
+                found.add(prefix)
+    return found
+
+
+def closure(script: Path) -> list[Path]:
+    """Every crmatrix source file that running `script` may execute, sorted."""
+    todo = list(imported_modules(Path(script).read_text(encoding="utf-8")))
+    seen: dict[str, Path] = {}
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        path = module_file(name)
+        seen[name] = path
+        todo.extend(imported_modules(path.read_text(encoding="utf-8"), name, path.name == "__init__.py"))
+    return sorted(seen.values())
+
+
+def stage_hash(script: Path) -> str:
+    """A hash of the library code `script` runs (paths relative to the package, so a moved
+    checkout keeps its hashes)."""
+    return atomic.hash_obj([[p.relative_to(ROOT).as_posix(), p.read_text(encoding="utf-8")]
+                            for p in closure(script)])[:16]

@@ -1,0 +1,41 @@
+"""What a validated matrix config means for the DAG: the model and index each arm uses,
+which arm builds each index, and each arm's variables in their parsed form.
+
+The workflow and the CLI both ask these questions; answering them here keeps one answer.
+"""
+
+from __future__ import annotations
+
+from crmatrix import atomic
+from crmatrix.config import MODEL_VAR
+from crmatrix.engine import knobs
+
+
+def arm_env(cfg: dict, arm: str) -> dict[str, str]:
+    """The arm's variables as jobs get them: knob values in one spelling ("true" and "1" are
+    one value), so respelling a knob changes no job parameter and re-runs nothing."""
+    return knobs.canonical(cfg["arms"][arm])
+
+
+def arm_model(cfg: dict, arm: str) -> str:
+    return cfg["arms"][arm].get(MODEL_VAR, cfg["default_model"])
+
+
+def index_env(cfg: dict, arm: str) -> dict[str, str]:
+    """The arm's index-time variables: the part of its env that changes embedding text."""
+    return {k: v for k, v in sorted(arm_env(cfg, arm).items()) if k in knobs.INDEX_TIME_VARS}
+
+
+def index_key(cfg: dict, arm: str) -> str:
+    """Arms whose embedding text and model agree share one index: the key hashes the parsed
+    index-time knobs and the model's definition, never the arm's or the model's name."""
+    return atomic.hash_obj({"knobs": knobs.index_spec(cfg["arms"][arm]),
+                            "model": cfg["models"][arm_model(cfg, arm)]})[:12]
+
+
+def index_arms(cfg: dict) -> dict[str, str]:
+    """Index key -> the first arm (in config order) with that key; its variables build the index."""
+    out: dict[str, str] = {}
+    for arm in cfg["arms"]:
+        out.setdefault(index_key(cfg, arm), arm)
+    return out

@@ -1,0 +1,14 @@
+"""collect_matrix: every run of the matrix aggregated into the phase matrix (JSON and Markdown)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from crmatrix import atomic, matrix
+
+
+def run(runs: list[Path], baseline_arm: str, headline_method: str, arm_order: list[str],
+        archetypes: dict[str, str], json_out: Path, md_out: Path) -> dict:
+    m = matrix.build([atomic.read_json(p) for p in runs], baseline_arm, headline_method, arm_order, archetypes)
+    matrix.write(m, Path(json_out), Path(md_out))
+    return m

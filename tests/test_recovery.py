@@ -1,0 +1,106 @@
+"""`kill -9` of `make run` in the middle of an index job and of the evaluations: the next
+`make run` names the one command that recovers, and that command gives the same run JSONs
+as a run that was never interrupted (timings and embedding-cache statistics aside)."""
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import BIN, ROOT
+from test_index_workflow import B2C, DATASET, OFF, RUST
+
+VENV = BIN.parent
+CONFIG = {
+    "corpora": {"rs": {"path": "rs"}},
+    "datasets": {"rs": {"file": "ds.json", "corpus": "rs"}},
+    "systems": {"builtin": {"type": "builtin", "methods": ["hybrid", "lexical", "semantic"]}},
+    "arms": {"baseline": OFF, "2b2c": B2C, "2e": {**OFF, "CODELENS_RANK_SPARSE_TERM_WEIGHT": "1"}},
+    "cache_dir": "results/cache",
+}
+# Volatile by nature: wall-clock times, and how many vectors the cache already held.
+VOLATILE = {"elapsed_ms", "latency_ms", "prepare_s", "index_embedding"}
+
+
+def checkout(dest: Path) -> Path:
+    """The project's tracked files (Makefile, profiles, workflow, ...) plus the tiny matrix."""
+    files = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    for rel in filter(None, files.split("\0")):
+        if (ROOT / rel).is_file():
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / rel, dest / rel)
+    for rel, text in RUST.items():
+        (dest / "rs" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (dest / "rs" / rel).write_text(text)
+    (dest / "ds.json").write_text(json.dumps(DATASET))
+    (dest / "tiny.yaml").write_text(yaml.safe_dump(CONFIG))
+    return dest
+
+
+def make(work: Path, target: str, **popen) -> subprocess.Popen:
+    # -o: the venv is the suite's own; never reinstall it from the copy
+    cmd = ["make", "-o", f"{VENV}/.installed", target, "CONFIG=tiny.yaml", f"VENV={VENV}", "CORES=2"]
+    return subprocess.Popen(cmd, cwd=work, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **popen)
+
+
+def finish(proc: subprocess.Popen) -> tuple[int, str]:
+    out, _ = proc.communicate(timeout=600)
+    return proc.returncode, out
+
+
+def strip(obj):
+    if isinstance(obj, dict):
+        return {k: strip(v) for k, v in obj.items() if k not in VOLATILE}
+    if isinstance(obj, list):
+        return [strip(v) for v in obj]
+    return obj
+
+
+def runs(work: Path) -> dict:
+    return {p.relative_to(work).as_posix(): strip(json.loads(p.read_text()))
+            for p in sorted((work / "results/runs").rglob("*.json"))}
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory):
+    work = checkout(tmp_path_factory.mktemp("uninterrupted"))
+    code, out = finish(make(work, "run"))
+    assert code == 0, out
+    return runs(work)
+
+
+def started(work: Path, phase: str) -> bool:
+    """A job's log is opened by its script as it starts: from then on the job is under way."""
+    logs = work / "logs" / phase
+    return logs.is_dir() and any(logs.rglob("*.log"))
+
+
+@pytest.mark.parametrize("phase", ["build_index", "evaluate_arm"])
+def test_kill_9_then_the_named_command_gives_the_same_runs(tmp_path, uninterrupted, phase):
+    work = checkout(tmp_path)
+    proc = make(work, "run", start_new_session=True)
+    deadline = time.monotonic() + 300
+    while not started(work, phase):
+        assert proc.poll() is None, f"the run ended before any {phase} job started:\n{proc.stdout.read()}"
+        assert time.monotonic() < deadline, f"no {phase} job started in 300 s"
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=60)
+    assert any((work / ".snakemake/incomplete").iterdir()), "the kill came after the job had finished"
+
+    code, out = finish(make(work, "run"))
+    assert code != 0
+    assert out.strip().splitlines()[-2].endswith(
+        "if no other run is going on in this directory, recover with: make resume CONFIG=tiny.yaml"), out
+    code, out = finish(make(work, "resume"))
+    assert code == 0, out
+    assert runs(work) == uninterrupted
+    # nothing half-written survives: no staged temporaries, no incomplete markers
+    assert not [p for p in (work / "results").rglob(".*.tmp")]
+    assert not any((work / ".snakemake/incomplete").iterdir())

@@ -8,8 +8,10 @@ CORES   ?= $(shell nproc)
 # which would read a later target as a second config file).
 CONFIG  ?=
 CONFIGFLAGS := $(if $(CONFIG),--configfile $(CONFIG))
-export HF_HUB_OFFLINE := 1
-export HF_DATASETS_OFFLINE := 1
+# More Snakemake flags, e.g. SNAKEFLAGS=-n (show the plan) or SNAKEFLAGS='--forcerun evaluate_arm'
+SNAKEFLAGS ?=
+export HF_HUB_OFFLINE ?= 1
+export HF_DATASETS_OFFLINE ?= 1
 
 .PHONY: run resume test lint report bench clean
 
@@ -23,7 +25,7 @@ $(STAMP): pyproject.toml constraints.txt
 # run means: either another run is going on here, or `make resume` recovers.
 run: $(STAMP)
 	$(if $(CONFIG),$(VENV)/bin/crmatrix validate $(CONFIG))
-	@$(SMK) --profile profiles/local --cores $(CORES) all $(CONFIGFLAGS) || { status=$$?; \
+	@$(SMK) --profile profiles/local --cores $(CORES) all $(SNAKEFLAGS) $(CONFIGFLAGS) || { status=$$?; \
 	  if [ -n "$$(ls -A .snakemake/locks 2>/dev/null)" ]; then \
 	    echo "crmatrix: an earlier run was killed and left its lock in .snakemake/locks; if no other run is going on in this directory, recover with: make resume$(if $(CONFIG), CONFIG=$(CONFIG))" >&2; \
 	  fi; exit $$status; }
@@ -42,7 +44,7 @@ lint: $(STAMP)
 	$(SMK) --lint
 
 report: $(STAMP)
-	$(SMK) --profile profiles/local --cores $(CORES) all $(CONFIGFLAGS) --report results/report.html
+	$(SMK) --profile profiles/local --cores $(CORES) all $(SNAKEFLAGS) $(CONFIGFLAGS) --report results/report.html
 
 # By hand, not in CI: speed and memory targets (needs `make run` first and ../shared).
 bench: $(STAMP)

@@ -1,0 +1,81 @@
+"""Every `make`, `snakemake` and `crmatrix` command line of the README, run as printed in a
+copy of the project (Snakemake as a dry run where the real thing would be slow)."""
+
+import re
+import shlex
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import BIN, ROOT
+
+VENV = BIN.parent
+PROGRAMS = ("make", ".venv/bin/snakemake", ".venv/bin/crmatrix")
+
+
+def readme_commands() -> list[str]:
+    """Command lines in the README's code blocks (indented or fenced), continuations joined."""
+    lines, out, cont = (ROOT / "README.md").read_text().splitlines(), [], ""
+    for line in lines:
+        text = line.strip()
+        if cont:
+            text = cont + " " + text
+            cont = ""
+        if text.endswith("\\"):
+            cont = text[:-1].rstrip()
+            continue
+        text = re.sub(r"\s+#\s.*$", "", text)  # a trailing comment
+        if text.split(" ", 1)[0] in PROGRAMS:
+            out.append(text)
+    return out
+
+
+def test_the_readme_has_commands_to_check():
+    cmds = readme_commands()
+    assert "make run" in cmds and "make test" in cmds and "make resume" in cmds
+    assert any(c.startswith(".venv/bin/crmatrix check") for c in cmds)
+    assert not [c for c in cmds if re.search(r"--configfile \S+ (all|results/)", c)], "target after --configfile"
+
+
+def as_run(cmd: str) -> list[str] | None:
+    """The argv that checks `cmd` here: None for `make test` (it is this suite)."""
+    argv = shlex.split(cmd)
+    if argv[0] == "make":
+        if argv[1] == "test":
+            return None
+        fixed = ["make", "-o", f"{VENV}/.installed", f"VENV={VENV}", "CORES=2"]
+        if argv[1] in ("run", "resume"):
+            return [*fixed, *argv[1:], "SNAKEFLAGS=-n"]
+        if argv[1] in ("report", "bench"):  # need a finished run / ../shared: show what they would do
+            return [*fixed, "-n", *argv[1:]]
+        return [*fixed, *argv[1:]]
+    argv[0] = str(BIN / Path(argv[0]).name)
+    if argv[0].endswith("snakemake"):
+        targets = [a for a in argv[1:] if not a.startswith("-") and "/" in a and not a.startswith("profiles/")]
+        if not (targets and all(t.startswith("results/corpora/self/") for t in targets)):
+            argv.append("-n")  # a fetch of this repository at its pin is quick: that one runs for real
+    return argv
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory) -> Path:
+    """The project's files as they are now, with its git history (the `self` corpus is a commit of it)."""
+    work = tmp_path_factory.mktemp("readme")
+    shutil.copytree(ROOT / ".git", work / ".git")
+    files = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    for rel in filter(None, files.split("\0")):
+        if (ROOT / rel).is_file() or (ROOT / rel).is_symlink():
+            (work / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / rel, work / rel, follow_symlinks=False)
+    return work
+
+
+@pytest.mark.parametrize("cmd", readme_commands())
+def test_readme_command_works_as_printed(workspace, cmd):
+    argv = as_run(cmd)
+    if argv is None:
+        pytest.skip("`make test` is the suite running this test")
+    proc = subprocess.run(argv, cwd=workspace, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, f"{cmd}\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"

@@ -9,7 +9,7 @@ import subprocess
 import pytest
 import yaml
 
-from conftest import ROOT, SHARED, needs_shared, snakemake, snakemake_cmd
+from conftest import BIN, ROOT, SHARED, needs_shared, snakemake, snakemake_cmd
 
 PATH_CORPUS = {
     "lib/strings.js": (
@@ -224,3 +224,17 @@ def test_seed_config_runs_ripgrep_from_the_shared_mirror(tmp_path):
     assert man["languages"] == {"rust": len(man["files"])}
     run = json.loads((tmp_path / "results/runs/ripgrep/builtin/baseline.json").read_text())
     assert run["methods"]["lexical"]["metrics"]["n"] == 34
+
+
+def test_malformed_yaml_names_file_line_and_column(tmp_path):
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config/config.yaml").write_text("corpora:\n  a: {path: .\n  b: 1\n")
+    proc = snakemake(tmp_path, "-n", "--cores", "1", check=False)
+    assert proc.returncode != 0
+    assert ("crmatrix: config/config.yaml: line 3, column 4: not valid YAML: while parsing a flow mapping "
+            "expected ',' or '}', but got ':'") in proc.stderr
+    # `make run CONFIG=FILE` checks the file with crmatrix validate first, which says the same
+    cli = subprocess.run([str(BIN / "crmatrix"), "validate", "config/config.yaml"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=60)
+    assert cli.returncode == 2
+    assert cli.stderr.startswith("crmatrix: config/config.yaml: line 3, column 4: not valid YAML")

@@ -1,6 +1,9 @@
 import hashlib
 import json
 import os
+import socket
+import subprocess
+import sys
 
 import pytest
 
@@ -105,3 +108,45 @@ def test_dominant_language():
     assert corpus.dominant_language({"languages": {"rust": 4, "go": 4}}) == "go"
     assert corpus.dominant_language({"languages": {"python": 1, "other": 9}}, min_files=1) == "python"
     assert corpus.dominant_language({"languages": {"other": 9}}, min_files=1) is None
+
+
+# Run in a child with a timeout: reading a FIFO blocks forever, so a regression must fail, not hang.
+FETCH = """
+import sys
+from pathlib import Path
+from crmatrix import pipeline
+pipeline.fetch_corpus("c", {"path": sys.argv[1]}, Path(sys.argv[2]), Path(sys.argv[3]), [], {})
+"""
+
+
+def test_special_files_and_symlinked_directories_are_skipped_and_counted(tmp_path, monkeypatch):
+    src = tmp_path / "src"
+    (src / "pkg" / "real").mkdir(parents=True)
+    (src / "pkg" / "a.py").write_text("def a():\n    pass\n")
+    (src / "pkg" / "real" / "b.py").write_text("def b():\n    pass\n")
+    os.mkfifo(src / "pkg" / "pipe")
+    monkeypatch.chdir(src / "pkg")  # a relative name keeps the socket path under the AF_UNIX length limit
+    sock = socket.socket(socket.AF_UNIX)
+    sock.bind("sock")
+    os.symlink(src / "pkg" / "pipe", src / "pkg" / "to_pipe.py")
+    os.symlink(src / "pkg" / "real", src / "pkg" / "linked")
+    os.symlink(tmp_path, src / "loop")
+    tree, man = tmp_path / "out" / "tree", tmp_path / "out" / "manifest.json"
+    try:
+        proc = subprocess.run([sys.executable, "-c", FETCH, str(src), str(tree), str(man)],
+                              capture_output=True, text=True, timeout=120)
+    finally:
+        sock.close()
+    assert proc.returncode == 0, proc.stderr
+    m = json.loads(man.read_text())
+    assert [f["path"] for f in m["files"]] == ["pkg/a.py", "pkg/real/b.py"]
+    assert m["skipped"] == [
+        {"path": "loop", "reason": "symlink-to-directory"},
+        {"path": "pkg/linked", "reason": "symlink-to-directory"},
+        {"path": "pkg/pipe", "reason": "not-a-regular-file"},
+        {"path": "pkg/sock", "reason": "not-a-regular-file"},
+        {"path": "pkg/to_pipe.py", "reason": "symlink-not-a-file"},
+    ]
+    assert m["skipped_counts"] == {"not-a-regular-file": 2, "symlink-not-a-file": 1, "symlink-to-directory": 2}
+    assert sorted(p.relative_to(tree).as_posix() for p in tree.rglob("*")) == ["pkg", "pkg/a.py", "pkg/real",
+                                                                               "pkg/real/b.py"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import tempfile
 from functools import lru_cache
 from pathlib import Path
@@ -52,16 +53,27 @@ def selected(path: str, include: list[str], exclude: list[str]) -> bool:
 
 
 def _skip_reason(path: Path, root: Path) -> tuple[str | None, bytes]:
+    """Why `path` is not part of the corpus (None: it is, with its bytes).
+
+    Only regular files are opened: reading a FIFO blocks forever, a socket cannot be read
+    and opening a device can act on it. The type is checked on the entry (or the link's
+    target) before opening, and again on the open descriptor, in case the entry was
+    swapped in between; O_NONBLOCK keeps even that case from blocking.
+    """
     if path.is_symlink():
         target = Path(os.path.realpath(path))
         if not target.is_relative_to(root):
             return "symlink-out-of-tree", b""
         if not target.is_file():
             return "symlink-not-a-file", b""
-    size = path.stat().st_size
-    if size > MAX_FILE_BYTES:
+    elif not stat.S_ISREG(path.lstat().st_mode):
+        return "not-a-regular-file", b""
+    with os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as f:
+        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+            return "not-a-regular-file", b""
+        data = f.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
         return "too-large", b""
-    data = path.read_bytes()
     if b"\0" in data[:8192]:
         return "binary", b""
     try:
@@ -76,7 +88,14 @@ def select_files(src: Path, dest: Path, include: list[str], exclude: list[str]) 
     root = Path(os.path.realpath(src))
     files, skipped, excluded = [], [], 0
     for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
+        kept = sorted(d for d in dirnames if d not in SKIP_DIRS)
+        # A symlinked directory is never followed (it may lead out of the tree or into a
+        # loop) but, where os.walk is silent, it is counted; globs select files, so it is
+        # listed whatever they say, for the user to see what was not read.
+        links = {d for d in kept if os.path.islink(os.path.join(dirpath, d))}
+        skipped += [{"path": Path(dirpath, d).relative_to(root).as_posix(), "reason": "symlink-to-directory"}
+                    for d in sorted(links)]
+        dirnames[:] = [d for d in kept if d not in links]
         for fn in sorted(filenames):
             p = Path(dirpath, fn)
             rel = p.relative_to(root).as_posix()

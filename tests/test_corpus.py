@@ -23,10 +23,23 @@ from crmatrix import CrmatrixError, corpus
         ("packages/jest/src/__tests__/a.ts", "**/__tests__/**", True),
         ("index.js", "index.js", True),
         ("lib/a?.js", "lib/a[?].js", False),
+        ("lib/a[1].js", "lib/a[1].js", True),      # brackets are literal, not a class
+        ("lib/a\\b.js", "lib/a\\b.js", True),      # so is a backslash
+        ("lib/ab.js", "lib/a?.js", True),
+        ("lib/a/.js", "lib/a?.js", False),
+        (".github/ci.yml", "**", True),           # dot files are ordinary files
+        ("src/.env", "src/*", True),
+        ("src/A.py", "src/a.py", False),          # case-sensitive everywhere
     ],
 )
 def test_glob_match(path, pattern, expected):
-    assert corpus.glob_match(path, pattern) is expected
+    assert corpus.path_filter([pattern], [])(path) is expected
+
+
+def test_path_filter_includes_then_excludes():
+    keep = corpus.path_filter(["src/**/*.py", "README.md"], ["**/tests/**", "src/*/_*.py"])
+    assert [p for p in ["src/a.py", "src/x/tests/t.py", "src/x/_v.py", "src/x/y/_v.py", "README.md", "setup.py"]
+            if keep(p)] == ["src/a.py", "src/x/y/_v.py", "README.md"]
 
 
 @pytest.fixture

@@ -10,8 +10,10 @@ import os
 import re
 import stat
 import tempfile
-from functools import lru_cache
+from collections.abc import Callable
 from pathlib import Path
+
+from wcmatch import glob as wcglob
 
 from crmatrix import CrmatrixError, atomic, pins
 from crmatrix.symbols import language_for
@@ -21,35 +23,22 @@ MAX_FILE_BYTES = 1 << 20
 SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", ".tox"}
 
 
-@lru_cache(maxsize=256)
-def _glob_regex(pattern: str) -> re.Pattern:
-    """Translate a path glob: `**/` spans directories, `*` and `?` stay within one name."""
-    out, i = [], 0
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif pattern[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif pattern[i] == "?":
-            out.append("[^/]")
-            i += 1
-        else:
-            out.append(re.escape(pattern[i]))
-            i += 1
-    return re.compile("".join(out) + r"\Z")
+# `**` as a whole segment spans directories, `*` and `?` stay within one name, dot files
+# are ordinary files, and matching is case-sensitive on every platform.
+GLOB_FLAGS = wcglob.GLOBSTAR | wcglob.DOTGLOB | wcglob.FORCEUNIX
+_GLOB_LITERAL = re.compile(r"([\\\[\]])")
 
 
-def glob_match(path: str, pattern: str) -> bool:
-    return _glob_regex(pattern).match(path) is not None
+def path_filter(include: list[str], exclude: list[str]) -> Callable[[str], bool]:
+    """Whether a corpus-relative posix path matches an include glob and no exclude glob.
 
+    Brackets and backslashes are literal, as they always were in crmatrix globs: a file
+    named `a[1].py` is written as it is named, not as a character class.
+    """
+    def literal(patterns: list[str]) -> list[str]:
+        return [_GLOB_LITERAL.sub(r"\\\1", p) for p in patterns]
 
-def selected(path: str, include: list[str], exclude: list[str]) -> bool:
-    return any(glob_match(path, p) for p in include) and not any(glob_match(path, p) for p in exclude)
+    return wcglob.compile(literal(include), flags=GLOB_FLAGS, exclude=literal(exclude) or None).match
 
 
 def _skip_reason(path: Path, root: Path) -> tuple[str | None, bytes]:
@@ -87,6 +76,7 @@ def select_files(src: Path, dest: Path, include: list[str], exclude: list[str]) 
     """Copy the selected, readable text files of src into dest; return the manifest's file part."""
     root = Path(os.path.realpath(src))
     files, skipped, excluded = [], [], 0
+    selected = path_filter(include, exclude)
     for dirpath, dirnames, filenames in os.walk(root):
         kept = sorted(d for d in dirnames if d not in SKIP_DIRS)
         # A symlinked directory is never followed (it may lead out of the tree or into a
@@ -99,7 +89,7 @@ def select_files(src: Path, dest: Path, include: list[str], exclude: list[str]) 
         for fn in sorted(filenames):
             p = Path(dirpath, fn)
             rel = p.relative_to(root).as_posix()
-            if not selected(rel, include, exclude):
+            if not selected(rel):
                 excluded += 1
                 continue
             reason, data = _skip_reason(p, root)

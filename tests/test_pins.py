@@ -169,3 +169,48 @@ def test_path_fingerprint_changes_on_edit(tmp_path):
     assert pins.path_fingerprint(str(tmp_path)) == before
     (tmp_path / "a.py").write_text("xy")
     assert pins.path_fingerprint(str(tmp_path)) != before
+
+
+def bundle_mirrors(tmp_path, repo, commit, *kinds):
+    """One mirror directory per kind, each holding acme+widget@<sha8>.bundle: a good copy, a
+    copy cut inside its pack data, or a file that is no bundle at all."""
+    good = tmp_path / "good.bundle"
+    git(repo, "bundle", "create", str(good), "HEAD")
+    data = good.read_bytes()
+    mirrors = []
+    for i, kind in enumerate(kinds):
+        m = tmp_path / f"mirror{i}"
+        m.mkdir()
+        body = {"good": data, "truncated": data[: len(data) - 40], "garbage": b"not a bundle\n"}[kind]
+        (m / f"acme+widget@{commit[:8]}.bundle").write_bytes(body)
+        mirrors.append(m)
+    return mirrors
+
+
+def test_a_corrupt_mirror_bundle_is_passed_over_for_the_next_mirror(two_commit_repo, tmp_path):
+    repo, _, second = two_commit_repo
+    bad, junk, good = bundle_mirrors(tmp_path, repo, second, "truncated", "garbage", "good")
+    dest = tmp_path / "out"
+    dest.mkdir()
+    origin = pins.fetch_git(str(tmp_path / "acme" / "widget"), second, dest, [str(bad), str(junk), str(good)])
+    assert origin == {"source": str(good / f"acme+widget@{second[:8]}.bundle")}
+    assert sorted(p.name for p in dest.rglob("*")) == ["core.py", "later.py", "pkg"]
+
+
+def test_only_corrupt_bundles_are_listed_with_the_url_and_leave_nothing(two_commit_repo, tmp_path):
+    repo, _, second = two_commit_repo
+    bad, junk = bundle_mirrors(tmp_path, repo, second, "truncated", "garbage")
+    url = tmp_path / "acme" / "widget"
+    dest = tmp_path / "out"
+    dest.mkdir()
+    with pytest.raises(CrmatrixError) as e:
+        pins.fetch_git(str(url), second, dest, [str(bad), str(junk)])
+    name = f"acme+widget@{second[:8]}.bundle"
+    assert str(e.value).splitlines() == [
+        f"commit {second} of {url} found nowhere; tried:",
+        f"  mirror bundle {bad / name}: lists the commit but cannot be checked out (fatal: early EOF)",
+        f"  mirror bundle {junk / name}: not a readable git bundle "
+        f"(error: '{junk / name}' does not look like a v2 or v3 bundle file)",
+        f"  {url}: fatal: repository '{url}' does not exist",
+    ]
+    assert list(dest.iterdir()) == []

@@ -91,30 +91,70 @@ def _owner_repo(url: str) -> str:
     return "+".join(parts[-2:]) if len(parts) >= 2 else parts[-1]
 
 
+def git_reason(e) -> str:
+    """The line of a failed git command that says why: its first `fatal:`/`error:` line
+    (the cause; later ones such as "index-pack died" are its consequences), else its last line."""
+    text = (e.stderr or str(e)).strip()
+    text = text.removeprefix("stderr:").strip().strip("'")  # GitPython quotes git's stderr
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return next((line for line in lines if line.startswith(("fatal:", "error:"))), lines[-1] if lines else str(e))
+
+
 def bundle_heads(bundle: Path) -> set[str]:
     import git
 
     try:
         out = git.Git().bundle("list-heads", str(bundle))
     except git.GitCommandError as e:
-        raise CrmatrixError(f"{bundle}: not a readable git bundle: {e.stderr.strip()}") from e
+        raise CrmatrixError(f"{bundle}: not a readable git bundle ({git_reason(e)})") from e
     return {line.split()[0] for line in out.splitlines() if line.strip()}
 
 
 def _checkout(source: str, commit: str, dest: Path, shallow: bool) -> None:
+    """Check `commit` out into dest without .git; on failure dest is left empty for the next source."""
     import git
 
-    repo = git.Repo.clone_from(source, dest, no_checkout=True)
-    if shallow:  # a single-commit bundle lacks the parent; git must be told the history stops here
-        (dest / ".git" / "shallow").write_text(commit + "\n")
-    repo.git.checkout("--detach", commit)
+    try:
+        repo = git.Repo.clone_from(source, dest, no_checkout=True)
+        if shallow:  # a single-commit bundle lacks the parent; git must be told the history stops here
+            (dest / ".git" / "shallow").write_text(commit + "\n")
+        repo.git.checkout("--detach", commit)
+    except git.GitCommandError as e:
+        _empty(dest)
+        raise CrmatrixError(git_reason(e)) from e
     shutil.rmtree(dest / ".git")
 
 
-def fetch_git(url: str, commit: str, dest: Path, mirrors: list[str]) -> dict:
-    """Check out `commit` into dest (without .git), from a mirror bundle first, then from url."""
-    import git
+def _empty(directory: Path) -> None:
+    """Remove what a failed clone left in `directory`, keeping the directory (the caller's)."""
+    for child in directory.iterdir() if directory.is_dir() else ():
+        if child.is_dir() and not child.is_symlink():
+            shutil.rmtree(child)
+        else:
+            child.unlink()
 
+
+def _from_bundle(bundle: Path, commit: str, dest: Path) -> str | None:
+    """None when `commit` was checked out from `bundle`, else the line saying why not."""
+    try:
+        heads = bundle_heads(bundle)
+    except CrmatrixError as e:
+        return str(e)
+    if commit not in heads:
+        return f"{bundle}: holds {', '.join(sorted(heads)) or 'no commit'}"
+    try:
+        _checkout(str(bundle), commit, dest, shallow=True)
+    except CrmatrixError as e:
+        return f"{bundle}: lists the commit but cannot be checked out ({e})"
+    return None
+
+
+def fetch_git(url: str, commit: str, dest: Path, mirrors: list[str]) -> dict:
+    """Check out `commit` into dest (without .git), from a mirror bundle first, then from url.
+
+    A bundle that is corrupt or truncated is one line of the places tried, not the end of
+    the search: the next bundle, mirror, then the url may still hold the commit.
+    """
     tried: list[str] = []
     stem = _owner_repo(url)
     for mirror in mirrors:
@@ -125,17 +165,15 @@ def fetch_git(url: str, commit: str, dest: Path, mirrors: list[str]) -> dict:
         elif not bundles:
             tried.append(f"mirror {mirror}: no {stem}@*.bundle")
         for b in bundles:
-            heads = bundle_heads(b)
-            if commit in heads:
-                _checkout(str(b), commit, dest, shallow=True)
+            why_not = _from_bundle(b, commit, dest)
+            if why_not is None:
                 return {"source": str(b)}
-            tried.append(f"mirror bundle {b}: holds {', '.join(sorted(heads))}")
+            tried.append(f"mirror bundle {why_not}")
     try:  # dest is the caller's scratch: a failed clone leaves nothing the caller keeps
         _checkout(url, commit, dest, shallow=False)
         return {"source": url}
-    except git.GitCommandError as e:
-        msg = (e.stderr or str(e)).strip().splitlines()
-        tried.append(f"{url}: {msg[-1] if msg else e}")
+    except CrmatrixError as e:
+        tried.append(f"{url}: {e}")
     raise CrmatrixError(f"commit {commit} of {url} found nowhere; tried:\n  " + "\n  ".join(tried))
 
 

@@ -92,6 +92,27 @@ def test_pypi_missing_version_and_failed_download(registry, tmp_path):
         pins.fetch_pypi("absent==1.0", "0" * 64, tmp_path / "b", index)
 
 
+def test_pypi_names_and_versions_compare_normalized(registry, tmp_path):
+    base, routes = registry
+    index = serve_pypi(base, routes)
+    routes["/simple/demo-pkg/"] = json.dumps({"files": [
+        {"filename": "demo-pkg-1.2.tar.gz.asc", "url": "/files/sig", "hashes": {}},
+        {"filename": "demo_pkg-latest.tar.gz", "url": "/files/latest.tar.gz", "hashes": {}},
+        {"filename": "Demo.Pkg-1.2.0.tar.gz", "url": "/files/demo_pkg-1.2.0.tar.gz", "hashes": {}},
+    ]}).encode()
+    sha = hashlib.sha256(SDIST).hexdigest()
+    assert pins.fetch_pypi("demo_PKG==1.2", sha, tmp_path / "a", index) == {
+        "source": f"{base}/files/demo_pkg-1.2.0.tar.gz"}
+
+
+@pytest.mark.parametrize("spec", ["demo-pkg", "demo-pkg>=1.2", "demo-pkg==1.*", "demo-pkg[cli]==1.2",
+                                  "demo-pkg==1.2; python_version>'3'", "demo-pkg==1.2,==1.3", "==1.2"])
+def test_pypi_pin_must_be_one_exact_version(spec, tmp_path):
+    with pytest.raises(CrmatrixError) as e:
+        pins.fetch_pypi(spec, "0" * 64, tmp_path, "http://127.0.0.1:9/simple")
+    assert str(e.value) == f"pypi pin {spec!r}: expected 'name==version'"
+
+
 def test_npm_tarball_is_fetched_and_integrity_checked(registry, tmp_path):
     base, routes = registry
     routes["/@scope%2fdemo/1.0.0"] = json.dumps({"dist": {"tarball": f"{base}/t/demo-1.0.0.tgz"}}).encode()

@@ -20,6 +20,10 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import InvalidSdistFilename, canonicalize_name, parse_sdist_filename
+from packaging.version import InvalidVersion, Version
+
 from crmatrix import CrmatrixError
 
 DEFAULT_PYPI_INDEX = "https://pypi.org/simple"
@@ -184,29 +188,41 @@ def glob_escape(s: str) -> str:
 # --- PyPI ------------------------------------------------------------------------------
 
 
-def _normalize(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
+def _sdist_url(page: dict, page_url: str, name: str, version: Version) -> str | None:
+    """The .tar.gz sdist of name==version on a PEP 691 page (names and versions compared
+    normalized, so `Demo.Pkg` 1.2 finds `demo_pkg-1.2.0.tar.gz`)."""
+    for f in page.get("files", []):
+        if not f["filename"].endswith(".tar.gz"):
+            continue
+        try:
+            fname, fver = parse_sdist_filename(f["filename"])
+        except (InvalidSdistFilename, InvalidVersion):
+            continue  # not ours to judge: another project's naming, or a pre-PEP 440 version
+        if fname == canonicalize_name(name) and fver == version:
+            return urllib.parse.urljoin(page_url, f["url"])
+    return None
+
+
+def _pinned_version(spec: str) -> tuple[str, Version]:
+    """`name==version` parsed as pip would; anything but one exact version is not a pin."""
+    try:
+        req = Requirement(spec)
+        (pinned,) = req.specifier
+        if pinned.operator != "==" or req.extras or req.marker or req.url:
+            raise ValueError(spec)
+        return req.name, Version(pinned.version)
+    except (InvalidRequirement, InvalidVersion, ValueError):
+        raise CrmatrixError(f"pypi pin {spec!r}: expected 'name==version'") from None
 
 
 def fetch_pypi(spec: str, sha256: str, dest: Path, index: str = DEFAULT_PYPI_INDEX) -> dict:
     """Download the sdist of `name==version` from a PEP 691 JSON simple index and verify it."""
-    m = re.fullmatch(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*==\s*([^\s=]+)\s*", spec)
-    if not m:
-        raise CrmatrixError(f"pypi pin {spec!r}: expected 'name==version'")
-    name, ver = m.groups()
-    page_url = f"{index.rstrip('/')}/{_normalize(name)}/"
+    name, version = _pinned_version(spec)
+    page_url = f"{index.rstrip('/')}/{canonicalize_name(name)}/"
     page = json.loads(http_get(page_url, accept="application/vnd.pypi.simple.v1+json"))
-    for f in page.get("files", []):
-        fn = f["filename"]
-        stem = fn.removesuffix(".tar.gz")
-        if stem == fn or "-" not in stem:
-            continue
-        fname, fver = stem.rsplit("-", 1)
-        if _normalize(fname) == _normalize(name) and fver == ver:
-            url = urllib.parse.urljoin(page_url, f["url"])
-            break
-    else:
-        raise CrmatrixError(f"pypi pin {spec}: no sdist (.tar.gz) for version {ver} at {page_url}")
+    url = _sdist_url(page, page_url, name, version)
+    if url is None:
+        raise CrmatrixError(f"pypi pin {spec}: no sdist (.tar.gz) for version {version} at {page_url}")
     data = http_get(url)
     got = hashlib.sha256(data).hexdigest()
     if got != sha256.lower():

@@ -4,6 +4,7 @@ import io
 import json
 import tarfile
 import threading
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -24,17 +25,50 @@ def tarball(top: str, files: dict[str, str]) -> bytes:
     return buf.getvalue()
 
 
+@dataclass(frozen=True)
+class Cut:
+    """A 200 that promises `length` bytes and sends `body` only, then closes (a reset transfer)."""
+
+    body: bytes
+    length: int
+
+
+@dataclass(frozen=True)
+class Unsized:
+    """A 200 whose length the client learns only when the server closes the connection."""
+
+    body: bytes
+
+
+class Routes(dict):
+    """Path -> response: bytes (200), an int status, Cut, Unsized, or a list of those served in
+    turn (the last one repeats). `requests` records every path asked for."""
+
+    def __init__(self):
+        super().__init__()
+        self.requests: list[str] = []
+
+    def respond(self, path):
+        self.requests.append(path)
+        r = self.get(path, 404)
+        return (r.pop(0) if len(r) > 1 else r[0]) if isinstance(r, list) else r
+
+
 @pytest.fixture
-def registry():
+def registry(monkeypatch):
     """A loopback HTTP server standing in for PyPI's JSON simple index and the npm registry."""
-    routes: dict[str, bytes] = {}
+    routes = Routes()
+    monkeypatch.setattr(pins, "RETRY_DELAYS_S", (0.0, 0.0, 0.0))  # the retries, without the waiting
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self):
-            body = routes.get(self.path)
-            self.send_response(200 if body is not None else 404)
+            r = routes.respond(self.path)
+            body = r.body if isinstance(r, (Cut, Unsized)) else b"error" if isinstance(r, int) else r
+            self.send_response(r if isinstance(r, int) else 200)
+            if not isinstance(r, Unsized):
+                self.send_header("Content-Length", str(r.length if isinstance(r, Cut) else len(body)))
             self.end_headers()
-            self.wfile.write(body or b"not found")
+            self.wfile.write(body)
 
         def log_message(self, *a):
             pass
@@ -111,6 +145,51 @@ def test_pypi_pin_must_be_one_exact_version(spec, tmp_path):
     with pytest.raises(CrmatrixError) as e:
         pins.fetch_pypi(spec, "0" * 64, tmp_path, "http://127.0.0.1:9/simple")
     assert str(e.value) == f"pypi pin {spec!r}: expected 'name==version'"
+
+
+def test_transient_failures_are_retried_and_the_bytes_are_those_of_the_good_attempt(registry, tmp_path):
+    base, routes = registry
+    index = serve_pypi(base, routes)
+    routes["/files/demo_pkg-1.2.0.tar.gz"] = [503, Cut(SDIST[:100], len(SDIST)), SDIST]
+    sha = hashlib.sha256(SDIST).hexdigest()
+    dest = tmp_path / "d"
+    assert pins.fetch_pypi("demo-pkg==1.2.0", sha, dest, index) == {"source": f"{base}/files/demo_pkg-1.2.0.tar.gz"}
+    assert routes.requests.count("/files/demo_pkg-1.2.0.tar.gz") == 3
+    assert (dest / "src" / "demo_pkg" / "core.py").read_text() == "def go():\n    pass\n"
+
+
+def test_a_404_is_never_retried_and_a_lasting_5xx_gives_up(registry, tmp_path):
+    base, routes = registry
+    with pytest.raises(CrmatrixError) as e:
+        pins.download(f"{base}/gone", tmp_path / "f", ["sha256"])
+    assert str(e.value) == f"download failed: {base}/gone: HTTP Error 404: Not Found"
+    assert routes.requests == ["/gone"]
+    routes["/down"] = 502
+    with pytest.raises(CrmatrixError) as e:
+        pins.download(f"{base}/down", tmp_path / "f", ["sha256"])
+    assert str(e.value) == f"download failed: {base}/down: HTTP Error 502: Bad Gateway (after 4 attempts)"
+    assert routes.requests.count("/down") == 4
+    routes["/cut"] = Cut(b"x" * 10, 50)
+    with pytest.raises(CrmatrixError) as e:
+        pins.download(f"{base}/cut", tmp_path / "f", ["sha256"])
+    assert str(e.value) == (f"download failed: {base}/cut: connection closed after 10 bytes, 40 more announced "
+                            "(after 4 attempts)")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("response", [b"x" * 5000, Unsized(b"x" * 5000)], ids=["announced", "streamed"])
+def test_a_download_over_the_cap_stops_and_leaves_nothing(registry, tmp_path, response):
+    base, routes = registry
+    routes["/big"] = response
+    with pytest.raises(CrmatrixError) as e:
+        pins.download(f"{base}/big", tmp_path / "big", ["sha256"], max_bytes=1000)
+    assert str(e.value) == f"download failed: {base}/big: more than 1000 bytes (the download limit)"
+    assert routes.requests == ["/big"]  # not retried
+    assert list(tmp_path.iterdir()) == []
+    routes["/small"] = Unsized(b"x" * 1000)
+    assert pins.download(f"{base}/small", tmp_path / "s", ["sha256", "sha512"], max_bytes=1000) == {
+        "sha256": hashlib.sha256(b"x" * 1000).digest(), "sha512": hashlib.sha512(b"x" * 1000).digest()}
+    assert (tmp_path / "s").read_bytes() == b"x" * 1000
 
 
 def test_npm_tarball_is_fetched_and_integrity_checked(registry, tmp_path):

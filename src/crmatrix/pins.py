@@ -8,17 +8,21 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import http.client
 import io
 import json
 import os
 import re
 import shutil
 import tarfile
+import tempfile
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import InvalidSdistFilename, canonicalize_name, parse_sdist_filename
@@ -29,6 +33,11 @@ from crmatrix import CrmatrixError
 DEFAULT_PYPI_INDEX = "https://pypi.org/simple"
 DEFAULT_NPM_REGISTRY = "https://registry.npmjs.org"
 HTTP_TIMEOUT_S = 60
+# A corpus tarball is a few MiB; this bounds what a wrong URL or a broken server can fill.
+MAX_DOWNLOAD_BYTES = 512 << 20
+CHUNK_BYTES = 1 << 20
+# Seconds slept before each retry of a transient failure (so 1 + len attempts in all).
+RETRY_DELAYS_S = (1.0, 3.0, 9.0)
 _SHA40 = re.compile(r"^[0-9a-f]{40}$")
 
 
@@ -58,19 +67,80 @@ class Pin:
         return cls(kind, {k: corpus[k] for k in keys[kind]})
 
 
-def http_get(url: str, accept: str | None = None) -> bytes:
-    req = urllib.request.Request(url, headers={"User-Agent": "crmatrix", **({"Accept": accept} if accept else {})})
+def _transient(e: Exception) -> bool:
+    """Worth another attempt: the server's own trouble (5xx, 429) or the connection's
+    (refused, reset, timed out, cut short). Never a 404 or another client error, nor a
+    local failure such as a full disk."""
+    if isinstance(e, urllib.error.HTTPError):
+        return e.code >= 500 or e.code == 429
+    return isinstance(e, (urllib.error.URLError, ConnectionError, TimeoutError, http.client.HTTPException))
+
+
+def _too_large(url: str, max_bytes: int) -> CrmatrixError:
+    return CrmatrixError(f"download failed: {url}: more than {max_bytes} bytes (the download limit)")
+
+
+def _stream(url: str, accept: str | None, max_bytes: int, out: BinaryIO, hashes: list) -> None:
+    headers = {"User-Agent": "crmatrix", **({"Accept": accept} if accept else {})}
+    with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=HTTP_TIMEOUT_S) as resp:
+        if (resp.length or 0) > max_bytes:  # http.client's parsed Content-Length
+            raise _too_large(url, max_bytes)
+        total = 0
+        while chunk := resp.read(CHUNK_BYTES):
+            total += len(chunk)
+            if total > max_bytes:  # a server that sends no length, or more than it said
+                raise _too_large(url, max_bytes)
+            out.write(chunk)
+            for h in hashes:
+                h.update(chunk)
+        if resp.length:  # http.client reads b"" at an early close; the bytes still owed tell
+            raise ConnectionError(f"connection closed after {total} bytes, {resp.length} more announced")
+
+
+def _get(url: str, out: BinaryIO, algorithms: list[str], accept: str | None, max_bytes: int) -> dict[str, bytes]:
+    """Stream `url` into `out`, hashing as it passes; retry transient failures with backoff.
+
+    Each attempt starts `out` and the hashes afresh, so a response cut short never leaves
+    its bytes in the result.
+    """
+    attempt = 0
+    while True:
+        attempt += 1
+        out.seek(0)
+        out.truncate()
+        hashes = {a: hashlib.new(a) for a in algorithms}
+        try:
+            _stream(url, accept, max_bytes, out, list(hashes.values()))
+            return {a: h.digest() for a, h in hashes.items()}
+        except (OSError, http.client.HTTPException) as e:
+            if attempt > len(RETRY_DELAYS_S) or not _transient(e):
+                after = f" (after {attempt} attempts)" if attempt > 1 else ""
+                raise CrmatrixError(f"download failed: {url}: {e}{after}") from e
+        time.sleep(RETRY_DELAYS_S[attempt - 1])
+
+
+def http_get(url: str, accept: str | None = None, max_bytes: int = MAX_DOWNLOAD_BYTES) -> bytes:
+    """A small response (an index page, package metadata), in memory."""
+    buf = io.BytesIO()
+    _get(url, buf, [], accept, max_bytes)
+    return buf.getvalue()
+
+
+def download(url: str, path: Path, algorithms: list[str], max_bytes: int = MAX_DOWNLOAD_BYTES) -> dict[str, bytes]:
+    """Stream `url` to the file `path` in chunks; returns its digest per hash algorithm.
+    On any failure `path` is removed."""
     try:
-        with urllib.request.urlopen(req, timeout=HTTP_TIMEOUT_S) as resp:
-            return resp.read()
-    except (urllib.error.URLError, OSError) as e:
-        raise CrmatrixError(f"download failed: {url}: {e}") from e
+        with open(path, "wb") as f:
+            return _get(url, f, algorithms, None, max_bytes)
+    except BaseException:
+        Path(path).unlink(missing_ok=True)
+        raise
 
 
-def unpack_tarball(data: bytes, dest: Path, what: str) -> None:
+def unpack_tarball(tarball: Path, dest: Path, what: str) -> None:
     """Unpack a .tar.gz into dest, dropping its single top-level directory (sdist, npm `package/`)."""
     try:
-        with tarfile.open(fileobj=io.BytesIO(data), mode="r:*") as tar:
+        with tarfile.open(tarball, mode="r:*") as tar:
             members = [m for m in tar.getmembers() if m.isfile() or m.isdir() or m.issym()]
             tops = {m.name.split("/", 1)[0] for m in members}
             strip = len(tops) == 1 and any("/" in m.name for m in members)
@@ -223,25 +293,24 @@ def fetch_pypi(spec: str, sha256: str, dest: Path, index: str = DEFAULT_PYPI_IND
     url = _sdist_url(page, page_url, name, version)
     if url is None:
         raise CrmatrixError(f"pypi pin {spec}: no sdist (.tar.gz) for version {version} at {page_url}")
-    data = http_get(url)
-    got = hashlib.sha256(data).hexdigest()
-    if got != sha256.lower():
-        raise CrmatrixError(f"pypi pin {spec}: sha256 mismatch for {url}: expected {sha256}, got {got}")
-    unpack_tarball(data, dest, f"pypi pin {spec}")
+    with tempfile.TemporaryDirectory(prefix="crmatrix-download-") as tmp:
+        sdist = Path(tmp) / "sdist.tar.gz"
+        got = download(url, sdist, ["sha256"])["sha256"].hex()
+        if got != sha256.lower():
+            raise CrmatrixError(f"pypi pin {spec}: sha256 mismatch for {url}: expected {sha256}, got {got}")
+        unpack_tarball(sdist, dest, f"pypi pin {spec}")
     return {"source": url}
 
 
 # --- npm -------------------------------------------------------------------------------
 
 
-def verify_integrity(data: bytes, integrity: str, what: str) -> None:
-    """Check Subresource-Integrity `algo-base64` (npm's `dist.integrity`)."""
+def parse_integrity(integrity: str, what: str) -> tuple[str, str]:
+    """Subresource-Integrity `algo-base64` (npm's `dist.integrity`) as (algorithm, base64 digest)."""
     algo, _, b64 = integrity.partition("-")
     if algo not in ("sha512", "sha384", "sha256", "sha1") or not b64:
         raise CrmatrixError(f"{what}: integrity {integrity!r} is not of the form sha512-<base64>")
-    got = base64.b64encode(hashlib.new(algo, data).digest()).decode()
-    if got != b64:
-        raise CrmatrixError(f"{what}: integrity mismatch: expected {integrity}, got {algo}-{got}")
+    return algo, b64
 
 
 def fetch_npm(spec: str, integrity: str, dest: Path, registry: str = DEFAULT_NPM_REGISTRY) -> dict:
@@ -250,14 +319,18 @@ def fetch_npm(spec: str, integrity: str, dest: Path, registry: str = DEFAULT_NPM
     if not m:
         raise CrmatrixError(f"npm pin {spec!r}: expected 'name@version'")
     name, ver = m.groups()
+    algo, b64 = parse_integrity(integrity, f"npm pin {spec}")
     meta_url = f"{registry.rstrip('/')}/{name.replace('/', '%2f')}/{ver}"
     try:
         url = json.loads(http_get(meta_url))["dist"]["tarball"]
     except (KeyError, ValueError) as e:
         raise CrmatrixError(f"npm pin {spec}: {meta_url} has no dist.tarball") from e
-    data = http_get(url)
-    verify_integrity(data, integrity, f"npm pin {spec}")
-    unpack_tarball(data, dest, f"npm pin {spec}")
+    with tempfile.TemporaryDirectory(prefix="crmatrix-download-") as tmp:
+        tgz = Path(tmp) / "package.tgz"
+        got = base64.b64encode(download(url, tgz, [algo])[algo]).decode()
+        if got != b64:
+            raise CrmatrixError(f"npm pin {spec}: integrity mismatch: expected {integrity}, got {algo}-{got}")
+        unpack_tarball(tgz, dest, f"npm pin {spec}")
     return {"source": url}
 
 

@@ -88,6 +88,7 @@ def cmd_check(args) -> int:
         run = json.loads(Path(args.run).read_text())
     except (OSError, ValueError) as e:
         raise CrmatrixError(f"{args.run}: not a readable run JSON ({e})") from e
+    check.validate_run(run, args.run)
     gates = check.parse_gates(args.min or [], args.max or [])
     if not gates:
         raise CrmatrixError("check: give at least one --min or --max gate (e.g. --min hybrid.mrr=0.5)")

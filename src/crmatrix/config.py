@@ -39,9 +39,13 @@ def _with_defaults(validator_class):
     return jsonschema.validators.extend(validator_class, {"properties": set_defaults})
 
 
+def json_type(value) -> str:
+    """What a parsed JSON/YAML value is, in words: "an object", "a string", ..."""
+    return _JSON_TYPES.get(type(value), type(value).__name__)
+
+
 def _describe(value) -> str:
-    return f"{_JSON_TYPES.get(type(value), type(value).__name__)} {value!r}" if not isinstance(value, (dict, list)) \
-        else _JSON_TYPES[type(value)]
+    return json_type(value) if isinstance(value, (dict, list)) else f"{json_type(value)} {value!r}"
 
 
 def _message(err: jsonschema.ValidationError) -> str:

@@ -106,3 +106,18 @@ def test_check_names_a_gated_value_the_run_lacks_or_that_is_no_number(tmp_path, 
         "FAIL hybrid.latency_p95_ms: not in the run (no latency_ms.p95)",
         f"{path}: 0 of 3 gates passed",
     ]
+
+
+def test_validate_warns_of_each_clamped_value_and_passes(tmp_path, capsys):
+    from crmatrix.cli import main
+
+    cfg = tmp_path / "wide.yaml"
+    cfg.write_text("corpora: {c: {path: x}}\ndatasets: {d: {file: f, corpus: c}}\narms:\n  baseline: {}\n"
+                   "  wide: {CODELENS_RANK_SPARSE_THRESHOLD: '500', CODELENS_EMBED_HINT_LINES: '0'}\n")
+    assert main(["validate", str(cfg)]) == 0
+    out = capsys.readouterr()
+    assert out.err.splitlines() == [
+        f"crmatrix: warning: {cfg}: arms.wide: CODELENS_EMBED_HINT_LINES=0 clamped to 1",
+        f"crmatrix: warning: {cfg}: arms.wide: CODELENS_RANK_SPARSE_THRESHOLD=500 clamped to 90",
+    ]
+    assert out.out == f"{cfg}: ok (1 corpora, 1 datasets, 1 systems, 2 arms)\n"

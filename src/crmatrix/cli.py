@@ -78,6 +78,8 @@ def cmd_run(args) -> int:
 
 def cmd_validate(args) -> int:
     cfg = config.load(args.config)
+    for line in config.clamp_warnings(cfg):
+        print(f"crmatrix: warning: {args.config}: {line}", file=sys.stderr)
     print(f"{args.config}: ok ({len(cfg['corpora'])} corpora, {len(cfg['datasets'])} datasets, "
           f"{len(cfg['systems'])} systems, {len(cfg['arms'])} arms)")
     return 0

@@ -117,6 +117,14 @@ def _check_models_and_arms(cfg: dict, source: str) -> None:
             raise CrmatrixError(f"{source}: arms.{name}: {e}") from None
 
 
+def clamp_warnings(cfg: dict) -> list[str]:
+    """One line per arm value the builtin engine clamps into its range: the config is valid,
+    but that arm does not measure the value it names."""
+    from crmatrix.engine import knobs
+
+    return [f"arms.{name}: {note}" for name, env in cfg["arms"].items() for note in knobs.resolve(env, None).notes]
+
+
 def load(path: str | Path) -> dict:
     path = Path(path)
     try:

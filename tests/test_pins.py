@@ -287,7 +287,7 @@ def bundle_mirrors(tmp_path, repo, commit, *kinds):
     return mirrors
 
 
-def test_a_corrupt_mirror_bundle_is_passed_over_for_the_next_mirror(two_commit_repo, tmp_path):
+def test_a_corrupt_mirror_bundle_is_passed_over_for_the_next_mirror(two_commit_repo, tmp_path, caplog):
     repo, _, second = two_commit_repo
     bad, junk, good = bundle_mirrors(tmp_path, repo, second, "truncated", "garbage", "good")
     dest = tmp_path / "out"
@@ -295,6 +295,12 @@ def test_a_corrupt_mirror_bundle_is_passed_over_for_the_next_mirror(two_commit_r
     origin = pins.fetch_git(str(tmp_path / "acme" / "widget"), second, dest, [str(bad), str(junk), str(good)])
     assert origin == {"source": str(good / f"acme+widget@{second[:8]}.bundle")}
     assert sorted(p.name for p in dest.rglob("*")) == ["core.py", "later.py", "pkg"]
+    name = f"acme+widget@{second[:8]}.bundle"
+    assert [(r.levelname, r.getMessage()) for r in caplog.records] == [
+        ("WARNING", f"passed over {bad / name}: lists the commit but cannot be checked out (fatal: early EOF)"),
+        ("WARNING", f"passed over {junk / name}: not a readable git bundle "
+                    f"(error: '{junk / name}' does not look like a v2 or v3 bundle file)"),
+    ]
 
 
 def test_only_corrupt_bundles_are_listed_with_the_url_and_leave_nothing(two_commit_repo, tmp_path):

@@ -11,6 +11,7 @@ import hashlib
 import http.client
 import io
 import json
+import logging
 import os
 import re
 import shutil
@@ -29,6 +30,8 @@ from packaging.utils import InvalidSdistFilename, canonicalize_name, parse_sdist
 from packaging.version import InvalidVersion, Version
 
 from crmatrix import CrmatrixError
+
+log = logging.getLogger(__name__)
 
 DEFAULT_PYPI_INDEX = "https://pypi.org/simple"
 DEFAULT_NPM_REGISTRY = "https://registry.npmjs.org"
@@ -209,17 +212,24 @@ def _empty(directory: Path) -> None:
 
 
 def _from_bundle(bundle: Path, commit: str, dest: Path) -> str | None:
-    """None when `commit` was checked out from `bundle`, else the line saying why not."""
+    """None when `commit` was checked out from `bundle`, else the line saying why not.
+
+    A broken bundle is also logged: the search may succeed elsewhere, and the mirror
+    still wants mending.
+    """
     try:
         heads = bundle_heads(bundle)
     except CrmatrixError as e:
+        log.warning("passed over %s", e)
         return str(e)
     if commit not in heads:
         return f"{bundle}: holds {', '.join(sorted(heads)) or 'no commit'}"
     try:
         _checkout(str(bundle), commit, dest, shallow=True)
     except CrmatrixError as e:
-        return f"{bundle}: lists the commit but cannot be checked out ({e})"
+        why = f"{bundle}: lists the commit but cannot be checked out ({e})"
+        log.warning("passed over %s", why)
+        return why
     return None
 
 

@@ -2,6 +2,7 @@ import hashlib
 import json
 import os
 import socket
+import stat
 import subprocess
 import sys
 
@@ -163,3 +164,16 @@ def test_special_files_and_symlinked_directories_are_skipped_and_counted(tmp_pat
     assert m["skipped_counts"] == {"not-a-regular-file": 2, "symlink-not-a-file": 1, "symlink-to-directory": 2}
     assert sorted(p.relative_to(tree).as_posix() for p in tree.rglob("*")) == ["pkg", "pkg/a.py", "pkg/real",
                                                                                "pkg/real/b.py"]
+
+
+def test_a_device_file_is_skipped_not_read(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "a.py").write_text("def a():\n    pass\n")
+    try:  # a character device that reads as empty (/dev/null's numbers): read, it would pass for an empty file
+        os.mknod(src / "null.py", stat.S_IFCHR | 0o600, os.makedev(1, 3))
+    except PermissionError:
+        pytest.skip("making a device node needs CAP_MKNOD")
+    m = corpus.build_corpus("c", {"path": str(src)}, tmp_path / "out" / "tree", tmp_path / "out" / "m.json", [], {})
+    assert [f["path"] for f in m["files"]] == ["a.py"]
+    assert m["skipped"] == [{"path": "null.py", "reason": "not-a-regular-file"}]

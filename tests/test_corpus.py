@@ -1,6 +1,10 @@
 import hashlib
 import json
 import os
+import socket
+import stat
+import subprocess
+import sys
 
 import pytest
 
@@ -21,10 +25,23 @@ from crmatrix.stages import fetch_corpus
         ("packages/jest/src/__tests__/a.ts", "**/__tests__/**", True),
         ("index.js", "index.js", True),
         ("lib/a?.js", "lib/a[?].js", False),
+        ("lib/a[1].js", "lib/a[1].js", True),      # brackets are literal, not a class
+        ("lib/a\\b.js", "lib/a\\b.js", True),      # so is a backslash
+        ("lib/ab.js", "lib/a?.js", True),
+        ("lib/a/.js", "lib/a?.js", False),
+        (".github/ci.yml", "**", True),           # dot files are ordinary files
+        ("src/.env", "src/*", True),
+        ("src/A.py", "src/a.py", False),          # case-sensitive everywhere
     ],
 )
 def test_glob_match(path, pattern, expected):
-    assert corpus.glob_match(path, pattern) is expected
+    assert corpus.path_filter([pattern], [])(path) is expected
+
+
+def test_path_filter_includes_then_excludes():
+    keep = corpus.path_filter(["src/**/*.py", "README.md"], ["**/tests/**", "src/*/_*.py"])
+    assert [p for p in ["src/a.py", "src/x/tests/t.py", "src/x/_v.py", "src/x/y/_v.py", "README.md", "setup.py"]
+            if keep(p)] == ["src/a.py", "src/x/y/_v.py", "README.md"]
 
 
 @pytest.fixture
@@ -106,3 +123,58 @@ def test_dominant_language():
     assert languages.dominant_language({"languages": {"rust": 4, "go": 4}}) == "go"
     assert languages.dominant_language({"languages": {"python": 1, "other": 9}}, min_files=1) == "python"
     assert languages.dominant_language({"languages": {"other": 9}}, min_files=1) is None
+
+
+# Run in a child with a timeout: reading a FIFO blocks forever, so a regression must fail, not hang.
+FETCH = """
+import sys
+from pathlib import Path
+from crmatrix.stages import fetch_corpus
+fetch_corpus.run("c", {"path": sys.argv[1]}, Path(sys.argv[2]), Path(sys.argv[3]), [], {})
+"""
+
+
+def test_special_files_and_symlinked_directories_are_skipped_and_counted(tmp_path, monkeypatch):
+    src = tmp_path / "src"
+    (src / "pkg" / "real").mkdir(parents=True)
+    (src / "pkg" / "a.py").write_text("def a():\n    pass\n")
+    (src / "pkg" / "real" / "b.py").write_text("def b():\n    pass\n")
+    os.mkfifo(src / "pkg" / "pipe")
+    monkeypatch.chdir(src / "pkg")  # a relative name keeps the socket path under the AF_UNIX length limit
+    sock = socket.socket(socket.AF_UNIX)
+    sock.bind("sock")
+    os.symlink(src / "pkg" / "pipe", src / "pkg" / "to_pipe.py")
+    os.symlink(src / "pkg" / "real", src / "pkg" / "linked")
+    os.symlink(tmp_path, src / "loop")
+    tree, man = tmp_path / "out" / "tree", tmp_path / "out" / "manifest.json"
+    try:
+        proc = subprocess.run([sys.executable, "-c", FETCH, str(src), str(tree), str(man)],
+                              capture_output=True, text=True, timeout=120)
+    finally:
+        sock.close()
+    assert proc.returncode == 0, proc.stderr
+    m = json.loads(man.read_text())
+    assert [f["path"] for f in m["files"]] == ["pkg/a.py", "pkg/real/b.py"]
+    assert m["skipped"] == [
+        {"path": "loop", "reason": "symlink-to-directory"},
+        {"path": "pkg/linked", "reason": "symlink-to-directory"},
+        {"path": "pkg/pipe", "reason": "not-a-regular-file"},
+        {"path": "pkg/sock", "reason": "not-a-regular-file"},
+        {"path": "pkg/to_pipe.py", "reason": "symlink-not-a-file"},
+    ]
+    assert m["skipped_counts"] == {"not-a-regular-file": 2, "symlink-not-a-file": 1, "symlink-to-directory": 2}
+    assert sorted(p.relative_to(tree).as_posix() for p in tree.rglob("*")) == ["pkg", "pkg/a.py", "pkg/real",
+                                                                               "pkg/real/b.py"]
+
+
+def test_a_device_file_is_skipped_not_read(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "a.py").write_text("def a():\n    pass\n")
+    try:  # a character device that reads as empty (/dev/null's numbers): read, it would pass for an empty file
+        os.mknod(src / "null.py", stat.S_IFCHR | 0o600, os.makedev(1, 3))
+    except PermissionError:
+        pytest.skip("making a device node needs CAP_MKNOD")
+    m = fetch_corpus.run("c", {"path": str(src)}, tmp_path / "out" / "tree", tmp_path / "out" / "m.json", [], {})
+    assert [f["path"] for f in m["files"]] == ["a.py"]
+    assert m["skipped"] == [{"path": "null.py", "reason": "not-a-regular-file"}]

@@ -53,7 +53,7 @@ GOOD = {"query": "q", "expected_symbol": "parse", "expected_file_suffix": "pkg/c
     (["not", "an", "object"], "row 1: expected an object, got list"),
 ])
 def test_bad_row_names_file_row_and_field(tmp_path, bad, message):
-    p = write(tmp_path, [GOOD, bad])
+    p = write(tmp_path, [{**GOOD, "query": "another question"}, bad])
     with pytest.raises(CrmatrixError) as e:
         datasets.load(p, "codelens", "c", MANIFEST, SYMBOLS)
     assert str(e.value) == f"{p}: {message}"
@@ -77,3 +77,30 @@ def test_relevance_is_exact_name_and_path_suffix():
     assert not datasets.is_relevant(gold, Hit("src/pkg/core.py", "Parse", "function", 1, 2, 1.0))
     assert not datasets.is_relevant(gold, Hit("src/pkg/util.py", "parse", "function", 1, 2, 1.0))
     assert [s.name for s in datasets.relevant_symbols(gold, SYMBOLS)] == ["parse"]
+
+
+def stage_inputs(tmp_path):
+    """The manifest and symbols files `stages.prepare_dataset` reads, as the workflow writes them."""
+    from crmatrix import atomic
+
+    atomic.write_json(tmp_path / "manifest.json", MANIFEST)
+    atomic.write_jsonl(tmp_path / "symbols.jsonl", [s.to_dict() for s in SYMBOLS])
+    return tmp_path / "manifest.json", tmp_path / "symbols.jsonl"
+
+
+@pytest.mark.parametrize("second,message", [
+    ("parse text", "row 2: query 'parse text' repeats row 0"),
+    ("  parse text\n", "row 2: query '  parse text\\n' repeats row 0"),
+    ("Parse Text", "row 2: query 'Parse Text' repeats row 0 ('parse text')"),
+])
+def test_a_repeated_query_names_both_rows_and_writes_nothing(tmp_path, second, message):
+    from crmatrix.stages import prepare_dataset
+
+    manifest, symbols = stage_inputs(tmp_path)
+    p = write(tmp_path, [{**GOOD, "query": "parse text"}, {**GOOD, "query": "parse the text"},
+                         {**GOOD, "query": second}])
+    out, qrels = tmp_path / "out" / "ds.jsonl", tmp_path / "out" / "ds.qrels"
+    with pytest.raises(CrmatrixError) as e:
+        prepare_dataset.run(p, "codelens", "c", manifest, symbols, out, qrels)
+    assert str(e.value) == f"{p}: {message}"
+    assert not (tmp_path / "out").exists()

@@ -7,7 +7,6 @@ from crmatrix.engine.embedtext import (
     has_format_specifier,
     is_nl_shaped,
     nl_tokens,
-    split_identifier,
 )
 from crmatrix.engine.knobs import Knobs
 from crmatrix.symbols import Symbol
@@ -95,19 +94,6 @@ def test_more_hint_lines_and_chars():
 def test_header_parts(kind, name, parent, path, signature, expected):
     s = Symbol(name, kind, parent, path, "rust", 1, 1, signature, "", signature)
     assert embedding_text(s, Knobs()) == expected
-
-
-@pytest.mark.parametrize("name,words", [
-    ("parseHTTPResponse", ["parse", "http", "response"]),
-    ("load_config", ["load", "config"]),
-    ("getDonationRankings", ["get", "donation", "rankings"]),
-    ("MAX_LEN", ["max", "len"]),
-    ("utf8_decode", ["utf8", "decode"]),
-    ("__init__", ["init"]),
-    ("parse", ["parse"]),
-])
-def test_split_identifier(name, words):
-    assert split_identifier(name) == words
 
 
 def test_body_hint_starts_after_the_line_that_opens_the_body():

@@ -1,7 +1,7 @@
 import pytest
 
 from crmatrix.engine import Engine
-from crmatrix.engine.lexical import LexicalDoc, LexicalQuery, camel_words, score
+from crmatrix.engine.lexical import LexicalDoc, LexicalQuery, score
 from crmatrix.hits import Hit, ranked
 from crmatrix.symbols import Symbol
 
@@ -47,11 +47,9 @@ def test_kind_boost_follows_the_verb_and_only_on_token_scores():
     assert s(sym("Header", "class", sig=""), "header") == 100                     # rule 1: no boost
 
 
-def test_query_tokens_and_camel_words():
+def test_query_tokens():
     assert LexicalQuery.of("a b-cd e_fg").tokens == ("cd", "fg")
     assert s(sym("x"), "   ") is None
-    assert camel_words("getHTTPResponse") == ("get", "http", "response")
-    assert camel_words("load_config2") == ("load", "config", "2")
 
 
 def test_engine_breaks_ties_by_path_then_line_then_symbol():

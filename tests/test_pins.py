@@ -4,6 +4,7 @@ import io
 import json
 import tarfile
 import threading
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -25,17 +26,50 @@ def tarball(top: str, files: dict[str, str]) -> bytes:
     return buf.getvalue()
 
 
+@dataclass(frozen=True)
+class Cut:
+    """A 200 that promises `length` bytes and sends `body` only, then closes (a reset transfer)."""
+
+    body: bytes
+    length: int
+
+
+@dataclass(frozen=True)
+class Unsized:
+    """A 200 whose length the client learns only when the server closes the connection."""
+
+    body: bytes
+
+
+class Routes(dict):
+    """Path -> response: bytes (200), an int status, Cut, Unsized, or a list of those served in
+    turn (the last one repeats). `requests` records every path asked for."""
+
+    def __init__(self):
+        super().__init__()
+        self.requests: list[str] = []
+
+    def respond(self, path):
+        self.requests.append(path)
+        r = self.get(path, 404)
+        return (r.pop(0) if len(r) > 1 else r[0]) if isinstance(r, list) else r
+
+
 @pytest.fixture
-def registry():
+def registry(monkeypatch):
     """A loopback HTTP server standing in for PyPI's JSON simple index and the npm registry."""
-    routes: dict[str, bytes] = {}
+    routes = Routes()
+    monkeypatch.setattr(pins, "RETRY_DELAYS_S", (0.0, 0.0, 0.0))  # the retries, without the waiting
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self):
-            body = routes.get(self.path)
-            self.send_response(200 if body is not None else 404)
+            r = routes.respond(self.path)
+            body = r.body if isinstance(r, (Cut, Unsized)) else b"error" if isinstance(r, int) else r
+            self.send_response(r if isinstance(r, int) else 200)
+            if not isinstance(r, Unsized):
+                self.send_header("Content-Length", str(r.length if isinstance(r, Cut) else len(body)))
             self.end_headers()
-            self.wfile.write(body or b"not found")
+            self.wfile.write(body)
 
         def log_message(self, *a):
             pass
@@ -91,6 +125,72 @@ def test_pypi_missing_version_and_failed_download(registry, tmp_path):
         pins.fetch_pypi("demo-pkg==9.9", "0" * 64, tmp_path / "a", index)
     with pytest.raises(CrmatrixError, match=rf"download failed: {base}/simple/absent/: HTTP Error 404"):
         pins.fetch_pypi("absent==1.0", "0" * 64, tmp_path / "b", index)
+
+
+def test_pypi_names_and_versions_compare_normalized(registry, tmp_path):
+    base, routes = registry
+    index = serve_pypi(base, routes)
+    routes["/simple/demo-pkg/"] = json.dumps({"files": [
+        {"filename": "demo-pkg-1.2.tar.gz.asc", "url": "/files/sig", "hashes": {}},
+        {"filename": "demo_pkg-latest.tar.gz", "url": "/files/latest.tar.gz", "hashes": {}},
+        {"filename": "Demo.Pkg-1.2.0.tar.gz", "url": "/files/demo_pkg-1.2.0.tar.gz", "hashes": {}},
+    ]}).encode()
+    sha = hashlib.sha256(SDIST).hexdigest()
+    assert pins.fetch_pypi("demo_PKG==1.2", sha, tmp_path / "a", index) == {
+        "source": f"{base}/files/demo_pkg-1.2.0.tar.gz"}
+
+
+@pytest.mark.parametrize("spec", ["demo-pkg", "demo-pkg>=1.2", "demo-pkg==1.*", "demo-pkg[cli]==1.2",
+                                  "demo-pkg==1.2; python_version>'3'", "demo-pkg==1.2,==1.3", "==1.2"])
+def test_pypi_pin_must_be_one_exact_version(spec, tmp_path):
+    with pytest.raises(CrmatrixError) as e:
+        pins.fetch_pypi(spec, "0" * 64, tmp_path, "http://127.0.0.1:9/simple")
+    assert str(e.value) == f"pypi pin {spec!r}: expected 'name==version'"
+
+
+def test_transient_failures_are_retried_and_the_bytes_are_those_of_the_good_attempt(registry, tmp_path):
+    base, routes = registry
+    index = serve_pypi(base, routes)
+    routes["/files/demo_pkg-1.2.0.tar.gz"] = [503, Cut(SDIST[:100], len(SDIST)), SDIST]
+    sha = hashlib.sha256(SDIST).hexdigest()
+    dest = tmp_path / "d"
+    assert pins.fetch_pypi("demo-pkg==1.2.0", sha, dest, index) == {"source": f"{base}/files/demo_pkg-1.2.0.tar.gz"}
+    assert routes.requests.count("/files/demo_pkg-1.2.0.tar.gz") == 3
+    assert (dest / "src" / "demo_pkg" / "core.py").read_text() == "def go():\n    pass\n"
+
+
+def test_a_404_is_never_retried_and_a_lasting_5xx_gives_up(registry, tmp_path):
+    base, routes = registry
+    with pytest.raises(CrmatrixError) as e:
+        pins.download(f"{base}/gone", tmp_path / "f", ["sha256"])
+    assert str(e.value) == f"download failed: {base}/gone: HTTP Error 404: Not Found"
+    assert routes.requests == ["/gone"]
+    routes["/down"] = 502
+    with pytest.raises(CrmatrixError) as e:
+        pins.download(f"{base}/down", tmp_path / "f", ["sha256"])
+    assert str(e.value) == f"download failed: {base}/down: HTTP Error 502: Bad Gateway (after 4 attempts)"
+    assert routes.requests.count("/down") == 4
+    routes["/cut"] = Cut(b"x" * 10, 50)
+    with pytest.raises(CrmatrixError) as e:
+        pins.download(f"{base}/cut", tmp_path / "f", ["sha256"])
+    assert str(e.value) == (f"download failed: {base}/cut: connection closed after 10 bytes, 40 more announced "
+                            "(after 4 attempts)")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("response", [b"x" * 5000, Unsized(b"x" * 5000)], ids=["announced", "streamed"])
+def test_a_download_over_the_cap_stops_and_leaves_nothing(registry, tmp_path, response):
+    base, routes = registry
+    routes["/big"] = response
+    with pytest.raises(CrmatrixError) as e:
+        pins.download(f"{base}/big", tmp_path / "big", ["sha256"], max_bytes=1000)
+    assert str(e.value) == f"download failed: {base}/big: more than 1000 bytes (the download limit)"
+    assert routes.requests == ["/big"]  # not retried
+    assert list(tmp_path.iterdir()) == []
+    routes["/small"] = Unsized(b"x" * 1000)
+    assert pins.download(f"{base}/small", tmp_path / "s", ["sha256", "sha512"], max_bytes=1000) == {
+        "sha256": hashlib.sha256(b"x" * 1000).digest(), "sha512": hashlib.sha512(b"x" * 1000).digest()}
+    assert (tmp_path / "s").read_bytes() == b"x" * 1000
 
 
 def test_npm_tarball_is_fetched_and_integrity_checked(registry, tmp_path):
@@ -170,3 +270,54 @@ def test_path_fingerprint_changes_on_edit(tmp_path):
     assert pins.path_fingerprint(str(tmp_path)) == before
     (tmp_path / "a.py").write_text("xy")
     assert pins.path_fingerprint(str(tmp_path)) != before
+
+
+def bundle_mirrors(tmp_path, repo, commit, *kinds):
+    """One mirror directory per kind, each holding acme+widget@<sha8>.bundle: a good copy, a
+    copy cut inside its pack data, or a file that is no bundle at all."""
+    good = tmp_path / "good.bundle"
+    git(repo, "bundle", "create", str(good), "HEAD")
+    data = good.read_bytes()
+    mirrors = []
+    for i, kind in enumerate(kinds):
+        m = tmp_path / f"mirror{i}"
+        m.mkdir()
+        body = {"good": data, "truncated": data[: len(data) - 40], "garbage": b"not a bundle\n"}[kind]
+        (m / f"acme+widget@{commit[:8]}.bundle").write_bytes(body)
+        mirrors.append(m)
+    return mirrors
+
+
+def test_a_corrupt_mirror_bundle_is_passed_over_for_the_next_mirror(two_commit_repo, tmp_path, caplog):
+    repo, _, second = two_commit_repo
+    bad, junk, good = bundle_mirrors(tmp_path, repo, second, "truncated", "garbage", "good")
+    dest = tmp_path / "out"
+    dest.mkdir()
+    origin = pins.fetch_git(str(tmp_path / "acme" / "widget"), second, dest, [str(bad), str(junk), str(good)])
+    assert origin == {"source": str(good / f"acme+widget@{second[:8]}.bundle")}
+    assert sorted(p.name for p in dest.rglob("*")) == ["core.py", "later.py", "pkg"]
+    name = f"acme+widget@{second[:8]}.bundle"
+    assert [(r.levelname, r.getMessage()) for r in caplog.records] == [
+        ("WARNING", f"passed over {bad / name}: lists the commit but cannot be checked out (fatal: early EOF)"),
+        ("WARNING", f"passed over {junk / name}: not a readable git bundle "
+                    f"(error: '{junk / name}' does not look like a v2 or v3 bundle file)"),
+    ]
+
+
+def test_only_corrupt_bundles_are_listed_with_the_url_and_leave_nothing(two_commit_repo, tmp_path):
+    repo, _, second = two_commit_repo
+    bad, junk = bundle_mirrors(tmp_path, repo, second, "truncated", "garbage")
+    url = tmp_path / "acme" / "widget"
+    dest = tmp_path / "out"
+    dest.mkdir()
+    with pytest.raises(CrmatrixError) as e:
+        pins.fetch_git(str(url), second, dest, [str(bad), str(junk)])
+    name = f"acme+widget@{second[:8]}.bundle"
+    assert str(e.value).splitlines() == [
+        f"commit {second} of {url} found nowhere; tried:",
+        f"  mirror bundle {bad / name}: lists the commit but cannot be checked out (fatal: early EOF)",
+        f"  mirror bundle {junk / name}: not a readable git bundle "
+        f"(error: '{junk / name}' does not look like a v2 or v3 bundle file)",
+        f"  {url}: fatal: repository '{url}' does not exist",
+    ]
+    assert list(dest.iterdir()) == []

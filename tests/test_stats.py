@@ -28,6 +28,14 @@ def test_bootstrap_two_values_matches_the_same_draw():
     assert stats.bootstrap_ci([0, 1], level=0.5) == tuple(np.percentile(means, [25, 75]))
 
 
+def test_bootstrap_is_the_percentile_interval_of_the_seeded_draw():
+    v = np.array([1, 0.5, 0, 0, 1 / 3, 1, 0.25, 0, 1, 0.2])
+    means = v[np.random.default_rng(0).integers(0, v.size, size=(1000, v.size))].mean(axis=1)
+    # scipy places the 2.5 % quantile at (1 - 0.95) / 2, np.percentile at 2.5 / 100: the
+    # same point but for the last bit of its position
+    assert stats.bootstrap_ci(v) == pytest.approx(tuple(np.percentile(means, [2.5, 97.5])), rel=1e-15, abs=0)
+
+
 def test_bootstrap_is_deterministic_and_seeded():
     v = np.random.default_rng(3).random(50)
     assert stats.bootstrap_ci(v) == stats.bootstrap_ci(v)

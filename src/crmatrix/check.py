@@ -6,9 +6,11 @@ is a failure too, so a renamed method or metric never passes silently.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from crmatrix import CrmatrixError
+from crmatrix.config import json_type
 
 LATENCY = {"latency_p50_ms": "p50", "latency_p95_ms": "p95", "latency_p99_ms": "p99"}
 FORM = "METHOD.METRIC=NUMBER or METHOD.QUERY_TYPE.METRIC=NUMBER (e.g. hybrid.mrr=0.5)"
@@ -32,14 +34,38 @@ def _parse(text: str, kind: str) -> Gate:
     parts = name.strip().split(".")
     if eq and len(parts) in (2, 3) and all(parts):
         try:
-            return Gate(name.strip(), parts[0], parts[1] if len(parts) == 3 else None, parts[-1], float(number), kind)
+            bound = float(number)
         except ValueError:
-            pass  # not a number: reported below with the expected form
+            bound = math.nan  # not a number: reported below with the expected form
+        if math.isfinite(bound):  # nan would fail no gate, inf every one: neither is a bound
+            return Gate(name.strip(), parts[0], parts[1] if len(parts) == 3 else None, parts[-1], bound, kind)
     raise CrmatrixError(f"{kind} gate {text!r}: expected {FORM}")
 
 
 def parse_gates(mins: list[str], maxs: list[str]) -> list[Gate]:
     return [_parse(t, "min") for t in mins] + [_parse(t, "max") for t in maxs]
+
+
+def _not_a_run(run) -> str | None:
+    """Why a parsed JSON is not a run summary that gates can read, or None when it is one."""
+    if not isinstance(run, dict):
+        return f"expected an object with 'methods', got {json_type(run)}"
+    methods = run.get("methods")
+    if not isinstance(methods, dict) or not methods:
+        got = "nothing" if methods is None else json_type(methods)
+        return f"'methods' must be a non-empty object of method results, got {got}"
+    for name, result in methods.items():
+        if not isinstance(result, dict) or not isinstance(result.get("metrics"), dict):
+            return f"methods.{name} has no 'metrics' object"
+    return None
+
+
+def validate_run(run, source: str) -> dict:
+    """`run` if it is a run summary, else the one-line error naming `source`."""
+    why = _not_a_run(run)
+    if why:
+        raise CrmatrixError(f"{source}: not a crmatrix run ({why})")
+    return run
 
 
 def _lookup(run: dict, gate: Gate) -> float | str:
@@ -49,16 +75,22 @@ def _lookup(run: dict, gate: Gate) -> float | str:
         return f"{gate.name}: not in the run (methods: {', '.join(sorted(methods)) or 'none'})"
     result = methods[gate.method]
     if gate.metric in LATENCY and gate.query_type is None:
-        return result["latency_ms"][LATENCY[gate.metric]]
-    table = result["metrics"]
-    if gate.query_type is not None:
-        types = result.get("by_query_type", {})
-        if gate.query_type not in types:
-            return f"{gate.name}: not in the run (query types: {', '.join(sorted(types)) or 'none'})"
-        table = types[gate.query_type]
-    if gate.metric not in table:
-        return f"{gate.name}: not in the run (metrics: {', '.join(sorted(table))})"
-    return table[gate.metric]
+        table, key = result.get("latency_ms") or {}, LATENCY[gate.metric]
+        if key not in table:
+            return f"{gate.name}: not in the run (no latency_ms.{key})"
+    else:
+        table, key = result["metrics"], gate.metric
+        if gate.query_type is not None:
+            types = result.get("by_query_type", {})
+            if gate.query_type not in types:
+                return f"{gate.name}: not in the run (query types: {', '.join(sorted(types)) or 'none'})"
+            table = types[gate.query_type]
+        if key not in table:
+            return f"{gate.name}: not in the run (metrics: {', '.join(sorted(table))})"
+    value = table[key]
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return f"{gate.name}: the run holds {value!r}, not a number"
+    return value
 
 
 def _number(x: float) -> str:

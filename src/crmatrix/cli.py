@@ -78,6 +78,8 @@ def cmd_run(args) -> int:
 
 def cmd_validate(args) -> int:
     cfg = config.load(args.config)
+    for line in config.clamp_warnings(cfg):
+        print(f"crmatrix: warning: {args.config}: {line}", file=sys.stderr)
     print(f"{args.config}: ok ({len(cfg['corpora'])} corpora, {len(cfg['datasets'])} datasets, "
           f"{len(cfg['systems'])} systems, {len(cfg['arms'])} arms)")
     return 0
@@ -88,6 +90,7 @@ def cmd_check(args) -> int:
         run = json.loads(Path(args.run).read_text())
     except (OSError, ValueError) as e:
         raise CrmatrixError(f"{args.run}: not a readable run JSON ({e})") from e
+    check.validate_run(run, args.run)
     gates = check.parse_gates(args.min or [], args.max or [])
     if not gates:
         raise CrmatrixError("check: give at least one --min or --max gate (e.g. --min hybrid.mrr=0.5)")

@@ -39,9 +39,13 @@ def _with_defaults(validator_class):
     return jsonschema.validators.extend(validator_class, {"properties": set_defaults})
 
 
+def json_type(value) -> str:
+    """What a parsed JSON/YAML value is, in words: "an object", "a string", ..."""
+    return _JSON_TYPES.get(type(value), type(value).__name__)
+
+
 def _describe(value) -> str:
-    return f"{_JSON_TYPES.get(type(value), type(value).__name__)} {value!r}" if not isinstance(value, (dict, list)) \
-        else _JSON_TYPES[type(value)]
+    return json_type(value) if isinstance(value, (dict, list)) else f"{json_type(value)} {value!r}"
 
 
 def _message(err: jsonschema.ValidationError) -> str:
@@ -111,6 +115,14 @@ def _check_models_and_arms(cfg: dict, source: str) -> None:
             knobs.resolve(env, None)
         except CrmatrixError as e:
             raise CrmatrixError(f"{source}: arms.{name}: {e}") from None
+
+
+def clamp_warnings(cfg: dict) -> list[str]:
+    """One line per arm value the builtin engine clamps into its range: the config is valid,
+    but that arm does not measure the value it names."""
+    from crmatrix.engine import knobs
+
+    return [f"arms.{name}: {note}" for name, env in cfg["arms"].items() for note in knobs.resolve(env, None).notes]
 
 
 def read_yaml(path: str | Path) -> dict:

@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import os
 import re
-from functools import lru_cache
+import stat
+from collections.abc import Callable
 from pathlib import Path
+
+from wcmatch import glob as wcglob
 
 from crmatrix import atomic
 from crmatrix.languages import language_for
@@ -19,48 +22,46 @@ MAX_FILE_BYTES = 1 << 20
 SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", ".tox"}
 
 
-@lru_cache(maxsize=256)
-def _glob_regex(pattern: str) -> re.Pattern:
-    """Translate a path glob: `**/` spans directories, `*` and `?` stay within one name."""
-    out, i = [], 0
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif pattern[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif pattern[i] == "?":
-            out.append("[^/]")
-            i += 1
-        else:
-            out.append(re.escape(pattern[i]))
-            i += 1
-    return re.compile("".join(out) + r"\Z")
+# `**` as a whole segment spans directories, `*` and `?` stay within one name, dot files
+# are ordinary files, and matching is case-sensitive on every platform.
+GLOB_FLAGS = wcglob.GLOBSTAR | wcglob.DOTGLOB | wcglob.FORCEUNIX
+_GLOB_LITERAL = re.compile(r"([\\\[\]])")
 
 
-def glob_match(path: str, pattern: str) -> bool:
-    return _glob_regex(pattern).match(path) is not None
+def path_filter(include: list[str], exclude: list[str]) -> Callable[[str], bool]:
+    """Whether a corpus-relative posix path matches an include glob and no exclude glob.
 
+    Brackets and backslashes are literal, as they always were in crmatrix globs: a file
+    named `a[1].py` is written as it is named, not as a character class.
+    """
+    def literal(patterns: list[str]) -> list[str]:
+        return [_GLOB_LITERAL.sub(r"\\\1", p) for p in patterns]
 
-def selected(path: str, include: list[str], exclude: list[str]) -> bool:
-    return any(glob_match(path, p) for p in include) and not any(glob_match(path, p) for p in exclude)
+    return wcglob.compile(literal(include), flags=GLOB_FLAGS, exclude=literal(exclude) or None).match
 
 
 def _skip_reason(path: Path, root: Path) -> tuple[str | None, bytes]:
+    """Why `path` is not part of the corpus (None: it is, with its bytes).
+
+    Only regular files are opened: reading a FIFO blocks forever, a socket cannot be read
+    and opening a device can act on it. The type is checked on the entry (or the link's
+    target) before opening, and again on the open descriptor, in case the entry was
+    swapped in between; O_NONBLOCK keeps even that case from blocking.
+    """
     if path.is_symlink():
         target = Path(os.path.realpath(path))
         if not target.is_relative_to(root):
             return "symlink-out-of-tree", b""
         if not target.is_file():
             return "symlink-not-a-file", b""
-    size = path.stat().st_size
-    if size > MAX_FILE_BYTES:
+    elif not stat.S_ISREG(path.lstat().st_mode):
+        return "not-a-regular-file", b""
+    with os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as f:
+        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+            return "not-a-regular-file", b""
+        data = f.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
         return "too-large", b""
-    data = path.read_bytes()
     if b"\0" in data[:8192]:
         return "binary", b""
     try:
@@ -74,12 +75,20 @@ def select_files(src: Path, dest: Path, include: list[str], exclude: list[str]) 
     """Copy the selected, readable text files of src into dest; return the manifest's file part."""
     root = Path(os.path.realpath(src))
     files, skipped, excluded = [], [], 0
+    selected = path_filter(include, exclude)
     for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
+        kept = sorted(d for d in dirnames if d not in SKIP_DIRS)
+        # A symlinked directory is never followed (it may lead out of the tree or into a
+        # loop) but, where os.walk is silent, it is counted; globs select files, so it is
+        # listed whatever they say, for the user to see what was not read.
+        links = {d for d in kept if os.path.islink(os.path.join(dirpath, d))}
+        skipped += [{"path": Path(dirpath, d).relative_to(root).as_posix(), "reason": "symlink-to-directory"}
+                    for d in sorted(links)]
+        dirnames[:] = [d for d in kept if d not in links]
         for fn in sorted(filenames):
             p = Path(dirpath, fn)
             rel = p.relative_to(root).as_posix()
-            if not selected(rel, include, exclude):
+            if not selected(rel):
                 excluded += 1
                 continue
             reason, data = _skip_reason(p, root)

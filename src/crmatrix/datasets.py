@@ -55,13 +55,25 @@ def load(path: Path, fmt: str, corpus: str, manifest: dict, symbols: list[Symbol
     return LOADERS[fmt](Path(path), corpus, manifest, symbols)
 
 
-def is_relevant(gold: dict, hit: Hit) -> bool:
+def _is_gold(gold: dict, name: str, path: str) -> bool:
     """Symbol gold: exact symbol name and a path ending with the expected suffix (the seed's rule)."""
-    return hit.symbol == gold["symbol"] and hit.path.endswith(gold["file_suffix"])
+    return name == gold["symbol"] and path.endswith(gold["file_suffix"])
+
+
+def is_relevant(gold: dict, hit: Hit) -> bool:
+    return _is_gold(gold, hit.symbol, hit.path)
 
 
 def relevant_symbols(gold: dict, symbols: list[Symbol]) -> list[Symbol]:
-    return [s for s in symbols if s.name == gold["symbol"] and s.path.endswith(gold["file_suffix"])]
+    return [s for s in symbols if _is_gold(gold, s.name, s.path)]
+
+
+def _query_key(query: str) -> str:
+    """What makes two queries the same question: text without surrounding whitespace, case
+    folded. Case is folded because every builtin method reads a query case-insensitively
+    (lexical, bm25 and 2e lowercase it, MiniLM's tokenizer is uncased), so `Parse config`
+    and `parse config` would be one question counted twice in the mean and the paired tests."""
+    return query.strip().casefold()
 
 
 @register("codelens")
@@ -78,6 +90,7 @@ def load_codelens(path: Path, corpus: str, manifest: dict, symbols: list[Symbol]
     for s in symbols:
         by_file.setdefault(s.path, []).append(s.name)
     tasks = []
+    seen: dict[str, int] = {}
     for i, row in enumerate(rows):
         where = f"{path}: row {i}"
         if not isinstance(row, dict):
@@ -85,6 +98,11 @@ def load_codelens(path: Path, corpus: str, manifest: dict, symbols: list[Symbol]
         for key in ("query", "expected_symbol", "expected_file_suffix"):
             if not isinstance(row.get(key), str) or not row[key].strip():
                 raise CrmatrixError(f"{where}: field '{key}' must be a non-empty string, got {row.get(key)!r}")
+        first = seen.setdefault(_query_key(row["query"]), i)
+        if first != i:
+            earlier = rows[first]["query"]
+            same = "" if earlier.strip() == row["query"].strip() else f" ({earlier!r})"
+            raise CrmatrixError(f"{where}: query {row['query']!r} repeats row {first}{same}")
         qtype = row.get("query_type", UNCATEGORIZED)
         if qtype not in (*QUERY_TYPES, UNCATEGORIZED):
             raise CrmatrixError(f"{where}: field 'query_type' is {qtype!r}; expected one of: {', '.join(QUERY_TYPES)}")

@@ -14,8 +14,21 @@ from crmatrix import atomic, metrics, stats
 METRIC = "mrr"
 
 
-def headline_method(methods: list[str], preferred: str) -> str:
+def headline_method(run: dict, preferred: str) -> str:
+    """`preferred` when the run has it, else the first method the system's config lists.
+
+    The order comes from the system config recorded in the provenance: the run's own
+    `methods` object is written with sorted keys, so its first key is the alphabetical one.
+    """
+    methods = run["provenance"]["system"]["methods"]
     return preferred if preferred in methods else methods[0]
+
+
+def _warnings(run: dict, rows: list[dict]) -> dict:
+    """What makes a cell read differently from what its arm says: values the system clamped
+    (from the builtin engine's provenance) and queries that raised (scored as misses)."""
+    system_run = run["provenance"]["system_run"] or {}  # None for a system that records nothing
+    return {"clamped": system_run.get("knobs", {}).get("notes", []), "failed": sum(1 for r in rows if r["error"])}
 
 
 def _queries(run: dict, method: str) -> list[dict]:
@@ -25,7 +38,7 @@ def _queries(run: dict, method: str) -> list[dict]:
 def _row(dataset: str, system: str, by_arm: dict, arms: list[str], baseline: str, preferred: str,
          archetype: str | None) -> dict:
     any_run = by_arm.get(baseline) or next(iter(by_arm.values()))
-    method = headline_method(list(any_run["methods"]), preferred)
+    method = headline_method(any_run, preferred)
     base = by_arm.get(baseline)
     cells, diagnostics, decomposition = {}, {}, {}
     for arm in arms:
@@ -35,7 +48,7 @@ def _row(dataset: str, system: str, by_arm: dict, arms: list[str], baseline: str
         values = metrics.per_query(rows, METRIC)
         low, high = stats.bootstrap_ci(values)
         cells[arm] = {METRIC: float(values.mean()) if values.size else 0.0, "ci_low": low, "ci_high": high,
-                      "n": len(rows)}
+                      "n": len(rows), **_warnings(by_arm[arm], rows)}
         if base is not None and arm != baseline:
             base_rows = _queries(base, method)
             cmp = stats.compare_arm(base_rows, rows, METRIC)
@@ -131,7 +144,8 @@ def _cell_text(cell: dict | None) -> str:
         sig = "*" if cell["p_holm"] < 0.05 else ""
         text += (f"<br>Δ {cell['delta_abs']:+.3f}{rel} {cell['band']}{sig}"
                  f"<br>p={_p(cell['p_holm'])} ↑{cell['improved']} ↓{cell['regressed']}")
-    return text
+    flags = (["clamped"] if cell["clamped"] else []) + ([f"{cell['failed']} failed"] if cell["failed"] else [])
+    return text + (f"<br>⚠ {', '.join(flags)}" if flags else "")
 
 
 def _rollup_md(title: str, key: str, entries: list[dict], arms: list[str]) -> list[str]:
@@ -159,7 +173,9 @@ def to_markdown(matrix: dict) -> str:
         f"Each cell: {matrix['metric']} of the row's headline method with its 95 % bootstrap interval "
         f"(1000 resamples of the queries, seed 0); against `{base}`: Δ (absolute, relative), effect band "
         "(flat < 1 %, strong ≥ 5 %; `*` when significant), the paired randomization p-value after Holm "
-        "correction across the row's arms, and how many queries improved (↑) or regressed (↓).",
+        "correction across the row's arms, and how many queries improved (↑) or regressed (↓). "
+        "`⚠ clamped`: a value of the arm was out of range and clamped (the notes are in phase-matrix.json); "
+        "`⚠ n failed`: n queries raised in the system and count as misses.",
         "",
         "| dataset | system | method | language | n | " + " | ".join(arms) + " |",
         "|---|---|---|---|---:|" + "---:|" * len(arms),

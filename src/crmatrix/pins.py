@@ -8,23 +8,39 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import http.client
 import io
 import json
+import logging
 import os
 import re
 import shutil
 import tarfile
+import tempfile
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import InvalidSdistFilename, canonicalize_name, parse_sdist_filename
+from packaging.version import InvalidVersion, Version
 
 from crmatrix import CrmatrixError
+
+log = logging.getLogger(__name__)
 
 DEFAULT_PYPI_INDEX = "https://pypi.org/simple"
 DEFAULT_NPM_REGISTRY = "https://registry.npmjs.org"
 HTTP_TIMEOUT_S = 60
+# A corpus tarball is a few MiB; this bounds what a wrong URL or a broken server can fill.
+MAX_DOWNLOAD_BYTES = 512 << 20
+CHUNK_BYTES = 1 << 20
+# Seconds slept before each retry of a transient failure (so 1 + len attempts in all).
+RETRY_DELAYS_S = (1.0, 3.0, 9.0)
 _SHA40 = re.compile(r"^[0-9a-f]{40}$")
 
 
@@ -54,19 +70,80 @@ class Pin:
         return cls(kind, {k: corpus[k] for k in keys[kind]})
 
 
-def http_get(url: str, accept: str | None = None) -> bytes:
-    req = urllib.request.Request(url, headers={"User-Agent": "crmatrix", **({"Accept": accept} if accept else {})})
+def _transient(e: Exception) -> bool:
+    """Worth another attempt: the server's own trouble (5xx, 429) or the connection's
+    (refused, reset, timed out, cut short). Never a 404 or another client error, nor a
+    local failure such as a full disk."""
+    if isinstance(e, urllib.error.HTTPError):
+        return e.code >= 500 or e.code == 429
+    return isinstance(e, (urllib.error.URLError, ConnectionError, TimeoutError, http.client.HTTPException))
+
+
+def _too_large(url: str, max_bytes: int) -> CrmatrixError:
+    return CrmatrixError(f"download failed: {url}: more than {max_bytes} bytes (the download limit)")
+
+
+def _stream(url: str, accept: str | None, max_bytes: int, out: BinaryIO, hashes: list) -> None:
+    headers = {"User-Agent": "crmatrix", **({"Accept": accept} if accept else {})}
+    with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=HTTP_TIMEOUT_S) as resp:
+        if (resp.length or 0) > max_bytes:  # http.client's parsed Content-Length
+            raise _too_large(url, max_bytes)
+        total = 0
+        while chunk := resp.read(CHUNK_BYTES):
+            total += len(chunk)
+            if total > max_bytes:  # a server that sends no length, or more than it said
+                raise _too_large(url, max_bytes)
+            out.write(chunk)
+            for h in hashes:
+                h.update(chunk)
+        if resp.length:  # http.client reads b"" at an early close; the bytes still owed tell
+            raise ConnectionError(f"connection closed after {total} bytes, {resp.length} more announced")
+
+
+def _get(url: str, out: BinaryIO, algorithms: list[str], accept: str | None, max_bytes: int) -> dict[str, bytes]:
+    """Stream `url` into `out`, hashing as it passes; retry transient failures with backoff.
+
+    Each attempt starts `out` and the hashes afresh, so a response cut short never leaves
+    its bytes in the result.
+    """
+    attempt = 0
+    while True:
+        attempt += 1
+        out.seek(0)
+        out.truncate()
+        hashes = {a: hashlib.new(a) for a in algorithms}
+        try:
+            _stream(url, accept, max_bytes, out, list(hashes.values()))
+            return {a: h.digest() for a, h in hashes.items()}
+        except (OSError, http.client.HTTPException) as e:
+            if attempt > len(RETRY_DELAYS_S) or not _transient(e):
+                after = f" (after {attempt} attempts)" if attempt > 1 else ""
+                raise CrmatrixError(f"download failed: {url}: {e}{after}") from e
+        time.sleep(RETRY_DELAYS_S[attempt - 1])
+
+
+def http_get(url: str, accept: str | None = None, max_bytes: int = MAX_DOWNLOAD_BYTES) -> bytes:
+    """A small response (an index page, package metadata), in memory."""
+    buf = io.BytesIO()
+    _get(url, buf, [], accept, max_bytes)
+    return buf.getvalue()
+
+
+def download(url: str, path: Path, algorithms: list[str], max_bytes: int = MAX_DOWNLOAD_BYTES) -> dict[str, bytes]:
+    """Stream `url` to the file `path` in chunks; returns its digest per hash algorithm.
+    On any failure `path` is removed."""
     try:
-        with urllib.request.urlopen(req, timeout=HTTP_TIMEOUT_S) as resp:
-            return resp.read()
-    except (urllib.error.URLError, OSError) as e:
-        raise CrmatrixError(f"download failed: {url}: {e}") from e
+        with open(path, "wb") as f:
+            return _get(url, f, algorithms, None, max_bytes)
+    except BaseException:
+        Path(path).unlink(missing_ok=True)
+        raise
 
 
-def unpack_tarball(data: bytes, dest: Path, what: str) -> None:
+def unpack_tarball(tarball: Path, dest: Path, what: str) -> None:
     """Unpack a .tar.gz into dest, dropping its single top-level directory (sdist, npm `package/`)."""
     try:
-        with tarfile.open(fileobj=io.BytesIO(data), mode="r:*") as tar:
+        with tarfile.open(tarball, mode="r:*") as tar:
             members = [m for m in tar.getmembers() if m.isfile() or m.isdir() or m.issym()]
             tops = {m.name.split("/", 1)[0] for m in members}
             strip = len(tops) == 1 and any("/" in m.name for m in members)
@@ -91,30 +168,77 @@ def _owner_repo(url: str) -> str:
     return "+".join(parts[-2:]) if len(parts) >= 2 else parts[-1]
 
 
+def git_reason(e) -> str:
+    """The line of a failed git command that says why: its first `fatal:`/`error:` line
+    (the cause; later ones such as "index-pack died" are its consequences), else its last line."""
+    text = (e.stderr or str(e)).strip()
+    text = text.removeprefix("stderr:").strip().strip("'")  # GitPython quotes git's stderr
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return next((line for line in lines if line.startswith(("fatal:", "error:"))), lines[-1] if lines else str(e))
+
+
 def bundle_heads(bundle: Path) -> set[str]:
     import git
 
     try:
         out = git.Git().bundle("list-heads", str(bundle))
     except git.GitCommandError as e:
-        raise CrmatrixError(f"{bundle}: not a readable git bundle: {e.stderr.strip()}") from e
+        raise CrmatrixError(f"{bundle}: not a readable git bundle ({git_reason(e)})") from e
     return {line.split()[0] for line in out.splitlines() if line.strip()}
 
 
 def _checkout(source: str, commit: str, dest: Path, shallow: bool) -> None:
+    """Check `commit` out into dest without .git; on failure dest is left empty for the next source."""
     import git
 
-    repo = git.Repo.clone_from(source, dest, no_checkout=True)
-    if shallow:  # a single-commit bundle lacks the parent; git must be told the history stops here
-        (dest / ".git" / "shallow").write_text(commit + "\n")
-    repo.git.checkout("--detach", commit)
+    try:
+        repo = git.Repo.clone_from(source, dest, no_checkout=True)
+        if shallow:  # a single-commit bundle lacks the parent; git must be told the history stops here
+            (dest / ".git" / "shallow").write_text(commit + "\n")
+        repo.git.checkout("--detach", commit)
+    except git.GitCommandError as e:
+        _empty(dest)
+        raise CrmatrixError(git_reason(e)) from e
     shutil.rmtree(dest / ".git")
 
 
-def fetch_git(url: str, commit: str, dest: Path, mirrors: list[str]) -> dict:
-    """Check out `commit` into dest (without .git), from a mirror bundle first, then from url."""
-    import git
+def _empty(directory: Path) -> None:
+    """Remove what a failed clone left in `directory`, keeping the directory (the caller's)."""
+    for child in directory.iterdir() if directory.is_dir() else ():
+        if child.is_dir() and not child.is_symlink():
+            shutil.rmtree(child)
+        else:
+            child.unlink()
 
+
+def _from_bundle(bundle: Path, commit: str, dest: Path) -> str | None:
+    """None when `commit` was checked out from `bundle`, else the line saying why not.
+
+    A broken bundle is also logged: the search may succeed elsewhere, and the mirror
+    still wants mending.
+    """
+    try:
+        heads = bundle_heads(bundle)
+    except CrmatrixError as e:
+        log.warning("passed over %s", e)
+        return str(e)
+    if commit not in heads:
+        return f"{bundle}: holds {', '.join(sorted(heads)) or 'no commit'}"
+    try:
+        _checkout(str(bundle), commit, dest, shallow=True)
+    except CrmatrixError as e:
+        why = f"{bundle}: lists the commit but cannot be checked out ({e})"
+        log.warning("passed over %s", why)
+        return why
+    return None
+
+
+def fetch_git(url: str, commit: str, dest: Path, mirrors: list[str]) -> dict:
+    """Check out `commit` into dest (without .git), from a mirror bundle first, then from url.
+
+    A bundle that is corrupt or truncated is one line of the places tried, not the end of
+    the search: the next bundle, mirror, then the url may still hold the commit.
+    """
     tried: list[str] = []
     stem = _owner_repo(url)
     for mirror in mirrors:
@@ -125,17 +249,15 @@ def fetch_git(url: str, commit: str, dest: Path, mirrors: list[str]) -> dict:
         elif not bundles:
             tried.append(f"mirror {mirror}: no {stem}@*.bundle")
         for b in bundles:
-            heads = bundle_heads(b)
-            if commit in heads:
-                _checkout(str(b), commit, dest, shallow=True)
+            why_not = _from_bundle(b, commit, dest)
+            if why_not is None:
                 return {"source": str(b)}
-            tried.append(f"mirror bundle {b}: holds {', '.join(sorted(heads))}")
+            tried.append(f"mirror bundle {why_not}")
     try:  # dest is the caller's scratch: a failed clone leaves nothing the caller keeps
         _checkout(url, commit, dest, shallow=False)
         return {"source": url}
-    except git.GitCommandError as e:
-        msg = (e.stderr or str(e)).strip().splitlines()
-        tried.append(f"{url}: {msg[-1] if msg else e}")
+    except CrmatrixError as e:
+        tried.append(f"{url}: {e}")
     raise CrmatrixError(f"commit {commit} of {url} found nowhere; tried:\n  " + "\n  ".join(tried))
 
 
@@ -146,48 +268,59 @@ def glob_escape(s: str) -> str:
 # --- PyPI ------------------------------------------------------------------------------
 
 
-def _normalize(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
+def _sdist_url(page: dict, page_url: str, name: str, version: Version) -> str | None:
+    """The .tar.gz sdist of name==version on a PEP 691 page (names and versions compared
+    normalized, so `Demo.Pkg` 1.2 finds `demo_pkg-1.2.0.tar.gz`)."""
+    for f in page.get("files", []):
+        if not f["filename"].endswith(".tar.gz"):
+            continue
+        try:
+            fname, fver = parse_sdist_filename(f["filename"])
+        except (InvalidSdistFilename, InvalidVersion):
+            continue  # not ours to judge: another project's naming, or a pre-PEP 440 version
+        if fname == canonicalize_name(name) and fver == version:
+            return urllib.parse.urljoin(page_url, f["url"])
+    return None
+
+
+def _pinned_version(spec: str) -> tuple[str, Version]:
+    """`name==version` parsed as pip would; anything but one exact version is not a pin."""
+    try:
+        req = Requirement(spec)
+        (pinned,) = req.specifier
+        if pinned.operator != "==" or req.extras or req.marker or req.url:
+            raise ValueError(spec)
+        return req.name, Version(pinned.version)
+    except (InvalidRequirement, InvalidVersion, ValueError):
+        raise CrmatrixError(f"pypi pin {spec!r}: expected 'name==version'") from None
 
 
 def fetch_pypi(spec: str, sha256: str, dest: Path, index: str = DEFAULT_PYPI_INDEX) -> dict:
     """Download the sdist of `name==version` from a PEP 691 JSON simple index and verify it."""
-    m = re.fullmatch(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*==\s*([^\s=]+)\s*", spec)
-    if not m:
-        raise CrmatrixError(f"pypi pin {spec!r}: expected 'name==version'")
-    name, ver = m.groups()
-    page_url = f"{index.rstrip('/')}/{_normalize(name)}/"
+    name, version = _pinned_version(spec)
+    page_url = f"{index.rstrip('/')}/{canonicalize_name(name)}/"
     page = json.loads(http_get(page_url, accept="application/vnd.pypi.simple.v1+json"))
-    for f in page.get("files", []):
-        fn = f["filename"]
-        stem = fn.removesuffix(".tar.gz")
-        if stem == fn or "-" not in stem:
-            continue
-        fname, fver = stem.rsplit("-", 1)
-        if _normalize(fname) == _normalize(name) and fver == ver:
-            url = urllib.parse.urljoin(page_url, f["url"])
-            break
-    else:
-        raise CrmatrixError(f"pypi pin {spec}: no sdist (.tar.gz) for version {ver} at {page_url}")
-    data = http_get(url)
-    got = hashlib.sha256(data).hexdigest()
-    if got != sha256.lower():
-        raise CrmatrixError(f"pypi pin {spec}: sha256 mismatch for {url}: expected {sha256}, got {got}")
-    unpack_tarball(data, dest, f"pypi pin {spec}")
+    url = _sdist_url(page, page_url, name, version)
+    if url is None:
+        raise CrmatrixError(f"pypi pin {spec}: no sdist (.tar.gz) for version {version} at {page_url}")
+    with tempfile.TemporaryDirectory(prefix="crmatrix-download-") as tmp:
+        sdist = Path(tmp) / "sdist.tar.gz"
+        got = download(url, sdist, ["sha256"])["sha256"].hex()
+        if got != sha256.lower():
+            raise CrmatrixError(f"pypi pin {spec}: sha256 mismatch for {url}: expected {sha256}, got {got}")
+        unpack_tarball(sdist, dest, f"pypi pin {spec}")
     return {"source": url}
 
 
 # --- npm -------------------------------------------------------------------------------
 
 
-def verify_integrity(data: bytes, integrity: str, what: str) -> None:
-    """Check Subresource-Integrity `algo-base64` (npm's `dist.integrity`)."""
+def parse_integrity(integrity: str, what: str) -> tuple[str, str]:
+    """Subresource-Integrity `algo-base64` (npm's `dist.integrity`) as (algorithm, base64 digest)."""
     algo, _, b64 = integrity.partition("-")
     if algo not in ("sha512", "sha384", "sha256", "sha1") or not b64:
         raise CrmatrixError(f"{what}: integrity {integrity!r} is not of the form sha512-<base64>")
-    got = base64.b64encode(hashlib.new(algo, data).digest()).decode()
-    if got != b64:
-        raise CrmatrixError(f"{what}: integrity mismatch: expected {integrity}, got {algo}-{got}")
+    return algo, b64
 
 
 def fetch_npm(spec: str, integrity: str, dest: Path, registry: str = DEFAULT_NPM_REGISTRY) -> dict:
@@ -196,14 +329,18 @@ def fetch_npm(spec: str, integrity: str, dest: Path, registry: str = DEFAULT_NPM
     if not m:
         raise CrmatrixError(f"npm pin {spec!r}: expected 'name@version'")
     name, ver = m.groups()
+    algo, b64 = parse_integrity(integrity, f"npm pin {spec}")
     meta_url = f"{registry.rstrip('/')}/{name.replace('/', '%2f')}/{ver}"
     try:
         url = json.loads(http_get(meta_url))["dist"]["tarball"]
     except (KeyError, ValueError) as e:
         raise CrmatrixError(f"npm pin {spec}: {meta_url} has no dist.tarball") from e
-    data = http_get(url)
-    verify_integrity(data, integrity, f"npm pin {spec}")
-    unpack_tarball(data, dest, f"npm pin {spec}")
+    with tempfile.TemporaryDirectory(prefix="crmatrix-download-") as tmp:
+        tgz = Path(tmp) / "package.tgz"
+        got = base64.b64encode(download(url, tgz, [algo])[algo]).decode()
+        if got != b64:
+            raise CrmatrixError(f"npm pin {spec}: integrity mismatch: expected {integrity}, got {algo}-{got}")
+        unpack_tarball(tgz, dest, f"npm pin {spec}")
     return {"source": url}
 
 

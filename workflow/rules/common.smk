@@ -16,6 +16,8 @@ try:
 except CrmatrixError as e:
     sys.exit(f"crmatrix: {e}")
 
+for _warning in crconfig.clamp_warnings(CFG):  # a valid config, but an arm that measures another value
+    print(f"crmatrix: warning: config: {_warning}", file=sys.stderr)
 locations.export(CFG)
 
 

@@ -12,13 +12,15 @@ import bm25s
 import numpy as np
 import Stemmer
 
+from crmatrix.engine.identifiers import words
 from crmatrix.symbols import Symbol
 
-_CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_IDENTIFIER = re.compile(r"\w+")
 
 
 def split_words(text: str) -> str:
-    return _CAMEL_BOUNDARY.sub(" ", text).replace("_", " ")
+    """`text` with each identifier spelled as its words: "load parseHTTPResponse" -> "load parse HTTP Response"."""
+    return _IDENTIFIER.sub(lambda m: " ".join(words(m.group())), text)
 
 
 def document(s: Symbol) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from crmatrix.engine import identifiers
 from crmatrix.engine.knobs import Knobs
 from crmatrix.symbols import Symbol
 
@@ -64,11 +65,6 @@ def embedding_text(sym: Symbol, knobs: Knobs) -> str:
         if calls:
             text += f"{SEPARATOR}API: {_join(calls, knobs.hint_chars)}"
     return text
-
-
-def split_identifier(name: str) -> list[str]:
-    """Lowercase words of a snake_case or camelCase name: "parseHTTPResponse" -> parse, http, response."""
-    return [w.lower() for w in _words(name)]
 
 
 def body_hint(sym: Symbol, lines: int, chars: int) -> str:
@@ -152,7 +148,7 @@ def is_error_or_log(s: str) -> bool:
 
 
 def _header(sym: Symbol) -> str:
-    words = _words(sym.name)
+    words = identifiers.words(sym.name)
     name = f"{sym.name} ({' '.join(words)})" if len(words) > 1 else sym.name
     parent = f" (in {sym.parent})" if sym.parent else ""
     directory, _, file = sym.path.rpartition("/")
@@ -161,26 +157,6 @@ def _header(sym: Symbol) -> str:
     module = f" [{dir_name}]" if directory and dir_name not in _GENERIC_DIRS else ""
     signature = f": {sym.signature}" if sym.signature else ""
     return f"{sym.kind} {name}{parent}{module} in {file}{signature}"
-
-
-def _words(name: str) -> list[str]:
-    """CodeLens's identifier split, case kept: split at `_` and at camel-case humps,
-    keeping acronyms whole ("parseHTTPResponse" -> parse, HTTP, Response)."""
-    words: list[str] = []
-    current = ""
-    for i, ch in enumerate(name):
-        if ch == "_":
-            if current:
-                words.append(current)
-            current = ""
-        elif ch.isupper() and current and (current[-1].islower() or name[i + 1 : i + 2].islower()):
-            words.append(current)
-            current = ch
-        else:
-            current += ch
-    if current:
-        words.append(current)
-    return words
 
 
 def _doc_hint(doc: str, chars: int) -> str:

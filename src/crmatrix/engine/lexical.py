@@ -24,12 +24,6 @@ ACTION_VERBS = frozenset(
 FUNCTION_KINDS = frozenset({"function", "method"})
 TYPE_KINDS = frozenset({"class", "interface", "enum"})
 _TOKEN_SPLIT = re.compile(r"[\s_\-]+")
-_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
-
-
-def camel_words(name: str) -> tuple[str, ...]:
-    """`FileWatcher` -> (file, watcher); `getHTTPResponse` -> (get, http, response)."""
-    return tuple(w.lower() for part in re.split(r"[_\-]+", name) for w in _CAMEL.findall(part))
 
 
 @dataclass(frozen=True)
@@ -55,17 +49,16 @@ class LexicalDoc:
     qualname: str
     path: str
     kind: str
-    words: tuple
 
     @classmethod
     def of(cls, s: Symbol) -> "LexicalDoc":
-        return cls(s.name.lower(), s.signature.lower(), s.qualname.lower(), s.path.lower(), s.kind,
-                   camel_words(s.name))
+        return cls(s.name.lower(), s.signature.lower(), s.qualname.lower(), s.path.lower(), s.kind)
 
 
 def _token_score(d: LexicalDoc, q: LexicalQuery) -> int | None:
     n = len(q.tokens)
-    name_hits = sum(t in d.name or t in d.words for t in q.tokens)
+    # Inside the lowercased name: a token equal to one of the name's words is in it too.
+    name_hits = sum(t in d.name for t in q.tokens)
     sig_hits = sum(t in d.signature for t in q.tokens)
     path_hits = sum(t in d.path for t in q.tokens)
     if name_hits:
@@ -157,11 +150,8 @@ class LexicalIndex:
         self.quals = Blob([d.qualname for d in docs])
         self.paths = Blob([d.path for d in docs])
         self.by_name: dict[str, list[int]] = {}
-        self.by_word: dict[str, list[int]] = {}
         for i, d in enumerate(docs):
             self.by_name.setdefault(d.name, []).append(i)
-            for w in set(d.words):
-                self.by_word.setdefault(w, []).append(i)
         self.underscore_names = sorted({d.name for d in docs if "_" in d.name})
         self.is_function = np.array([d.kind in FUNCTION_KINDS for d in docs], dtype=bool)
         self.is_type = np.array([d.kind in TYPE_KINDS for d in docs], dtype=bool)
@@ -205,9 +195,7 @@ class LexicalIndex:
         sig_hits = np.zeros(self.n, dtype=np.int64)
         path_hits = np.zeros(self.n, dtype=np.int64)
         for t in q.tokens:
-            in_words = np.zeros(self.n, dtype=bool)
-            in_words[self.by_word.get(t, [])] = True
-            name_hits += self.names.contains(t) | in_words
+            name_hits += self.names.contains(t)
             sig_hits += self.sigs.contains(t)
             path_hits += self.paths.contains(t)
         # int() truncation of these non-negative values is floor

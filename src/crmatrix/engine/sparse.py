@@ -6,11 +6,9 @@ words (`_` counts as a boundary) in its name, qualified name, signature and file
 
 from __future__ import annotations
 
-import re
-from functools import lru_cache
-
 import numpy as np
 
+from crmatrix.engine.identifiers import alnum_words
 from crmatrix.symbols import Symbol
 
 # Short on purpose: only words that regularly dilute coverage in code-search queries.
@@ -18,21 +16,15 @@ STOPWORDS = frozenset(
     "the for with from that this into onto over not and any all are was were has have had how what when "
     "where which who why but its can use using used gets set sets new let".split()
 )
-_NON_ALNUM = re.compile(r"[^0-9a-z]+")
 
 
 def query_terms(query: str) -> tuple[str, ...]:
     """Lowercase words of >= 3 chars, minus stopwords, deduplicated in order."""
     seen: dict[str, None] = {}
-    for t in _NON_ALNUM.split(query.lower()):
+    for t in alnum_words(query):
         if len(t) >= 3 and t not in STOPWORDS:
             seen.setdefault(t, None)
     return tuple(seen)
-
-
-@lru_cache(maxsize=4096)
-def _whole_word(term: str) -> re.Pattern:
-    return re.compile(rf"(?<![0-9a-z]){re.escape(term)}(?![0-9a-z])")
 
 
 def bonus(coverage: np.ndarray, n_terms: int, threshold: float, max_bonus: float) -> np.ndarray:
@@ -45,7 +37,8 @@ def bonus(coverage: np.ndarray, n_terms: int, threshold: float, max_bonus: float
 
 def coverage_bonus(terms: tuple[str, ...], fields: str, threshold: float, max_bonus: float) -> float:
     """The bonus of one candidate; `fields` is its lowercased `name qualname signature path`."""
-    covered = sum(_whole_word(t).search(fields) is not None for t in terms)
+    present = set(alnum_words(fields))
+    covered = sum(t in present for t in terms)
     return float(bonus(np.array([covered]), len(terms), threshold, max_bonus)[0])
 
 
@@ -61,7 +54,7 @@ class SparseIndex:
         self.n = len(symbols)
         self._words: dict[str, list[int]] = {}
         for i, s in enumerate(symbols):
-            for w in set(_NON_ALNUM.split(" ".join((s.name, s.qualname, s.signature, s.path)).lower())):
+            for w in set(alnum_words(" ".join((s.name, s.qualname, s.signature, s.path)))):
                 self._words.setdefault(w, []).append(i)
 
     def bonus(self, query: str, threshold: float, max_bonus: float) -> np.ndarray:

@@ -9,10 +9,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from crmatrix import atomic, corpus, datasets, evaluate, matrix, provenance, trec
+from crmatrix import atomic, corpus, datasets, evaluate, matrix, provenance, tokenbench, trec
 from crmatrix.datasets import Task
+from crmatrix.guard import DEFAULT_BUDGET_S, DEFAULT_TIMEOUT_S, Guard
 from crmatrix.symbols import Symbol, extract_files
-from crmatrix.systems import SystemContext, make_system
+from crmatrix.systems import SystemContext
 
 
 def read_json(path: Path) -> dict:
@@ -73,17 +74,28 @@ def build_index(*, symbols: Path, manifest: Path, model_dir: Path, env: dict, ca
 def evaluate_arm(*, tasks: Path, symbols: Path, manifest: Path, tree: Path, dataset_file: Path, out: Path,
                  dataset: str, system: str, system_conf: dict, arm: str, env: dict, top_k: int,
                  index: Path | None = None, cache_dir: Path | None = None, threads: int | None = None,
-                 trec_dir: Path | None = None) -> dict:
+                 trec_dir: Path | None = None, home_dir: Path | None = None) -> dict:
+    """`home_dir`: an external system's own HOME (the workflow's results/home/{system});
+    None gives it a temporary one for this job."""
     syms = load_symbols(symbols)
     man = read_json(manifest)
+    task_list = load_tasks(tasks)
+    guard = Guard(system_conf.get("timeout_s", DEFAULT_TIMEOUT_S), system_conf.get("budget_s", DEFAULT_BUDGET_S))
     ctx = SystemContext(Path(tree), man, syms, env, system_conf.get("options", {}),
-                        Path(index) if index else None, Path(cache_dir) if cache_dir else None, threads)
-    sysobj = make_system(system_conf, ctx)
+                        Path(index) if index else None, Path(cache_dir) if cache_dir else None, threads,
+                        Path(home_dir) if home_dir else None, guard.timeout_s, system)
+    sysobj = evaluate.start_system(system_conf, ctx, guard)
+    try:
+        grep = tokenbench.grep_and_read(Path(tree), man, task_list, syms)
+        methods, ranked, prepare_s = evaluate.evaluate(sysobj, task_list, syms, system_conf["methods"], top_k,
+                                                       guard, grep)
+        system_run = sysobj.provenance() if hasattr(sysobj, "provenance") else None
+    finally:
+        evaluate.stop_system(sysobj, guard)
     params = {"dataset": dataset, "system": system_conf, "arm": arm, "env": env, "top_k": top_k}
-    methods, ranked, prepare_s = evaluate.evaluate(sysobj, load_tasks(tasks), syms, system_conf["methods"], top_k)
     prov = provenance.record(corpus=man["corpus"], manifest=man, dataset=dataset, dataset_file=Path(dataset_file),
                              system=system, system_conf=system_conf, arm=arm, env=env, params=params,
-                             system_run=sysobj.provenance() if hasattr(sysobj, "provenance") else None)
+                             system_run=system_run)
     run = {"dataset": dataset, "system": system, "arm": arm, "top_k": top_k, "prepare_s": prepare_s,
            "methods": methods, "provenance": prov}
     if trec_dir is not None:
@@ -92,6 +104,15 @@ def evaluate_arm(*, tasks: Path, symbols: Path, manifest: Path, tree: Path, data
                 trec.write_run(d / f"{method}.run", by_task, f"{system}.{arm}.{method}")
     atomic.write_json(Path(out), run)
     return run
+
+
+def build_system_index(*, system: str, system_conf: dict, tree: Path, env: dict, out: Path, home_dir: Path) -> dict:
+    """An external system's index command, once per (corpus, index-time env) into `out`
+    (the env is `systems.index_env(system_conf, arm env)`)."""
+    from crmatrix.systems.external import build_index
+
+    return build_index(system_conf, corpus_dir=Path(tree), env=env, out=Path(out), home_dir=Path(home_dir),
+                       name=system)
 
 
 def collect_matrix(runs: list[Path], baseline_arm: str, headline_method: str, arm_order: list[str],

@@ -53,8 +53,8 @@ CODE = {
     "build_index": code_hash("engine/*.py", "embed/*.py"),
     "prepare_dataset": code_hash("datasets.py"),
     "evaluate_arm": code_hash(
-        "engine/*.py", "embed/*.py", "systems.py", "evaluate.py", "metrics.py", "datasets.py",
-        "hits.py", "provenance.py", "tokens.py",
+        "engine/*.py", "embed/*.py", "systems/*.py", "evaluate.py", "metrics.py", "datasets.py",
+        "hits.py", "provenance.py", "tokens.py", "answers.py", "guard.py", "tokenbench.py",
     ),
     "collect_matrix": code_hash("matrix.py", "stats.py", "metrics.py"),
 }

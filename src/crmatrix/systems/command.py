@@ -55,7 +55,7 @@ class CommandSystem(ExternalSystem):
     def search(self, query: str, method: str, k: int) -> Answer:
         text = self._run(self.options["search"], self.call_values(method, query, k), self.ctx.timeout_s,
                          method)
-        return self.answer(hitmap.parse(text, self.options["parser"]), text, k)
+        return self.answer(self.parse(text), text, k)
 
     def search_batch(self, queries: list[str], method: str, k: int) -> list[Answer | QueryFailure]:
         """One call for many queries; a result that fails to map fails its query alone."""
@@ -68,7 +68,7 @@ class CommandSystem(ExternalSystem):
             text = self._run(batch["search"], values, self.ctx.timeout_s * len(queries), f"{method} (batch)")
         finally:
             qfile.unlink(missing_ok=True)
-        results = hitmap.select(hitmap.parse(text, self.options["parser"]), batch["results"])
+        results = hitmap.select(self.parse(text), batch["results"])
         if len(results) != len(queries):
             raise QueryFailure("bad-output", f"batch: {len(results)} results for {len(queries)} queries")
         out: list[Answer | QueryFailure] = []

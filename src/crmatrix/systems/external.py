@@ -73,6 +73,10 @@ class ExternalSystem:
             if spec["tool"] is None and cls.needs_tool(options):
                 raise CrmatrixError(f"tool: expected a tool name for method {method!r} "
                                     "(options.tool, or methods.NAME.tool)")
+        if options["parser"] == hitmap.REGEX or "pattern" in options:
+            problem = hitmap.check_pattern(options.get("pattern"))
+            if problem:
+                raise CrmatrixError(f"pattern: {problem}")
         if not options.get("index"):
             for key in ("env", "cwd", "args", "methods", cls.CALL_KEY, "server", "setup", "batch"):
                 if key and _uses(options.get(key), "index"):
@@ -107,6 +111,9 @@ class ExternalSystem:
             values["query"] = query
         values["args"] = templates.fill_args(spec["args"], values)
         return values
+
+    def parse(self, text: str) -> Any:
+        return hitmap.parse(text, self.options["parser"], self.options.get("pattern"))
 
     def answer(self, value: Any, raw: str, k: int) -> Answer:
         """Hits from a parsed answer; a blob system also keeps the text an agent would read."""

@@ -1,7 +1,9 @@
 """From an external system's raw answer to ranked hits.
 
-Four steps, each configurable: a parser turns the text into a JSON value (`json`, or
-`path-line` for grep-style `path:line:text` lines); a path selects the hit list in it
+Four steps, each configurable: a parser turns the text into a JSON value (`json`;
+`path-line` for grep-style `path:line:text` lines; `regex`, one record per match of the
+option `pattern`, its named groups being the fields, for tools that answer in Markdown or
+prose); a path selects the hit list in it
 (`data.symbols[]`: key `data`, key `symbols`, each item; `[]` may stand at any step, and
 nested lists flatten); a field mapping names, per hit, where our fields are (`{symbol:
 name, path: file, start_line: line}`, dotted for nested keys, `.` for the item itself);
@@ -29,6 +31,7 @@ from crmatrix.symbols import Symbol
 
 FIELDS = ("path", "symbol", "kind", "start_line", "end_line", "score")
 DEFAULT_FIELDS = {f: f for f in FIELDS}
+_QUALIFIER = re.compile(r"\.|::|#")  # Class.method, Type::method, Class#method
 _PATH_LINE = re.compile(r"^(?P<path>[^:\n]+):(?P<line>\d+)(?::|$)")
 
 
@@ -39,11 +42,29 @@ def parse_path_lines(text: str) -> list[dict]:
 
 
 PARSERS: dict[str, Callable[[str], Any]] = {"json": json.loads, "path-line": parse_path_lines}
+REGEX = "regex"
 
 
-def parse(text: str, parser: str) -> Any:
+def check_pattern(pattern: str | None) -> str | None:
+    """Why `pattern` cannot serve the regex parser, or None."""
+    if pattern is None:
+        return "expected a regular expression for parser: regex, with a (?P<path>...) group"
+    try:
+        groups = re.compile(pattern).groupindex
+    except re.error as e:
+        return f"not a regular expression: {e}"
+    unknown = sorted(set(groups) - set(FIELDS))
+    if unknown or "path" not in groups:
+        return (f"named groups must include path and be among {', '.join(FIELDS)}"
+                f"{' (unknown: ' + ', '.join(unknown) + ')' if unknown else ''}")
+    return None
+
+
+def parse(text: str, parser: str, pattern: str | None = None) -> Any:
     if not text.strip():
         raise QueryFailure("empty", "no answer (blank output)")
+    if parser == REGEX:  # every match is one hit, in the order of the text
+        return [m.groupdict() for m in re.finditer(pattern, text, re.M)]
     try:
         return PARSERS[parser](text)
     except ValueError as e:
@@ -114,14 +135,20 @@ class SymbolTable:
         return p
 
     def resolve(self, path: str, name: str | None, line: int | None) -> Symbol | None:
-        """With a line: the innermost symbol there (of that name, when named); without: the
-        first symbol of that name."""
-        candidates = self.by_path.get(path, [])
-        if name:
-            candidates = [s for s in candidates if s.name == name]
-        if line is None:
-            return candidates[0] if name and candidates else None
-        around = [s for s in candidates if s.start_line <= line <= s.end_line]
+        """The symbol of that name (as answered, then unqualified: `Pin.from_config` is
+        `from_config`) at the line, or the first of that name without one; failing that, the
+        innermost symbol at the line, whatever the tool called it (the line is the evidence)."""
+        in_file = self.by_path.get(path, [])
+        for wanted in dict.fromkeys([name, _QUALIFIER.split(name)[-1]] if name else []):
+            named = [s for s in in_file if s.name == wanted]
+            found = self._at(named, line) if line is not None else (named[0] if named else None)
+            if found is not None:
+                return found
+        return self._at(in_file, line) if line is not None else None
+
+    @staticmethod
+    def _at(symbols: list[Symbol], line: int) -> Symbol | None:
+        around = [s for s in symbols if s.start_line <= line <= s.end_line]
         return min(around, key=lambda s: (s.end_line - s.start_line, s.start_line), default=None)
 
 

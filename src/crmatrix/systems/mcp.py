@@ -33,7 +33,7 @@ from typing import Any
 from crmatrix import CrmatrixError
 from crmatrix.answers import Answer, QueryFailure
 from crmatrix.guard import GRACE_S
-from crmatrix.systems import hitmap, templates
+from crmatrix.systems import templates
 from crmatrix.systems.external import STATIC, ExternalSystem
 
 SHUTDOWN_S = 10.0  # > the SDK's own escalation (2 s after stdin closes, 2 s after SIGTERM, 2 s to reap)
@@ -202,7 +202,7 @@ class McpSystem(ExternalSystem):
             if result.structured_content is None:
                 raise QueryFailure("empty", f"{values['tool']}: no structured content")
             return self.answer(result.structured_content, text, k)
-        return self.answer(hitmap.parse(text, self.options["parser"]), text, k)
+        return self.answer(self.parse(text), text, k)
 
     def _restart(self) -> None:
         self.server.close()

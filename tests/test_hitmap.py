@@ -80,3 +80,9 @@ def test_templates_fill_argv_elements_and_keep_types_in_args():
         "t", "--q=a b; rm -rf /", "5", '{"q": "x"}', '{"json": 1}']
     assert templates.fill_args({"q": "{query}", "n": "{k}", "s": "k={k}", "l": ["{k}"]}, values) == {
         "q": "a b; rm -rf /", "n": 5, "s": "k=5", "l": [5]}
+
+
+def test_a_name_beats_a_line_that_is_a_little_off():
+    hits = hitmap.to_hits([{"path": "pkg/store.py", "symbol": "load", "start_line": 4},   # the blank line above
+                           {"path": "pkg/store.py", "symbol": "Store.nothing", "start_line": 5}], {}, TABLE, 10)
+    assert [(h.symbol, h.start_line) for h in hits] == [("load", 5)]  # the second is load again: counted once

@@ -290,3 +290,26 @@ def test_an_in_process_plugin_that_hangs_costs_a_timeout_not_the_job(prepared, t
         ("bad-output", "search returned dict, expected a list of Hit or an Answer"),
         ("timeout", "search: no answer within 1 s")]
     assert ranks(r, "names") == [None, 1, None, None]
+
+
+# --- in the matrix ---------------------------------------------------------------------------
+
+def test_the_matrix_cell_shows_failures_and_blob_scoring_and_the_token_table(prepared, tmp_path):
+    ranked = system_conf("command", INDEXED)
+    index = build_index(prepared, tmp_path, ranked)
+    blob = system_conf("command", {**INDEXED, "search": [*FAKE_CLI, "context", "{index}", "{query}", "{k}"],
+                                   "response": "blob", "hits": "cited[]", "blob": "context"})
+    runs = []
+    for name, conf, env in [("ranked", ranked, {"FAKE_MODE": "crash-on:parse|hang-on:delete"}), ("blob", blob, {})]:
+        r = run(prepared, tmp_path, {**conf, "timeout_s": 1}, env=env, index=index)
+        r["system"] = name
+        runs.append(tmp_path / f"{name}.json")
+        runs[-1].write_text(json.dumps(r))
+    m = pipeline.collect_matrix(runs, "a", "search", ["a"], {}, tmp_path / "m.json", tmp_path / "m.md")
+    cells = {r["system"]: r["cells"]["a"] for r in m["rows"]}
+    assert cells["ranked"]["failures"] == {"crash": 1, "timeout": 1} and "response" not in cells["ranked"]
+    assert cells["blob"]["response"] == "blob" and cells["blob"]["failures"] == {}
+    md = (tmp_path / "m.md").read_text()
+    assert "| ds | ranked | search | python | 4 | 0.500 [0.00, 1.00]<br>2 failed (1 crash, 1 timeout) |" in md
+    assert "| ds | blob | search | python | 4 | 1.000 [1.00, 1.00]<br>blob: rank-1 only |" in md
+    assert "| identifier | 1 | " in md and "## Token efficiency against grep-and-read (a, headline method)" in md

@@ -58,6 +58,8 @@ def _lookup(run: dict, gate: Gate) -> float | str:
         table = types[gate.query_type]
     if gate.metric not in table:
         return f"{gate.name}: not in the run (metrics: {', '.join(sorted(table))})"
+    if table[gate.metric] is None:
+        return f"{gate.name}: not scored (a blob system is scored at rank 1 only)"
     return table[gate.metric]
 
 

@@ -9,7 +9,7 @@ and archetype, and each arm gets a "one knob across all datasets" line.
 
 from __future__ import annotations
 
-from crmatrix import atomic, metrics, stats
+from crmatrix import atomic, metrics, stats, tokenbench
 
 METRIC = "mrr"
 
@@ -35,7 +35,7 @@ def _row(dataset: str, system: str, by_arm: dict, arms: list[str], baseline: str
         values = metrics.per_query(rows, METRIC)
         low, high = stats.bootstrap_ci(values)
         cells[arm] = {METRIC: float(values.mean()) if values.size else 0.0, "ci_low": low, "ci_high": high,
-                      "n": len(rows)}
+                      "n": len(rows), **_answer_notes(by_arm[arm]["methods"][method])}
         if base is not None and arm != baseline:
             base_rows = _queries(base, method)
             cmp = stats.compare_arm(base_rows, rows, METRIC)
@@ -53,7 +53,16 @@ def _row(dataset: str, system: str, by_arm: dict, arms: list[str], baseline: str
     prov = any_run["provenance"]
     return {"dataset": dataset, "system": system, "method": method, "corpus": prov["corpus"]["name"],
             "language": prov["corpus"]["language"], "archetype": archetype, "n": cells[next(iter(cells))]["n"],
-            "cells": cells, "decomposition": decomposition, "hybrid_diagnostics": diagnostics}
+            "cells": cells, "decomposition": decomposition, "hybrid_diagnostics": diagnostics,
+            "token_efficiency": any_run["methods"][method].get("token_efficiency")}
+
+
+def _answer_notes(result: dict) -> dict:
+    """What a cell must say beside its number: failed queries by kind, and a blob's rank-1 scoring."""
+    notes = {"failures": {k: n for k, n in result.get("failures", {}).items() if n}}
+    if result.get("response") == "blob":
+        notes["response"] = "blob"
+    return notes
 
 
 def _rollup(rows: list[dict], key: str, arms: list[str], baseline: str) -> list[dict]:
@@ -131,6 +140,11 @@ def _cell_text(cell: dict | None) -> str:
         sig = "*" if cell["p_holm"] < 0.05 else ""
         text += (f"<br>Δ {cell['delta_abs']:+.3f}{rel} {cell['band']}{sig}"
                  f"<br>p={_p(cell['p_holm'])} ↑{cell['improved']} ↓{cell['regressed']}")
+    if cell.get("response") == "blob":
+        text += "<br>blob: rank-1 only"
+    if cell.get("failures"):
+        kinds = ", ".join(f"{n} {k}" for k, n in cell["failures"].items())
+        text += f"<br>{sum(cell['failures'].values())} failed ({kinds})"
     return text
 
 
@@ -187,6 +201,15 @@ def to_markdown(matrix: dict) -> str:
             diag = r["hybrid_diagnostics"].get(base) or next(iter(r["hybrid_diagnostics"].values()))
             lines.append(f"- {r['dataset']} hybrid diagnostics ({base}): " +
                          ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in diag.items()))
+    with_tokens = [r for r in matrix["rows"] if r.get("token_efficiency")]
+    if with_tokens:
+        lines += ["", f"## Token efficiency against grep-and-read ({base}, headline method)", "",
+                  "Tokens an agent reads per query: the system's first hits against reading the top "
+                  f"{tokenbench.READ_FILES} files matched by the query's words ({tokenbench.READ_LINES} lines each); "
+                  "a hit is the gold among what was read. Compare savings where both hit.", ""]
+        for r in with_tokens:
+            lines += [f"**{r['dataset']} · {r['system']}** ({r['method']})", "",
+                      *tokenbench.table_md(r["token_efficiency"]), ""]
     return "\n".join(lines) + "\n"
 
 

@@ -19,7 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-DEF = re.compile(r"^\s*(?:def|class)\s+(\w+)", re.M)
+DEF = re.compile(r"^[ \t]*(?:def|class)\s+(\w+)", re.M)
 
 
 def index(corpus: Path, out: Path) -> None:

@@ -135,15 +135,16 @@ class SymbolTable:
         return p
 
     def resolve(self, path: str, name: str | None, line: int | None) -> Symbol | None:
-        """The symbol of that name (as answered, then unqualified: `Pin.from_config` is
-        `from_config`) at the line, or the first of that name without one; failing that, the
-        innermost symbol at the line, whatever the tool called it (the line is the evidence)."""
+        """A named hit: the symbol of that name (as answered, then unqualified: `Pin.from_config`
+        is `from_config`) at the line, else the nearest one of that name. A hit with only a
+        line, or a name the file does not define: the innermost symbol at the line."""
         in_file = self.by_path.get(path, [])
         for wanted in dict.fromkeys([name, _QUALIFIER.split(name)[-1]] if name else []):
             named = [s for s in in_file if s.name == wanted]
-            found = self._at(named, line) if line is not None else (named[0] if named else None)
-            if found is not None:
-                return found
+            if named:
+                if line is None:
+                    return named[0]
+                return self._at(named, line) or min(named, key=lambda s: (abs(s.start_line - line), s.start_line))
         return self._at(in_file, line) if line is not None else None
 
     @staticmethod

@@ -5,7 +5,6 @@ The fakes (tests/fakes/) misbehave on demand through FAKE_MODE, an arm variable,
 corpus and one dataset exercise every failure kind."""
 
 import json
-import os
 import sys
 import time
 from pathlib import Path

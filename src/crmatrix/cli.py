@@ -14,8 +14,7 @@ import tempfile
 from pathlib import Path
 
 from crmatrix import CrmatrixError, __version__, check, config, pipeline
-from crmatrix.engine.knobs import INDEX_TIME_VARS
-from crmatrix.systems import check_system_config, needs_index
+from crmatrix.systems import check_system_config, index_env, needs_index
 
 DEFAULT_CONFIG = Path("config/config.yaml")
 
@@ -52,19 +51,23 @@ def cmd_run(args) -> int:
         pipeline.prepare_dataset(Path(args.dataset), args.format, name, t / "manifest.json", t / "symbols.jsonl",
                                  t / "tasks.jsonl")
         index = None
-        if needs_index(sysconf):
+        if needs_index(sysconf) and sysconf["type"] != "builtin":  # an external system's own index command
+            index = t / "index"
+            pipeline.build_system_index(system=args.system, system_conf=sysconf, tree=t / "tree",
+                                        env=index_env(sysconf, env), out=index, home_dir=t / "home")
+        elif needs_index(sysconf):
             model = env.get(config.MODEL_VAR, cfg["default_model"])
             pipeline.prepare_model(cfg["models"][model], t / "model")
             index = t / "index"
             pipeline.build_index(symbols=t / "symbols.jsonl", manifest=t / "manifest.json", model_dir=t / "model",
-                                 env={k: v for k, v in env.items() if k in INDEX_TIME_VARS}, cache_dir=cache_dir,
+                                 env=index_env(sysconf, env), cache_dir=cache_dir,
                                  out=index, threads=cfg["embed_threads"])
         out = Path(args.out) if args.out else t / "run.json"
         run = pipeline.evaluate_arm(tasks=t / "tasks.jsonl", symbols=t / "symbols.jsonl",
                                     manifest=t / "manifest.json", tree=t / "tree", dataset_file=Path(args.dataset),
                                     out=out, dataset=Path(args.dataset).stem, system=args.system,
                                     system_conf=sysconf, arm=args.arm, env=env, top_k=args.top_k, index=index,
-                                    cache_dir=cache_dir, threads=cfg["embed_threads"])
+                                    cache_dir=cache_dir, threads=cfg["embed_threads"], home_dir=t / "home")
     print(f"{run['dataset']} · {run['system']} · {run['arm']}")
     for method, res in run["methods"].items():
         m = res["metrics"]

@@ -101,7 +101,7 @@ def test_check_names_a_gated_value_the_run_lacks_or_that_is_no_number(tmp_path, 
     assert main(["check", str(path), "--min", "hybrid.mrr=0.5", "--min", "hybrid.acc@1=0.3",
                  "--max", "hybrid.latency_p95_ms=250"]) == 1
     assert capsys.readouterr().out.splitlines() == [
-        "FAIL hybrid.mrr: the run holds None, not a number",
+        "FAIL hybrid.mrr: not scored (a blob system is scored at rank 1 only)",
         "FAIL hybrid.acc@1: the run holds '0.4', not a number",
         "FAIL hybrid.latency_p95_ms: not in the run (no latency_ms.p95)",
         f"{path}: 0 of 3 gates passed",

@@ -35,7 +35,8 @@ def test_engine_edits_reach_index_and_evaluation_but_not_fetch_or_symbols():
         assert "engine/lexical.py" in modules(stage)  # via engine/__init__, which every engine import runs
     for stage in ("fetch_corpus", "extract_symbols", "prepare_model", "collect_matrix"):
         assert not any(m.startswith("engine/") for m in modules(stage)), stage
-    assert {"evaluate.py", "systems.py", "provenance.py", "tokens.py", "metrics.py"} <= modules("evaluate_arm")
+    assert {"evaluate.py", "systems/__init__.py", "systems/builtin.py", "systems/mcp.py", "guard.py", "provenance.py",
+            "tokens.py", "tokenbench.py", "metrics.py"} <= modules("evaluate_arm")
 
 
 def test_imports_inside_functions_relative_imports_and_parent_packages_count():

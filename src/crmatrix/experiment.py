@@ -6,7 +6,7 @@ The workflow and the CLI both ask these questions; answering them here keeps one
 
 from __future__ import annotations
 
-from crmatrix import atomic
+from crmatrix import atomic, systems
 from crmatrix.config import MODEL_VAR
 from crmatrix.engine import knobs
 
@@ -21,21 +21,33 @@ def arm_model(cfg: dict, arm: str) -> str:
     return cfg["arms"][arm].get(MODEL_VAR, cfg["default_model"])
 
 
-def index_env(cfg: dict, arm: str) -> dict[str, str]:
-    """The arm's index-time variables: the part of its env that changes embedding text."""
-    return {k: v for k, v in sorted(arm_env(cfg, arm).items()) if k in knobs.INDEX_TIME_VARS}
+def index_env(cfg: dict, system_conf: dict, arm: str) -> dict[str, str]:
+    """The part of the arm's env the system's index is built with (the builtin: its
+    index-time knobs; an external system: the variables its `index_env` option lists)."""
+    return systems.index_env(system_conf, arm_env(cfg, arm))
 
 
-def index_key(cfg: dict, arm: str) -> str:
-    """Arms whose embedding text and model agree share one index: the key hashes the parsed
-    index-time knobs and the model's definition, never the arm's or the model's name."""
-    return atomic.hash_obj({"knobs": knobs.index_spec(cfg["arms"][arm]),
-                            "model": cfg["models"][arm_model(cfg, arm)]})[:12]
+# What an external system's index command depends on, besides the arm's variables.
+_EXTERNAL_INDEX_OPTIONS = ("index", "env", "pass_env", "cwd")
 
 
-def index_arms(cfg: dict) -> dict[str, str]:
+def index_key(cfg: dict, system_conf: dict, arm: str) -> str:
+    """Arms whose indexes would be built alike share one. The builtin's key hashes the parsed
+    index-time knobs and the model's definition, never the arm's or the model's name; an
+    external system's, its index command (and install) with the variables it sees."""
+    if system_conf["type"] == "builtin":
+        spec = {"knobs": knobs.index_spec(cfg["arms"][arm]), "model": cfg["models"][arm_model(cfg, arm)]}
+    else:
+        options = system_conf["options"]
+        spec = {"type": system_conf["type"], "install": system_conf.get("install"),
+                "options": {k: options.get(k) for k in _EXTERNAL_INDEX_OPTIONS},
+                "env": index_env(cfg, system_conf, arm)}
+    return atomic.hash_obj(spec)[:12]
+
+
+def index_arms(cfg: dict, system_conf: dict) -> dict[str, str]:
     """Index key -> the first arm (in config order) with that key; its variables build the index."""
     out: dict[str, str] = {}
     for arm in cfg["arms"]:
-        out.setdefault(index_key(cfg, arm), arm)
+        out.setdefault(index_key(cfg, system_conf, arm), arm)
     return out

@@ -24,11 +24,18 @@ def headline_method(run: dict, preferred: str) -> str:
     return preferred if preferred in methods else methods[0]
 
 
-def _warnings(run: dict, rows: list[dict]) -> dict:
+def _notes(run: dict, method: str) -> dict:
     """What makes a cell read differently from what its arm says: values the system clamped
-    (from the builtin engine's provenance) and queries that raised (scored as misses)."""
+    (from the builtin engine's provenance), queries that failed (scored as misses; by kind),
+    and a blob system's rank-1 scoring."""
     system_run = run["provenance"]["system_run"] or {}  # None for a system that records nothing
-    return {"clamped": system_run.get("knobs", {}).get("notes", []), "failed": sum(1 for r in rows if r["error"])}
+    result = run["methods"][method]
+    failures = {k: n for k, n in result.get("failures", {}).items() if n}
+    notes = {"clamped": system_run.get("knobs", {}).get("notes", []), "failed": sum(failures.values()),
+             "failures": failures}
+    if result.get("response") == "blob":
+        notes["response"] = "blob"
+    return notes
 
 
 def _queries(run: dict, method: str) -> list[dict]:
@@ -48,7 +55,7 @@ def _row(dataset: str, system: str, by_arm: dict, arms: list[str], baseline: str
         values = metrics.per_query(rows, METRIC)
         low, high = stats.bootstrap_ci(values)
         cells[arm] = {METRIC: float(values.mean()) if values.size else 0.0, "ci_low": low, "ci_high": high,
-                      "n": len(rows), **_warnings(by_arm[arm], rows)}
+                      "n": len(rows), **_notes(by_arm[arm], method)}
         if base is not None and arm != baseline:
             base_rows = _queries(base, method)
             cmp = stats.compare_arm(base_rows, rows, METRIC)
@@ -66,7 +73,8 @@ def _row(dataset: str, system: str, by_arm: dict, arms: list[str], baseline: str
     prov = any_run["provenance"]
     return {"dataset": dataset, "system": system, "method": method, "corpus": prov["corpus"]["name"],
             "language": prov["corpus"]["language"], "archetype": archetype, "n": cells[next(iter(cells))]["n"],
-            "cells": cells, "decomposition": decomposition, "hybrid_diagnostics": diagnostics}
+            "cells": cells, "decomposition": decomposition, "hybrid_diagnostics": diagnostics,
+            "token_efficiency": any_run["methods"][method].get("token_efficiency")}
 
 
 def _rollup(rows: list[dict], key: str, arms: list[str], baseline: str) -> list[dict]:
@@ -144,7 +152,12 @@ def _cell_text(cell: dict | None) -> str:
         sig = "*" if cell["p_holm"] < 0.05 else ""
         text += (f"<br>Δ {cell['delta_abs']:+.3f}{rel} {cell['band']}{sig}"
                  f"<br>p={_p(cell['p_holm'])} ↑{cell['improved']} ↓{cell['regressed']}")
-    flags = (["clamped"] if cell["clamped"] else []) + ([f"{cell['failed']} failed"] if cell["failed"] else [])
+    if cell.get("response") == "blob":
+        text += "<br>blob: rank-1 only"
+    flags = ["clamped"] if cell["clamped"] else []
+    if cell["failed"]:
+        kinds = ", ".join(f"{n} {k}" for k, n in cell["failures"].items())
+        flags.append(f"{cell['failed']} failed ({kinds})")
     return text + (f"<br>⚠ {', '.join(flags)}" if flags else "")
 
 
@@ -203,7 +216,31 @@ def to_markdown(matrix: dict) -> str:
             diag = r["hybrid_diagnostics"].get(base) or next(iter(r["hybrid_diagnostics"].values()))
             lines.append(f"- {r['dataset']} hybrid diagnostics ({base}): " +
                          ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in diag.items()))
+    with_tokens = [r for r in matrix["rows"] if r.get("token_efficiency")]
+    if with_tokens:
+        grep = with_tokens[0]["token_efficiency"]["baseline"]
+        lines += ["", f"## Token efficiency against grep-and-read ({base}, headline method)", "",
+                  "Tokens an agent reads per query: the system's first hits against reading the top "
+                  f"{grep['read_files']} files matched by the query's words ({grep['read_lines']} lines each); "
+                  "a hit is the gold among what was read. Compare savings where both hit.", ""]
+        for r in with_tokens:
+            lines += [f"**{r['dataset']} · {r['system']}** ({r['method']})", "",
+                      *_token_table(r["token_efficiency"]), ""]
     return "\n".join(lines) + "\n"
+
+
+def _token_table(eff: dict) -> list[str]:
+    """The per-query-type table, as Markdown lines."""
+    def pct(x):
+        return "—" if x is None else f"{x:.0%}"
+
+    lines = ["| query type | n | grep-and-read tokens | system tokens | saving | grep hit | system hit "
+             "| both hit | saving when both hit |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for qt, e in [*eff["by_query_type"].items(), ("all", eff["all"])]:
+        lines.append(f"| {qt} | {e['n']} | {e['grep_tokens']:.0f} | {e['system_tokens']:.0f} | {pct(e['saving'])} | "
+                     f"{e['grep_hit_rate']:.0%} | {e['system_hit_rate']:.0%} | {e['both_hit']} | "
+                     f"{pct(e['saving_both_hit'])} |")
+    return lines
 
 
 def write(matrix: dict, json_path, md_path) -> None:

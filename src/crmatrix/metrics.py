@@ -83,6 +83,16 @@ METRICS: dict[str, Callable[[dict], float]] = {
 }
 
 
+# What a blob answer (one composed context, not a ranked list) can be scored on: its one
+# "rank" is 1, so these equal its hit rate, and every deeper metric would be a misleading echo.
+RANK1_METRICS = ("mrr", "mrr@10", "acc@1", "precision@1")
+
+
+def rank1_only(summary: dict) -> dict:
+    """A summary with every metric beyond rank 1 set to None (null in the run JSON)."""
+    return {k: v if k == "n" or k in RANK1_METRICS else None for k, v in summary.items()}
+
+
 def per_query(rows: list[dict], metric: str) -> np.ndarray:
     """One value per row, in row order."""
     f = METRICS[metric]

@@ -1,6 +1,7 @@
 # Config validation and the helpers the rules share. Everything a job depends on is handed
 # to it as input or params from here, never read from `config` inside a script; what it
 # does not depend on (where mirrors, registries and caches are) goes by environment.
+import re
 import sys
 from pathlib import Path
 
@@ -29,7 +30,8 @@ CORPORA = sorted(CFG["corpora"])
 DATASETS = sorted(CFG["datasets"])
 SYSTEMS = sorted(CFG["systems"])
 ARMS = list(CFG["arms"])
-INDEX_ARM = experiment.index_arms(CFG)
+# system -> index key -> the arm whose variables build that index
+INDEX_ARM = {s: experiment.index_arms(CFG, c) for s, c in CFG["systems"].items() if needs_index(c)}
 
 
 wildcard_constraints:
@@ -55,7 +57,26 @@ def arm_model(wildcards):
 
 
 def index_env(wildcards):
-    return experiment.index_env(CFG, INDEX_ARM[wildcards.index_key])
+    conf = CFG["systems"][wildcards.system]
+    return experiment.index_env(CFG, conf, INDEX_ARM[wildcards.system][wildcards.index_key])
+
+
+def one_of(names):
+    """A wildcard pattern matching exactly these names (none: nothing)."""
+    return "|".join(re.escape(n) for n in names) or "(?!)"
+
+
+# The builtin engine's indexes and external systems' index commands are different rules
+# writing the same kind of path; each rule's `system` wildcard admits only its own systems.
+BUILTIN_SYSTEMS = one_of(s for s, c in CFG["systems"].items() if c["type"] == "builtin")
+EXTERNAL_SYSTEMS = one_of(s for s, c in CFG["systems"].items() if c["type"] != "builtin")
+
+
+def home_dir(wildcards):
+    """An external system's own HOME for one job (a tool's caches and state), under results/."""
+    return f"results/home/{wildcards.system}/" + "/".join(
+        f"{k}={v}" for k, v in sorted(wildcards.items()) if k != "system"
+    )
 
 
 def evaluate_inputs(wildcards):
@@ -67,10 +88,12 @@ def evaluate_inputs(wildcards):
         "manifest": f"results/corpora/{corpus}/manifest.json",
         "symbols": f"results/symbols/{corpus}.jsonl",
     }
-    if needs_index(CFG["systems"][wildcards.system]):
-        key = experiment.index_key(CFG, wildcards.arm)
+    conf = CFG["systems"][wildcards.system]
+    if needs_index(conf):
+        key = experiment.index_key(CFG, conf, wildcards.arm)
         inputs["index"] = f"results/index/{corpus}/{wildcards.system}/{key}"
-        inputs["model"] = f"results/models/{arm_model(wildcards)}"
+        if conf["type"] == "builtin":
+            inputs["model"] = f"results/models/{arm_model(wildcards)}"
     return inputs
 
 

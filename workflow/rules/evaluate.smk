@@ -9,6 +9,7 @@ rule evaluate_arm:
         system=lambda wc: CFG["systems"][wc.system],
         env=lambda wc: experiment.arm_env(CFG, wc.arm),
         top_k=CFG["top_k"],
+        home=home_dir,
         embed_threads=CFG["embed_threads"],
     threads: 1
     conda:

@@ -2,9 +2,11 @@ rule build_index:
     input:
         symbols="results/symbols/{corpus}.jsonl",
         manifest="results/corpora/{corpus}/manifest.json",
-        model=lambda wc: f"results/models/{experiment.arm_model(CFG, INDEX_ARM[wc.index_key])}",
+        model=lambda wc: f"results/models/{experiment.arm_model(CFG, INDEX_ARM[wc.system][wc.index_key])}",
     output:
         directory("results/index/{corpus}/{system}/{index_key}"),
+    wildcard_constraints:
+        system=BUILTIN_SYSTEMS,
     params:
         code=code("build_index"),
         env=index_env,
@@ -18,3 +20,25 @@ rule build_index:
         "logs/benchmarks/build_index/{corpus}/{system}/{index_key}.tsv"
     script:
         "../scripts/build_index.py"
+
+
+rule build_system_index:
+    input:
+        tree="results/corpora/{corpus}/tree",
+    output:
+        directory("results/index/{corpus}/{system}/{index_key}"),
+    wildcard_constraints:
+        system=EXTERNAL_SYSTEMS,
+    params:
+        code=code("build_system_index"),
+        system=lambda wc: CFG["systems"][wc.system],
+        env=index_env,
+        home=home_dir,
+    conda:
+        "../../envs/crmatrix.yaml"
+    log:
+        "logs/build_system_index/{corpus}/{system}/{index_key}.log",
+    benchmark:
+        "logs/benchmarks/build_system_index/{corpus}/{system}/{index_key}.tsv"
+    script:
+        "../scripts/build_system_index.py"

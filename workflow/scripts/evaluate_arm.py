@@ -20,4 +20,5 @@ with jobs.job(snakemake.log[0], snakemake.output):
         env=dict(snakemake.params.env),
         top_k=snakemake.params.top_k,
         threads=snakemake.params.embed_threads,
+        home_dir=snakemake.params.home,
     )

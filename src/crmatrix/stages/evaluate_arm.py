@@ -4,27 +4,39 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from crmatrix import atomic, evaluate, provenance, trec
+from crmatrix import atomic, evaluate, provenance, tokenbench, trec
 from crmatrix.datasets import read_tasks
+from crmatrix.guard import DEFAULT_BUDGET_S, DEFAULT_TIMEOUT_S, Guard
 from crmatrix.symbols import read_symbols
-from crmatrix.systems import SystemContext, make_system
+from crmatrix.systems import SystemContext
 
 
 def run(*, tasks: Path, symbols: Path, manifest: Path, tree: Path, dataset_file: Path, out: Path,
         dataset: str, system: str, system_conf: dict, arm: str, env: dict, top_k: int,
         index: Path | None = None, model: Path | None = None, cache_dir: Path | None = None,
-        threads: int | None = None, trec_dir: Path | None = None) -> dict:
+        threads: int | None = None, trec_dir: Path | None = None, home_dir: Path | None = None) -> dict:
+    """`home_dir`: an external system's own HOME (the workflow's results/home/{system}); None
+    gives it a temporary one for this job."""
     syms = read_symbols(symbols)
     man = atomic.read_json(manifest)
+    task_list = read_tasks(tasks)
+    guard = Guard(system_conf.get("timeout_s", DEFAULT_TIMEOUT_S), system_conf.get("budget_s", DEFAULT_BUDGET_S))
     ctx = SystemContext(Path(tree), man, syms, env, system_conf.get("options", {}),
-                        Path(index) if index else None, Path(cache_dir) if cache_dir else None, threads,
-                        Path(model) if model else None)
-    sysobj = make_system(system_conf, ctx)
+                        index_dir=Path(index) if index else None, cache_dir=Path(cache_dir) if cache_dir else None,
+                        threads=threads, model_dir=Path(model) if model else None,
+                        home_dir=Path(home_dir) if home_dir else None, timeout_s=guard.timeout_s, name=system)
+    sysobj = evaluate.start_system(system_conf, ctx, guard)
+    try:
+        grep = tokenbench.grep_and_read(Path(tree), man, task_list, syms)
+        methods, ranked, prepare_s = evaluate.evaluate(sysobj, task_list, syms, system_conf["methods"], top_k,
+                                                       guard, grep)
+        system_run = sysobj.provenance() if hasattr(sysobj, "provenance") else None
+    finally:
+        evaluate.stop_system(sysobj, guard)
     params = {"dataset": dataset, "system": system_conf, "arm": arm, "env": env, "top_k": top_k}
-    methods, ranked, prepare_s = evaluate.evaluate(sysobj, read_tasks(tasks), syms, system_conf["methods"], top_k)
     prov = provenance.record(corpus=man["corpus"], manifest=man, dataset=dataset, dataset_file=Path(dataset_file),
                              system=system, system_conf=system_conf, arm=arm, env=env, params=params,
-                             system_run=sysobj.provenance() if hasattr(sysobj, "provenance") else None)
+                             system_run=system_run)
     result = {"dataset": dataset, "system": system, "arm": arm, "top_k": top_k, "prepare_s": prepare_s,
               "methods": methods, "provenance": prov}
     if trec_dir is not None:

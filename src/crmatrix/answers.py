@@ -1,0 +1,40 @@
+"""What a system gives back for one query: ranked hits (with the text an agent would read),
+or a failure of a named kind.
+
+The kinds are what a run counts per method, so a matrix cell can say "3 failed (2 timeout,
+1 crash)" instead of folding them into misses:
+
+- `crash`: the system raised, exited non-zero, or its server died or reported a tool error;
+- `timeout`: no answer within the system's `timeout_s`;
+- `bad-output`: an answer that is not JSON, or lacks the configured hit list or fields;
+- `empty`: no answer at all (blank output, no content). A well-formed answer listing zero
+  hits is not a failure: it is a miss;
+- `budget`: not asked, because the job's `budget_s` was spent.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from crmatrix.hits import Hit
+
+FAILURE_KINDS = ("crash", "timeout", "bad-output", "empty", "budget")
+RANKED, BLOB = "ranked", "blob"  # a system's response kinds (see evaluate: a blob is scored at rank 1 only)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """Hits plus the raw text the system answered with, when that is what an agent reads
+    (a blob system's composed context); `text` None means the hits themselves are read."""
+
+    hits: list[Hit]
+    text: str | None = None
+
+
+class QueryFailure(Exception):
+    """One query's failure, with its kind; the message is recorded in the run."""
+
+    def __init__(self, kind: str, message: str):
+        assert kind in FAILURE_KINDS, kind
+        super().__init__(message)
+        self.kind = kind

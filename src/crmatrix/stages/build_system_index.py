@@ -1,0 +1,13 @@
+"""build_system_index: an external system's own index command, once per (corpus, index-time env)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from crmatrix.systems.external import build_index
+
+
+def run(*, system: str, system_conf: dict, tree: Path, env: dict, out: Path, home_dir: Path) -> dict:
+    """`env` is the arm's part that the system's index sees (`systems.index_env`)."""
+    return build_index(system_conf, corpus_dir=Path(tree), env=env, out=Path(out), home_dir=Path(home_dir),
+                       name=system)

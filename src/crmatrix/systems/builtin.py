@@ -1,0 +1,49 @@
+"""`builtin`: the reference engine, honouring the CodeLens knob variables of the arm's env."""
+
+from __future__ import annotations
+
+from crmatrix.languages import dominant_language
+from crmatrix.engine import INDEX_METHODS, Engine
+from crmatrix.engine import METHODS as BUILTIN_METHODS
+from crmatrix.engine.knobs import INDEX_TIME_VARS
+from crmatrix.hits import Hit
+
+
+class BuiltinSystem:
+    METHODS = BUILTIN_METHODS
+
+    def __init__(self, ctx):
+        from crmatrix.engine import index, knobs
+
+        # Auto gating follows the corpus's dominant language unless the arm names one.
+        self.knobs = knobs.resolve(ctx.env, dominant_language(ctx.manifest))
+        vectors, encode, self.index_meta = None, None, None
+        if ctx.index_dir is not None:
+            if ctx.model_dir is None:
+                raise CrmatrixError(f"{ctx.index_dir}: an index needs the arm's prepared model directory")
+            vectors, self.index_meta = index.load(ctx.index_dir, ctx.symbols, self.knobs, ctx.model_dir)
+            encode = index.query_encoder(ctx.model_dir, ctx.cache_dir, ctx.threads)
+        self.engine = Engine(ctx.symbols, self.knobs, vectors, encode)
+
+    @classmethod
+    def needs_index(cls, conf: dict) -> bool:
+        """An embedding index, for the methods that search vectors."""
+        return bool(INDEX_METHODS & set(conf["methods"]))
+
+    @classmethod
+    def index_env(cls, conf: dict, env: dict[str, str]) -> dict[str, str]:
+        return {k: v for k, v in env.items() if k in INDEX_TIME_VARS}
+
+    def prepare(self, queries: list[str]) -> None:
+        self.engine.prepare(queries)
+
+    def search(self, query: str, method: str, k: int) -> list[Hit]:
+        return self.engine.search(query, method, k)
+
+    def provenance(self) -> dict:
+        out = {"knobs": self.knobs.to_dict()}
+        if self.index_meta is not None:
+            m = self.index_meta["model"]
+            out["model"] = {k: m[k] for k in ("backend", "source", "sha256", "quantize") if k in m}
+            out["index_embedding"] = self.index_meta["embedding"]
+        return out

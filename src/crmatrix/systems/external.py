@@ -1,0 +1,162 @@
+"""What the `command` and `mcp` systems share: methods and tool calls named by the options,
+the sandbox each runs in, the index command, and the mapping from an answer to hits.
+
+A method is a named tool call: `options.tool` and `options.args` are the default, and
+`options.methods` maps method names to overrides (`{ranked: {tool: search}, symbols: {tool:
+find_symbol, args: {name: "{query}"}}}`); without it the one method is `search`.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from crmatrix import CrmatrixError, atomic
+from crmatrix.answers import BLOB, Answer, QueryFailure
+from crmatrix.systems import hitmap, sandbox, templates
+
+DEFAULT_METHOD = "search"
+STATIC = {"corpus", "index", "home"}  # known once per job
+PER_QUERY = STATIC | {"query", "k", "tool", "args"}
+INDEX_INFO = "crmatrix-index.json"
+
+
+def _uses(value: Any, name: str) -> bool:
+    if isinstance(value, str):
+        return name in templates.names(value)
+    if isinstance(value, list):
+        return any(_uses(v, name) for v in value)
+    if isinstance(value, dict):
+        return any(_uses(v, name) for v in value.values())
+    return False
+
+
+def method_specs(options: dict) -> dict[str, dict]:
+    """Method name -> its tool and args (the defaults, overridden per method)."""
+    named = options.get("methods") or {DEFAULT_METHOD: {}}
+    return {m: {"tool": spec.get("tool", options.get("tool")), "args": spec.get("args", options.get("args", {}))}
+            for m, spec in named.items()}
+
+
+class ExternalSystem:
+    """Base of the command and mcp adapters; subclasses add how a tool call is made."""
+
+    SELF_TIMED = True
+    CALL_KEY = ""  # the option holding the per-query argv template (command) or "" (mcp: a tool call)
+
+    @classmethod
+    def methods_for(cls, options: dict) -> tuple[str, ...]:
+        return tuple(method_specs(options))
+
+    @classmethod
+    def needs_index(cls, conf: dict) -> bool:
+        return bool(conf["options"].get("index"))
+
+    @classmethod
+    def index_env(cls, conf: dict, env: dict[str, str]) -> dict[str, str]:
+        """`options.index_env` lists the index-time arm variables; absent, every variable is,
+        so an unlisted knob can never be missed by a shared index (at the cost of one per arm)."""
+        names = conf["options"].get("index_env")
+        return dict(env) if names is None else {k: env[k] for k in names if k in env}
+
+    @classmethod
+    def check_options(cls, options: dict) -> None:
+        """Cross-key checks the schema cannot express; errors start with the option's key."""
+        for key in ("env", "cwd", "index"):
+            templates.check(key, options.get(key), STATIC)
+        for method, spec in method_specs(options).items():
+            where = "args" if method == DEFAULT_METHOD and not options.get("methods") else f"methods.{method}.args"
+            templates.check(where, spec["args"], PER_QUERY - {"args"})
+            if spec["tool"] is None and cls.needs_tool(options):
+                raise CrmatrixError(f"tool: expected a tool name for method {method!r} "
+                                    "(options.tool, or methods.NAME.tool)")
+        if options["parser"] == hitmap.REGEX or "pattern" in options:
+            problem = hitmap.check_pattern(options.get("pattern"))
+            if problem:
+                raise CrmatrixError(f"pattern: {problem}")
+        if not options.get("index"):
+            for key in ("env", "cwd", "args", "methods", cls.CALL_KEY, "server", "setup", "batch"):
+                if key and _uses(options.get(key), "index"):
+                    raise CrmatrixError(f"{key}: uses {{index}}, but there is no index command (expected options.index)")
+
+    @classmethod
+    def needs_tool(cls, options: dict) -> bool:
+        return True
+
+    def __init__(self, ctx):
+        self.ctx = ctx
+        self.options = ctx.options
+        self.RESPONSE = self.options["response"]
+        self._tmp = None
+        if ctx.home_dir is None:  # outside the workflow: a private HOME for this job only
+            self._tmp = tempfile.TemporaryDirectory(prefix=f"crmatrix-{ctx.name or 'system'}-home-")
+        self.home = Path(ctx.home_dir if ctx.home_dir is not None else self._tmp.name).resolve()
+        self.home.mkdir(parents=True, exist_ok=True)
+        self.values = {"corpus": str(Path(ctx.corpus_dir).resolve()), "home": str(self.home),
+                       "index": str(Path(ctx.index_dir).resolve()) if ctx.index_dir else ""}
+        fixed = {k: templates.fill_text(v, self.values) for k, v in self.options["env"].items()}
+        self.env = sandbox.clean_env(self.home, self.options["pass_env"], fixed, ctx.env)
+        self.cwd = Path(templates.fill_text(self.options["cwd"], self.values)) if self.options.get("cwd") else self.home
+        self.specs = method_specs(self.options)
+        self.table = hitmap.SymbolTable(ctx.symbols, ctx.corpus_dir)
+
+    def call_values(self, method: str, query: str | None, k: int) -> dict[str, Any]:
+        """Placeholder values for one call of `method` (`query` None in a batch call)."""
+        spec = self.specs[method]
+        values = {**self.values, "k": k, "tool": spec["tool"] or ""}
+        if query is not None:
+            values["query"] = query
+        values["args"] = templates.fill_args(spec["args"], values)
+        return values
+
+    def parse(self, text: str) -> Any:
+        return hitmap.parse(text, self.options["parser"], self.options.get("pattern"))
+
+    def answer(self, value: Any, raw: str, k: int) -> Answer:
+        """Hits from a parsed answer; a blob system also keeps the text an agent would read."""
+        hits = hitmap.to_hits(hitmap.select(value, self.options["hits"]), self.options["fields"], self.table, k)
+        if self.RESPONSE != BLOB:
+            return Answer(hits)
+        text = raw
+        if self.options.get("blob"):
+            text = hitmap.get(value, self.options["blob"])
+            if not isinstance(text, str):
+                raise QueryFailure("bad-output", f"blob path {self.options['blob']!r}: no text in the answer")
+        return Answer(hits, text)
+
+    def close(self) -> None:
+        if self._tmp is not None:
+            self._tmp.cleanup()
+            self._tmp = None
+
+
+def build_index(conf: dict, *, corpus_dir: Path, env: dict[str, str], out: Path, home_dir: Path,
+                name: str = "") -> dict:
+    """Run the system's index command once for (corpus, index-time env) into `out`.
+
+    The tool writes straight into `out` (not a staged copy renamed afterwards), since many
+    tools record absolute paths inside their index; a failed build removes `out`.
+    """
+    options, out, home = conf["options"], Path(out).resolve(), Path(home_dir).resolve()
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    values = {"corpus": str(Path(corpus_dir).resolve()), "index": str(out), "home": str(home)}
+    fixed = {k: templates.fill_text(v, values) for k, v in options["env"].items()}
+    index_vars = ExternalSystem.index_env(conf, env)
+    run_env = sandbox.clean_env(home, options["pass_env"], fixed, index_vars)
+    cwd = Path(templates.fill_text(options["cwd"], values)) if options.get("cwd") else home
+    argv = templates.fill_argv(options["index"], values)
+    t0 = time.perf_counter()
+    try:
+        stdout = sandbox.run(argv, env=run_env, cwd=cwd, timeout_s=options["index_timeout_s"], what="index")
+    except QueryFailure as e:
+        shutil.rmtree(out, ignore_errors=True)
+        raise CrmatrixError(f"systems.{name or conf['type']}: index command failed ({e.kind}): {e}") from None
+    info = {"argv": options["index"], "env": dict(sorted(index_vars.items())),
+            "seconds": round(time.perf_counter() - t0, 3), "stdout_tail": stdout[-2000:]}
+    atomic.write_json(out / INDEX_INFO, info)
+    return info

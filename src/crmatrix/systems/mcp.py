@@ -1,0 +1,227 @@
+"""`mcp`: any stdio MCP server, asked through `tools/call` on a named tool.
+
+    systems:
+      myserver:
+        type: mcp
+        options:
+          server: [my-mcp-server, --root, "{corpus}"]
+          setup: [{tool: index_repo, args: {path: "{corpus}"}}]   # optional, after each start
+          tool: search_code
+          args: {query: "{query}", limit: "{k}"}
+          hits: "results[]"
+          fields: {symbol: name, path: file, start_line: line}
+
+The result's text content is parsed (`parser`, default json) and mapped to hits like a
+command's stdout; `content: structured` maps the structured content instead.
+
+One server per evaluation job, started with the job and kept for all its queries. A query
+that times out, or whose call fails below the tool (the server died), restarts the server
+before the next query: a server that hung once is not trusted with another. The SDK shuts
+a server down by closing its stdin, then SIGTERM, then SIGKILL to its process group, each
+wait bounded. The SDK also passes LOGNAME, SHELL, TERM and USER of the host to the server,
+besides the sandbox's environment.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from concurrent.futures import Future
+from pathlib import Path
+from typing import Any
+
+from crmatrix import CrmatrixError
+from crmatrix.answers import Answer, QueryFailure
+from crmatrix.guard import GRACE_S
+from crmatrix.systems import templates
+from crmatrix.systems.external import STATIC, ExternalSystem
+
+SHUTDOWN_S = 10.0  # > the SDK's own escalation (2 s after stdin closes, 2 s after SIGTERM, 2 s to reap)
+
+
+def _text(result) -> str:
+    return "\n".join(c.text for c in result.content if getattr(c, "type", None) == "text")
+
+
+class _Server:
+    """One server and its client session, driven by an event loop in a thread of its own: the
+    SDK is async and the System protocol is not, and anyio scopes must be entered and left by
+    one task, so a single task holds the session open and serves calls from a queue."""
+
+    def __init__(self, argv: list[str], env: dict[str, str], cwd: Path, errlog: Path, start_timeout_s: float,
+                 setup: list[dict]):
+        self._argv, self._env, self._cwd, self._errlog = argv, env, cwd, errlog
+        self._start_timeout_s, self._setup = start_timeout_s, setup
+        self._loop = asyncio.new_event_loop()
+        self._queue: asyncio.Queue = asyncio.Queue()
+        self._ready: Future = Future()
+        self.dead = False
+        self._thread = threading.Thread(target=self._main, daemon=True, name="crmatrix-mcp-client")
+        self._thread.start()
+        try:
+            self.info = self._ready.result(timeout=start_timeout_s + GRACE_S)
+        except TimeoutError:  # waiting here ran out, or initialize/setup overran its fail_after
+            self.close()
+            raise QueryFailure("timeout", f"server: not ready within {start_timeout_s:g} s") from None
+        except QueryFailure:
+            self.close()
+            raise
+        except BaseException as e:  # noqa: BLE001 - cannot start, initialize, or set up: one line with the cause
+            self.close()
+            raise QueryFailure("crash", f"server: {type(e).__name__}: {e}") from None
+
+    def _main(self) -> None:
+        try:
+            self._loop.run_until_complete(self._serve())
+        finally:
+            self._loop.close()
+
+    async def _serve(self) -> None:
+        import anyio
+        from mcp import ClientSession, StdioServerParameters
+        from mcp.client.stdio import stdio_client
+
+        try:
+            with open(self._errlog, "a", encoding="utf-8") as errlog:
+                params = StdioServerParameters(command=self._argv[0], args=self._argv[1:], env=self._env,
+                                               cwd=str(self._cwd))
+                async with stdio_client(params, errlog=errlog) as (read, write):
+                    async with ClientSession(read, write) as session:
+                        with anyio.fail_after(self._start_timeout_s):
+                            info = await session.initialize()
+                            for step in self._setup:
+                                result = await session.call_tool(step["tool"], step["args"])
+                                if result.is_error:
+                                    raise QueryFailure("crash", f"setup tool {step['tool']}: {_text(result)[:300]}")
+                        self._ready.set_result(info)
+                        await self._answer_calls(session)
+        except BaseException as e:  # noqa: BLE001 - reported to whoever waits
+            if not self._ready.done():
+                self._ready.set_exception(e)
+        finally:
+            self.dead = True
+            while not self._queue.empty():
+                if (item := self._queue.get_nowait()) is not None:
+                    item[-1].set_exception(QueryFailure("crash", "server: shut down"))
+
+    async def _answer_calls(self, session) -> None:
+        """Until told to stop (None), or a call fails below the tool: then the server goes."""
+        import anyio
+
+        while (item := await self._queue.get()) is not None:
+            tool, args, timeout_s, fut = item
+            try:
+                with anyio.fail_after(timeout_s):
+                    result = await session.call_tool(tool, args)
+            except TimeoutError:
+                fut.set_exception(QueryFailure("timeout", f"{tool}: no answer within {timeout_s:g} s"))
+                return
+            except Exception as e:  # noqa: BLE001 - the connection or the server failed
+                fut.set_exception(QueryFailure("crash", f"{tool}: {type(e).__name__}: {e}"))
+                return
+            fut.set_result(result)
+
+    def call(self, tool: str, args: Any, timeout_s: float):
+        fut: Future = Future()
+        try:
+            if self.dead:
+                raise RuntimeError
+            self._loop.call_soon_threadsafe(self._queue.put_nowait, (tool, args, timeout_s, fut))
+        except RuntimeError:  # the loop has closed
+            raise QueryFailure("crash", "server: not running") from None
+        try:
+            return fut.result(timeout=timeout_s + GRACE_S)
+        except TimeoutError:  # the call's own fail_after answers first; this only backs it up
+            raise QueryFailure("timeout", f"{tool}: no answer within {timeout_s:g} s") from None
+
+    def close(self) -> None:
+        if self._thread.is_alive():
+            try:
+                self._loop.call_soon_threadsafe(self._queue.put_nowait, None)
+            except RuntimeError:
+                pass  # the loop closed meanwhile
+            self._thread.join(timeout=SHUTDOWN_S)
+
+
+class McpSystem(ExternalSystem):
+    @classmethod
+    def check_options(cls, options: dict) -> None:
+        templates.check("server", options["server"], STATIC)
+        for i, step in enumerate(options["setup"]):
+            templates.check(f"setup[{i}].args", step["args"], STATIC)
+        super().check_options(options)
+
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        self.argv = templates.fill_argv(self.options["server"], self.values)
+        self.setup = [{"tool": s["tool"], "args": templates.fill_args(s["args"], self.values)}
+                      for s in self.options["setup"]]
+        self.errlog = self.home / "mcp-server.log"
+        self.start_timeout_s = self.options["start_timeout_s"]
+        # a failed query may restart the server inside its call: the guard waits for that too
+        self.grace_s = GRACE_S + SHUTDOWN_S + self.start_timeout_s
+        self.starts = 0
+        try:
+            self.server: _Server | None = self._start()
+        except QueryFailure as e:
+            super().close()
+            raise CrmatrixError(f"systems.{ctx.name or 'mcp'}: MCP server {self.argv} did not start: {e}"
+                                f"{self._stderr_since(0)}") from None
+
+    def _start(self) -> _Server:
+        self.starts += 1
+        return _Server(self.argv, self.env, self.cwd, self.errlog, self.start_timeout_s, self.setup)
+
+    def _log_size(self) -> int:
+        return self.errlog.stat().st_size if self.errlog.exists() else 0
+
+    def _stderr_since(self, offset: int) -> str:
+        """The server's last stderr line written since `offset`, to name a crash's cause."""
+        if not self.errlog.exists():
+            return ""
+        with open(self.errlog, "rb") as f:
+            f.seek(offset)
+            lines = [ln.strip() for ln in f.read().decode("utf-8", "replace").splitlines() if ln.strip()]
+        return f"; server stderr: {lines[-1][:300]}" if lines else ""
+
+    def search(self, query: str, method: str, k: int) -> Answer:
+        if self.server is None:  # the restart after the previous failure did not succeed: try again
+            self.server = self._start()
+        values = self.call_values(method, query, k)
+        offset = self._log_size()
+        try:
+            result = self.server.call(values["tool"], values["args"], self.ctx.timeout_s)
+        except QueryFailure as f:
+            message = f"{f}{self._stderr_since(offset) if f.kind == 'crash' else ''}"
+            self._restart()
+            raise QueryFailure(f.kind, message) from None
+        if result.is_error:
+            raise QueryFailure("crash", f"{values['tool']}: tool error: {_text(result).strip()[:300] or '(no text)'}")
+        text = _text(result)
+        if self.options["content"] == "structured":
+            if result.structured_content is None:
+                raise QueryFailure("empty", f"{values['tool']}: no structured content")
+            return self.answer(result.structured_content, text, k)
+        return self.answer(self.parse(text), text, k)
+
+    def _restart(self) -> None:
+        self.server.close()
+        self.server = None
+        try:
+            self.server = self._start()
+        except QueryFailure:
+            pass  # the next query tries again, and fails with the cause if it persists
+
+    def provenance(self) -> dict:
+        out = {"server_starts": self.starts}
+        info = getattr(self.server, "info", None)
+        if info is not None:
+            out["server"] = {"name": info.server_info.name, "version": info.server_info.version,
+                             "protocol_version": info.protocol_version}
+        return out
+
+    def close(self) -> None:
+        if self.server is not None:
+            self.server.close()
+            self.server = None
+        super().close()

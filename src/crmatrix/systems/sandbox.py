@@ -1,0 +1,92 @@
+"""Where and how an external system's process runs: a clean environment, a HOME of its own,
+and a timeout that kills the whole process group.
+
+The environment is built, not inherited: PATH and LANG from the host, HOME (and the XDG
+dirs and TMPDIR) inside the system's own directory under `results/`, the offline switches
+of the Hugging Face libraries (nothing downloads weights at run time), the host variables
+the system's config lists in `pass_env`, the config's `env`, and the arm's variables on
+top. Anything else of the host never reaches the system, so a run does not depend on the
+machine's shell profile and a tool's caches never leak between systems.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+from pathlib import Path
+
+from crmatrix.answers import QueryFailure
+
+HOST_VARS = ("PATH", "LANG")
+OFFLINE = {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+TERM_WAIT_S = 2.0  # between SIGTERM and SIGKILL to the group
+REAP_WAIT_S = 2.0
+
+
+def home_env(home: Path) -> dict[str, str]:
+    dirs = {"HOME": home, "XDG_CACHE_HOME": home / ".cache", "XDG_CONFIG_HOME": home / ".config",
+            "XDG_DATA_HOME": home / ".local" / "share", "TMPDIR": home / "tmp"}
+    for d in dirs.values():
+        d.mkdir(parents=True, exist_ok=True)
+    return {k: str(v) for k, v in dirs.items()}
+
+
+def clean_env(home: Path, pass_env: list[str], fixed: dict[str, str], arm_env: dict[str, str]) -> dict[str, str]:
+    env = {k: os.environ[k] for k in HOST_VARS if k in os.environ}
+    env.setdefault("LANG", "C.UTF-8")
+    env.update(home_env(Path(home).resolve()))
+    env.update(OFFLINE)
+    env.update({k: os.environ[k] for k in pass_env if k in os.environ})
+    env.update(fixed)
+    env.update(arm_env)
+    return env
+
+
+def _last_line(text: str) -> str:
+    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
+    return lines[-1][:500] if lines else ""
+
+
+def stop_group(proc: subprocess.Popen) -> None:
+    """SIGTERM to the process group we started, SIGKILL if it is still there after
+    TERM_WAIT_S. The group id is our child's pid (start_new_session), so nothing else is hit."""
+    for sig, wait in ((signal.SIGTERM, TERM_WAIT_S), (signal.SIGKILL, REAP_WAIT_S)):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, sig)
+        try:
+            proc.wait(timeout=wait)
+            if sig == signal.SIGTERM:  # the leader is gone; its group's stragglers get no grace
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def run(argv: list[str], *, env: dict[str, str], cwd: Path, timeout_s: float, what: str) -> str:
+    """The process's stdout; QueryFailure `crash` (cannot start, non-zero exit) or `timeout`."""
+    try:
+        proc = subprocess.Popen(argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, start_new_session=True)
+    except OSError as e:
+        raise QueryFailure("crash", f"{what}: cannot start {argv[0]!r}: {e}") from None
+    try:
+        out, err = proc.communicate(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        # Also when the process exited but a child of its group still holds the pipes open.
+        stop_group(proc)
+        with contextlib.suppress(subprocess.TimeoutExpired, ValueError):
+            proc.communicate(timeout=REAP_WAIT_S)
+        raise QueryFailure("timeout", f"{what}: no answer within {timeout_s:g} s") from None
+    except BaseException:
+        stop_group(proc)
+        raise
+    # A tool may leave helpers behind in its group (watchers, daemons): they die with the call.
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    if proc.returncode != 0:
+        detail = _last_line(err.decode("utf-8", "replace"))
+        raise QueryFailure("crash", f"{what}: exit status {proc.returncode}" + (f": {detail}" if detail else ""))
+    return out.decode("utf-8", "replace")

@@ -1,0 +1,61 @@
+"""`{name}` placeholders in argv lists, argument objects and env values, filled per call.
+
+An argv template is a list of strings, never a shell line: a query lands in one argv
+element whatever it holds. Only bare names in braces are placeholders, so JSON literals
+such as `{"a": 1}` pass through untouched; a placeholder the context does not offer is a
+config error, caught at validation.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from crmatrix import CrmatrixError
+
+PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def names(text: str) -> list[str]:
+    return PLACEHOLDER.findall(text)
+
+
+def check(key: str, value: Any, allowed: set[str]) -> None:
+    """Every placeholder in `value` (a string, or lists/objects of them) must be in `allowed`."""
+    if isinstance(value, str):
+        unknown = sorted(set(names(value)) - allowed)
+        if unknown:
+            raise CrmatrixError(f"{key}: unknown placeholder {', '.join('{' + n + '}' for n in unknown)} "
+                                f"(expected some of: {', '.join('{' + n + '}' for n in sorted(allowed))})")
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            check(f"{key}[{i}]", v, allowed)
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            check(f"{key}.{k}", v, allowed)
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+def fill_text(text: str, values: dict[str, Any]) -> str:
+    return PLACEHOLDER.sub(lambda m: _text(values[m.group(1)]), text)
+
+
+def fill_argv(argv: list[str], values: dict[str, Any]) -> list[str]:
+    return [fill_text(a, values) for a in argv]
+
+
+def fill_args(args: Any, values: dict[str, Any]) -> Any:
+    """Tool arguments: a string that is exactly one placeholder takes the value itself (so
+    `"{k}"` stays an integer); other strings are filled as text; lists and objects recurse."""
+    if isinstance(args, str):
+        whole = PLACEHOLDER.fullmatch(args)
+        return values[whole.group(1)] if whole else fill_text(args, values)
+    if isinstance(args, list):
+        return [fill_args(a, values) for a in args]
+    if isinstance(args, dict):
+        return {k: fill_args(v, values) for k, v in args.items()}
+    return args

@@ -1,0 +1,100 @@
+"""A fake code-search CLI for the command adapter's tests (stdlib only).
+
+    fake_search.py index CORPUS OUT          # writes OUT/fake-index.json
+    fake_search.py search INDEX QUERY K      # {"data": {"symbols": [{name, file, line, score}]}}
+    fake_search.py batch INDEX QUERIES K     # {"results": [<one search answer per query>]}
+    fake_search.py context INDEX QUERY K     # a blob: {"context": text, "cited": [{name, file, line}]}
+
+Symbols are `def`/`class` lines; a symbol scores the number of query words in its name.
+FAKE_RANKING=weakest-first inverts the scores (so arms differ). FAKE_MODE holds `|`-separated
+directives, each acting on queries containing TEXT: crash-on:TEXT (exit 3), hang-on:TEXT
+(sleep, with a child in the same process group), garbage-on:TEXT (not JSON), empty-on:TEXT
+(no output). Every call writes the environment it saw to $HOME/last-env.json.
+"""
+
+import json
+import os
+import re
+import sys
+import time
+from pathlib import Path
+
+DEF = re.compile(r"^[ \t]*(?:def|class)\s+(\w+)", re.M)
+
+
+def index(corpus: Path, out: Path) -> None:
+    symbols = []
+    for f in sorted(corpus.rglob("*.py")):
+        text = f.read_text()
+        for m in DEF.finditer(text):
+            symbols.append({"name": m[1], "file": f.relative_to(corpus).as_posix(),
+                            "line": text.count("\n", 0, m.start()) + 1})
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "fake-index.json").write_text(json.dumps({"symbols": symbols, "seen_home": os.environ["HOME"]}))
+
+
+def modes(query: str) -> set[str]:
+    found = set()
+    for directive in filter(None, os.environ.get("FAKE_MODE", "").split("|")):
+        mode, _, text = directive.partition(":")
+        if text and text in query:
+            found.add(mode)
+    return found
+
+
+def rank(symbols: list[dict], query: str, k: int) -> list[dict]:
+    words = set(re.findall(r"[a-z0-9]+", query.lower()))
+    weakest = os.environ.get("FAKE_RANKING") == "weakest-first"
+    out = []
+    for s in symbols:
+        n = len(words & set(s["name"].lower().split("_")))
+        if n:
+            out.append({**s, "score": 1 / n if weakest else float(n)})
+    return sorted(out, key=lambda s: (-s["score"], s["file"], s["line"]))[:k]
+
+
+def act(query: str) -> None:
+    m = modes(query)
+    if "crash-on" in m:
+        print(f"fake_search: crashing on {query!r}", file=sys.stderr)
+        sys.exit(3)
+    if "hang-on" in m:
+        child = os.fork()
+        if child == 0:
+            time.sleep(3600)
+            os._exit(0)
+        (Path(os.environ["HOME"]) / f"hang-{os.getpid()}.pids").write_text(f"{os.getpid()} {child}")
+        time.sleep(3600)
+    if "garbage-on" in m:
+        print("this is not JSON")
+        sys.exit(0)
+    if "empty-on" in m:
+        sys.exit(0)
+
+
+def main(argv: list[str]) -> None:
+    Path(os.environ["HOME"], "last-env.json").write_text(json.dumps(dict(os.environ)))
+    cmd = argv[0]
+    if cmd == "index":
+        index(Path(argv[1]), Path(argv[2]))
+        return
+    symbols = json.loads((Path(argv[1]) / "fake-index.json").read_text())["symbols"]
+    k = int(argv[3])
+    if cmd == "batch":
+        queries = json.loads(Path(argv[2]).read_text())
+        for q in queries:
+            act(q)
+        print(json.dumps({"results": [{"data": {"symbols": rank(symbols, q, k)}} for q in queries]}))
+        return
+    query = argv[2]
+    act(query)
+    hits = rank(symbols, query, k)
+    if cmd == "context":
+        text = "\n\n".join(f"# {h['file']}:{h['line']} {h['name']}" for h in hits)
+        print(json.dumps({"context": text, "cited": hits}))
+    else:
+        print(json.dumps({"data": {"symbols": hits}}))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

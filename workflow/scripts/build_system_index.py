@@ -1,0 +1,12 @@
+from crmatrix import jobs
+from crmatrix.stages import build_system_index
+
+with jobs.job(snakemake.log[0], snakemake.output):
+    build_system_index.run(
+        system=snakemake.wildcards.system,
+        system_conf=dict(snakemake.params.system),
+        tree=snakemake.input.tree,
+        env=dict(snakemake.params.env),
+        out=snakemake.output[0],
+        home_dir=snakemake.params.home,
+    )

@@ -47,22 +47,20 @@ def _umask() -> int:
 FILE_MODE = 0o666 & ~_umask()
 
 
-def _drop_stale_temporaries(dest: Path) -> None:
-    """Remove what a killed writer of `dest` left (`.NAME.*.tmp` siblings). Only one job ever
-    writes a given output, so a temporary found on starting is never another writer's."""
+def _drop_stale_staging(dest: Path) -> None:
+    """Remove the staging directories a killed writer of `dest` left (`.NAME.*.tmp`). A
+    staged directory is a job's output, and only one job ever writes a given output, so one
+    found on starting is never another writer's. (Files written by `write_text` may be
+    shared, such as the tokenizer file in a cache: their temporaries are left alone.)"""
     for stale in dest.parent.glob(f".{glob.escape(dest.name)}.*.tmp"):
         if stale.is_dir() and not stale.is_symlink():
             shutil.rmtree(stale, ignore_errors=True)
-        else:
-            with contextlib.suppress(FileNotFoundError):
-                stale.unlink()
 
 
 def write_text(path: Path, text: str) -> None:
     """Write to a temporary sibling, fsync, then rename over the target."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    _drop_stale_temporaries(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
@@ -119,7 +117,7 @@ def staged_dir(dest: Path) -> Iterator[Path]:
     """
     dest = Path(dest)
     dest.parent.mkdir(parents=True, exist_ok=True)
-    _drop_stale_temporaries(dest)
+    _drop_stale_staging(dest)
     tmp = Path(tempfile.mkdtemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".tmp"))
     try:
         yield tmp

@@ -13,12 +13,12 @@ from crmatrix.systems import SystemContext, make_system
 def run(*, tasks: Path, symbols: Path, manifest: Path, tree: Path, dataset_file: Path, out: Path,
         dataset: str, system: str, system_conf: dict, arm: str, env: dict, top_k: int,
         index: Path | None = None, model: Path | None = None, cache_dir: Path | None = None,
-        threads: int | None = None, trec_dir: Path | None = None) -> dict:
+        threads: int | None = None, trec_dir: Path | None = None, graph: Path | None = None) -> dict:
     syms = read_symbols(symbols)
     man = atomic.read_json(manifest)
     ctx = SystemContext(Path(tree), man, syms, env, system_conf.get("options", {}),
                         Path(index) if index else None, Path(cache_dir) if cache_dir else None, threads,
-                        Path(model) if model else None)
+                        Path(model) if model else None, Path(graph) if graph else None)
     sysobj = make_system(system_conf, ctx)
     params = {"dataset": dataset, "system": system_conf, "arm": arm, "env": env, "top_k": top_k}
     methods, ranked, prepare_s = evaluate.evaluate(sysobj, read_tasks(tasks), syms, system_conf["methods"], top_k)

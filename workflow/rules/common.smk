@@ -1,6 +1,7 @@
 # Config validation and the helpers the rules share. Everything a job depends on is handed
 # to it as input or params from here, never read from `config` inside a script; what it
 # does not depend on (where mirrors, registries and caches are) goes by environment.
+import re
 import sys
 from pathlib import Path
 
@@ -24,7 +25,10 @@ envvars:
 
 
 CORPORA = sorted(CFG["corpora"])
-DATASETS = sorted(CFG["datasets"])
+DATASETS = experiment.retrieval_datasets(CFG)
+CALLGRAPH_DATASETS = experiment.callgraph_datasets(CFG)
+SPLIT_DATASETS = sorted(d for d, c in CFG["datasets"].items() if c.get("split"))
+PLAIN_DATASETS = sorted(set(CFG["datasets"]) - set(SPLIT_DATASETS))
 SYSTEMS = sorted(CFG["systems"])
 ARMS = list(CFG["arms"])
 INDEX_ARM = experiment.index_arms(CFG)
@@ -69,7 +73,28 @@ def evaluate_inputs(wildcards):
         key = experiment.index_key(CFG, wildcards.arm)
         inputs["index"] = f"results/index/{corpus}/{wildcards.system}/{key}"
         inputs["model"] = f"results/models/{arm_model(wildcards)}"
+    if experiment.needs_graph(CFG, wildcards.system, wildcards.arm):
+        inputs["graph"] = f"results/graph/{corpus}.json"
     return inputs
+
+
+def split_inputs(wildcards):
+    """A split dataset's file, its corpus's symbols and graph, and the dense ranker's index."""
+    corpus = dataset_corpus(wildcards)
+    ranker = experiment.split_ranker(CFG, wildcards.dataset)
+    return {
+        "file": CFG["datasets"][wildcards.dataset]["file"],
+        "manifest": f"results/corpora/{corpus}/manifest.json",
+        "symbols": f"results/symbols/{corpus}.jsonl",
+        "graph": f"results/graph/{corpus}.json",
+        "index": f"results/index/{corpus}/{ranker['system']}/{ranker['index_key']}",
+        "model": f"results/models/{ranker['model']}",
+    }
+
+
+def one_of(names):
+    """A wildcard constraint matching exactly these names (none: matching nothing)."""
+    return "|".join(re.escape(n) for n in names) or "(?!)"
 
 
 def corpus_params(wildcards):
@@ -88,3 +113,15 @@ def run_files():
     return [
         f"results/runs/{d}/{s}/{a}.json" for d in DATASETS for s in SYSTEMS for a in ARMS
     ]
+
+
+def callgraph_files():
+    return [f"results/callgraph/{d}/{s}.json" for d in CALLGRAPH_DATASETS for s in SYSTEMS]
+
+
+def matrix_outputs():
+    """What `all` builds: the phase matrix, and the call-graph table when the config has edge datasets."""
+    out = ["results/matrix/phase-matrix.json", "results/matrix/phase-matrix.md"]
+    if CALLGRAPH_DATASETS:
+        out += ["results/matrix/callgraph.json", "results/matrix/callgraph.md"]
+    return out

@@ -57,7 +57,7 @@ def load(path: Path, fmt: str, corpus: str, manifest: dict, symbols: list[Symbol
 
 def _golds(gold: dict) -> list[tuple[str, str]]:
     """(symbol, file suffix) of each answer: one for symbol gold, every edge's far end for call gold."""
-    return [tuple(a) for a in gold["answers"]] if gold["type"] == "calls" else [(gold["symbol"], gold["file_suffix"])]
+    return [tuple(a) for a in gold["answers"]] if gold.get("type") == "calls" else [(gold["symbol"], gold["file_suffix"])]
 
 
 def is_relevant(gold: dict, hit: Hit) -> bool:

@@ -23,19 +23,23 @@ $(STAMP): pyproject.toml constraints.txt
 # A run that dies without releasing Snakemake's lock (kill -9, power loss) leaves it in
 # .snakemake/locks; a run that merely fails releases it. So a lock left after a failed
 # run means: either another run is going on here, or `make resume` recovers.
+define RUN
+$(SMK) --profile profiles/local --cores $(CORES) all $(SNAKEFLAGS) $(CONFIGFLAGS) || { status=$$?; \
+  if [ -n "$$(ls -A .snakemake/locks 2>/dev/null)" ]; then \
+    echo "crmatrix: an earlier run was killed and left its lock in .snakemake/locks; if no other run is going on in this directory, recover with: make resume$(if $(CONFIG), CONFIG=$(CONFIG))" >&2; \
+  fi; exit $$status; }
+@echo "crmatrix: the matrix is in results/matrix/phase-matrix.md (and .json)"
+endef
+
 run: $(STAMP)
 	$(if $(CONFIG),$(VENV)/bin/crmatrix validate $(CONFIG))
-	@$(SMK) --profile profiles/local --cores $(CORES) all $(SNAKEFLAGS) $(CONFIGFLAGS) || { status=$$?; \
-	  if [ -n "$$(ls -A .snakemake/locks 2>/dev/null)" ]; then \
-	    echo "crmatrix: an earlier run was killed and left its lock in .snakemake/locks; if no other run is going on in this directory, recover with: make resume$(if $(CONFIG), CONFIG=$(CONFIG))" >&2; \
-	  fi; exit $$status; }
-	@echo "crmatrix: the matrix is in results/matrix/phase-matrix.md (and .json)"
+	@$(RUN)
 
 # Unlock, then finish the interrupted run: the profile's rerun-incomplete redoes the jobs
 # that were cut short; everything that finished stays.
 resume: $(STAMP)
 	$(SMK) --unlock all $(CONFIGFLAGS)
-	$(MAKE) run
+	@$(RUN)
 
 test: $(STAMP)
 	$(PY) -m pytest -q

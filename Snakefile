@@ -27,13 +27,13 @@ include: "workflow/rules/common.smk"
 
 rule all:
     input:
-        "results/matrix/phase-matrix.json",
-        "results/matrix/phase-matrix.md",
+        matrix_outputs(),
     default_target: True
 
 
 include: "workflow/rules/corpora.smk"
 include: "workflow/rules/symbols.smk"
+include: "workflow/rules/graph.smk"
 include: "workflow/rules/models.smk"
 include: "workflow/rules/index.smk"
 include: "workflow/rules/datasets.smk"

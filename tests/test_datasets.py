@@ -67,7 +67,7 @@ def test_unreadable_or_empty_dataset(tmp_path):
     p.write_text("[]")
     with pytest.raises(CrmatrixError, match=rf"^{p}: expected a non-empty JSON list"):
         datasets.load(p, "codelens", "c", MANIFEST, SYMBOLS)
-    with pytest.raises(CrmatrixError, match=r"unknown dataset format 'trec' \(known: codelens"):
+    with pytest.raises(CrmatrixError, match=r"unknown dataset format 'trec' \(known: callgraph, codelens"):
         datasets.load(p, "trec", "c", MANIFEST, SYMBOLS)
 
 

@@ -141,4 +141,47 @@ def test_index_spec_parses_and_clamps_every_index_time_variable():
 
 def test_variable_sets():
     assert INDEX_TIME_VARS < KNOWN_VARS
-    assert KNOWN_VARS - INDEX_TIME_VARS == {SPARSE, "CODELENS_RANK_SPARSE_THRESHOLD", "CODELENS_RANK_SPARSE_MAX"}
+    assert KNOWN_VARS - INDEX_TIME_VARS == {SPARSE, "CODELENS_RANK_SPARSE_THRESHOLD", "CODELENS_RANK_SPARSE_MAX",
+                                            *FUSION_VARS}
+
+
+FUSION_VARS = {"CRMATRIX_FUSION", "CRMATRIX_RRF_K", "CRMATRIX_WSI_WEIGHT", "CRMATRIX_SEMANTIC_DEPTH",
+               "CRMATRIX_GRAPH_EXPAND", "CRMATRIX_GRAPH_SEEDS", "CRMATRIX_GRAPH_DECAY"}
+
+
+def test_fusion_and_graph_knobs_default_and_parse():
+    k = resolve({}, None)
+    assert (k.fusion, k.rrf_k, k.wsi_weight, k.semantic_depth) == ("codelens", 60, 0.5, 100)
+    assert (k.graph_expand, k.graph_seeds, k.graph_decay) == (False, 5, 0.5)
+    k = resolve({"CRMATRIX_FUSION": " RRF", "CRMATRIX_RRF_K": "10", "CRMATRIX_WSI_WEIGHT": ".8",
+                 "CRMATRIX_SEMANTIC_DEPTH": "5000", "CRMATRIX_GRAPH_EXPAND": "on", "CRMATRIX_GRAPH_SEEDS": "3",
+                 "CRMATRIX_GRAPH_DECAY": "1", "CRMATRIX_MODEL": "minilm"}, None)
+    assert (k.fusion, k.rrf_k, k.wsi_weight, k.semantic_depth) == ("rrf", 10, 0.8, 1000)
+    assert (k.graph_expand, k.graph_seeds, k.graph_decay) == (True, 3, 1.0)
+    assert k.notes == ("CRMATRIX_SEMANTIC_DEPTH=5000 clamped to 1000",)
+
+
+@pytest.mark.parametrize("var,value,expected", [
+    ("CRMATRIX_FUSION", "borda", "expected one of codelens, rrf, wsi, dense-only"),
+    ("CRMATRIX_WSI_WEIGHT", "1.5", "expected a number from 0 to 1, such as 0.5"),
+    ("CRMATRIX_GRAPH_DECAY", "-0.1", "expected a number from 0 to 1, such as 0.5"),
+    ("CRMATRIX_GRAPH_DECAY", "half", "expected a number from 0 to 1, such as 0.5"),
+    ("CRMATRIX_RRF_K", "6.5", "expected a whole number (0..1000)"),
+    ("CRMATRIX_GRAPH_EXPAND", "sure", "expected one of 1/true/yes/on (on) or 0/false/no/off (off)"),
+])
+def test_a_bad_fusion_or_graph_value_is_one_line_naming_it(var, value, expected):
+    with pytest.raises(KnobError) as e:
+        resolve({var: value}, None)
+    assert str(e.value) == f"{var}={value!r}: {expected}"
+
+
+def test_fusion_knobs_are_query_time_and_have_one_spelling():
+    from crmatrix.engine.knobs import canonical
+
+    env = {"CRMATRIX_FUSION": "WSI ", "CRMATRIX_WSI_WEIGHT": "0.50", "CRMATRIX_GRAPH_EXPAND": "yes",
+           "CRMATRIX_RRF_K": "060", "CRMATRIX_MODEL": "MiniLM"}
+    assert index_spec(env) == {}
+    assert canonical(env) == {"CRMATRIX_FUSION": "wsi", "CRMATRIX_GRAPH_EXPAND": "1", "CRMATRIX_MODEL": "MiniLM",
+                              "CRMATRIX_RRF_K": "60", "CRMATRIX_WSI_WEIGHT": "0.5"}
+    with pytest.raises(KnobError, match=r"^unknown variable CRMATRIX_FUSON \(did you mean CRMATRIX_FUSION\?\)"):
+        resolve({"CRMATRIX_FUSON": "rrf"}, None)

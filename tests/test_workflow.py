@@ -213,7 +213,7 @@ def test_seed_config_runs_ripgrep_from_the_shared_mirror(tmp_path):
     is a config edit only. Lexical methods keep it quick; every dataset row must validate."""
     cfg = yaml.safe_load((ROOT / "config" / "seed.yaml").read_text())
     cfg["git_mirrors"] = [str(SHARED / "corpora")]
-    cfg["datasets"]["ripgrep"]["file"] = str(ROOT / "datasets" / "ripgrep.json")
+    cfg["datasets"] = {"ripgrep": {**cfg["datasets"]["ripgrep"], "file": str(ROOT / "datasets" / "ripgrep.json")}}
     cfg["systems"] = {"builtin": {"type": "builtin", "methods": ["lexical", "bm25"]}}
     cfg["headline_method"] = "lexical"
     cfg["arms"] = {"baseline": cfg["arms"]["baseline"]}

@@ -13,10 +13,10 @@ import jsonschema
 import yaml
 
 from crmatrix import CrmatrixError
+from crmatrix.engine.knobs import MODEL_VAR
 from crmatrix.pins import Pin
 
 SCHEMA_FILE = "config.schema.yaml"
-MODEL_VAR = "CRMATRIX_MODEL"  # the arm variable that swaps the builtin engine's embedding model
 _JSON_TYPES = {dict: "an object", list: "a list", str: "a string", bool: "a boolean",
                int: "an integer", float: "a number", type(None): "null"}
 
@@ -96,6 +96,13 @@ def validate(config: dict, source: str = "config") -> dict:
     for name, sysconf in cfg["systems"].items():
         try:
             check_system_config(name, sysconf)
+        except CrmatrixError as e:
+            raise CrmatrixError(f"{source}: {e}") from None
+    from crmatrix.experiment import split_ranker
+
+    for name in cfg["datasets"]:
+        try:
+            split_ranker(cfg, name)
         except CrmatrixError as e:
             raise CrmatrixError(f"{source}: {e}") from None
     return cfg

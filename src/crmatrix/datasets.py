@@ -55,17 +55,23 @@ def load(path: Path, fmt: str, corpus: str, manifest: dict, symbols: list[Symbol
     return LOADERS[fmt](Path(path), corpus, manifest, symbols)
 
 
-def _is_gold(gold: dict, name: str, path: str) -> bool:
-    """Symbol gold: exact symbol name and a path ending with the expected suffix (the seed's rule)."""
-    return name == gold["symbol"] and path.endswith(gold["file_suffix"])
+def _golds(gold: dict) -> list[tuple[str, str]]:
+    """(symbol, file suffix) of each answer: one for symbol gold, every edge's far end for call gold."""
+    return [tuple(a) for a in gold["answers"]] if gold.get("type") == "calls" else [(gold["symbol"], gold["file_suffix"])]
+
+
+def _is_gold(golds: list[tuple[str, str]], name: str, path: str) -> bool:
+    """Exact symbol name and a path ending with the expected suffix (the seed's rule)."""
+    return any(name == symbol and path.endswith(suffix) for symbol, suffix in golds)
 
 
 def is_relevant(gold: dict, hit: Hit) -> bool:
-    return _is_gold(gold, hit.symbol, hit.path)
+    return _is_gold(_golds(gold), hit.symbol, hit.path)
 
 
 def relevant_symbols(gold: dict, symbols: list[Symbol]) -> list[Symbol]:
-    return [s for s in symbols if _is_gold(gold, s.name, s.path)]
+    golds = _golds(gold)
+    return [s for s in symbols if _is_gold(golds, s.name, s.path)]
 
 
 def _query_key(query: str) -> str:
@@ -79,12 +85,7 @@ def _query_key(query: str) -> str:
 @register("codelens")
 def load_codelens(path: Path, corpus: str, manifest: dict, symbols: list[Symbol]) -> list[Task]:
     """JSON list of {query, expected_symbol, expected_file_suffix, query_type?}."""
-    try:
-        rows = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise CrmatrixError(f"{path}: not readable as JSON: {e}") from e
-    if not isinstance(rows, list) or not rows:
-        raise CrmatrixError(f"{path}: expected a non-empty JSON list of query objects")
+    rows = _read_rows(path)
     paths = [f["path"] for f in manifest["files"]]
     by_file: dict[str, list[str]] = {}
     for s in symbols:
@@ -125,3 +126,45 @@ def qrels(tasks: list[Task], symbols: list[Symbol]) -> dict[str, list[str]]:
     """Every symbol that counts as a hit for each task (so recall and TREC tools see the same gold)."""
     return {t.task_id: [docid(Hit(s.path, s.name, s.kind, s.start_line, s.end_line, 0.0))
                         for s in relevant_symbols(t.gold, symbols)] for t in tasks}
+
+
+def _read_rows(path: Path) -> list:
+    try:
+        rows = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise CrmatrixError(f"{path}: not readable as JSON: {e}") from e
+    if not isinstance(rows, list) or not rows:
+        raise CrmatrixError(f"{path}: expected a non-empty JSON list of objects")
+    return rows
+
+
+@register("callgraph")
+def load_callgraph(path: Path, corpus: str, manifest: dict, symbols: list[Symbol]) -> list[Task]:
+    """JSON list of gold call edges {caller, callee, file}: `file` is the suffix of the
+    caller's file, the callee is named only. Becomes one `callees` task per caller (gold:
+    the names it calls) and one `callers` task per callee (gold: its callers and their files)."""
+    rows = _read_rows(path)
+    names = {s.name for s in symbols}
+    callees: dict[tuple[str, str], set] = {}
+    callers: dict[str, set] = {}
+    for i, row in enumerate(rows):
+        where = f"{path}: row {i}"
+        if not isinstance(row, dict):
+            raise CrmatrixError(f"{where}: expected an object, got {type(row).__name__}")
+        for key in ("caller", "callee", "file"):
+            if not isinstance(row.get(key), str) or not row[key].strip():
+                raise CrmatrixError(f"{where}: field '{key}' must be a non-empty string, got {row.get(key)!r}")
+        caller, callee, suffix = row["caller"], row["callee"], row["file"]
+        if not any(s.name == caller and s.path.endswith(suffix) for s in symbols):
+            raise CrmatrixError(f"{where}: field 'caller' {caller!r} is not a symbol of a file ending with {suffix!r}")
+        if callee not in names:
+            raise CrmatrixError(f"{where}: field 'callee' {callee!r} is not a symbol of corpus {corpus!r}")
+        callees.setdefault((caller, suffix), set()).add((callee, ""))
+        callers.setdefault(callee, set()).add((caller, suffix))
+    tasks = [Task(f"callees:{suffix}:{caller}", caller, "callees",
+                  {"type": "calls", "symbol": caller, "file_suffix": suffix, "answers": sorted(map(list, gold))}, corpus)
+             for (caller, suffix), gold in sorted(callees.items())]
+    tasks += [Task(f"callers:{callee}", callee, "callers",
+                   {"type": "calls", "symbol": callee, "file_suffix": None, "answers": sorted(map(list, gold))}, corpus)
+              for callee, gold in sorted(callers.items())]
+    return tasks

@@ -6,9 +6,12 @@ The workflow and the CLI both ask these questions; answering them here keeps one
 
 from __future__ import annotations
 
-from crmatrix import atomic, systems
+from crmatrix import CrmatrixError, atomic, systems
 from crmatrix.config import MODEL_VAR
 from crmatrix.engine import knobs
+from crmatrix.systems import needs_index
+
+CALLGRAPH_FORMAT = "callgraph"
 
 
 def arm_env(cfg: dict, arm: str) -> dict[str, str]:
@@ -51,3 +54,32 @@ def index_arms(cfg: dict, system_conf: dict) -> dict[str, str]:
     for arm in cfg["arms"]:
         out.setdefault(index_key(cfg, system_conf, arm), arm)
     return out
+
+
+def needs_graph(cfg: dict, system: str, arm: str) -> bool:
+    """Whether the builtin engine reads the corpus's graph under this arm: only when the arm
+    expands over it, so a graph edit re-runs no arm that does not."""
+    return cfg["systems"][system]["type"] == "builtin" and knobs.resolve(cfg["arms"][arm], None).graph_expand
+
+
+def retrieval_datasets(cfg: dict) -> list[str]:
+    """The datasets of the phase matrix: every one but the call-graph edge sets."""
+    return sorted(d for d, conf in cfg["datasets"].items() if conf["format"] != CALLGRAPH_FORMAT)
+
+
+def callgraph_datasets(cfg: dict) -> list[str]:
+    return sorted(d for d, conf in cfg["datasets"].items() if conf["format"] == CALLGRAPH_FORMAT)
+
+
+def split_ranker(cfg: dict, dataset: str) -> dict:
+    """The dense ranker a split dataset derives its tasks with: the baseline arm's semantic
+    index of the first builtin system that builds one. Empty for a dataset without a split."""
+    if not cfg["datasets"][dataset].get("split"):
+        return {}
+    systems = [name for name, conf in cfg["systems"].items() if needs_index(conf)]
+    if not systems:
+        raise CrmatrixError(f"datasets.{dataset}.split: needs a builtin system with the semantic method "
+                            "(its baseline-arm index ranks the split)")
+    base = cfg["baseline_arm"]
+    return {"system": systems[0], "index_key": index_key(cfg, base), "model": arm_model(cfg, base),
+            "env": arm_env(cfg, base)}

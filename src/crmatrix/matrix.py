@@ -12,6 +12,8 @@ from __future__ import annotations
 from crmatrix import atomic, metrics, stats
 
 METRIC = "mrr"
+# The do-no-harm gate on structural splits (crmatrix.splits): an arm must not lose recall@10 there.
+GATE_METRIC = "recall@10"
 
 
 def headline_method(run: dict, preferred: str) -> str:
@@ -116,8 +118,24 @@ def _knob_table(rows: list[dict], arms: list[str], baseline: str) -> list[dict]:
     return out
 
 
+def _gates(table: dict[tuple, dict], rows: list[dict], splits: dict[str, str], arms: list[str], baseline: str
+           ) -> list[dict]:
+    """Per structural row: each arm's recall@10 of the headline method against the baseline's."""
+    out = []
+    for r in rows:
+        by_arm = table[(r["dataset"], r["system"])]
+        if splits.get(r["dataset"]) != "structural" or baseline not in by_arm:
+            continue
+        value = {a: float(metrics.per_query(_queries(by_arm[a], r["method"]), GATE_METRIC).mean())
+                 for a in arms if a in by_arm}
+        out.append({"dataset": r["dataset"], "system": r["system"], "metric": GATE_METRIC, "baseline": value[baseline],
+                    "arms": {a: {"value": v, "pass": v >= value[baseline] - stats.TOLERANCE}
+                             for a, v in value.items() if a != baseline}})
+    return out
+
+
 def build(runs: list[dict], baseline_arm: str, preferred_method: str, arm_order: list[str] = (),
-          archetypes: dict[str, str] | None = None) -> dict:
+          archetypes: dict[str, str] | None = None, splits: dict[str, str] | None = None) -> dict:
     """`runs` are run JSONs in any order; rows come sorted by dataset and system, columns in
     `arm_order` (the config's order) with the baseline first, so the same runs give the same bytes."""
     present = {r["arm"] for r in runs}
@@ -132,6 +150,7 @@ def build(runs: list[dict], baseline_arm: str, preferred_method: str, arm_order:
             "by_language": _rollup(rows, "language", arms, baseline_arm),
             "by_archetype": _rollup(rows, "archetype", arms, baseline_arm),
             "knobs": _knob_table(rows, arms, baseline_arm),
+            "gates": _gates(table, rows, splits or {}, arms, baseline_arm),
             "statistics": {"bootstrap_resamples": 1000, "seed": 0, "level": 0.95,
                            "test": "paired randomization (sign flip), Holm across the arms of a row",
                            "bands": "flat < 1 %, mild, strong >= 5 % of the baseline"}}
@@ -204,6 +223,14 @@ def to_markdown(matrix: dict) -> str:
     for k in matrix["knobs"]:
         per = "; ".join(f"{d['dataset']} {d['delta_abs']:+.3f} {d['band']} p={_p(d['p_holm'])}" for d in k["datasets"])
         lines.append(f"| {k['arm']} | {k['better']} | {k['worse']} | {k['significant']} | {per} |")
+    if matrix["gates"]:
+        lines += ["", f"## Do-no-harm gate: {GATE_METRIC} on structural splits must not drop", "",
+                  f"| dataset | system | {base} | " + " | ".join(a for a in arms if a != base) + " |",
+                  "|---|---|---:|" + "---:|" * (len(arms) - 1)]
+        for g in matrix["gates"]:
+            cells = [("—" if (c := g["arms"].get(a)) is None else
+                      f"{c['value']:.3f} {'pass' if c['pass'] else 'FAIL'}") for a in arms if a != base]
+            lines.append(f"| {g['dataset']} | {g['system']} | {g['baseline']:.3f} | " + " | ".join(cells) + " |")
     lines += ["", "## Per-query decomposition against the baseline", ""]
     for r in matrix["rows"]:
         for arm, dec in r["decomposition"].items():

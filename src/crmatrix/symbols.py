@@ -22,7 +22,7 @@ import tree_sitter_rust
 import tree_sitter_typescript
 from tree_sitter import Language, Node, Parser
 
-from crmatrix.atomic import read_jsonl
+from crmatrix.atomic import hash_obj, read_jsonl
 from crmatrix.languages import language_for
 
 _GRAMMARS: dict[str, Callable[[], Any]] = {
@@ -96,7 +96,7 @@ _Classifier = Callable[[Node, _Scope], tuple[_Def | None, _Scope | None]]
 
 def extract_source(source: bytes, path: str, language: str) -> list[Symbol]:
     """All symbols defined in `source`, sorted like `extract_files`."""
-    tree = _parser(language).parse(source)
+    tree = parser(language).parse(source)
     classify = _CLASSIFIERS[language]
     lines = source.split(b"\n")
     symbols = [
@@ -109,6 +109,11 @@ def extract_source(source: bytes, path: str, language: str) -> list[Symbol]:
 def read_symbols(path: pathlib.Path) -> list[Symbol]:
     """The symbols a symbols stage wrote (JSONL, one symbol a line)."""
     return [Symbol.from_dict(d) for d in read_jsonl(path)]
+
+
+def symbols_hash(symbols: list[Symbol]) -> str:
+    """Names one symbol list, so what is built from it (an index, a graph) can check it still fits."""
+    return hash_obj([[s.path, s.start_line, s.name] for s in symbols])
 
 
 def extract_files(root: pathlib.Path, paths: Iterable[str]) -> list[Symbol]:
@@ -128,7 +133,8 @@ def _sort_key(s: Symbol) -> tuple[str, int, int, str, str]:
     return (s.path, s.start_line, s.end_line, s.name, s.kind)
 
 
-def _parser(language: str) -> Parser:
+def parser(language: str) -> Parser:
+    """The tree-sitter parser of one supported language (made once per process)."""
     parser = _PARSERS.get(language)
     if parser is None:
         if language not in _GRAMMARS:

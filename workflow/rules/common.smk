@@ -27,7 +27,10 @@ envvars:
 
 
 CORPORA = sorted(CFG["corpora"])
-DATASETS = sorted(CFG["datasets"])
+DATASETS = experiment.retrieval_datasets(CFG)
+CALLGRAPH_DATASETS = experiment.callgraph_datasets(CFG)
+SPLIT_DATASETS = sorted(d for d, c in CFG["datasets"].items() if c.get("split"))
+PLAIN_DATASETS = sorted(set(CFG["datasets"]) - set(SPLIT_DATASETS))
 SYSTEMS = sorted(CFG["systems"])
 ARMS = list(CFG["arms"])
 # system -> index key -> the arm whose variables build that index
@@ -94,7 +97,28 @@ def evaluate_inputs(wildcards):
         inputs["index"] = f"results/index/{corpus}/{wildcards.system}/{key}"
         if conf["type"] == "builtin":
             inputs["model"] = f"results/models/{arm_model(wildcards)}"
+    if experiment.needs_graph(CFG, wildcards.system, wildcards.arm):
+        inputs["graph"] = f"results/graph/{corpus}.json"
     return inputs
+
+
+def split_inputs(wildcards):
+    """A split dataset's file, its corpus's symbols and graph, and the dense ranker's index."""
+    corpus = dataset_corpus(wildcards)
+    ranker = experiment.split_ranker(CFG, wildcards.dataset)
+    return {
+        "file": CFG["datasets"][wildcards.dataset]["file"],
+        "manifest": f"results/corpora/{corpus}/manifest.json",
+        "symbols": f"results/symbols/{corpus}.jsonl",
+        "graph": f"results/graph/{corpus}.json",
+        "index": f"results/index/{corpus}/{ranker['system']}/{ranker['index_key']}",
+        "model": f"results/models/{ranker['model']}",
+    }
+
+
+def one_of(names):
+    """A wildcard constraint matching exactly these names (none: matching nothing)."""
+    return "|".join(re.escape(n) for n in names) or "(?!)"
 
 
 def corpus_params(wildcards):
@@ -113,3 +137,15 @@ def run_files():
     return [
         f"results/runs/{d}/{s}/{a}.json" for d in DATASETS for s in SYSTEMS for a in ARMS
     ]
+
+
+def callgraph_files():
+    return [f"results/callgraph/{d}/{s}.json" for d in CALLGRAPH_DATASETS for s in SYSTEMS]
+
+
+def matrix_outputs():
+    """What `all` builds: the phase matrix, and the call-graph table when the config has edge datasets."""
+    out = ["results/matrix/phase-matrix.json", "results/matrix/phase-matrix.md"]
+    if CALLGRAPH_DATASETS:
+        out += ["results/matrix/callgraph.json", "results/matrix/callgraph.md"]
+    return out

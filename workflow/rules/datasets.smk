@@ -6,6 +6,8 @@ rule prepare_dataset:
     output:
         tasks="results/datasets/{dataset}.jsonl",
         qrels="results/trec/{dataset}.qrels",
+    wildcard_constraints:
+        dataset=one_of(PLAIN_DATASETS),
     params:
         code=code("prepare_dataset"),
         format=lambda wc: CFG["datasets"][wc.dataset]["format"],
@@ -16,3 +18,26 @@ rule prepare_dataset:
         "logs/prepare_dataset/{dataset}.log",
     script:
         "../scripts/prepare_dataset.py"
+
+
+rule derive_split:
+    input:
+        unpack(split_inputs),
+    output:
+        tasks="results/datasets/{dataset}.jsonl",
+        qrels="results/trec/{dataset}.qrels",
+    wildcard_constraints:
+        dataset=one_of(SPLIT_DATASETS),
+    params:
+        code=code("derive_split"),
+        format=lambda wc: CFG["datasets"][wc.dataset]["format"],
+        split=lambda wc: CFG["datasets"][wc.dataset]["split"],
+        corpus=dataset_corpus,
+        env=lambda wc: experiment.split_ranker(CFG, wc.dataset)["env"],
+        embed_threads=CFG["embed_threads"],
+    conda:
+        "../../envs/crmatrix.yaml"
+    log:
+        "logs/derive_split/{dataset}.log",
+    script:
+        "../scripts/derive_split.py"

@@ -20,3 +20,26 @@ rule evaluate_arm:
         "logs/benchmarks/evaluate_arm/{dataset}/{system}/{arm}.tsv"
     script:
         "../scripts/evaluate_arm.py"
+
+
+# Call-graph edge datasets: the system's callers/callees answers under the baseline arm
+# (the builtin engine's graph depends on no arm).
+rule evaluate_callgraph:
+    input:
+        tasks="results/datasets/{dataset}.jsonl",
+        tree=lambda wc: f"results/corpora/{dataset_corpus(wc)}/tree",
+        manifest=lambda wc: f"results/corpora/{dataset_corpus(wc)}/manifest.json",
+        symbols=lambda wc: f"results/symbols/{dataset_corpus(wc)}.jsonl",
+        graph=lambda wc: f"results/graph/{dataset_corpus(wc)}.json",
+    output:
+        "results/callgraph/{dataset}/{system}.json",
+    params:
+        code=code("evaluate_callgraph"),
+        system=lambda wc: CFG["systems"][wc.system],
+        env=lambda wc: experiment.arm_env(CFG, CFG["baseline_arm"]),
+    conda:
+        "../../envs/crmatrix.yaml"
+    log:
+        "logs/evaluate_callgraph/{dataset}/{system}.log",
+    script:
+        "../scripts/evaluate_callgraph.py"

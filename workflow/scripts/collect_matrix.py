@@ -10,4 +10,5 @@ with jobs.job(snakemake.log[0], snakemake.output):
         dict(snakemake.params.archetypes),
         snakemake.output.json,
         snakemake.output.md,
+        dict(snakemake.params.splits),
     )

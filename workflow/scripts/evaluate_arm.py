@@ -10,6 +10,7 @@ with jobs.job(snakemake.log[0], snakemake.output):
         dataset_file=snakemake.input.dataset_file,
         index=snakemake.input.get("index"),
         model=snakemake.input.get("model"),
+        graph=snakemake.input.get("graph"),
         cache_dir=locations.cache_dir(),
         out=snakemake.output.run,
         trec_dir=snakemake.output.trec,

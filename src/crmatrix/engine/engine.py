@@ -1,8 +1,8 @@
 """One engine over one corpus's symbols under one arm's knobs: `search(query, method, k)`.
 
 Methods: `lexical` (CodeLens's structural ranker), `semantic` (cosine over the index's
-vectors), `hybrid` (lexical merged with semantic hits, then the 2e re-rank when on) and
-`bm25`. Scores are arrays over all symbols (NaN: not a candidate), so a query costs a few
+vectors), `hybrid` (lexical and semantic fused as the arm's CRMATRIX_FUSION says, then
+one-hop graph expansion and the 2e re-rank when on) and `bm25`. Scores are arrays over all symbols (NaN: not a candidate), so a query costs a few
 vector operations; every method returns hits in the one deterministic order of
 `crmatrix.hits`, (-score, path, start_line, symbol).
 """
@@ -14,7 +14,7 @@ from collections.abc import Callable
 import numpy as np
 
 from crmatrix import CrmatrixError
-from crmatrix.engine import hybrid, lexical, sparse
+from crmatrix.engine import expansion, fusion, lexical, sparse
 from crmatrix.engine.knobs import Knobs
 from crmatrix.hits import Hit
 from crmatrix.symbols import Symbol
@@ -26,9 +26,14 @@ QueryEncoder = Callable[[list[str]], np.ndarray]
 
 class Engine:
     def __init__(self, symbols: list[Symbol], knobs: Knobs | None = None, vectors: np.ndarray | None = None,
-                 encode_queries: QueryEncoder | None = None):
+                 encode_queries: QueryEncoder | None = None, neighbours: list[np.ndarray] | None = None):
+        """`neighbours[i]`: the symbols one hop from symbol i in the corpus's graph
+        (`crmatrix.graph.Graph.neighbours`); needed when the knobs turn graph expansion on."""
         self.symbols = symbols
         self.knobs = knobs or Knobs()
+        if self.knobs.graph_expand and neighbours is None:
+            raise CrmatrixError("builtin engine: CRMATRIX_GRAPH_EXPAND=1 needs the corpus's graph (results/graph/)")
+        self.neighbours = neighbours
         self.vectors = vectors
         self._encode = encode_queries
         self._query_vectors: dict[str, np.ndarray] = {}
@@ -89,10 +94,15 @@ class Engine:
         return np.where(scores > 0, scores, np.nan)
 
     def hybrid_scores(self, query: str) -> np.ndarray:
-        merged = hybrid.merge(query, self.lexical_scores(query), self.semantic_top(query, hybrid.MAX_SEMANTIC))
+        kn = self.knobs
+        lexical_scores = None if kn.fusion == "dense-only" else self.lexical_scores(query)
+        fused = fusion.fuse(kn, query, lexical_scores, self.semantic_top(query, kn.semantic_depth), len(self.symbols))
+        if kn.graph_expand:
+            fused = expansion.expand(fused, self._best(fused, kn.graph_seeds), self.neighbours, kn.graph_decay)
+        # 2e last, as in CodeLens: every candidate, expanded ones too, meets the same coverage rule
         if self._sparse is not None:
-            merged += self._sparse.bonus(query, self.knobs.sparse_threshold, self.knobs.sparse_max)
-        return merged
+            fused += self._sparse.bonus(query, kn.sparse_threshold, kn.sparse_max)
+        return fused
 
     # -- the system interface -------------------------------------------------------------
 

@@ -17,7 +17,7 @@ from crmatrix.embed.backends import load_embedder
 from crmatrix.embed.cache import EmbeddingCache, embed_with_cache, text_sha
 from crmatrix.engine.embedtext import embedding_text
 from crmatrix.engine.knobs import Knobs
-from crmatrix.symbols import Symbol
+from crmatrix.symbols import Symbol, symbols_hash
 
 CACHE_FILE = "embeddings.sqlite"
 MODEL_META = "model.json"
@@ -28,10 +28,6 @@ def read_model(model_dir: Path) -> dict:
     if not path.is_file():
         raise CrmatrixError(f"{path}: not a prepared model (no {MODEL_META})")
     return atomic.read_json(path)
-
-
-def symbols_hash(symbols: list[Symbol]) -> str:
-    return atomic.hash_obj([[s.path, s.start_line, s.name] for s in symbols])
 
 
 def build(symbols: list[Symbol], knobs: Knobs, model_dir: Path, cache_dir: Path, out: Path,

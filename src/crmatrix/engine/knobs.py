@@ -4,6 +4,10 @@ The variable names, defaults, ranges and the auto gating follow ENGINE_KNOBS.md 
 CodeLens source they describe, so an arm means the same thing to both engines. Where
 CodeLens quietly falls back to a default (an unparseable number, a misspelt bool), we
 raise: a silent fallback would make an arm measure something other than what it says.
+
+The CRMATRIX_ variables are the builtin engine's own query-time knobs, which CodeLens does
+not have: how hybrid fuses its two rankers, and one-hop expansion over the corpus's
+reference graph. They change ranking only, so they never enter `index_spec`.
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ from typing import Any
 from crmatrix import CrmatrixError
 
 PREFIX = "CODELENS_"
+OWN_PREFIX = "CRMATRIX_"
+MODEL_VAR = "CRMATRIX_MODEL"  # picks the embedding model; config validation checks it, not this module
 
 HINT_LINES = "CODELENS_EMBED_HINT_LINES"
 HINT_CHARS = "CODELENS_EMBED_HINT_CHARS"
@@ -29,20 +35,34 @@ AUTO_LANG = "CODELENS_EMBED_HINT_AUTO_LANG"
 SPARSE = "CODELENS_RANK_SPARSE_TERM_WEIGHT"
 SPARSE_THRESHOLD = "CODELENS_RANK_SPARSE_THRESHOLD"
 SPARSE_MAX = "CODELENS_RANK_SPARSE_MAX"
+FUSION = "CRMATRIX_FUSION"
+RRF_K = "CRMATRIX_RRF_K"
+WSI_WEIGHT = "CRMATRIX_WSI_WEIGHT"
+SEMANTIC_DEPTH = "CRMATRIX_SEMANTIC_DEPTH"
+GRAPH_EXPAND = "CRMATRIX_GRAPH_EXPAND"
+GRAPH_SEEDS = "CRMATRIX_GRAPH_SEEDS"
+GRAPH_DECAY = "CRMATRIX_GRAPH_DECAY"
+
+FUSIONS = ("codelens", "rrf", "wsi", "dense-only")
 
 KNOWN_VARS = frozenset({HINT_LINES, HINT_CHARS, INCLUDE_COMMENTS, INCLUDE_API_CALLS, STRICT_LITERALS,
-                        STRICT_COMMENTS, AUTO, AUTO_LANG, SPARSE, SPARSE_THRESHOLD, SPARSE_MAX})
+                        STRICT_COMMENTS, AUTO, AUTO_LANG, SPARSE, SPARSE_THRESHOLD, SPARSE_MAX, FUSION, RRF_K,
+                        WSI_WEIGHT, SEMANTIC_DEPTH, GRAPH_EXPAND, GRAPH_SEEDS, GRAPH_DECAY})
 # AUTO and AUTO_LANG decide whether 2b/2c are on, so they change embedding text too.
 INDEX_TIME_VARS = frozenset({HINT_LINES, HINT_CHARS, INCLUDE_COMMENTS, INCLUDE_API_CALLS, STRICT_LITERALS,
                              STRICT_COMMENTS, AUTO, AUTO_LANG})
 
 # The documented range of each whole-number variable; values outside are clamped and noted.
-_RANGES = {HINT_LINES: (1, 10), HINT_CHARS: (60, 512), SPARSE_THRESHOLD: (10, 90), SPARSE_MAX: (5, 50)}
-_FLAGS = frozenset({INCLUDE_COMMENTS, INCLUDE_API_CALLS, STRICT_LITERALS, STRICT_COMMENTS, AUTO, SPARSE})
+_RANGES = {HINT_LINES: (1, 10), HINT_CHARS: (60, 512), SPARSE_THRESHOLD: (10, 90), SPARSE_MAX: (5, 50),
+           RRF_K: (0, 1000), SEMANTIC_DEPTH: (1, 1000), GRAPH_SEEDS: (1, 100)}
+# Weights and decays: a share from 0 to 1; outside it they mean nothing, so they are errors, not clamped.
+_SHARES = frozenset({WSI_WEIGHT, GRAPH_DECAY})
+_FLAGS = frozenset({INCLUDE_COMMENTS, INCLUDE_API_CALLS, STRICT_LITERALS, STRICT_COMMENTS, AUTO, SPARSE, GRAPH_EXPAND})
 
 _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("0", "false", "no", "off")
 _WHOLE = re.compile(r"[0-9]+")
+_DECIMAL = re.compile(r"[0-9]*\.?[0-9]+|[0-9]+\.")
 
 # CodeLens's `language_supports_nl_stack` / `language_supports_sparse_weighting`, with
 # their extension aliases, so a hand-set AUTO_LANG=rs gates like AUTO_LANG=rust.
@@ -53,7 +73,7 @@ _NL_STACK_LANGS = _SPARSE_LANGS | {"ts", "typescript", "tsx", "js", "javascript"
 
 
 class KnobError(CrmatrixError):
-    """An arm's CODELENS_ variable that is unknown or has a value of the wrong form."""
+    """An arm's CODELENS_ or CRMATRIX_ variable that is unknown or has a value of the wrong form."""
 
 
 @dataclass(frozen=True)
@@ -69,6 +89,13 @@ class Knobs:
     sparse_max: float = 20.0
     auto: bool = True              # 2j/2m
     language: str | None = None    # the language the auto gating looked at
+    fusion: str = "codelens"       # how hybrid combines lexical and semantic (FUSIONS)
+    rrf_k: int = 60
+    wsi_weight: float = 0.5        # the semantic ranker's weight in wsi; lexical gets the rest
+    semantic_depth: int = 100      # semantic candidates a fusion sees
+    graph_expand: bool = False
+    graph_seeds: int = 5
+    graph_decay: float = 0.5
     notes: tuple[str, ...] = ()    # one line per clamped value
 
     def index_fields(self) -> dict[str, Any]:
@@ -102,6 +129,13 @@ def resolve(env: Mapping[str, str], dominant_language: str | None) -> Knobs:
         sparse_max=float(v.whole(SPARSE_MAX, 20)),
         auto=auto,
         language=language,
+        fusion=v.choice(FUSION, FUSIONS, "codelens"),
+        rrf_k=v.whole(RRF_K, 60),
+        wsi_weight=v.share(WSI_WEIGHT, 0.5),
+        semantic_depth=v.whole(SEMANTIC_DEPTH, 100),
+        graph_expand=v.flag(GRAPH_EXPAND, False),
+        graph_seeds=v.whole(GRAPH_SEEDS, 5),
+        graph_decay=v.share(GRAPH_DECAY, 0.5),
         notes=tuple(v.notes),
     )
 
@@ -128,9 +162,10 @@ def index_spec(env: Mapping[str, str]) -> dict[str, Any]:
 
 
 def canonical(env: Mapping[str, str]) -> dict[str, str]:
-    """`env` with each CODELENS_ value in one spelling: on/off as "1"/"0", numbers without
-    padding, language tags lower-cased; other variables as given. Values are parsed (so a bad
-    one raises here) but not clamped, so the job still notes a clamped value."""
+    """`env` with each CODELENS_/CRMATRIX_ knob in one spelling: on/off as "1"/"0", numbers
+    without padding, language tags and fusion names lower-cased; other variables as given.
+    Values are parsed (so a bad one raises here) but not clamped, so the job still notes a
+    clamped value."""
     v = _Parsed(env)
     out = dict(env)
     for var in v.env:
@@ -138,17 +173,22 @@ def canonical(env: Mapping[str, str]) -> dict[str, str]:
             out[var] = "1" if v.flag(var, None) else "0"
         elif var in _RANGES:
             out[var] = str(v.number(var))
+        elif var in _SHARES:
+            out[var] = repr(v.share(var, None))
+        elif var == FUSION:
+            out[var] = v.choice(var, FUSIONS, None)
         else:
             out[var] = v.language(var)
     return dict(sorted(out.items()))
 
 
 class _Parsed:
-    """The CODELENS_ part of one env, read variable by variable; collects clamp notes."""
+    """The CODELENS_/CRMATRIX_ knobs of one env, read variable by variable; collects clamp notes."""
 
     def __init__(self, env: Mapping[str, str]):
         # Arms may carry other systems' variables; only ours are checked.
-        self.env = {k: v for k, v in env.items() if k.startswith(PREFIX)}
+        self.env = {k: v for k, v in env.items()
+                    if k.startswith(PREFIX) or (k.startswith(OWN_PREFIX) and k != MODEL_VAR)}
         unknown = sorted(set(self.env) - KNOWN_VARS)
         if unknown:
             raise KnobError(_unknown_message(unknown[0]))
@@ -182,6 +222,23 @@ class _Parsed:
         if clamped != value:
             self.notes.append(f"{var}={value} clamped to {clamped}")
         return clamped
+
+    def share(self, var: str, default: float | None) -> float | None:
+        raw = self.env.get(var)
+        if raw is None:
+            return default
+        if not _DECIMAL.fullmatch(raw.strip()) or float(raw) > 1:
+            raise KnobError(f"{var}={raw!r}: expected a number from 0 to 1, such as 0.5")
+        return float(raw)
+
+    def choice(self, var: str, choices: tuple[str, ...], default: str | None) -> str | None:
+        raw = self.env.get(var)
+        if raw is None:
+            return default
+        value = raw.strip().lower()
+        if value not in choices:
+            raise KnobError(f"{var}={raw!r}: expected one of {', '.join(choices)}")
+        return value
 
     def language(self, var: str) -> str | None:
         raw = self.env.get(var)

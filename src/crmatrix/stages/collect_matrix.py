@@ -8,7 +8,8 @@ from crmatrix import atomic, matrix
 
 
 def run(runs: list[Path], baseline_arm: str, headline_method: str, arm_order: list[str],
-        archetypes: dict[str, str], json_out: Path, md_out: Path) -> dict:
-    m = matrix.build([atomic.read_json(p) for p in runs], baseline_arm, headline_method, arm_order, archetypes)
+        archetypes: dict[str, str], json_out: Path, md_out: Path, splits: dict[str, str] | None = None) -> dict:
+    m = matrix.build([atomic.read_json(p) for p in runs], baseline_arm, headline_method, arm_order, archetypes,
+                     splits)
     matrix.write(m, Path(json_out), Path(md_out))
     return m

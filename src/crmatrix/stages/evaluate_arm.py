@@ -14,9 +14,11 @@ from crmatrix.systems import SystemContext
 def run(*, tasks: Path, symbols: Path, manifest: Path, tree: Path, dataset_file: Path, out: Path,
         dataset: str, system: str, system_conf: dict, arm: str, env: dict, top_k: int,
         index: Path | None = None, model: Path | None = None, cache_dir: Path | None = None,
-        threads: int | None = None, trec_dir: Path | None = None, home_dir: Path | None = None) -> dict:
+        threads: int | None = None, trec_dir: Path | None = None, home_dir: Path | None = None,
+        graph: Path | None = None) -> dict:
     """`home_dir`: an external system's own HOME (the workflow's results/home/{system}); None
-    gives it a temporary one for this job."""
+    gives it a temporary one for this job. `graph`: the corpus's reference graph, for arms
+    that expand along it."""
     syms = read_symbols(symbols)
     man = atomic.read_json(manifest)
     task_list = read_tasks(tasks)
@@ -24,6 +26,7 @@ def run(*, tasks: Path, symbols: Path, manifest: Path, tree: Path, dataset_file:
     ctx = SystemContext(Path(tree), man, syms, env, system_conf.get("options", {}),
                         index_dir=Path(index) if index else None, cache_dir=Path(cache_dir) if cache_dir else None,
                         threads=threads, model_dir=Path(model) if model else None,
+                        graph_file=Path(graph) if graph else None,
                         home_dir=Path(home_dir) if home_dir else None, timeout_s=guard.timeout_s, name=system)
     sysobj = evaluate.start_system(system_conf, ctx, guard)
     try:

@@ -37,6 +37,7 @@ class SystemContext:
     cache_dir: Path | None = None  # the shared embedding cache
     threads: int | None = None
     model_dir: Path | None = None  # the prepared model the arm names, when the builtin's index needs one
+    graph_file: Path | None = None  # the corpus's reference graph (crmatrix.graph), when the job needs it
     home_dir: Path | None = None  # an external system's own HOME and caches (see sandbox)
     timeout_s: float = DEFAULT_TIMEOUT_S  # per query; external systems enforce it on their process
     name: str = ""  # the system's name in the config, for messages

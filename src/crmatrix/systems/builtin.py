@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-from crmatrix.languages import dominant_language
+from crmatrix import CrmatrixError
 from crmatrix.engine import INDEX_METHODS, Engine
 from crmatrix.engine import METHODS as BUILTIN_METHODS
 from crmatrix.engine.knobs import INDEX_TIME_VARS
 from crmatrix.hits import Hit
+from crmatrix.languages import dominant_language
 
 
 class BuiltinSystem:
     METHODS = BUILTIN_METHODS
 
     def __init__(self, ctx):
+        from crmatrix import graph
         from crmatrix.engine import index, knobs
 
         # Auto gating follows the corpus's dominant language unless the arm names one.
@@ -23,7 +25,9 @@ class BuiltinSystem:
                 raise CrmatrixError(f"{ctx.index_dir}: an index needs the arm's prepared model directory")
             vectors, self.index_meta = index.load(ctx.index_dir, ctx.symbols, self.knobs, ctx.model_dir)
             encode = index.query_encoder(ctx.model_dir, ctx.cache_dir, ctx.threads)
-        self.engine = Engine(ctx.symbols, self.knobs, vectors, encode)
+        self.graph = graph.read(ctx.graph_file, ctx.symbols) if ctx.graph_file is not None else None
+        self.engine = Engine(ctx.symbols, self.knobs, vectors, encode,
+                             self.graph.neighbours(ctx.symbols) if self.graph is not None else None)
 
     @classmethod
     def needs_index(cls, conf: dict) -> bool:
@@ -39,6 +43,12 @@ class BuiltinSystem:
 
     def search(self, query: str, method: str, k: int) -> list[Hit]:
         return self.engine.search(query, method, k)
+
+    def calls(self, direction: str, symbol: str, file_suffix: str | None) -> list[tuple[str, str]]:
+        """(name, path) of the callers or callees of `symbol`, answered from the graph."""
+        if self.graph is None:
+            raise CrmatrixError("builtin: call-graph answers need the corpus's graph (results/graph/)")
+        return self.graph.call_edges(direction, symbol, file_suffix)
 
     def provenance(self) -> dict:
         out = {"knobs": self.knobs.to_dict()}

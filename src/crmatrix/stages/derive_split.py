@@ -1,0 +1,29 @@
+"""derive_split: a split dataset (`split:` in its config), its tasks derived from the file's
+with the corpus's graph and the baseline arm's dense ranker (`crmatrix.splits`), as tasks
+and TREC qrels. Its own stage so that plain datasets do not depend on the engine's code."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from crmatrix import atomic, datasets, graph, splits, trec
+from crmatrix.datasets import Task
+from crmatrix.engine import Engine, index, knobs
+from crmatrix.languages import dominant_language
+from crmatrix.symbols import read_symbols
+
+
+def run(*, file: Path, fmt: str, split: str, corpus_name: str, manifest: Path, symbols: Path, graph_file: Path,
+        index_dir: Path, model: Path, env: dict, cache_dir: Path, out: Path, qrels: Path | None = None,
+        threads: int | None = None) -> list[Task]:
+    syms = read_symbols(symbols)
+    man = atomic.read_json(manifest)
+    base = datasets.load(Path(file), fmt, corpus_name, man, syms)
+    kn = knobs.resolve(env, dominant_language(man))
+    vectors, _ = index.load(Path(index_dir), syms, kn, Path(model))
+    dense = Engine(syms, kn, vectors, index.query_encoder(Path(model), Path(cache_dir), threads))
+    tasks = splits.derive(split, base, syms, graph.read(Path(graph_file), syms), dense, str(file))
+    atomic.write_jsonl(Path(out), [t.to_dict() for t in tasks])
+    if qrels is not None:
+        trec.write_qrels(Path(qrels), datasets.qrels(tasks, syms))
+    return tasks

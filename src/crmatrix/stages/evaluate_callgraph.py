@@ -1,0 +1,23 @@
+"""evaluate_callgraph: one call-graph edge dataset against one system's callers/callees answers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from crmatrix import atomic, callgraph
+from crmatrix.datasets import read_tasks
+from crmatrix.symbols import read_symbols
+from crmatrix.systems import SystemContext, make_system
+
+
+def run(*, tasks: Path, symbols: Path, manifest: Path, tree: Path, graph: Path | None, out: Path, dataset: str,
+        system: str, system_conf: dict, env: dict) -> dict:
+    syms = read_symbols(symbols)
+    man = atomic.read_json(manifest)
+    ctx = SystemContext(Path(tree), man, syms, env, system_conf.get("options", {}),
+                        graph_file=Path(graph) if graph else None)
+    # call-graph answers need no search index, so the system is built without one
+    result = callgraph.evaluate(make_system({**system_conf, "methods": []}, ctx), read_tasks(tasks))
+    run = {"dataset": dataset, "system": system, "corpus": man["corpus"], "result": result}
+    atomic.write_json(Path(out), run)
+    return run

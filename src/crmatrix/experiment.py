@@ -76,10 +76,11 @@ def split_ranker(cfg: dict, dataset: str) -> dict:
     index of the first builtin system that builds one. Empty for a dataset without a split."""
     if not cfg["datasets"][dataset].get("split"):
         return {}
-    systems = [name for name, conf in cfg["systems"].items() if needs_index(conf)]
-    if not systems:
+    builtins = [name for name, conf in cfg["systems"].items() if conf["type"] == "builtin" and needs_index(conf)]
+    if not builtins:
         raise CrmatrixError(f"datasets.{dataset}.split: needs a builtin system with the semantic method "
                             "(its baseline-arm index ranks the split)")
     base = cfg["baseline_arm"]
-    return {"system": systems[0], "index_key": index_key(cfg, base), "model": arm_model(cfg, base),
+    return {"system": builtins[0], "index_key": index_key(cfg, cfg["systems"][builtins[0]], base),
+            "model": arm_model(cfg, base),
             "env": arm_env(cfg, base)}

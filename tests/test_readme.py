@@ -62,8 +62,10 @@ def as_run(cmd: str) -> list[str] | None:
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory) -> Path:
     """The project's files as they are now, with its git history (the `self` corpus is a commit of it)."""
-    work = tmp_path_factory.mktemp("readme")
-    shutil.copytree(ROOT / ".git", work / ".git")
+    work = tmp_path_factory.mktemp("readme") / "project"
+    # a clone carries the history (also from a git worktree, whose .git is a file); the
+    # working files are then laid over it as they are now, edits included
+    subprocess.run(["git", "clone", "-q", "--no-checkout", str(ROOT), str(work)], check=True, timeout=120)
     files = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
     for rel in filter(None, files.split("\0")):
         if (ROOT / rel).is_file() or (ROOT / rel).is_symlink():

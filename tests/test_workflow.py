@@ -238,3 +238,56 @@ def test_malformed_yaml_names_file_line_and_column(tmp_path):
                          capture_output=True, text=True, timeout=60)
     assert cli.returncode == 2
     assert cli.stderr.startswith("crmatrix: config/config.yaml: line 3, column 4: not valid YAML")
+
+
+def planned_rules(work, target="all") -> list[str]:
+    return sorted(re.findall(r"^(?:local)?rule (\w+):", run(work, "-n", target).stdout, flags=re.M))
+
+
+def leftovers(work) -> list[str]:
+    """Files under results/ other than those of finished jobs Snakemake knows of (none here)."""
+    return sorted(p.relative_to(work).as_posix() for p in (work / "results").rglob("*") if p.is_file()) \
+        if (work / "results").exists() else []
+
+
+def test_battery_a_repeated_query(matrix):
+    work, _ = matrix
+    (work / "ds" / "gitds.json").write_text(json.dumps(GIT_DATASET + [{**GIT_DATASET[0], "query": "Parse Config "}]))
+    proc = run(work, "results/datasets/gitds.jsonl", check=False)
+    assert proc.returncode != 0
+    assert "crmatrix: ds/gitds.json: row 3: query 'Parse Config ' repeats row 0 ('parse config')" in proc.stderr
+    assert not any("datasets/" in p or p.endswith(".qrels") for p in leftovers(work))
+    (work / "ds" / "gitds.json").write_text(json.dumps(GIT_DATASET))
+    assert planned_rules(work, "results/datasets/gitds.jsonl") == ["prepare_dataset"]
+
+
+def test_battery_a_commit_found_nowhere(matrix):
+    work, cfg = matrix
+    good = cfg["corpora"]["gitc"]["commit"]
+    cfg["corpora"]["gitc"]["commit"] = "2" * 40
+    (work / "config.yaml").write_text(yaml.safe_dump(cfg))
+    proc = run(work, "results/corpora/gitc/manifest.json", check=False)
+    assert proc.returncode != 0
+    assert f"crmatrix: commit {'2' * 40} of {cfg['corpora']['gitc']['git']} found nowhere; tried:" in proc.stderr
+    assert leftovers(work) == []
+    cfg["corpora"]["gitc"]["commit"] = good
+    (work / "config.yaml").write_text(yaml.safe_dump(cfg))
+    assert planned_rules(work, "results/corpora/gitc/manifest.json") == ["fetch_corpus"]
+
+
+def test_battery_an_out_of_range_knob_is_warned_and_flagged(matrix):
+    work, cfg = matrix
+    cfg["arms"]["knob"]["CODELENS_RANK_SPARSE_THRESHOLD"] = "500"
+    (work / "config.yaml").write_text(yaml.safe_dump(cfg))
+    proc = run(work, "all")
+    assert "crmatrix: warning: config: arms.knob: CODELENS_RANK_SPARSE_THRESHOLD=500 clamped to 90" in proc.stderr
+    md = (work / "results/matrix/phase-matrix.md").read_text()
+    assert re.search(r"^\| gitds \| builtin \| lexical \|.*⚠ clamped \|$", md, flags=re.M), md
+
+
+def test_battery_a_fifo_in_a_path_corpus_is_skipped_not_read(matrix):
+    work, _ = matrix
+    os.mkfifo(work / "local" / "lib" / "pipe.js")
+    run(work, "results/corpora/pathc/manifest.json")  # the default timeout bounds a hang
+    man = json.loads((work / "results/corpora/pathc/manifest.json").read_text())
+    assert {"path": "lib/pipe.js", "reason": "not-a-regular-file"} in man["skipped"]

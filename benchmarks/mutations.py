@@ -1,0 +1,107 @@
+"""A small mutation check of the test suite (by hand, not in CI: it runs the suite once per bug).
+
+Each mutation is a realistic bug put into a copy of the project; the suite runs on the
+copy (fast unit tests first, stopping at the first failure) and the bug counts as caught
+when the suite fails. Prints a Markdown table, which is committed under benchmarks/results/.
+
+    .venv/bin/python benchmarks/mutations.py > benchmarks/results/mutations-DATE.md
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# (file, the exact code, the bug, what a user would see)
+MUTATIONS = [
+    ("src/crmatrix/experiment.py", '"model": cfg["models"][arm_model(cfg, arm)]}', '"model": None}',
+     "index key ignores the model: an INT8 arm reuses the fp32 index"),
+    ("src/crmatrix/trec.py", "enumerate(docs, 1)", "enumerate(docs, 0)", "TREC run ranks start at 0"),
+    ("src/crmatrix/engine/knobs.py", 'out[var] = "1" if v.flag(var, None) else "0"',
+     'out[var] = "0" if v.flag(var, None) else "1"', "canonical spelling inverts on/off"),
+    ("src/crmatrix/metrics.py", "return float(1.0 / ranks[0]) if ranks.size else 0.0",
+     "return float(1.0 / (ranks[0] + 1)) if ranks.size else 0.0", "reciprocal rank off by one"),
+    ("src/crmatrix/stats.py", "scaled = p[order] * (p.size - np.arange(p.size))",
+     "scaled = p[order] * (np.arange(p.size) + 1)", "Holm multiplies by the wrong factor"),
+    ("src/crmatrix/datasets.py", "return any(name == symbol and path.endswith(suffix) for symbol, suffix in golds)",
+     "return any(name == symbol and suffix in path for symbol, suffix in golds)", "gold suffix matched anywhere in the path"),
+    ("src/crmatrix/corpus.py", 'if b"\\0" in data[:8192]:', "if False:", "binary files indexed"),
+    ("src/crmatrix/pins.py", "if got != sha256.lower():", "if False:", "sdist sha256 never checked"),
+    ("src/crmatrix/hits.py", "return (-h.score, h.path, h.start_line, h.symbol)",
+     "return (-h.score, h.start_line, h.path, h.symbol)", "tie-break by line before path"),
+    ("src/crmatrix/codehash.py", "for node in ast.walk(ast.parse(source)):", "for node in ast.parse(source).body:",
+     "code hash misses imports inside functions"),
+    ("src/crmatrix/locations.py", 'mirrors = [*cfg["git_mirrors"], *_split(environ.get(MIRRORS_VAR, ""))]',
+     'mirrors = [*_split(environ.get(MIRRORS_VAR, ""))]', "config mirrors never reach the jobs"),
+    ("src/crmatrix/jobs.py", "for stream in (log, terminal):", "for stream in (log,):",
+     "a job's error only in its log"),
+    ("src/crmatrix/evaluate.py", 'failed = [r for r in rows if r["failure"]]', "failed = []",
+     "failed queries not counted (and an all-failing system not stopped)"),
+    ("src/crmatrix/engine/index.py", "if built != wanted:", "if False:",
+     "an index serves an arm with other index-time knobs"),
+    ("src/crmatrix/atomic.py", "        os.replace(tmp, dest)\n", "        shutil.copytree(tmp, dest, dirs_exist_ok=True)\n",
+     "a staged directory merged into an old one instead of replacing it"),
+]
+
+# Fast unit tests first, so a caught bug costs seconds; the end-to-end files last.
+SLOW = ["test_embed.py", "test_engine.py", "test_ir_measures.py", "test_workflow.py", "test_index_workflow.py",
+        "test_graph_workflow.py", "test_readme.py", "test_recovery.py"]
+
+
+def project_copy(dest: Path) -> None:
+    subprocess.run(["git", "clone", "-q", "--no-checkout", str(ROOT), str(dest)], check=True)
+    files = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    for rel in filter(None, files.split("\0")):
+        if (ROOT / rel).is_file() or (ROOT / rel).is_symlink():
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / rel, dest / rel, follow_symlinks=False)
+
+
+def test_files(root: Path) -> list[str]:
+    names = sorted(p.name for p in (root / "tests").glob("test_*.py"))
+    return [f"tests/{n}" for n in names if n not in SLOW] + [f"tests/{n}" for n in SLOW if n in names]
+
+
+def run_suite(root: Path) -> tuple[bool, str, float]:
+    env = {**os.environ, "PYTHONPATH": str(root / "src")}
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *test_files(root)],
+                          cwd=root, env=env, capture_output=True, text=True, timeout=3600)
+    failed = [line.split(" ")[1] for line in proc.stdout.splitlines() if line.startswith(("FAILED ", "ERROR "))]
+    return proc.returncode != 0, (failed[0] if failed else ""), time.perf_counter() - t0
+
+
+def main() -> None:
+    print(f"# Mutation check of the test suite — {datetime.date.today().isoformat()}\n")
+    print("Each bug put into a copy of the project by hand (`benchmarks/mutations.py`), the suite run "
+          "(`pytest -x`, unit tests first), the bug removed.\n")
+    print("| # | bug | caught by | seconds |")
+    print("|---|---|---|---:|")
+    caught = 0
+    with tempfile.TemporaryDirectory(prefix="crmatrix-mutants-") as tmp:
+        base = Path(tmp) / "project"
+        project_copy(base)
+        for i, (rel, old, new, what) in enumerate(MUTATIONS, 1):
+            path = base / rel
+            text = path.read_text()
+            assert text.count(old) == 1, f"{rel}: the mutation's code is not there exactly once: {old!r}"
+            path.write_text(text.replace(old, new))
+            try:
+                hit, test, secs = run_suite(base)
+            finally:
+                path.write_text(text)
+            caught += hit
+            print(f"| {i} | {what} (`{rel}`) | {test or '**missed**'} | {secs:.0f} |", flush=True)
+    print(f"\n{caught} of {len(MUTATIONS)} caught.")
+
+
+if __name__ == "__main__":
+    main()

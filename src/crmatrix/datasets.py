@@ -94,11 +94,7 @@ def load_codelens(path: Path, corpus: str, manifest: dict, symbols: list[Symbol]
     seen: dict[str, int] = {}
     for i, row in enumerate(rows):
         where = f"{path}: row {i}"
-        if not isinstance(row, dict):
-            raise CrmatrixError(f"{where}: expected an object, got {type(row).__name__}")
-        for key in ("query", "expected_symbol", "expected_file_suffix"):
-            if not isinstance(row.get(key), str) or not row[key].strip():
-                raise CrmatrixError(f"{where}: field '{key}' must be a non-empty string, got {row.get(key)!r}")
+        _check_fields(row, where, ("query", "expected_symbol", "expected_file_suffix"))
         first = seen.setdefault(_query_key(row["query"]), i)
         if first != i:
             earlier = rows[first]["query"]
@@ -128,6 +124,15 @@ def qrels(tasks: list[Task], symbols: list[Symbol]) -> dict[str, list[str]]:
                         for s in relevant_symbols(t.gold, symbols)] for t in tasks}
 
 
+def _check_fields(row, where: str, keys: tuple[str, ...]) -> None:
+    """A row must be an object whose `keys` are non-empty strings."""
+    if not isinstance(row, dict):
+        raise CrmatrixError(f"{where}: expected an object, got {type(row).__name__}")
+    for key in keys:
+        if not isinstance(row.get(key), str) or not row[key].strip():
+            raise CrmatrixError(f"{where}: field '{key}' must be a non-empty string, got {row.get(key)!r}")
+
+
 def _read_rows(path: Path) -> list:
     try:
         rows = json.loads(path.read_text(encoding="utf-8"))
@@ -149,11 +154,7 @@ def load_callgraph(path: Path, corpus: str, manifest: dict, symbols: list[Symbol
     callers: dict[str, set] = {}
     for i, row in enumerate(rows):
         where = f"{path}: row {i}"
-        if not isinstance(row, dict):
-            raise CrmatrixError(f"{where}: expected an object, got {type(row).__name__}")
-        for key in ("caller", "callee", "file"):
-            if not isinstance(row.get(key), str) or not row[key].strip():
-                raise CrmatrixError(f"{where}: field '{key}' must be a non-empty string, got {row.get(key)!r}")
+        _check_fields(row, where, ("caller", "callee", "file"))
         caller, callee, suffix = row["caller"], row["callee"], row["file"]
         if not any(s.name == caller and s.path.endswith(suffix) for s in symbols):
             raise CrmatrixError(f"{where}: field 'caller' {caller!r} is not a symbol of a file ending with {suffix!r}")

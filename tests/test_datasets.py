@@ -76,6 +76,8 @@ def test_relevance_is_exact_name_and_path_suffix():
     assert datasets.is_relevant(gold, Hit("src/pkg/core.py", "parse", "function", 1, 2, 1.0))
     assert not datasets.is_relevant(gold, Hit("src/pkg/core.py", "Parse", "function", 1, 2, 1.0))
     assert not datasets.is_relevant(gold, Hit("src/pkg/util.py", "parse", "function", 1, 2, 1.0))
+    # a suffix, not a substring: the stub beside the module is another file
+    assert not datasets.is_relevant(gold, Hit("src/pkg/core.pyi", "parse", "function", 1, 2, 1.0))
     assert [s.name for s in datasets.relevant_symbols(gold, SYMBOLS)] == ["parse"]
 
 

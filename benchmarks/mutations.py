@@ -71,12 +71,14 @@ def test_files(root: Path) -> list[str]:
 
 
 def run_suite(root: Path) -> tuple[bool, str, float]:
+    """Whether the suite failed, the first failing test with its error line, and the seconds."""
     env = {**os.environ, "PYTHONPATH": str(root / "src")}
     t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *test_files(root)],
-                          cwd=root, env=env, capture_output=True, text=True, timeout=3600)
-    failed = [line.split(" ")[1] for line in proc.stdout.splitlines() if line.startswith(("FAILED ", "ERROR "))]
-    return proc.returncode != 0, (failed[0] if failed else ""), time.perf_counter() - t0
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-rfE",
+                           "--tb=line", *test_files(root)], cwd=root, env=env, capture_output=True, text=True,
+                          timeout=3600)
+    failed = [line.split(" ", 1)[1] for line in proc.stdout.splitlines() if line.startswith(("FAILED ", "ERROR "))]
+    return proc.returncode != 0, (failed[0][:160].replace("|", "/") if failed else ""), time.perf_counter() - t0
 
 
 def main() -> None:
@@ -89,6 +91,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="crmatrix-mutants-") as tmp:
         base = Path(tmp) / "project"
         project_copy(base)
+        failed, test, secs = run_suite(base)  # the control: a bug "caught" by a failing suite means nothing
+        print(f"| 0 | none (the control) | {test or 'suite passes'} | {secs:.0f} |", flush=True)
+        if failed:
+            sys.exit("the unmutated suite fails: fix that first")
         for i, (rel, old, new, what) in enumerate(MUTATIONS, 1):
             path = base / rel
             text = path.read_text()

@@ -1,6 +1,7 @@
 """Every `make`, `snakemake` and `crmatrix` command line of the README, run as printed in a
 copy of the project (Snakemake as a dry run where the real thing would be slow)."""
 
+import os
 import re
 import shlex
 import shutil
@@ -79,5 +80,6 @@ def test_readme_command_works_as_printed(workspace, cmd):
     argv = as_run(cmd)
     if argv is None:
         pytest.skip("`make test` is the suite running this test")
-    proc = subprocess.run(argv, cwd=workspace, capture_output=True, text=True, timeout=600)
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKELEVEL", "MAKEFLAGS", "MFLAGS")}  # not under `make test`
+    proc = subprocess.run(argv, cwd=workspace, capture_output=True, text=True, timeout=600, env=env)
     assert proc.returncode == 0, f"{cmd}\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"

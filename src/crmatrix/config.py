@@ -13,12 +13,11 @@ import jsonschema
 import yaml
 
 from crmatrix import CrmatrixError
+from crmatrix.check import json_type
 from crmatrix.engine.knobs import MODEL_VAR
 from crmatrix.pins import Pin
 
 SCHEMA_FILE = "config.schema.yaml"
-_JSON_TYPES = {dict: "an object", list: "a list", str: "a string", bool: "a boolean",
-               int: "an integer", float: "a number", type(None): "null"}
 
 
 def schema() -> dict:
@@ -37,11 +36,6 @@ def _with_defaults(validator_class):
         yield from validate_props(validator, properties, instance, schema)
 
     return jsonschema.validators.extend(validator_class, {"properties": set_defaults})
-
-
-def json_type(value) -> str:
-    """What a parsed JSON/YAML value is, in words: "an object", "a string", ..."""
-    return _JSON_TYPES.get(type(value), type(value).__name__)
 
 
 def _describe(value) -> str:

@@ -24,16 +24,6 @@ PER_QUERY = STATIC | {"query", "k", "tool", "args"}
 INDEX_INFO = "crmatrix-index.json"
 
 
-def _uses(value: Any, name: str) -> bool:
-    if isinstance(value, str):
-        return name in templates.names(value)
-    if isinstance(value, list):
-        return any(_uses(v, name) for v in value)
-    if isinstance(value, dict):
-        return any(_uses(v, name) for v in value.values())
-    return False
-
-
 def method_specs(options: dict) -> dict[str, dict]:
     """Method name -> its tool and args (the defaults, overridden per method)."""
     named = options.get("methods") or {DEFAULT_METHOD: {}}
@@ -79,7 +69,7 @@ class ExternalSystem:
                 raise CrmatrixError(f"pattern: {problem}")
         if not options.get("index"):
             for key in ("env", "cwd", "args", "methods", cls.CALL_KEY, "server", "setup", "batch"):
-                if key and _uses(options.get(key), "index"):
+                if key and templates.uses(options.get(key), "index"):
                     raise CrmatrixError(f"{key}: uses {{index}}, but there is no index command (expected options.index)")
 
     @classmethod

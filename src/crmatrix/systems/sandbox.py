@@ -18,11 +18,10 @@ import subprocess
 from pathlib import Path
 
 from crmatrix.answers import QueryFailure
+from crmatrix.processes import REAP_WAIT_S, stop_group
 
 HOST_VARS = ("PATH", "LANG")
 OFFLINE = {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-TERM_WAIT_S = 2.0  # between SIGTERM and SIGKILL to the group
-REAP_WAIT_S = 2.0
 
 
 def home_env(home: Path) -> dict[str, str]:
@@ -47,22 +46,6 @@ def clean_env(home: Path, pass_env: list[str], fixed: dict[str, str], arm_env: d
 def _last_line(text: str) -> str:
     lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
     return lines[-1][:500] if lines else ""
-
-
-def stop_group(proc: subprocess.Popen) -> None:
-    """SIGTERM to the process group we started, SIGKILL if it is still there after
-    TERM_WAIT_S. The group id is our child's pid (start_new_session), so nothing else is hit."""
-    for sig, wait in ((signal.SIGTERM, TERM_WAIT_S), (signal.SIGKILL, REAP_WAIT_S)):
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, sig)
-        try:
-            proc.wait(timeout=wait)
-            if sig == signal.SIGTERM:  # the leader is gone; its group's stragglers get no grace
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.killpg(proc.pid, signal.SIGKILL)
-            return
-        except subprocess.TimeoutExpired:
-            continue
 
 
 def run(argv: list[str], *, env: dict[str, str], cwd: Path, timeout_s: float, what: str) -> str:

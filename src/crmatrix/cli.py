@@ -13,9 +13,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from crmatrix import CrmatrixError, __version__, check, config, experiment
+from crmatrix import CrmatrixError, __version__, check, config, experiment, locations
 from crmatrix.stages import (build_index, build_system_index, evaluate_arm, extract_symbols, fetch_corpus,
-                             prepare_dataset, prepare_model)
+                             install_system, prepare_dataset, prepare_model)
 from crmatrix.systems import check_system_config, needs_index
 
 DEFAULT_CONFIG = Path("config/config.yaml")
@@ -43,6 +43,8 @@ def cmd_run(args) -> int:
     if args.methods:
         sysconf["methods"] = args.methods.split(",")
         check_system_config(args.system, sysconf)
+    sysconf = experiment.job_conf(sysconf)
+    venv = _venv(cfg, args.system)
     name = Path(args.corpus).resolve().name
     cache_dir = Path(args.cache_dir or cfg["cache_dir"])
     with tempfile.TemporaryDirectory(prefix="crmatrix-run-") as tmp:
@@ -57,7 +59,7 @@ def cmd_run(args) -> int:
         if needs_index(sysconf) and sysconf["type"] != "builtin":  # an external system's own index command
             index = t / "index"
             build_system_index.run(system=args.system, system_conf=sysconf, tree=t / "tree", env=index_env,
-                                   out=index, home_dir=t / "home")
+                                   out=index, home_dir=t / "home", venv=venv)
         elif needs_index(sysconf):
             model = t / "model"
             prepare_model.run(cfg["models"][experiment.arm_model(cfg, args.arm)], model)
@@ -69,7 +71,7 @@ def cmd_run(args) -> int:
                                tree=t / "tree", dataset_file=Path(args.dataset), out=out,
                                dataset=Path(args.dataset).stem, system=args.system, system_conf=sysconf,
                                arm=args.arm, env=env, top_k=args.top_k, index=index, model=model,
-                               cache_dir=cache_dir, threads=cfg["embed_threads"], home_dir=t / "home")
+                               cache_dir=cache_dir, threads=cfg["embed_threads"], home_dir=t / "home", venv=venv)
     print(f"{run['dataset']} · {run['system']} · {run['arm']}")
     for method, res in run["methods"].items():
         m = res["metrics"]
@@ -79,6 +81,19 @@ def cmd_run(args) -> int:
     if args.out:
         print(f"wrote {args.out}")
     return 0
+
+
+def _venv(cfg: dict, system: str) -> Path | None:
+    """The system's own environment where the workflow keeps it, installed first if it is not there."""
+    venv = experiment.venv_dir(cfg, system)
+    if venv is None:
+        return None
+    if not Path(venv).is_dir():
+        print(f"installing {system} into {venv}", file=sys.stderr)
+        locations.export(cfg)
+        install_system.run(system=system, install_conf=cfg["systems"][system]["install"], out=Path(venv),
+                           mirrors=locations.mirrors())
+    return Path(venv)
 
 
 def cmd_validate(args) -> int:

@@ -85,11 +85,15 @@ def validate(config: dict, source: str = "config") -> dict:
         raise CrmatrixError(f"{source}: baseline_arm: {cfg['baseline_arm']!r} is not one of the arms "
                             f"({', '.join(cfg['arms'])})")
     _check_models_and_arms(cfg, source)
+    from crmatrix import install
     from crmatrix.systems import check_system_config
 
     for name, sysconf in cfg["systems"].items():
         try:
             check_system_config(name, sysconf)
+            if "install" in sysconf:
+                install.check(f"systems.{name}.install", sysconf["install"])
+            _check_system_arms(cfg, name, sysconf)
         except CrmatrixError as e:
             raise CrmatrixError(f"{source}: {e}") from None
     from crmatrix.experiment import split_ranker
@@ -100,6 +104,19 @@ def validate(config: dict, source: str = "config") -> dict:
         except CrmatrixError as e:
             raise CrmatrixError(f"{source}: {e}") from None
     return cfg
+
+
+def _check_system_arms(cfg: dict, name: str, conf: dict) -> None:
+    arms = conf.get("arms")
+    if arms is None:
+        return
+    unknown = [a for a in arms if a not in cfg["arms"]]
+    if unknown:
+        raise CrmatrixError(f"systems.{name}.arms: {', '.join(map(repr, unknown))} not among the arms "
+                            f"({', '.join(cfg['arms'])})")
+    if cfg["baseline_arm"] not in arms:
+        raise CrmatrixError(f"systems.{name}.arms: expected the baseline arm {cfg['baseline_arm']!r} among them "
+                            "(every other arm is compared with it)")
 
 
 def _check_models_and_arms(cfg: dict, source: str) -> None:

@@ -10,10 +10,12 @@ from crmatrix import config as crconfig
 from crmatrix import experiment, locations
 from crmatrix.codehash import stage_hash
 from crmatrix.pins import path_fingerprint
-from crmatrix.systems import needs_index
+from crmatrix.systems import answers_calls, needs_index
 
 try:
     CFG = crconfig.validate(config, source="config")
+    # system -> its own environment, for the systems the workflow installs (keyed by what it holds)
+    VENVS = {s: experiment.venv_dir(CFG, s) for s in CFG["systems"] if CFG["systems"][s].get("install")}
 except CrmatrixError as e:
     sys.exit(f"crmatrix: {e}")
 
@@ -32,7 +34,6 @@ CALLGRAPH_DATASETS = experiment.callgraph_datasets(CFG)
 SPLIT_DATASETS = sorted(d for d, c in CFG["datasets"].items() if c.get("split"))
 PLAIN_DATASETS = sorted(set(CFG["datasets"]) - set(SPLIT_DATASETS))
 SYSTEMS = sorted(CFG["systems"])
-ARMS = list(CFG["arms"])
 # system -> index key -> the arm whose variables build that index
 INDEX_ARM = {s: experiment.index_arms(CFG, c) for s, c in CFG["systems"].items() if needs_index(c)}
 
@@ -44,6 +45,7 @@ wildcard_constraints:
     arm="[^/]+",
     model="[^/]+",
     index_key="[0-9a-f]{12}",
+    install_key="[0-9a-f]{12}",
 
 
 SCRIPTS = Path(workflow.basedir) / "workflow" / "scripts"
@@ -73,6 +75,17 @@ def one_of(names):
 # writing the same kind of path; each rule's `system` wildcard admits only its own systems.
 BUILTIN_SYSTEMS = one_of(s for s, c in CFG["systems"].items() if c["type"] == "builtin")
 EXTERNAL_SYSTEMS = one_of(s for s, c in CFG["systems"].items() if c["type"] != "builtin")
+INSTALLED_SYSTEMS = one_of(VENVS)
+
+
+def job_system(wildcards):
+    """The system's settings as its jobs get them (experiment.job_conf)."""
+    return experiment.job_conf(CFG["systems"][wildcards.system])
+
+
+def system_venv(wildcards):
+    """The system's own environment as an input, for a system the workflow installs."""
+    return {"venv": VENVS[wildcards.system]} if wildcards.system in VENVS else {}
 
 
 def home_dir(wildcards):
@@ -99,7 +112,7 @@ def evaluate_inputs(wildcards):
             inputs["model"] = f"results/models/{arm_model(wildcards)}"
     if experiment.needs_graph(CFG, wildcards.system, wildcards.arm):
         inputs["graph"] = f"results/graph/{corpus}.json"
-    return inputs
+    return {**inputs, **system_venv(wildcards)}
 
 
 def split_inputs(wildcards):
@@ -116,11 +129,6 @@ def split_inputs(wildcards):
     }
 
 
-def one_of(names):
-    """A wildcard constraint matching exactly these names (none: matching nothing)."""
-    return "|".join(re.escape(n) for n in names) or "(?!)"
-
-
 def corpus_params(wildcards):
     """The pin and selection; a path corpus adds a fingerprint of its files so edits re-run it."""
     conf = dict(CFG["corpora"][wildcards.corpus])
@@ -134,18 +142,28 @@ def dataset_corpus(wildcards):
 
 
 def run_files():
+    """Every run of the matrix: each system on each dataset under each of its arms."""
     return [
-        f"results/runs/{d}/{s}/{a}.json" for d in DATASETS for s in SYSTEMS for a in ARMS
+        f"results/runs/{d}/{s}/{a}.json"
+        for d in DATASETS
+        for s in SYSTEMS
+        for a in experiment.system_arms(CFG, CFG["systems"][s])
     ]
 
 
 def callgraph_files():
-    return [f"results/callgraph/{d}/{s}.json" for d in CALLGRAPH_DATASETS for s in SYSTEMS]
+    return [
+        f"results/callgraph/{d}/{s}.json"
+        for d in CALLGRAPH_DATASETS
+        for s in SYSTEMS
+        if answers_calls(CFG["systems"][s])
+    ]
 
 
 def matrix_outputs():
-    """What `all` builds: the phase matrix, and the call-graph table when the config has edge datasets."""
+    """What `all` builds: the phase matrix, and the call-graph table when the config has
+    edge datasets a system answers."""
     out = ["results/matrix/phase-matrix.json", "results/matrix/phase-matrix.md"]
-    if CALLGRAPH_DATASETS:
+    if CALLGRAPH_DATASETS and callgraph_files():
         out += ["results/matrix/callgraph.json", "results/matrix/callgraph.md"]
     return out

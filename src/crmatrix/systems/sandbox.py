@@ -1,7 +1,8 @@
 """Where and how an external system's process runs: a clean environment, a HOME of its own,
 and a timeout that kills the whole process group.
 
-The environment is built, not inherited: PATH and LANG from the host, HOME (and the XDG
+The environment is built, not inherited: PATH and LANG from the host (with the bin directory
+of the system's own virtual environment first, when it has one), HOME (and the XDG
 dirs and TMPDIR) inside the system's own directory under `results/`, the offline switches
 of the Hugging Face libraries (nothing downloads weights at run time), the host variables
 the system's config lists in `pass_env`, the config's `env`, and the arm's variables on
@@ -32,9 +33,14 @@ def home_env(home: Path) -> dict[str, str]:
     return {k: str(v) for k, v in dirs.items()}
 
 
-def clean_env(home: Path, pass_env: list[str], fixed: dict[str, str], arm_env: dict[str, str]) -> dict[str, str]:
+def clean_env(home: Path, pass_env: list[str], fixed: dict[str, str], arm_env: dict[str, str],
+              venv: Path | None = None) -> dict[str, str]:
+    """`venv`: the system's own environment, activated (its bin first on PATH)."""
     env = {k: os.environ[k] for k in HOST_VARS if k in os.environ}
     env.setdefault("LANG", "C.UTF-8")
+    if venv is not None:
+        env["PATH"] = os.pathsep.join([str(venv / "bin"), env.get("PATH", os.defpath)])
+        env["VIRTUAL_ENV"] = str(venv)
     env.update(home_env(Path(home).resolve()))
     env.update(OFFLINE)
     env.update({k: os.environ[k] for k in pass_env if k in os.environ})

@@ -1,0 +1,11 @@
+"""install_system: the virtual environment of a system the DAG installs (`install:` in its config)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from crmatrix import install
+
+
+def run(*, system: str, install_conf: dict, out: Path, mirrors: list[str]) -> dict:
+    return install.create(install_conf, Path(out), name=system, mirrors=mirrors)

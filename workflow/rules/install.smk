@@ -1,0 +1,22 @@
+# A system's own virtual environment, keyed by what it holds (crmatrix.install). A local rule:
+# it reaches the package index or the code host, which cluster nodes may not.
+localrules:
+    install_system,
+
+
+rule install_system:
+    output:
+        directory("results/systems/{system}/{install_key}/venv"),
+    wildcard_constraints:
+        system=INSTALLED_SYSTEMS,
+    params:
+        code=code("install_system"),
+        install=lambda wc: CFG["systems"][wc.system]["install"],
+    conda:
+        "../../envs/crmatrix.yaml"
+    log:
+        "logs/install_system/{system}/{install_key}.log",
+    benchmark:
+        "logs/benchmarks/install_system/{system}/{install_key}.tsv"
+    script:
+        "../scripts/install_system.py"

@@ -96,13 +96,14 @@ def validate(config: dict, source: str = "config") -> dict:
             _check_system_arms(cfg, name, sysconf)
         except CrmatrixError as e:
             raise CrmatrixError(f"{source}: {e}") from None
-    from crmatrix.experiment import split_ranker
+    from crmatrix.experiment import compare_pairs, split_ranker
 
-    for name in cfg["datasets"]:
-        try:
+    try:
+        for name in cfg["datasets"]:
             split_ranker(cfg, name)
-        except CrmatrixError as e:
-            raise CrmatrixError(f"{source}: {e}") from None
+        compare_pairs(cfg)
+    except CrmatrixError as e:
+        raise CrmatrixError(f"{source}: {e}") from None
     return cfg
 
 

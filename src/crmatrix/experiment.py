@@ -108,3 +108,44 @@ def split_ranker(cfg: dict, dataset: str) -> dict:
             "model": arm_model(cfg, base),
             "env": arm_env(cfg, base)}
 
+
+DEFAULT_MAX_DROP = 0.02  # of the headline method's mrr, when a `compare:` entry names no gate
+
+
+def _side(cfg: dict, where: str, text: str) -> dict:
+    """`SYSTEM` or `SYSTEM@ARM` as {system, arm} (default arm: the baseline arm)."""
+    system, _, arm = text.partition("@")
+    arm = arm or cfg["baseline_arm"]
+    if system not in cfg["systems"]:
+        raise CrmatrixError(f"{where}: {system!r} is not a system (known: {', '.join(sorted(cfg['systems']))})")
+    arms = system_arms(cfg, cfg["systems"][system])
+    if arm not in arms:
+        raise CrmatrixError(f"{where}: system {system} does not take part in arm {arm!r} (its arms: {', '.join(arms)})")
+    return {"system": system, "arm": arm}
+
+
+def compare_pairs(cfg: dict) -> dict[str, dict]:
+    """Each `compare:` entry resolved: release and candidate as {system, arm}, and the gates
+    as METHOD.METRIC -> the largest drop allowed (default: the release's headline method's mrr)."""
+    from crmatrix import baseline
+
+    out = {}
+    for name, entry in cfg["compare"].items():
+        where = f"compare.{name}"
+        release = _side(cfg, f"{where}.release", entry["release"])
+        candidate = _side(cfg, f"{where}.candidate", entry["candidate"])
+        if release == candidate:
+            raise CrmatrixError(f"{where}: compares {entry['release']} with itself")
+        methods = [cfg["systems"][s["system"]]["methods"] for s in (release, candidate)]
+        headline = cfg["headline_method"] if cfg["headline_method"] in methods[0] else methods[0][0]
+        max_drop = entry.get("max_drop") or {f"{headline}.mrr": DEFAULT_MAX_DROP}
+        for gate_name, drop in max_drop.items():
+            try:
+                gate = baseline.parse_drop(f"{gate_name}={drop}")
+            except CrmatrixError as e:
+                raise CrmatrixError(f"{where}.max_drop: {e}") from None
+            if not all(gate.method in m for m in methods):
+                raise CrmatrixError(f"{where}.max_drop.{gate_name}: method {gate.method!r} is not one of both "
+                                    f"systems' methods ({', '.join(m for m in methods[0] if m in methods[1])})")
+        out[name] = {"release": release, "candidate": candidate, "max_drop": dict(max_drop)}
+    return out

@@ -34,6 +34,7 @@ CALLGRAPH_DATASETS = experiment.callgraph_datasets(CFG)
 SPLIT_DATASETS = sorted(d for d, c in CFG["datasets"].items() if c.get("split"))
 PLAIN_DATASETS = sorted(set(CFG["datasets"]) - set(SPLIT_DATASETS))
 SYSTEMS = sorted(CFG["systems"])
+COMPARE = experiment.compare_pairs(CFG)
 # system -> index key -> the arm whose variables build that index
 INDEX_ARM = {s: experiment.index_arms(CFG, c) for s, c in CFG["systems"].items() if needs_index(c)}
 
@@ -160,10 +161,17 @@ def callgraph_files():
     ]
 
 
+def compare_files():
+    """The runs of both sides of every release/candidate pair (config `compare:`)."""
+    sides = {(p[k]["system"], p[k]["arm"]) for p in COMPARE.values() for k in ("release", "candidate")}
+    return sorted(f"results/runs/{d}/{s}/{a}.json" for d in DATASETS for s, a in sides)
+
+
 def matrix_outputs():
-    """What `all` builds: the phase matrix, and the call-graph table when the config has
-    edge datasets a system answers."""
-    out = ["results/matrix/phase-matrix.json", "results/matrix/phase-matrix.md"]
+    """What `all` builds: the phase matrix, the release/candidate gate, and the call-graph
+    table when the config has edge datasets."""
+    out = ["results/matrix/phase-matrix.json", "results/matrix/phase-matrix.md",
+           "results/matrix/gate.json", "results/matrix/gate.txt"]
     if CALLGRAPH_DATASETS and callgraph_files():
         out += ["results/matrix/callgraph.json", "results/matrix/callgraph.md"]
     return out

@@ -160,7 +160,12 @@ def test_a_git_commit_installs_from_a_mirror_bundle_and_runs_where_it_lands(work
     fake = {**FAKE, "install": {"git": "https://git.invalid/acme/tool", "commit": commit}}
     write_config(work, fake, git_mirrors=[str(tmp_path / "mirror")])
     venv = install.venv_dir("fake", fake["install"])
-    smk(work, venv, env={**os.environ, "PIP_NO_INDEX": "1"})
+    env = {**os.environ, "PIP_NO_INDEX": "1"}
+    smk(work, venv, env=env)
+    # the same commit at another URL is the same environment: nothing to do
+    write_config(work, {**fake, "install": {**fake["install"], "git": "https://elsewhere.invalid/acme/tool"}},
+                 git_mirrors=[str(tmp_path / "mirror")])
+    assert "Nothing to be done" in smk(work, "-n", venv, env=env).stdout
     info = json.loads((work / venv / "crmatrix-install.json").read_text())
     assert info["install"] == {"commit": commit, "subdirectory": None}
     assert info["version"] == "crmatrix-fake-tool==0.3"

@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+from collections.abc import MutableMapping
 import subprocess
 import sys
 import tempfile
@@ -37,6 +38,9 @@ from crmatrix.provenance import INSTALL_INFO
 
 log = logging.getLogger(__name__)
 
+# Where each git install is fetched from, {system: url}: like the mirror directories it changes no
+# result, so it reaches the job by environment, never as a job parameter (see crmatrix.locations).
+SOURCES_VAR = "CRMATRIX_INSTALL_SOURCES"
 TIMEOUT_S = 1800.0  # a venv and a dependency tree of a few hundred MB take about a minute here
 PYTHON = f"{sys.version_info.major}.{sys.version_info.minor}"  # what a venv's compiled wheels depend on
 # Host variables that would make pip or the new interpreter see our environment, not its own.
@@ -79,6 +83,24 @@ def key(conf: dict, key_name: str = "install") -> str:
         except OSError as e:
             raise CrmatrixError(f"{key_name}.constraints: cannot read {conf['constraints']}: {e.strerror}") from None
     return atomic.hash_obj({**spec(conf), "python": PYTHON, "constraints": constraints})[:12]
+
+
+def export_sources(cfg: dict, environ: MutableMapping[str, str] = os.environ) -> None:
+    """Put the git URL of each system's install into `environ` (for the install jobs)."""
+    environ[SOURCES_VAR] = json.dumps({name: c["install"]["git"] for name, c in sorted(cfg["systems"].items())
+                                       if "git" in c.get("install", {})})
+
+
+def job_install(system: str, what: dict, constraints: str | None,
+                environ: MutableMapping[str, str] = os.environ) -> dict:
+    """The install an install job carries out: what it installs (`spec`), the constraints file
+    it was handed, and the URL of a git install from the environment."""
+    conf = dict(what)
+    if "commit" in conf:
+        conf["git"] = json.loads(environ.get(SOURCES_VAR) or "{}")[system]
+    if constraints:
+        conf["constraints"] = constraints
+    return {k: v for k, v in conf.items() if v is not None}
 
 
 def venv_dir(system: str, conf: dict) -> str:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from crmatrix import CrmatrixError
 from crmatrix import config as crconfig
-from crmatrix import experiment, locations
+from crmatrix import experiment, install, locations
 from crmatrix.codehash import stage_hash
 from crmatrix.pins import path_fingerprint
 from crmatrix.systems import answers_calls, needs_index
@@ -22,6 +22,7 @@ except CrmatrixError as e:
 for _warning in crconfig.clamp_warnings(CFG):  # a valid config, but an arm that measures another value
     print(f"crmatrix: warning: config: {_warning}", file=sys.stderr)
 locations.export(CFG)
+install.export_sources(CFG)
 
 
 envvars:
@@ -82,6 +83,12 @@ INSTALLED_SYSTEMS = one_of(VENVS)
 def job_system(wildcards):
     """The system's settings as its jobs get them (experiment.job_conf)."""
     return experiment.job_conf(CFG["systems"][wildcards.system])
+
+
+def install_inputs(wildcards):
+    """An install's constraints file, when it names one (its contents are in the key)."""
+    constraints = CFG["systems"][wildcards.system]["install"].get("constraints")
+    return {"constraints": constraints} if constraints else {}
 
 
 def system_venv(wildcards):

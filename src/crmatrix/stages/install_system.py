@@ -8,4 +8,5 @@ from crmatrix import install
 
 
 def run(*, system: str, install_conf: dict, out: Path, mirrors: list[str]) -> dict:
+    """`install_conf`: the system's `install` (crmatrix.install.job_install, in the workflow)."""
     return install.create(install_conf, Path(out), name=system, mirrors=mirrors)

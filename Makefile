@@ -29,6 +29,7 @@ $(SMK) --profile profiles/local --cores $(CORES) all $(SNAKEFLAGS) $(CONFIGFLAGS
     echo "crmatrix: an earlier run was killed and left its lock in .snakemake/locks; if no other run is going on in this directory, recover with: make resume$(if $(CONFIG), CONFIG=$(CONFIG))" >&2; \
   fi; exit $$status; }
 @echo "crmatrix: the matrix is in results/matrix/phase-matrix.md (and .json)"
+@test ! -f results/matrix/gate.txt || cat results/matrix/gate.txt
 endef
 
 run: $(STAMP)

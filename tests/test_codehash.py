@@ -24,6 +24,16 @@ def test_fetch_runs_pins_and_corpus_but_no_parser_or_engine():
                                               "locations.py"}
 
 
+def test_an_install_runs_pins_and_processes_only_so_no_engine_edit_reinstalls_a_peer():
+    assert modules("install_system") == BASE | {"stages/install_system.py", "install.py", "pins.py", "processes.py",
+                                                "provenance.py", "languages.py", "locations.py"}
+
+
+def test_the_release_gate_runs_baseline_check_and_statistics_only():
+    assert modules("gate_candidates") == BASE | {"stages/gate_candidates.py", "baseline.py", "check.py", "stats.py",
+                                                 "metrics.py"}
+
+
 def test_dataset_stage_runs_no_engine_and_no_system():
     got = modules("prepare_dataset")
     assert {"datasets.py", "trec.py", "symbols.py", "hits.py"} <= got
@@ -61,4 +71,4 @@ def test_hash_changes_with_a_module_in_the_closure_only(tmp_path, monkeypatch):
     assert {s.stem: codehash.stage_hash(s) for s in SCRIPTS.glob("*.py")} == before  # the path is not hashed
     (pkg / "stats.py").write_text((pkg / "stats.py").read_text() + "\n# an edit\n")
     after = {s.stem: codehash.stage_hash(s) for s in SCRIPTS.glob("*.py")}
-    assert sorted(s for s in before if before[s] != after[s]) == ["collect_matrix"]
+    assert sorted(s for s in before if before[s] != after[s]) == ["collect_matrix", "gate_candidates"]

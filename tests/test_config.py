@@ -45,7 +45,7 @@ def test_defaults_fill_a_minimal_config_without_touching_the_input():
 
 def test_unknown_top_level_key_is_named():
     assert error_of({**MINIMAL, "corpus": {}}) == (
-        "config: (top level): unknown key 'corpus' (expected one of: arms, baseline_arm, cache_dir, corpora, "
+        "config: (top level): unknown key 'corpus' (expected one of: arms, baseline_arm, cache_dir, compare, corpora, "
         "datasets, default_model, embed_threads, git_mirrors, headline_method, models, registries, systems, top_k)"
     )
 
@@ -143,7 +143,7 @@ def test_command_and_mcp_options_are_filled_and_checked_one_key_at_a_time():
         "command": [
             ({}, "config: systems.x.options: 'search' is a required property"),
             ({"search": ["t", "{qeury}"]}, "config: systems.x.options.search[1]: unknown placeholder {qeury} "
-             "(expected some of: {args}, {corpus}, {home}, {index}, {k}, {query}, {tool})"),
+             "(expected some of: {args}, {bin}, {corpus}, {home}, {index}, {k}, {query}, {tool})"),
             ({"search": ["t", "{tool}"]}, "config: systems.x.options.tool: expected a tool name for method 'search' "
              "(options.tool, or methods.NAME.tool)"),
             ({"search": ["t", "{index}"]}, "config: systems.x.options.search: uses {index}, but there is no index "
@@ -163,7 +163,7 @@ def test_command_and_mcp_options_are_filled_and_checked_one_key_at_a_time():
              "(expected one of: args, blob, content, cwd, env, fields, hits, index, index_env, index_timeout_s, "
              "methods, parser, pass_env, pattern, response, server, setup, start_timeout_s, tool)"),
             ({"server": ["s", "{query}"], "tool": "t"}, "config: systems.x.options.server[1]: unknown placeholder "
-             "{query} (expected some of: {corpus}, {home}, {index})"),
+             "{query} (expected some of: {bin}, {corpus}, {home}, {index})"),
         ],
     }
     for type_, wrong in cases.items():

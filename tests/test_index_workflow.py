@@ -155,7 +155,7 @@ def project_copy(dest: Path) -> Path:
 
 
 @pytest.mark.parametrize("module, expected", [
-    ("stats.py", {"collect_matrix": 1}),
+    ("stats.py", {"collect_matrix": 1, "gate_candidates": 1}),
     ("engine/sparse.py", {"build_index": 2, "evaluate_arm": 3, "collect_matrix": 1}),
     ("embed/cache.py", {"build_index": 2, "evaluate_arm": 3, "collect_matrix": 1}),
     ("datasets.py", {"prepare_dataset": 1, "evaluate_arm": 3, "collect_matrix": 1}),

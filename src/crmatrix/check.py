@@ -10,7 +10,16 @@ import math
 from dataclasses import dataclass
 
 from crmatrix import CrmatrixError
-from crmatrix.config import json_type
+
+_JSON_TYPES = {dict: "an object", list: "a list", str: "a string", bool: "a boolean",
+               int: "an integer", float: "a number", type(None): "null"}
+
+
+def json_type(value) -> str:
+    """What a parsed JSON/YAML value is, in words: "an object", "a string", ... (for errors
+    about runs here, and about configs in crmatrix.config)."""
+    return _JSON_TYPES.get(type(value), type(value).__name__)
+
 
 LATENCY = {"latency_p50_ms": "p50", "latency_p95_ms": "p95", "latency_p99_ms": "p99"}
 FORM = "METHOD.METRIC=NUMBER or METHOD.QUERY_TYPE.METRIC=NUMBER (e.g. hybrid.mrr=0.5)"
@@ -23,13 +32,13 @@ class Gate:
     query_type: str | None
     metric: str
     bound: float
-    kind: str  # "min" or "max"
+    kind: str  # "min", "max", or "max-drop" (against a baseline, see crmatrix.baseline)
 
     def fails(self, value: float) -> bool:
         return value < self.bound if self.kind == "min" else value > self.bound
 
 
-def _parse(text: str, kind: str) -> Gate:
+def parse_gate(text: str, kind: str) -> Gate:
     name, eq, number = text.partition("=")
     parts = name.strip().split(".")
     if eq and len(parts) in (2, 3) and all(parts):
@@ -43,7 +52,7 @@ def _parse(text: str, kind: str) -> Gate:
 
 
 def parse_gates(mins: list[str], maxs: list[str]) -> list[Gate]:
-    return [_parse(t, "min") for t in mins] + [_parse(t, "max") for t in maxs]
+    return [parse_gate(t, "min") for t in mins] + [parse_gate(t, "max") for t in maxs]
 
 
 def _not_a_run(run) -> str | None:

@@ -3,6 +3,8 @@
     crmatrix run --corpus DIR --dataset FILE --arm NAME [--config FILE] [--out RUN.json]
     crmatrix validate CONFIG
     crmatrix check RUN.json --min hybrid.mrr=0.5 --max hybrid.latency_p95_ms=250
+    crmatrix promote RUN.json [--out baselines/DATASET/SYSTEM/ARM.json]
+    crmatrix check CANDIDATE.json --baseline BASELINE.json --max-drop hybrid.mrr=0.02
 """
 
 from __future__ import annotations
@@ -13,9 +15,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from crmatrix import CrmatrixError, __version__, check, config, experiment
+from crmatrix import CrmatrixError, __version__, atomic, baseline, check, config, experiment, locations
 from crmatrix.stages import (build_index, build_system_index, evaluate_arm, extract_symbols, fetch_corpus,
-                             prepare_dataset, prepare_model)
+                             install_system, prepare_dataset, prepare_model)
 from crmatrix.systems import check_system_config, needs_index
 
 DEFAULT_CONFIG = Path("config/config.yaml")
@@ -43,6 +45,8 @@ def cmd_run(args) -> int:
     if args.methods:
         sysconf["methods"] = args.methods.split(",")
         check_system_config(args.system, sysconf)
+    sysconf = experiment.job_conf(sysconf)
+    venv = _venv(cfg, args.system)
     name = Path(args.corpus).resolve().name
     cache_dir = Path(args.cache_dir or cfg["cache_dir"])
     with tempfile.TemporaryDirectory(prefix="crmatrix-run-") as tmp:
@@ -57,7 +61,7 @@ def cmd_run(args) -> int:
         if needs_index(sysconf) and sysconf["type"] != "builtin":  # an external system's own index command
             index = t / "index"
             build_system_index.run(system=args.system, system_conf=sysconf, tree=t / "tree", env=index_env,
-                                   out=index, home_dir=t / "home")
+                                   out=index, home_dir=t / "home", venv=venv)
         elif needs_index(sysconf):
             model = t / "model"
             prepare_model.run(cfg["models"][experiment.arm_model(cfg, args.arm)], model)
@@ -69,7 +73,7 @@ def cmd_run(args) -> int:
                                tree=t / "tree", dataset_file=Path(args.dataset), out=out,
                                dataset=Path(args.dataset).stem, system=args.system, system_conf=sysconf,
                                arm=args.arm, env=env, top_k=args.top_k, index=index, model=model,
-                               cache_dir=cache_dir, threads=cfg["embed_threads"], home_dir=t / "home")
+                               cache_dir=cache_dir, threads=cfg["embed_threads"], home_dir=t / "home", venv=venv)
     print(f"{run['dataset']} · {run['system']} · {run['arm']}")
     for method, res in run["methods"].items():
         m = res["metrics"]
@@ -81,6 +85,19 @@ def cmd_run(args) -> int:
     return 0
 
 
+def _venv(cfg: dict, system: str) -> Path | None:
+    """The system's own environment where the workflow keeps it, installed first if it is not there."""
+    venv = experiment.venv_dir(cfg, system)
+    if venv is None:
+        return None
+    if not Path(venv).is_dir():
+        print(f"installing {system} into {venv}", file=sys.stderr)
+        locations.export(cfg)
+        install_system.run(system=system, install_conf=cfg["systems"][system]["install"], out=Path(venv),
+                           mirrors=locations.mirrors())
+    return Path(venv)
+
+
 def cmd_validate(args) -> int:
     cfg = config.load(args.config)
     for line in config.clamp_warnings(cfg):
@@ -90,20 +107,47 @@ def cmd_validate(args) -> int:
     return 0
 
 
-def cmd_check(args) -> int:
+def _read_run(path: str) -> dict:
     try:
-        run = json.loads(Path(args.run).read_text())
+        run = json.loads(Path(path).read_text())
     except (OSError, ValueError) as e:
-        raise CrmatrixError(f"{args.run}: not a readable run JSON ({e})") from e
-    check.validate_run(run, args.run)
+        raise CrmatrixError(f"{path}: not a readable run JSON ({e})") from e
+    return check.validate_run(run, path)
+
+
+def cmd_check(args) -> int:
+    run = _read_run(args.run)
     gates = check.parse_gates(args.min or [], args.max or [])
-    if not gates:
-        raise CrmatrixError("check: give at least one --min or --max gate (e.g. --min hybrid.mrr=0.5)")
+    drops = [baseline.parse_drop(t) for t in args.max_drop or []]
+    if bool(drops) != bool(args.baseline):
+        raise CrmatrixError("check: --max-drop and --baseline go together (e.g. --baseline baselines/X.json "
+                            "--max-drop hybrid.mrr=0.02)")
+    if not gates and not drops:
+        raise CrmatrixError("check: give at least one --min, --max or --max-drop gate (e.g. --min hybrid.mrr=0.5)")
     failures = check.check(run, gates)
     for line in failures:
         print(f"FAIL {line}")
-    print(f"{args.run}: {len(gates) - len(failures)} of {len(gates)} gates passed")
+    if drops:
+        record = baseline.read(Path(args.baseline))
+        baseline.comparable(record, run, args.baseline, args.run)
+        results = baseline.gate(record, run, drops, args.run)
+        for r in results:
+            print(baseline.describe(r))
+        failures += [r for r in results if not r["pass"]]
+    total = len(gates) + len(drops)
+    print(f"{args.run}: {total - len(failures)} of {total} gates passed")
     return 1 if failures else 0
+
+
+def cmd_promote(args) -> int:
+    record = baseline.promote(_read_run(args.run), args.run)
+    out = Path(args.out) if args.out else baseline.default_path(record)
+    atomic.write_json(out, record)
+    summary = "; ".join(f"{m}.mrr {r['metrics']['mrr']:.3f} [{r['ci']['mrr'][0]:.3f}, {r['ci']['mrr'][1]:.3f}]"
+                        for m, r in record["methods"].items())
+    print(f"wrote {out}: {record['dataset']['name']} · {record['system']['name']} ({record['system_version']}) · "
+          f"{record['arm']['name']}: {summary}")
+    return 0
 
 
 def parser() -> argparse.ArgumentParser:
@@ -132,7 +176,15 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("run", help="a run JSON (results/runs/DATASET/SYSTEM/ARM.json)")
     c.add_argument("--min", action="append", metavar="METHOD.METRIC=VALUE", help="fail below (repeatable)")
     c.add_argument("--max", action="append", metavar="METHOD.METRIC=VALUE", help="fail above (repeatable)")
+    c.add_argument("--baseline", help="a baseline record (crmatrix promote) to gate the run against")
+    c.add_argument("--max-drop", action="append", metavar="METHOD.METRIC=DROP",
+                   help="fail when the metric drops more than DROP below the baseline's and the paired "
+                        f"randomization test gives p < {baseline.ALPHA:g} (repeatable)")
     c.set_defaults(func=cmd_check)
+    pr = sub.add_parser("promote", help="keep a run as a baseline record (pins, metrics with intervals, per-query ranks)")
+    pr.add_argument("run", help="a run JSON (results/runs/DATASET/SYSTEM/ARM.json)")
+    pr.add_argument("--out", help="where to write it (default: baselines/DATASET/SYSTEM/ARM.json)")
+    pr.set_defaults(func=cmd_promote)
     return p
 
 

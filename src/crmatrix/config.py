@@ -13,12 +13,11 @@ import jsonschema
 import yaml
 
 from crmatrix import CrmatrixError
+from crmatrix.check import json_type
 from crmatrix.engine.knobs import MODEL_VAR
 from crmatrix.pins import Pin
 
 SCHEMA_FILE = "config.schema.yaml"
-_JSON_TYPES = {dict: "an object", list: "a list", str: "a string", bool: "a boolean",
-               int: "an integer", float: "a number", type(None): "null"}
 
 
 def schema() -> dict:
@@ -37,11 +36,6 @@ def _with_defaults(validator_class):
         yield from validate_props(validator, properties, instance, schema)
 
     return jsonschema.validators.extend(validator_class, {"properties": set_defaults})
-
-
-def json_type(value) -> str:
-    """What a parsed JSON/YAML value is, in words: "an object", "a string", ..."""
-    return _JSON_TYPES.get(type(value), type(value).__name__)
 
 
 def _describe(value) -> str:
@@ -91,21 +85,39 @@ def validate(config: dict, source: str = "config") -> dict:
         raise CrmatrixError(f"{source}: baseline_arm: {cfg['baseline_arm']!r} is not one of the arms "
                             f"({', '.join(cfg['arms'])})")
     _check_models_and_arms(cfg, source)
+    from crmatrix import install
     from crmatrix.systems import check_system_config
 
     for name, sysconf in cfg["systems"].items():
         try:
             check_system_config(name, sysconf)
+            if "install" in sysconf:
+                install.check(f"systems.{name}.install", sysconf["install"])
+            _check_system_arms(cfg, name, sysconf)
         except CrmatrixError as e:
             raise CrmatrixError(f"{source}: {e}") from None
-    from crmatrix.experiment import split_ranker
+    from crmatrix.experiment import compare_pairs, split_ranker
 
-    for name in cfg["datasets"]:
-        try:
+    try:
+        for name in cfg["datasets"]:
             split_ranker(cfg, name)
-        except CrmatrixError as e:
-            raise CrmatrixError(f"{source}: {e}") from None
+        compare_pairs(cfg)
+    except CrmatrixError as e:
+        raise CrmatrixError(f"{source}: {e}") from None
     return cfg
+
+
+def _check_system_arms(cfg: dict, name: str, conf: dict) -> None:
+    arms = conf.get("arms")
+    if arms is None:
+        return
+    unknown = [a for a in arms if a not in cfg["arms"]]
+    if unknown:
+        raise CrmatrixError(f"systems.{name}.arms: {', '.join(map(repr, unknown))} not among the arms "
+                            f"({', '.join(cfg['arms'])})")
+    if cfg["baseline_arm"] not in arms:
+        raise CrmatrixError(f"systems.{name}.arms: expected the baseline arm {cfg['baseline_arm']!r} among them "
+                            "(every other arm is compared with it)")
 
 
 def _check_models_and_arms(cfg: dict, source: str) -> None:

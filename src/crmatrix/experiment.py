@@ -6,12 +6,15 @@ The workflow and the CLI both ask these questions; answering them here keeps one
 
 from __future__ import annotations
 
-from crmatrix import CrmatrixError, atomic, systems
+from crmatrix import CrmatrixError, atomic, install, systems
 from crmatrix.config import MODEL_VAR
 from crmatrix.engine import knobs
 from crmatrix.systems import needs_index
 
 CALLGRAPH_FORMAT = "callgraph"
+# What a system's config says to the DAG rather than to its jobs: which arms it runs, and what
+# its environment holds (the job gets the environment itself, keyed by what it holds).
+_DAG_KEYS = ("arms", "install")
 
 
 def arm_env(cfg: dict, arm: str) -> dict[str, str]:
@@ -30,6 +33,24 @@ def index_env(cfg: dict, system_conf: dict, arm: str) -> dict[str, str]:
     return systems.index_env(system_conf, arm_env(cfg, arm))
 
 
+def system_arms(cfg: dict, system_conf: dict) -> list[str]:
+    """The arms a system takes part in, in config order (its `arms`, else every arm)."""
+    own = system_conf.get("arms")
+    return [a for a in cfg["arms"] if own is None or a in own]
+
+
+def job_conf(system_conf: dict) -> dict:
+    """The system's settings as its jobs get them: without the arms it runs (no part of any
+    one run) and its install (the job gets the environment, whose path holds its key)."""
+    return {k: v for k, v in system_conf.items() if k not in _DAG_KEYS}
+
+
+def venv_dir(cfg: dict, system: str) -> str | None:
+    """The environment the workflow installs for the system, if it names one."""
+    conf = cfg["systems"][system].get("install")
+    return install.venv_dir(system, conf) if conf else None
+
+
 # What an external system's index command depends on, besides the arm's variables.
 _EXTERNAL_INDEX_OPTIONS = ("index", "env", "pass_env", "cwd")
 
@@ -37,21 +58,23 @@ _EXTERNAL_INDEX_OPTIONS = ("index", "env", "pass_env", "cwd")
 def index_key(cfg: dict, system_conf: dict, arm: str) -> str:
     """Arms whose indexes would be built alike share one. The builtin's key hashes the parsed
     index-time knobs and the model's definition, never the arm's or the model's name; an
-    external system's, its index command (and install) with the variables it sees."""
+    external system's, its index command and environment (by key) with the variables it sees."""
     if system_conf["type"] == "builtin":
         spec = {"knobs": knobs.index_spec(cfg["arms"][arm]), "model": cfg["models"][arm_model(cfg, arm)]}
     else:
         options = system_conf["options"]
-        spec = {"type": system_conf["type"], "install": system_conf.get("install"),
+        spec = {"type": system_conf["type"],
+                "install": install.key(system_conf["install"]) if system_conf.get("install") else None,
                 "options": {k: options.get(k) for k in _EXTERNAL_INDEX_OPTIONS},
                 "env": index_env(cfg, system_conf, arm)}
     return atomic.hash_obj(spec)[:12]
 
 
 def index_arms(cfg: dict, system_conf: dict) -> dict[str, str]:
-    """Index key -> the first arm (in config order) with that key; its variables build the index."""
+    """Index key -> the first of the system's arms (in config order) with that key; its
+    variables build the index."""
     out: dict[str, str] = {}
-    for arm in cfg["arms"]:
+    for arm in system_arms(cfg, system_conf):
         out.setdefault(index_key(cfg, system_conf, arm), arm)
     return out
 
@@ -84,3 +107,45 @@ def split_ranker(cfg: dict, dataset: str) -> dict:
     return {"system": builtins[0], "index_key": index_key(cfg, cfg["systems"][builtins[0]], base),
             "model": arm_model(cfg, base),
             "env": arm_env(cfg, base)}
+
+
+DEFAULT_MAX_DROP = 0.02  # of the headline method's mrr, when a `compare:` entry names no gate
+
+
+def _side(cfg: dict, where: str, text: str) -> dict:
+    """`SYSTEM` or `SYSTEM@ARM` as {system, arm} (default arm: the baseline arm)."""
+    system, _, arm = text.partition("@")
+    arm = arm or cfg["baseline_arm"]
+    if system not in cfg["systems"]:
+        raise CrmatrixError(f"{where}: {system!r} is not a system (known: {', '.join(sorted(cfg['systems']))})")
+    arms = system_arms(cfg, cfg["systems"][system])
+    if arm not in arms:
+        raise CrmatrixError(f"{where}: system {system} does not take part in arm {arm!r} (its arms: {', '.join(arms)})")
+    return {"system": system, "arm": arm}
+
+
+def compare_pairs(cfg: dict) -> dict[str, dict]:
+    """Each `compare:` entry resolved: release and candidate as {system, arm}, and the gates
+    as METHOD.METRIC -> the largest drop allowed (default: the release's headline method's mrr)."""
+    from crmatrix import baseline
+
+    out = {}
+    for name, entry in cfg["compare"].items():
+        where = f"compare.{name}"
+        release = _side(cfg, f"{where}.release", entry["release"])
+        candidate = _side(cfg, f"{where}.candidate", entry["candidate"])
+        if release == candidate:
+            raise CrmatrixError(f"{where}: compares {entry['release']} with itself")
+        methods = [cfg["systems"][s["system"]]["methods"] for s in (release, candidate)]
+        headline = cfg["headline_method"] if cfg["headline_method"] in methods[0] else methods[0][0]
+        max_drop = entry.get("max_drop") or {f"{headline}.mrr": DEFAULT_MAX_DROP}
+        for gate_name, drop in max_drop.items():
+            try:
+                gate = baseline.parse_drop(f"{gate_name}={drop}")
+            except CrmatrixError as e:
+                raise CrmatrixError(f"{where}.max_drop: {e}") from None
+            if not all(gate.method in m for m in methods):
+                raise CrmatrixError(f"{where}.max_drop.{gate_name}: method {gate.method!r} is not one of both "
+                                    f"systems' methods ({', '.join(m for m in methods[0] if m in methods[1])})")
+        out[name] = {"release": release, "candidate": candidate, "max_drop": dict(max_drop)}
+    return out

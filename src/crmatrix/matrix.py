@@ -80,13 +80,14 @@ def _row(dataset: str, system: str, by_arm: dict, arms: list[str], baseline: str
 
 
 def _rollup(rows: list[dict], key: str, arms: list[str], baseline: str) -> list[dict]:
-    """Macro averages over the datasets of each group (each dataset weighs the same)."""
-    groups: dict[str, list[dict]] = {}
+    """Macro averages over the datasets of each group, per system (each dataset weighs the
+    same; two systems' numbers are never averaged together)."""
+    groups: dict[tuple[str, str], list[dict]] = {}
     for r in rows:
-        groups.setdefault(r[key] or "?", []).append(r)
+        groups.setdefault((r["system"], r[key] or "?"), []).append(r)
     out = []
-    for group, members in sorted(groups.items()):
-        entry = {key: group, "datasets": sorted(r["dataset"] for r in members), "arms": {}}
+    for (system, group), members in sorted(groups.items()):
+        entry = {key: group, "system": system, "datasets": sorted(r["dataset"] for r in members), "arms": {}}
         for arm in arms:
             have = [r["cells"][arm] for r in members if arm in r["cells"]]
             if not have:
@@ -124,8 +125,8 @@ def _gates(table: dict[tuple, dict], rows: list[dict], splits: dict[str, str], a
     out = []
     for r in rows:
         by_arm = table[(r["dataset"], r["system"])]
-        if splits.get(r["dataset"]) != "structural" or baseline not in by_arm:
-            continue
+        if splits.get(r["dataset"]) != "structural" or baseline not in by_arm or len(by_arm) == 1:
+            continue  # no split, or nothing to gate: a system that runs the baseline arm alone
         value = {a: float(metrics.per_query(_queries(by_arm[a], r["method"]), GATE_METRIC).mean())
                  for a in arms if a in by_arm}
         out.append({"dataset": r["dataset"], "system": r["system"], "metric": GATE_METRIC, "baseline": value[baseline],
@@ -181,8 +182,8 @@ def _cell_text(cell: dict | None) -> str:
 
 
 def _rollup_md(title: str, key: str, entries: list[dict], arms: list[str]) -> list[str]:
-    lines = [f"## {title}", "", f"| {key} | datasets | " + " | ".join(arms) + " |",
-             "|---|---|" + "---:|" * len(arms)]
+    lines = [f"## {title}", "", f"| {key} | system | datasets | " + " | ".join(arms) + " |",
+             "|---|---|---|" + "---:|" * len(arms)]
     for e in entries:
         cells = []
         for a in arms:
@@ -193,7 +194,7 @@ def _rollup_md(title: str, key: str, entries: list[dict], arms: list[str]) -> li
                 cells.append(f"{c[METRIC]:.3f} (Δ {c['mean_delta_abs']:+.3f}, {c['better']}↑ {c['worse']}↓)")
             else:
                 cells.append(f"{c[METRIC]:.3f}")
-        lines.append(f"| {e[key]} | {', '.join(e['datasets'])} | " + " | ".join(cells) + " |")
+        lines.append(f"| {e[key]} | {e['system']} | {', '.join(e['datasets'])} | " + " | ".join(cells) + " |")
     return lines + [""]
 
 
@@ -207,7 +208,8 @@ def to_markdown(matrix: dict) -> str:
         "(flat < 1 %, strong ≥ 5 %; `*` when significant), the paired randomization p-value after Holm "
         "correction across the row's arms, and how many queries improved (↑) or regressed (↓). "
         "`⚠ clamped`: a value of the arm was out of range and clamped (the notes are in phase-matrix.json); "
-        "`⚠ n failed`: n queries raised in the system and count as misses.",
+        "`⚠ n failed`: n queries raised in the system and count as misses; `—`: the system does not take "
+        "part in the arm (its `arms:`).",
         "",
         "| dataset | system | method | language | n | " + " | ".join(arms) + " |",
         "|---|---|---|---|---:|" + "---:|" * len(arms),

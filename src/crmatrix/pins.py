@@ -62,12 +62,16 @@ class Pin:
         needs = {"git": "commit", "pypi": "sha256", "npm": "integrity"}
         if kind in needs and needs[kind] not in corpus:
             raise CrmatrixError(f"corpora.{name}: a {kind} corpus needs '{needs[kind]}' to pin it")
-        if kind == "git" and not _SHA40.match(str(corpus["commit"])):
-            raise CrmatrixError(
-                f"corpora.{name}.commit: expected a full 40-hex commit id, got {corpus['commit']!r}"
-            )
+        if kind == "git":
+            check_commit(f"corpora.{name}.commit", corpus["commit"])
         keys = {"git": ("git", "commit"), "pypi": ("pypi", "sha256"), "npm": ("npm", "integrity"), "path": ("path",)}
         return cls(kind, {k: corpus[k] for k in keys[kind]})
+
+
+def check_commit(key: str, commit) -> None:
+    """A git pin names a full commit id: a branch, a tag or a short id may move or collide."""
+    if not _SHA40.match(str(commit)):
+        raise CrmatrixError(f"{key}: expected a full 40-hex commit id, got {commit!r}")
 
 
 def _transient(e: Exception) -> bool:
@@ -283,21 +287,24 @@ def _sdist_url(page: dict, page_url: str, name: str, version: Version) -> str | 
     return None
 
 
-def _pinned_version(spec: str) -> tuple[str, Version]:
-    """`name==version` parsed as pip would; anything but one exact version is not a pin."""
+def pinned_requirement(spec: str, what: str, extras: bool = False) -> tuple[Requirement, Version]:
+    """`name==version` (with `[extras]` when allowed) parsed as pip would; anything but one
+    exact version is not a pin."""
     try:
         req = Requirement(spec)
         (pinned,) = req.specifier
-        if pinned.operator != "==" or req.extras or req.marker or req.url:
+        if pinned.operator != "==" or (req.extras and not extras) or req.marker or req.url:
             raise ValueError(spec)
-        return req.name, Version(pinned.version)
+        return req, Version(pinned.version)
     except (InvalidRequirement, InvalidVersion, ValueError):
-        raise CrmatrixError(f"pypi pin {spec!r}: expected 'name==version'") from None
+        form = "'name==version' or 'name[extra]==version'" if extras else "'name==version'"
+        raise CrmatrixError(f"{what} {spec!r}: expected {form}") from None
 
 
 def fetch_pypi(spec: str, sha256: str, dest: Path, index: str = DEFAULT_PYPI_INDEX) -> dict:
     """Download the sdist of `name==version` from a PEP 691 JSON simple index and verify it."""
-    name, version = _pinned_version(spec)
+    req, version = pinned_requirement(spec, "pypi pin")
+    name = req.name
     page_url = f"{index.rstrip('/')}/{canonicalize_name(name)}/"
     page = json.loads(http_get(page_url, accept="application/vnd.pypi.simple.v1+json"))
     url = _sdist_url(page, page_url, name, version)

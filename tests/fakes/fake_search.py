@@ -10,6 +10,8 @@ FAKE_RANKING=weakest-first inverts the scores (so arms differ). FAKE_MODE holds 
 directives, each acting on queries containing TEXT: crash-on:TEXT (exit 3), hang-on:TEXT
 (sleep, with a child in the same process group), garbage-on:TEXT (not JSON), empty-on:TEXT
 (no output). Every call writes the environment it saw to $HOME/last-env.json.
+
+tests/fakes/tool makes it an installable project (`crmatrix-fake-tool`, script `fake-search`).
 """
 
 import json
@@ -96,5 +98,10 @@ def main(argv: list[str]) -> None:
         print(json.dumps({"data": {"symbols": hits}}))
 
 
-if __name__ == "__main__":
+def cli() -> None:
+    """The console script `fake-search` of the installable fake (tests/fakes/tool)."""
     main(sys.argv[1:])
+
+
+if __name__ == "__main__":
+    cli()

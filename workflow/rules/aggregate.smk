@@ -33,3 +33,20 @@ rule collect_callgraph:
         "logs/collect_callgraph.log",
     script:
         "../scripts/collect_callgraph.py"
+
+
+rule gate_candidates:
+    input:
+        compare_files(),
+    output:
+        json="results/matrix/gate.json",
+        txt="results/matrix/gate.txt",
+    params:
+        code=code("gate_candidates"),
+        pairs=COMPARE,
+    conda:
+        "../../envs/crmatrix.yaml"
+    log:
+        "logs/gate_candidates.log",
+    script:
+        "../scripts/gate_candidates.py"

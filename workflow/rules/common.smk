@@ -7,19 +7,22 @@ from pathlib import Path
 
 from crmatrix import CrmatrixError
 from crmatrix import config as crconfig
-from crmatrix import experiment, locations
+from crmatrix import experiment, install, locations
 from crmatrix.codehash import stage_hash
 from crmatrix.pins import path_fingerprint
-from crmatrix.systems import needs_index
+from crmatrix.systems import answers_calls, needs_index
 
 try:
     CFG = crconfig.validate(config, source="config")
+    # system -> its own environment, for the systems the workflow installs (keyed by what it holds)
+    VENVS = {s: experiment.venv_dir(CFG, s) for s in CFG["systems"] if CFG["systems"][s].get("install")}
 except CrmatrixError as e:
     sys.exit(f"crmatrix: {e}")
 
 for _warning in crconfig.clamp_warnings(CFG):  # a valid config, but an arm that measures another value
     print(f"crmatrix: warning: config: {_warning}", file=sys.stderr)
 locations.export(CFG)
+install.export_sources(CFG)
 
 
 envvars:
@@ -32,7 +35,7 @@ CALLGRAPH_DATASETS = experiment.callgraph_datasets(CFG)
 SPLIT_DATASETS = sorted(d for d, c in CFG["datasets"].items() if c.get("split"))
 PLAIN_DATASETS = sorted(set(CFG["datasets"]) - set(SPLIT_DATASETS))
 SYSTEMS = sorted(CFG["systems"])
-ARMS = list(CFG["arms"])
+COMPARE = experiment.compare_pairs(CFG)
 # system -> index key -> the arm whose variables build that index
 INDEX_ARM = {s: experiment.index_arms(CFG, c) for s, c in CFG["systems"].items() if needs_index(c)}
 
@@ -44,6 +47,7 @@ wildcard_constraints:
     arm="[^/]+",
     model="[^/]+",
     index_key="[0-9a-f]{12}",
+    install_key="[0-9a-f]{12}",
 
 
 SCRIPTS = Path(workflow.basedir) / "workflow" / "scripts"
@@ -73,6 +77,23 @@ def one_of(names):
 # writing the same kind of path; each rule's `system` wildcard admits only its own systems.
 BUILTIN_SYSTEMS = one_of(s for s, c in CFG["systems"].items() if c["type"] == "builtin")
 EXTERNAL_SYSTEMS = one_of(s for s, c in CFG["systems"].items() if c["type"] != "builtin")
+INSTALLED_SYSTEMS = one_of(VENVS)
+
+
+def job_system(wildcards):
+    """The system's settings as its jobs get them (experiment.job_conf)."""
+    return experiment.job_conf(CFG["systems"][wildcards.system])
+
+
+def install_inputs(wildcards):
+    """An install's constraints file, when it names one (its contents are in the key)."""
+    constraints = CFG["systems"][wildcards.system]["install"].get("constraints")
+    return {"constraints": constraints} if constraints else {}
+
+
+def system_venv(wildcards):
+    """The system's own environment as an input, for a system the workflow installs."""
+    return {"venv": VENVS[wildcards.system]} if wildcards.system in VENVS else {}
 
 
 def home_dir(wildcards):
@@ -99,7 +120,7 @@ def evaluate_inputs(wildcards):
             inputs["model"] = f"results/models/{arm_model(wildcards)}"
     if experiment.needs_graph(CFG, wildcards.system, wildcards.arm):
         inputs["graph"] = f"results/graph/{corpus}.json"
-    return inputs
+    return {**inputs, **system_venv(wildcards)}
 
 
 def split_inputs(wildcards):
@@ -116,11 +137,6 @@ def split_inputs(wildcards):
     }
 
 
-def one_of(names):
-    """A wildcard constraint matching exactly these names (none: matching nothing)."""
-    return "|".join(re.escape(n) for n in names) or "(?!)"
-
-
 def corpus_params(wildcards):
     """The pin and selection; a path corpus adds a fingerprint of its files so edits re-run it."""
     conf = dict(CFG["corpora"][wildcards.corpus])
@@ -134,18 +150,35 @@ def dataset_corpus(wildcards):
 
 
 def run_files():
+    """Every run of the matrix: each system on each dataset under each of its arms."""
     return [
-        f"results/runs/{d}/{s}/{a}.json" for d in DATASETS for s in SYSTEMS for a in ARMS
+        f"results/runs/{d}/{s}/{a}.json"
+        for d in DATASETS
+        for s in SYSTEMS
+        for a in experiment.system_arms(CFG, CFG["systems"][s])
     ]
 
 
 def callgraph_files():
-    return [f"results/callgraph/{d}/{s}.json" for d in CALLGRAPH_DATASETS for s in SYSTEMS]
+    return [
+        f"results/callgraph/{d}/{s}.json"
+        for d in CALLGRAPH_DATASETS
+        for s in SYSTEMS
+        if answers_calls(CFG["systems"][s])
+    ]
+
+
+def compare_files():
+    """The runs of both sides of every release/candidate pair (config `compare:`)."""
+    sides = {(p[k]["system"], p[k]["arm"]) for p in COMPARE.values() for k in ("release", "candidate")}
+    return sorted(f"results/runs/{d}/{s}/{a}.json" for d in DATASETS for s, a in sides)
 
 
 def matrix_outputs():
-    """What `all` builds: the phase matrix, and the call-graph table when the config has edge datasets."""
-    out = ["results/matrix/phase-matrix.json", "results/matrix/phase-matrix.md"]
-    if CALLGRAPH_DATASETS:
+    """What `all` builds: the phase matrix, the release/candidate gate, and the call-graph
+    table when the config has edge datasets."""
+    out = ["results/matrix/phase-matrix.json", "results/matrix/phase-matrix.md",
+           "results/matrix/gate.json", "results/matrix/gate.txt"]
+    if CALLGRAPH_DATASETS and callgraph_files():
         out += ["results/matrix/callgraph.json", "results/matrix/callgraph.md"]
     return out

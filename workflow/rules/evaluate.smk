@@ -6,7 +6,7 @@ rule evaluate_arm:
         trec=directory("results/trec/{dataset}/{system}/{arm}"),
     params:
         code=code("evaluate_arm"),
-        system=lambda wc: CFG["systems"][wc.system],
+        system=job_system,
         env=lambda wc: experiment.arm_env(CFG, wc.arm),
         top_k=CFG["top_k"],
         home=home_dir,
@@ -35,7 +35,7 @@ rule evaluate_callgraph:
         "results/callgraph/{dataset}/{system}.json",
     params:
         code=code("evaluate_callgraph"),
-        system=lambda wc: CFG["systems"][wc.system],
+        system=job_system,
         env=lambda wc: experiment.arm_env(CFG, CFG["baseline_arm"]),
     conda:
         "../../envs/crmatrix.yaml"

@@ -24,6 +24,7 @@ rule build_index:
 
 rule build_system_index:
     input:
+        unpack(system_venv),
         tree="results/corpora/{corpus}/tree",
     output:
         directory("results/index/{corpus}/{system}/{index_key}"),
@@ -31,7 +32,7 @@ rule build_system_index:
         system=EXTERNAL_SYSTEMS,
     params:
         code=code("build_system_index"),
-        system=lambda wc: CFG["systems"][wc.system],
+        system=job_system,
         env=index_env,
         home=home_dir,
     conda:

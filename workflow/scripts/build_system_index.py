@@ -9,4 +9,5 @@ with jobs.job(snakemake.log[0], snakemake.output):
         env=dict(snakemake.params.env),
         out=snakemake.output[0],
         home_dir=snakemake.params.home,
+        venv=snakemake.input.get("venv"),
     )

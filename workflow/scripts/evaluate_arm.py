@@ -22,4 +22,5 @@ with jobs.job(snakemake.log[0], snakemake.output):
         top_k=snakemake.params.top_k,
         threads=snakemake.params.embed_threads,
         home_dir=snakemake.params.home,
+        venv=snakemake.input.get("venv"),
     )

@@ -7,7 +7,9 @@ from pathlib import Path
 from crmatrix.systems.external import build_index
 
 
-def run(*, system: str, system_conf: dict, tree: Path, env: dict, out: Path, home_dir: Path) -> dict:
-    """`env` is the arm's part that the system's index sees (`systems.index_env`)."""
+def run(*, system: str, system_conf: dict, tree: Path, env: dict, out: Path, home_dir: Path,
+        venv: Path | None = None) -> dict:
+    """`env` is the arm's part that the system's index sees (`systems.index_env`); `venv` the
+    environment the system's `install` made."""
     return build_index(system_conf, corpus_dir=Path(tree), env=env, out=Path(out), home_dir=Path(home_dir),
-                       name=system)
+                       name=system, venv_dir=Path(venv) if venv else None)

@@ -15,10 +15,10 @@ def run(*, tasks: Path, symbols: Path, manifest: Path, tree: Path, dataset_file:
         dataset: str, system: str, system_conf: dict, arm: str, env: dict, top_k: int,
         index: Path | None = None, model: Path | None = None, cache_dir: Path | None = None,
         threads: int | None = None, trec_dir: Path | None = None, home_dir: Path | None = None,
-        graph: Path | None = None) -> dict:
+        graph: Path | None = None, venv: Path | None = None) -> dict:
     """`home_dir`: an external system's own HOME (the workflow's results/home/{system}); None
     gives it a temporary one for this job. `graph`: the corpus's reference graph, for arms
-    that expand along it."""
+    that expand along it. `venv`: the environment the system's `install` made."""
     syms = read_symbols(symbols)
     man = atomic.read_json(manifest)
     task_list = read_tasks(tasks)
@@ -27,7 +27,8 @@ def run(*, tasks: Path, symbols: Path, manifest: Path, tree: Path, dataset_file:
                         index_dir=Path(index) if index else None, cache_dir=Path(cache_dir) if cache_dir else None,
                         threads=threads, model_dir=Path(model) if model else None,
                         graph_file=Path(graph) if graph else None,
-                        home_dir=Path(home_dir) if home_dir else None, timeout_s=guard.timeout_s, name=system)
+                        home_dir=Path(home_dir) if home_dir else None, venv_dir=Path(venv) if venv else None,
+                        timeout_s=guard.timeout_s, name=system)
     sysobj = evaluate.start_system(system_conf, ctx, guard)
     try:
         grep = tokenbench.grep_and_read(Path(tree), man, task_list, syms)
@@ -39,7 +40,7 @@ def run(*, tasks: Path, symbols: Path, manifest: Path, tree: Path, dataset_file:
     params = {"dataset": dataset, "system": system_conf, "arm": arm, "env": env, "top_k": top_k}
     prov = provenance.record(corpus=man["corpus"], manifest=man, dataset=dataset, dataset_file=Path(dataset_file),
                              system=system, system_conf=system_conf, arm=arm, env=env, params=params,
-                             system_run=system_run)
+                             system_run=system_run, install=provenance.installed(venv))
     result = {"dataset": dataset, "system": system, "arm": arm, "top_k": top_k, "prepare_s": prepare_s,
               "methods": methods, "provenance": prov}
     if trec_dir is not None:

@@ -20,6 +20,7 @@ from crmatrix.answers import Answer
 from crmatrix.guard import DEFAULT_TIMEOUT_S
 from crmatrix.hits import Hit
 from crmatrix.symbols import Symbol
+from crmatrix.systems import templates
 
 ENTRY_POINT_GROUP = "crmatrix.systems"
 
@@ -39,6 +40,7 @@ class SystemContext:
     model_dir: Path | None = None  # the prepared model the arm names, when the builtin's index needs one
     graph_file: Path | None = None  # the corpus's reference graph (crmatrix.graph), when the job needs it
     home_dir: Path | None = None  # an external system's own HOME and caches (see sandbox)
+    venv_dir: Path | None = None  # the virtual environment the system's `install` made (crmatrix.install)
     timeout_s: float = DEFAULT_TIMEOUT_S  # per query; external systems enforce it on their process
     name: str = ""  # the system's name in the config, for messages
 
@@ -108,12 +110,26 @@ def check_system_config(name: str, conf: dict) -> None:
             cls.check_options(options)
         except CrmatrixError as e:
             raise CrmatrixError(f"systems.{name}.options.{e}") from None
+    if "install" in conf:
+        from crmatrix.systems.external import ExternalSystem
+
+        if not issubclass(cls, ExternalSystem):
+            raise CrmatrixError(f"systems.{name}.install: only command and mcp systems run from an environment "
+                                f"of their own (type {conf['type']} runs in crmatrix's)")
+    elif templates.uses(options, "bin"):
+        raise CrmatrixError(f"systems.{name}.options: uses {{bin}}, but the system installs nothing "
+                            "(expected install: {pip: NAME==VERSION} or {git: URL, commit: SHA})")
     supported = supported_methods(cls, options)
     methods = conf.setdefault("methods", list(supported))
     unknown = [m for m in methods if m not in supported]
     if unknown:
         raise CrmatrixError(f"systems.{name}.methods: {', '.join(unknown)} not supported by {conf['type']} "
                             f"(expected some of: {', '.join(supported)})")
+
+
+def answers_calls(conf: dict) -> bool:
+    """Whether the system answers call-graph questions (a `calls` member, see crmatrix.callgraph)."""
+    return hasattr(system_class(conf["type"]), "calls")
 
 
 def needs_index(conf: dict) -> bool:

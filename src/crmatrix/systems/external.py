@@ -19,19 +19,9 @@ from crmatrix.answers import BLOB, Answer, QueryFailure
 from crmatrix.systems import hitmap, sandbox, templates
 
 DEFAULT_METHOD = "search"
-STATIC = {"corpus", "index", "home"}  # known once per job
+STATIC = {"corpus", "index", "home", "bin"}  # known once per job
 PER_QUERY = STATIC | {"query", "k", "tool", "args"}
 INDEX_INFO = "crmatrix-index.json"
-
-
-def _uses(value: Any, name: str) -> bool:
-    if isinstance(value, str):
-        return name in templates.names(value)
-    if isinstance(value, list):
-        return any(_uses(v, name) for v in value)
-    if isinstance(value, dict):
-        return any(_uses(v, name) for v in value.values())
-    return False
 
 
 def method_specs(options: dict) -> dict[str, dict]:
@@ -39,6 +29,22 @@ def method_specs(options: dict) -> dict[str, dict]:
     named = options.get("methods") or {DEFAULT_METHOD: {}}
     return {m: {"tool": spec.get("tool", options.get("tool")), "args": spec.get("args", options.get("args", {}))}
             for m, spec in named.items()}
+
+
+def static_values(corpus_dir: Path, index_dir: Path | None, home: Path, venv_dir: Path | None) -> dict[str, str]:
+    """The placeholders known once per job; `bin` is the directory of the programs the
+    system's own environment installed (empty without one)."""
+    return {"corpus": str(Path(corpus_dir).resolve()), "index": str(Path(index_dir).resolve()) if index_dir else "",
+            "home": str(home), "bin": str(Path(venv_dir).resolve() / "bin") if venv_dir else ""}
+
+
+def process_env(options: dict, values: dict[str, str], home: Path, arm_env: dict[str, str],
+                venv_dir: Path | None) -> tuple[dict[str, str], Path]:
+    """The environment and working directory of the system's processes (see sandbox)."""
+    fixed = {k: templates.fill_text(v, values) for k, v in options["env"].items()}
+    env = sandbox.clean_env(home, options["pass_env"], fixed, arm_env, Path(venv_dir).resolve() if venv_dir else None)
+    cwd = Path(templates.fill_text(options["cwd"], values)) if options.get("cwd") else home
+    return env, cwd
 
 
 class ExternalSystem:
@@ -79,7 +85,7 @@ class ExternalSystem:
                 raise CrmatrixError(f"pattern: {problem}")
         if not options.get("index"):
             for key in ("env", "cwd", "args", "methods", cls.CALL_KEY, "server", "setup", "batch"):
-                if key and _uses(options.get(key), "index"):
+                if key and templates.uses(options.get(key), "index"):
                     raise CrmatrixError(f"{key}: uses {{index}}, but there is no index command (expected options.index)")
 
     @classmethod
@@ -95,11 +101,8 @@ class ExternalSystem:
             self._tmp = tempfile.TemporaryDirectory(prefix=f"crmatrix-{ctx.name or 'system'}-home-")
         self.home = Path(ctx.home_dir if ctx.home_dir is not None else self._tmp.name).resolve()
         self.home.mkdir(parents=True, exist_ok=True)
-        self.values = {"corpus": str(Path(ctx.corpus_dir).resolve()), "home": str(self.home),
-                       "index": str(Path(ctx.index_dir).resolve()) if ctx.index_dir else ""}
-        fixed = {k: templates.fill_text(v, self.values) for k, v in self.options["env"].items()}
-        self.env = sandbox.clean_env(self.home, self.options["pass_env"], fixed, ctx.env)
-        self.cwd = Path(templates.fill_text(self.options["cwd"], self.values)) if self.options.get("cwd") else self.home
+        self.values = static_values(ctx.corpus_dir, ctx.index_dir, self.home, ctx.venv_dir)
+        self.env, self.cwd = process_env(self.options, self.values, self.home, ctx.env, ctx.venv_dir)
         self.specs = method_specs(self.options)
         self.table = hitmap.SymbolTable(ctx.symbols, ctx.corpus_dir)
 
@@ -134,7 +137,7 @@ class ExternalSystem:
 
 
 def build_index(conf: dict, *, corpus_dir: Path, env: dict[str, str], out: Path, home_dir: Path,
-                name: str = "") -> dict:
+                name: str = "", venv_dir: Path | None = None) -> dict:
     """Run the system's index command once for (corpus, index-time env) into `out`.
 
     The tool writes straight into `out` (not a staged copy renamed afterwards), since many
@@ -144,11 +147,9 @@ def build_index(conf: dict, *, corpus_dir: Path, env: dict[str, str], out: Path,
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
-    values = {"corpus": str(Path(corpus_dir).resolve()), "index": str(out), "home": str(home)}
-    fixed = {k: templates.fill_text(v, values) for k, v in options["env"].items()}
+    values = static_values(corpus_dir, out, home, venv_dir)
     index_vars = ExternalSystem.index_env(conf, env)
-    run_env = sandbox.clean_env(home, options["pass_env"], fixed, index_vars)
-    cwd = Path(templates.fill_text(options["cwd"], values)) if options.get("cwd") else home
+    run_env, cwd = process_env(options, values, home, index_vars, venv_dir)
     argv = templates.fill_argv(options["index"], values)
     t0 = time.perf_counter()
     try:

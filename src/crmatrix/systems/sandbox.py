@@ -1,7 +1,8 @@
 """Where and how an external system's process runs: a clean environment, a HOME of its own,
 and a timeout that kills the whole process group.
 
-The environment is built, not inherited: PATH and LANG from the host, HOME (and the XDG
+The environment is built, not inherited: PATH and LANG from the host (with the bin directory
+of the system's own virtual environment first, when it has one), HOME (and the XDG
 dirs and TMPDIR) inside the system's own directory under `results/`, the offline switches
 of the Hugging Face libraries (nothing downloads weights at run time), the host variables
 the system's config lists in `pass_env`, the config's `env`, and the arm's variables on
@@ -18,11 +19,10 @@ import subprocess
 from pathlib import Path
 
 from crmatrix.answers import QueryFailure
+from crmatrix.processes import REAP_WAIT_S, stop_group
 
 HOST_VARS = ("PATH", "LANG")
 OFFLINE = {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-TERM_WAIT_S = 2.0  # between SIGTERM and SIGKILL to the group
-REAP_WAIT_S = 2.0
 
 
 def home_env(home: Path) -> dict[str, str]:
@@ -33,9 +33,14 @@ def home_env(home: Path) -> dict[str, str]:
     return {k: str(v) for k, v in dirs.items()}
 
 
-def clean_env(home: Path, pass_env: list[str], fixed: dict[str, str], arm_env: dict[str, str]) -> dict[str, str]:
+def clean_env(home: Path, pass_env: list[str], fixed: dict[str, str], arm_env: dict[str, str],
+              venv: Path | None = None) -> dict[str, str]:
+    """`venv`: the system's own environment, activated (its bin first on PATH)."""
     env = {k: os.environ[k] for k in HOST_VARS if k in os.environ}
     env.setdefault("LANG", "C.UTF-8")
+    if venv is not None:
+        env["PATH"] = os.pathsep.join([str(venv / "bin"), env.get("PATH", os.defpath)])
+        env["VIRTUAL_ENV"] = str(venv)
     env.update(home_env(Path(home).resolve()))
     env.update(OFFLINE)
     env.update({k: os.environ[k] for k in pass_env if k in os.environ})
@@ -47,22 +52,6 @@ def clean_env(home: Path, pass_env: list[str], fixed: dict[str, str], arm_env: d
 def _last_line(text: str) -> str:
     lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
     return lines[-1][:500] if lines else ""
-
-
-def stop_group(proc: subprocess.Popen) -> None:
-    """SIGTERM to the process group we started, SIGKILL if it is still there after
-    TERM_WAIT_S. The group id is our child's pid (start_new_session), so nothing else is hit."""
-    for sig, wait in ((signal.SIGTERM, TERM_WAIT_S), (signal.SIGKILL, REAP_WAIT_S)):
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, sig)
-        try:
-            proc.wait(timeout=wait)
-            if sig == signal.SIGTERM:  # the leader is gone; its group's stragglers get no grace
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.killpg(proc.pid, signal.SIGKILL)
-            return
-        except subprocess.TimeoutExpired:
-            continue
 
 
 def run(argv: list[str], *, env: dict[str, str], cwd: Path, timeout_s: float, what: str) -> str:

@@ -21,6 +21,17 @@ def names(text: str) -> list[str]:
     return PLACEHOLDER.findall(text)
 
 
+def uses(value: Any, name: str) -> bool:
+    """Whether `{name}` appears anywhere in `value` (a string, or lists/objects of them)."""
+    if isinstance(value, str):
+        return name in names(value)
+    if isinstance(value, list):
+        return any(uses(v, name) for v in value)
+    if isinstance(value, dict):
+        return any(uses(v, name) for v in value.values())
+    return False
+
+
 def check(key: str, value: Any, allowed: set[str]) -> None:
     """Every placeholder in `value` (a string, or lists/objects of them) must be in `allowed`."""
     if isinstance(value, str):

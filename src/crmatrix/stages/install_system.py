@@ -1,0 +1,12 @@
+"""install_system: the virtual environment of a system the DAG installs (`install:` in its config)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from crmatrix import install
+
+
+def run(*, system: str, install_conf: dict, out: Path, mirrors: list[str]) -> dict:
+    """`install_conf`: the system's `install` (crmatrix.install.job_install, in the workflow)."""
+    return install.create(install_conf, Path(out), name=system, mirrors=mirrors)

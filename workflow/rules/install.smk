@@ -1,0 +1,26 @@
+# A system's own virtual environment, keyed by what it holds (crmatrix.install). A local rule:
+# it reaches the package index or the code host, which cluster nodes may not. Its parameter is
+# what it installs; the git URL comes by environment (install.export_sources), so the same
+# commit found elsewhere re-runs nothing, and a constraints file is an input.
+localrules:
+    install_system,
+
+
+rule install_system:
+    input:
+        unpack(install_inputs),
+    output:
+        directory("results/systems/{system}/{install_key}/venv"),
+    wildcard_constraints:
+        system=INSTALLED_SYSTEMS,
+    params:
+        code=code("install_system"),
+        install=lambda wc: install.spec(CFG["systems"][wc.system]["install"]),
+    conda:
+        "../../envs/crmatrix.yaml"
+    log:
+        "logs/install_system/{system}/{install_key}.log",
+    benchmark:
+        "logs/benchmarks/install_system/{system}/{install_key}.tsv"
+    script:
+        "../scripts/install_system.py"

@@ -89,8 +89,9 @@ def main() -> None:
     print("| # | bug | caught by | seconds |")
     print("|---|---|---|---:|")
     caught = 0
-    with tempfile.TemporaryDirectory(prefix="crmatrix-mutants-") as tmp:
-        base = Path(tmp) / "project"
+    # beside the project, so that ../shared (test inputs) resolves from the copy as from the project
+    with tempfile.TemporaryDirectory(prefix=".crmatrix-mutant-", dir=ROOT.parent) as tmp:
+        base = Path(tmp)
         project_copy(base)
         failed, test, secs = run_suite(base)  # the control: a bug "caught" by a failing suite means nothing
         print(f"| 0 | none (the control) | {test or 'suite passes'} | {secs:.0f} |", flush=True)

@@ -5,6 +5,7 @@ import json
 import os
 import re
 import subprocess
+from pathlib import Path
 
 import pytest
 import yaml
@@ -291,3 +292,22 @@ def test_battery_a_fifo_in_a_path_corpus_is_skipped_not_read(matrix):
     run(work, "results/corpora/pathc/manifest.json")  # the default timeout bounds a hang
     man = json.loads((work / "results/corpora/pathc/manifest.json").read_text())
     assert {"path": "lib/pipe.js", "reason": "not-a-regular-file"} in man["skipped"]
+
+
+def test_the_configs_mirror_reaches_the_fetch_job(matrix, tmp_path):
+    """A commit found only in a bundle of the config's `git_mirrors` (its URL leads nowhere)."""
+    work, cfg = matrix
+    repo = Path(cfg["corpora"]["gitc"]["git"])
+    first = cfg["corpora"]["gitc"]["commit"]
+    mirror = tmp_path / "mirror"
+    mirror.mkdir()
+    subprocess.run(["git", "branch", "pinned", first], cwd=repo, check=True, capture_output=True)
+    subprocess.run(["git", "bundle", "create", str(mirror / "acme+demo@0000.bundle"), "pinned"], cwd=repo, check=True,
+                   capture_output=True)
+    cfg["corpora"]["gitc"]["git"] = str(tmp_path / "nowhere" / "acme" / "demo")
+    cfg["git_mirrors"] = [str(mirror)]
+    (work / "config.yaml").write_text(yaml.safe_dump(cfg))
+    run(work, "results/corpora/gitc/manifest.json")
+    man = json.loads((work / "results/corpora/gitc/manifest.json").read_text())
+    assert man["origin"]["source"] == str(mirror / "acme+demo@0000.bundle")
+    assert [f["path"] for f in man["files"]] == ["pkg/core.py"]

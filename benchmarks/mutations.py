@@ -5,6 +5,7 @@ copy (fast unit tests first, stopping at the first failure) and the bug counts a
 when the suite fails. Prints a Markdown table, which is committed under benchmarks/results/.
 
     .venv/bin/python benchmarks/mutations.py > benchmarks/results/mutations-DATE.md
+    .venv/bin/python benchmarks/mutations.py 9 11    # only these, without the control run
 """
 
 from __future__ import annotations
@@ -82,7 +83,7 @@ def run_suite(root: Path) -> tuple[bool, str, float]:
     return proc.returncode != 0, (failed[0][:160].replace("|", "/") if failed else ""), time.perf_counter() - t0
 
 
-def main() -> None:
+def main(only: set[int]) -> None:
     print(f"# Mutation check of the test suite — {datetime.date.today().isoformat()}\n")
     print("Each bug put into a copy of the project by hand (`benchmarks/mutations.py`), the suite run "
           "(`pytest -x`, unit tests first), the bug removed.\n")
@@ -93,11 +94,14 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix=".crmatrix-mutant-", dir=ROOT.parent) as tmp:
         base = Path(tmp)
         project_copy(base)
-        failed, test, secs = run_suite(base)  # the control: a bug "caught" by a failing suite means nothing
-        print(f"| 0 | none (the control) | {test or 'suite passes'} | {secs:.0f} |", flush=True)
-        if failed:
-            sys.exit("the unmutated suite fails: fix that first")
+        if not only:
+            failed, test, secs = run_suite(base)  # the control: a bug "caught" by a failing suite means nothing
+            print(f"| 0 | none (the control) | {test or 'suite passes'} | {secs:.0f} |", flush=True)
+            if failed:
+                sys.exit("the unmutated suite fails: fix that first")
         for i, (rel, old, new, what) in enumerate(MUTATIONS, 1):
+            if only and i not in only:
+                continue
             path = base / rel
             text = path.read_text()
             assert text.count(old) == 1, f"{rel}: the mutation's code is not there exactly once: {old!r}"
@@ -108,8 +112,8 @@ def main() -> None:
                 path.write_text(text)
             caught += hit
             print(f"| {i} | {what} (`{rel}`) | {test or '**missed**'} | {secs:.0f} |", flush=True)
-    print(f"\n{caught} of {len(MUTATIONS)} caught.")
+    print(f"\n{caught} of {len(only or MUTATIONS)} caught.")
 
 
 if __name__ == "__main__":
-    main()
+    main({int(a) for a in sys.argv[1:]})

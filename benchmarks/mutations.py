@@ -48,8 +48,8 @@ MUTATIONS = [
      "failed queries not counted (and an all-failing system not stopped)"),
     ("src/crmatrix/engine/index.py", "if built != wanted:", "if False:",
      "an index serves an arm with other index-time knobs"),
-    ("src/crmatrix/atomic.py", "        os.replace(tmp, dest)\n", "        shutil.copytree(tmp, dest, dirs_exist_ok=True)\n",
-     "a staged directory merged into an old one instead of replacing it"),
+    ("src/crmatrix/atomic.py", "        if tmp.exists():\n            shutil.rmtree(tmp, ignore_errors=True)\n",
+     "        pass\n", "a failed stage leaves its staging directory in results/"),
 ]
 
 # Fast unit tests first, so a caught bug costs seconds; the end-to-end files last.

@@ -1,0 +1,51 @@
+"""External systems end to end through Snakemake: a fake CLI (with its own index job) and a
+fake MCP server beside the builtin engine, one arm making each crash on a query and hang on
+another. Every job finishes; the failures are counted in the runs and shown in the matrix."""
+
+import json
+import re
+
+import yaml
+
+from conftest import snakemake
+from test_systems import CORPUS, DATASET, FAKE_CLI, HITS, INDEXED, MCP
+
+FAULTY = "crash-on:parse|hang-on:save"
+
+
+def test_a_crashing_and_a_hanging_system_finish_their_jobs_and_show_in_the_matrix(tmp_path):
+    for rel, text in CORPUS.items():
+        (tmp_path / "src" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "src" / rel).write_text(text)
+    (tmp_path / "ds.json").write_text(json.dumps(DATASET))
+    cfg = {
+        "corpora": {"fake": {"path": "src"}},
+        "datasets": {"ds": {"file": "ds.json", "corpus": "fake"}},
+        "systems": {
+            "builtin": {"type": "builtin", "methods": ["lexical"]},
+            "cli": {"type": "command", "timeout_s": 3, "options": {**INDEXED, "index_env": []}},
+            "server": {"type": "mcp", "timeout_s": 3, "options": MCP},
+        },
+        "arms": {"baseline": {}, "faulty": {"FAKE_MODE": FAULTY}},
+        "headline_method": "lexical",
+    }
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(cfg))
+    proc = snakemake(tmp_path, "--cores", "2", "all", "--configfile", str(tmp_path / "config.yaml"))
+    # one index job for the CLI (the arms agree on its index variables: none), none for the server
+    assert len(re.findall(r"^(?:local)?rule build_system_index:", proc.stderr, flags=re.M)) == 1
+
+    def run(system, arm):
+        return json.loads((tmp_path / f"results/runs/ds/{system}/{arm}.json").read_text())
+
+    for system in ("cli", "server"):
+        ok, faulty = run(system, "baseline"), run(system, "faulty")
+        method = next(iter(faulty["methods"]))
+        assert ok["methods"][method]["errors"] == 0
+        assert faulty["methods"][method]["errors"] == 2
+        assert faulty["methods"][method]["failures"] == {"bad-output": 0, "budget": 0, "crash": 1, "empty": 0,
+                                                         "timeout": 1}, system
+        assert [q["failure"] for q in faulty["methods"][method]["queries"]] == ["crash", "timeout", None, None]
+    md = (tmp_path / "results/matrix/phase-matrix.md").read_text()
+    for system in ("cli", "server"):
+        row = next(line for line in md.splitlines() if line.startswith(f"| ds | {system} |"))
+        assert row.rstrip().endswith("⚠ 2 failed (1 crash, 1 timeout) |"), row

@@ -11,6 +11,7 @@ rule collect_matrix:
         arm_order=list(CFG["arms"]),
         archetypes={d: c.get("archetype") for d, c in CFG["datasets"].items()},
         splits={d: c["split"] for d, c in CFG["datasets"].items() if c.get("split")},
+        comparisons=CFG.get("comparisons"),
     conda:
         "../../envs/crmatrix.yaml"
     log:

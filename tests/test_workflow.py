@@ -95,9 +95,11 @@ def test_matrix_end_to_end_then_noop_then_one_dataset(matrix):
     os.utime(work / "ds" / "pathds.json")
     assert "Nothing to be done" in run(work, "-n", "all").stdout
 
-    # editing one dataset re-runs only that dataset's jobs (and the matrix that collects them)
+    # editing one dataset re-runs only that dataset's jobs (and the matrix that collects them, and its charts)
     (work / "ds" / "pathds.json").write_text(json.dumps(PATH_DATASET, indent=1))
-    assert planned_outputs(work) == sorted([
+    planned = planned_outputs(work)
+    assert sum(p.startswith("results/plots/index.html, ") for p in planned) == 1
+    assert [p for p in planned if not p.startswith("results/plots/")] == sorted([
         "results/datasets/pathds.jsonl, results/trec/pathds.qrels",
         "results/runs/pathds/builtin/baseline.json, results/trec/pathds/builtin/baseline",
         "results/runs/pathds/builtin/knob.json, results/trec/pathds/builtin/knob",

@@ -10,6 +10,7 @@ from crmatrix import config as crconfig
 from crmatrix import experiment, locations
 from crmatrix.codehash import stage_hash
 from crmatrix.pins import path_fingerprint
+from crmatrix.plots import names as plot_names
 from crmatrix.systems import needs_index
 
 try:
@@ -143,9 +144,44 @@ def callgraph_files():
     return [f"results/callgraph/{d}/{s}.json" for d in CALLGRAPH_DATASETS for s in SYSTEMS]
 
 
+PLOT_STEMS = plot_names.stems(DATASETS, SYSTEMS, ARMS, CFG["baseline_arm"])
+PLOT_CATEGORIES = {
+    "arms": "2. Per dataset",
+    "transitions": "2. Per dataset",
+    "heatmap": "3. Across datasets",
+    "forest": "3. Across datasets",
+    "latency": "4. Latency",
+    "quality-latency": "4. Latency",
+}
+
+
+def plot_outputs(fmt):
+    return [f"results/plots/{stem}.{fmt}" for stem in PLOT_STEMS]
+
+
+def plot_reports():
+    """The SVGs, each flagged for the report under its kind's category and caption."""
+    out = []
+    for stem in PLOT_STEMS:
+        kind = plot_names.kind(stem)
+        parts = stem.split("/")
+        labels = {"chart": kind, **dict(zip(("system", "subject"), parts[1:]))}
+        # (a line must not start with `report`: Snakemake's parser would read its directive)
+        svg = report(
+            f"results/plots/{stem}.svg",
+            caption=f"../report/{kind}.rst",
+            category=PLOT_CATEGORIES[kind],
+            subcategory=parts[1] if len(parts) > 2 else None,
+            labels=labels,
+        )
+        out.append(svg)
+    return out
+
+
 def matrix_outputs():
-    """What `all` builds: the phase matrix, and the call-graph table when the config has edge datasets."""
-    out = ["results/matrix/phase-matrix.json", "results/matrix/phase-matrix.md"]
+    """What `all` builds: the phase matrix and its charts, and the call-graph table when the
+    config has edge datasets."""
+    out = ["results/matrix/phase-matrix.json", "results/matrix/phase-matrix.md", "results/plots/index.html"]
     if CALLGRAPH_DATASETS:
         out += ["results/matrix/callgraph.json", "results/matrix/callgraph.md"]
     return out

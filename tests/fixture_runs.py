@@ -54,7 +54,8 @@ def run(dataset: str, arm: str, ranks: list, language: str, system: str = "built
         # lexical ranks one place worse than hybrid, so the methods differ in quality too
         rows = [_row(i, r if method == "hybrid" or r is None else r + 1, ms + (i % 3) * ms / 4)
                 for i, r in enumerate(ranks, 1)]
-        methods[method] = {"metrics": metrics.summarize(rows), "latency_ms": metrics.latency([r["elapsed_ms"] for r in rows]),
+        methods[method] = {"metrics": metrics.summarize(rows), "by_query_type": metrics.by_query_type(rows),
+                           "latency_ms": metrics.latency([r["elapsed_ms"] for r in rows]),
                            "failures": {}, "errors": 0, "response": "ranked", "queries": rows}
     env = {"CRMATRIX_MODEL": "minilm-int8"} if arm == "strict" else {}
     return {"dataset": dataset, "system": system, "arm": arm, "top_k": 10, "methods": methods,

@@ -95,11 +95,12 @@ def test_matrix_end_to_end_then_noop_then_one_dataset(matrix):
     os.utime(work / "ds" / "pathds.json")
     assert "Nothing to be done" in run(work, "-n", "all").stdout
 
-    # editing one dataset re-runs only that dataset's jobs (and the matrix that collects them, and its charts)
+    # editing one dataset re-runs only that dataset's jobs (and the matrix that collects them, its charts
+    # and the trackers)
     (work / "ds" / "pathds.json").write_text(json.dumps(PATH_DATASET, indent=1))
     planned = planned_outputs(work)
-    assert sum(p.startswith("results/plots/index.html, ") for p in planned) == 1
-    assert [p for p in planned if not p.startswith("results/plots/")] == sorted([
+    assert sum(p.startswith(("results/plots/index.html, ", "results/tracking/gitds/")) for p in planned) == 2
+    assert [p for p in planned if not p.startswith(("results/plots/", "results/tracking/"))] == sorted([
         "results/datasets/pathds.jsonl, results/trec/pathds.qrels",
         "results/runs/pathds/builtin/baseline.json, results/trec/pathds/builtin/baseline",
         "results/runs/pathds/builtin/knob.json, results/trec/pathds/builtin/knob",

@@ -34,3 +34,23 @@ rule collect_callgraph:
         "logs/collect_callgraph.log",
     script:
         "../scripts/collect_callgraph.py"
+
+
+# Every run to the trackers: a JSONL event log each, and MLflow when the config names it.
+rule track_runs:
+    input:
+        runs=run_files(),
+        trec=trec_dirs(),
+    output:
+        tracking_files(),
+    params:
+        code=code("track_runs"),
+        trackers=CFG["trackers"],
+        # <dir>/<dataset>/<system>/<arm>.jsonl
+        log_dir=lambda wildcards, output: str(Path(output[0]).parents[2]),
+    conda:
+        "../../envs/crmatrix.yaml"
+    log:
+        "logs/track_runs.log",
+    script:
+        "../scripts/track_runs.py"

@@ -140,6 +140,17 @@ def run_files():
     ]
 
 
+def trec_dirs():
+    return [f"results/trec/{d}/{s}/{a}" for d in DATASETS for s in SYSTEMS for a in ARMS]
+
+
+TRACKING_DIR = "results/tracking"
+
+
+def tracking_files():
+    return [f"{TRACKING_DIR}/{d}/{s}/{a}.jsonl" for d in DATASETS for s in SYSTEMS for a in ARMS]
+
+
 def callgraph_files():
     return [f"results/callgraph/{d}/{s}.json" for d in CALLGRAPH_DATASETS for s in SYSTEMS]
 
@@ -179,9 +190,10 @@ def plot_reports():
 
 
 def matrix_outputs():
-    """What `all` builds: the phase matrix and its charts, and the call-graph table when the
-    config has edge datasets."""
-    out = ["results/matrix/phase-matrix.json", "results/matrix/phase-matrix.md", "results/plots/index.html"]
+    """What `all` builds: the phase matrix and its charts, every run's tracking, and the
+    call-graph table when the config has edge datasets."""
+    out = ["results/matrix/phase-matrix.json", "results/matrix/phase-matrix.md", "results/plots/index.html",
+           *tracking_files()]
     if CALLGRAPH_DATASETS:
         out += ["results/matrix/callgraph.json", "results/matrix/callgraph.md"]
     return out

@@ -266,7 +266,7 @@ def build(runs: list[dict], baseline_arm: str, preferred_method: str, arm_order:
             "knobs": _knob_table(rows, arms, baseline_arm),
             "gates": _gates(table, rows, splits or {}, arms, baseline_arm),
             "pooled": _pooled(rows, arms, baseline_arm),
-            "statistics": {"bootstrap_resamples": 1000, "seed": 0, "level": 0.95,
+            "statistics": {"bootstrap_resamples": 1000, "seed": 0, "level": 0.95, "alpha": stats.ALPHA,
                            "test": "paired randomization (sign flip), Holm across the row's family: one hypothesis "
                                    "per distinct arm (identical arms are one), the arms of `comparisons` when set",
                            "comparisons": comparisons,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from crmatrix import CrmatrixError, metrics, stats
+from crmatrix import CrmatrixError, metrics
 
 NO_MODEL = "no model"
 
@@ -62,13 +62,13 @@ def arms(row: dict, arm_order: list[str], models: dict[tuple[str, str], str], me
 def heatmap(matrix: dict) -> pd.DataFrame:
     """One line per (row, compared arm): relative Δ, whether the corrected test is significant,
     and the text the cell shows."""
-    out = []
+    out, alpha = [], matrix["statistics"]["alpha"]
     for r in matrix["rows"]:
         for arm, c in r["cells"].items():
             if "delta_abs" not in c:
                 continue
             same = c.get("identical_to")
-            sig = c["p_holm"] is not None and c["p_holm"] < stats.ALPHA
+            sig = c["p_holm"] is not None and c["p_holm"] < alpha
             rel = c["delta_rel"]
             text = f"≡ {same}" if same else ("Δ n/a" if rel is None else f"{rel:+.0%}") + ("*" if sig else "")
             out.append({"row": f"{r['dataset']} · {r['system']} (n {r['n']})", "arm": arm, "delta_rel": rel,

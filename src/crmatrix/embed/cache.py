@@ -107,13 +107,12 @@ def embed_with_cache(texts: list[str], embedder_factory: Callable[[], Embedder],
     with Progress("embedding", len(missing), "texts") as progress:
         for start in range(0, len(missing), batch):
             chunk = missing[start:start + batch]
-            encoded = embedder.encode([unique[s] for s in chunk])
+            encoded = embedder.encode([unique[s] for s in chunk], on_batch=progress.advance)
             if len(encoded) != len(chunk):
                 raise CrmatrixError(f"embedder returned {len(encoded)} vectors for {len(chunk)} texts")
             new = dict(zip(chunk, encoded))
             cache.put_many(model_sha, new)
             vectors.update(new)
-            progress.advance(len(chunk))
     stats = {"texts": len(texts), "unique": len(unique), "cached": cached, "embedded": len(missing)}
     return _stack(shas, vectors, embedder), stats
 

@@ -196,3 +196,20 @@ def test_the_matrix_is_the_same_bytes_every_time(tmp_path):
     for name in ("a", "b"):
         matrix.write(build(), tmp_path / f"{name}.json", tmp_path / f"{name}.md")
     assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
+
+
+def test_an_arm_that_moves_no_query_is_no_hypothesis():
+    """Other answers (a top candidate changed) but not one rank moved: not ≡, yet nothing to test."""
+    runs = fixture_runs.runs()
+    still = next(r for r in runs if (r["dataset"], r["arm"]) == ("gamma", "sparse"))
+    base = next(r for r in runs if (r["dataset"], r["arm"]) == ("gamma", "baseline"))
+    still["methods"] = json.loads(json.dumps(base["methods"]))
+    still["methods"]["hybrid"]["queries"][0]["top_candidate"] = {"path": "elsewhere.rs", "symbol": "other"}
+    m = matrix.build(runs, "baseline", "hybrid", fixture_runs.ARMS)
+    gamma = row_of(m, "gamma")
+    assert gamma["cells"]["sparse"]["identical_to"] is None
+    assert gamma["family"] == ["stacked"]  # one hypothesis left: 1/64 is not multiplied at all
+    assert (gamma["cells"]["sparse"]["p_holm"], gamma["cells"]["stacked"]["p_holm"]) == (1.0, 1 / 64)
+    assert gamma["detectable"]["alpha"] == 0.05
+    line = next(x for x in matrix.to_markdown(m).splitlines() if x.startswith("| gamma |"))
+    assert "| 0.378 [0.18, 0.61]<br>Δ +0.000 +0.0% flat<br>no query moved |" in line

@@ -64,27 +64,35 @@ def _identical_to(by_arm: dict, method: str, arms: list[str]) -> dict[str, str]:
     return {a: same for a, same in out.items() if same != a}
 
 
+def _moved(cell: dict) -> bool:
+    return cell["improved"] + cell["regressed"] > 0
+
+
 def _family(cells: dict, baseline: str, comparisons: list[str] | None) -> list[str]:
     """The row's hypotheses, in column order: one per distinct answer set against the baseline
     (an arm identical to another is that arm's hypothesis; one identical to the baseline is
-    none), narrowed to the arms of `comparisons` when it is given."""
+    none), narrowed to the arms of `comparisons` when it is given. An arm under which no
+    query's metric moved is none either: every sign flip of its all-zero differences gives
+    p = 1, and whether a query moved is the same under every flip, so leaving it out keeps
+    the others' error rate (Tarone's argument) while it would only take their power."""
     family: dict[str, None] = {}
     for arm, cell in cells.items():
         same = cell.get("identical_to") or arm
-        if "p_randomization" in cell and same != baseline and (comparisons is None or arm in comparisons):
+        if ("p_randomization" in cell and same != baseline and _moved(cell)
+                and (comparisons is None or arm in comparisons)):
             family[same] = None
     return list(family)
 
 
 def _correct(cells: dict, baseline: str, comparisons: list[str] | None) -> list[str]:
     """Holm across the family; an identical arm takes its twin's corrected p, one identical to
-    the baseline 1, and an arm outside the family None (its unadjusted p stays)."""
+    the baseline or moving no query 1, and an arm outside the family None (its unadjusted p stays)."""
     family = _family(cells, baseline, comparisons)
     adjusted = dict(zip(family, stats.holm([cells[a]["p_randomization"] for a in family])))
     for arm, cell in cells.items():
         if "p_randomization" in cell:
             same = cell["identical_to"] or arm
-            cell["p_holm"] = 1.0 if same == baseline else adjusted.get(same)
+            cell["p_holm"] = 1.0 if same == baseline or not _moved(cell) else adjusted.get(same)
     return family
 
 
@@ -268,7 +276,8 @@ def build(runs: list[dict], baseline_arm: str, preferred_method: str, arm_order:
             "pooled": _pooled(rows, arms, baseline_arm),
             "statistics": {"bootstrap_resamples": 1000, "seed": 0, "level": 0.95, "alpha": stats.ALPHA,
                            "test": "paired randomization (sign flip), Holm across the row's family: one hypothesis "
-                                   "per distinct arm (identical arms are one), the arms of `comparisons` when set",
+                                   "per distinct arm that moved a query (identical arms are one), the arms of "
+                                   "`comparisons` when set",
                            "comparisons": comparisons,
                            "detectable_effect": "(z(1 - alpha/2m) + z(0.8)) * sd_diff / sqrt(n), m the family's size",
                            "pooling": "random effects, DerSimonian-Laird; Δ's variance sd_diff^2 / n",
@@ -296,10 +305,13 @@ def _cell_text(cell: dict | None) -> str:
     elif "delta_abs" in cell:
         rel = "" if cell["delta_rel"] is None else f" {cell['delta_rel']:+.1%}"
         sig = "*" if _significant(cell) else ""
-        text += (f"<br>Δ {cell['delta_abs']:+.3f}{rel} {cell['band']}{sig}"
-                 f"<br>{_p_text(cell)} ↑{cell['improved']} ↓{cell['regressed']}")
-        if not sig and cell["queries_needed"]:
-            text += f"<br>needs ≈{cell['queries_needed']} queries"
+        text += f"<br>Δ {cell['delta_abs']:+.3f}{rel} {cell['band']}{sig}"
+        if not _moved(cell):
+            text += "<br>no query moved"
+        else:
+            text += f"<br>{_p_text(cell)} ↑{cell['improved']} ↓{cell['regressed']}"
+            if not sig and cell["queries_needed"]:
+                text += f"<br>needs ≈{cell['queries_needed']} queries"
     if cell.get("response") == "blob":
         text += "<br>blob: rank-1 only"
     flags = ["clamped"] if cell["clamped"] else []
@@ -382,7 +394,8 @@ def to_markdown(matrix: dict) -> str:
         "(flat < 1 %, strong ≥ 5 %; `*` when significant), the paired randomization p-value after Holm "
         "correction across the row's family, then unadjusted, and how many of the row's queries improved (↑) or "
         "regressed (↓); a change not significant says how many queries would detect it. `≡ arm`: the same "
-        "per-query results as that arm, so one hypothesis with it (none if it is the baseline). "
+        "per-query results as that arm, so one hypothesis with it (none if it is the baseline); an arm that "
+        "moved no query is no hypothesis either. "
         "MDE: the smallest |Δ| the row's n and per-query spread detect with 80 % power at the family's level. "
         "`⚠ clamped`: a value of the arm was out of range and clamped (the notes are in phase-matrix.json); "
         "`⚠ n failed`: n queries raised in the system and count as misses.",

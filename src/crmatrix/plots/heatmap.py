@@ -22,7 +22,10 @@ def chart(df: pd.DataFrame, *, metric: str, baseline: str, arms: list[str]) -> a
                  alt.Tooltip("p_holm:Q", format=".3f", title="p (Holm)"), alt.Tooltip("p:Q", format=".3f",
                                                                                   title="p (unadjusted)"),
                  "identical_to:N"])
-    text = base.mark_text(fontSize=10).encode(text="text:N")
+    # white on the darkest cells of either end of the scale, black elsewhere
+    dark = alt.expr.abs(alt.datum.delta_rel) > 0.6 * extent
+    text = base.mark_text(fontSize=10).encode(text="text:N", color=alt.condition(dark, alt.value("white"),
+                                                                                  alt.value("black")))
     rows = df["row"].nunique()
     return alt.layer(cells, text).properties(
         width=max(200, 56 * (len(arms) - 1)), height=max(60, 26 * rows),

@@ -18,7 +18,7 @@ def chart(df: pd.DataFrame, *, arms: list[str], datasets: int) -> alt.FacetChart
     points = base.mark_point(filled=True, size=45).encode(
         x=x, tooltip=["system:N", "method:N", "arm:N", alt.Tooltip("p50_ms:Q", format=".2f"),
                       alt.Tooltip("p95_ms:Q", format=".2f"), "queries:Q"])
-    return alt.layer(whiskers, points, data=df).properties(width=380, height=alt.Step(10 * len(methods))).facet(
+    return alt.layer(whiskers, points, data=df).properties(width=380, height=alt.Step(11)).facet(
         row=alt.Row("system:N", title=None, header=alt.Header(labelAngle=0, labelAlign="left", labelFontWeight="bold")),
         title=title(f"Search latency per system, method and arm ({datasets} datasets, "
                     f"{int(df['queries'].max()) if len(df) else 0} queries per cell)",

@@ -9,7 +9,7 @@ import pandas as pd
 
 from crmatrix.plots.style import DIRECTION_COLORS, title
 
-TICKS = [1, 2, 3, 5, 10, 20, 50, 100, 200, 500, 1000]
+TICKS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000]
 
 
 def chart(df: pd.DataFrame, *, dataset: str, system: str, method: str, n: int, baseline: str,
@@ -30,7 +30,7 @@ def chart(df: pd.DataFrame, *, dataset: str, system: str, method: str, n: int, b
     ticks = [t for t in TICKS if t < miss] + [miss]
     label = f"datum.value >= {miss} ? 'miss' : datum.label"
     scale = alt.Scale(type="log", domain=[0.8, miss * 1.25])
-    axis = alt.Axis(values=ticks, labelExpr=label)
+    axis = alt.Axis(values=ticks, labelExpr=label, labelOverlap=False)
     points = alt.Chart().transform_filter("datum.layer == 'query'").mark_circle(opacity=0.75).encode(
         x=alt.X("x:Q", scale=scale, axis=axis, title=f"rank under {baseline}"),
         y=alt.Y("y:Q", scale=scale, axis=axis, title="rank under the arm"),

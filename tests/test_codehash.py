@@ -16,12 +16,19 @@ BASE = {"__init__.py", "atomic.py", "jobs.py", "stages/__init__.py"}
 
 
 def test_matrix_stage_runs_matrix_stats_and_metrics_only():
-    assert modules("collect_matrix") == BASE | {"stages/collect_matrix.py", "matrix.py", "stats.py", "metrics.py"}
+    assert modules("collect_matrix") == BASE | {"stages/collect_matrix.py", "matrix.py", "stats.py", "metrics.py",
+                                                "meta.py"}
+
+
+def test_plot_stage_runs_the_plots_but_no_statistics():
+    got = modules("plot_matrix")
+    assert {"plots/catalog.py", "plots/forest.py", "plots/style.py", "plots/gallery.py"} <= got
+    assert not got & {"matrix.py", "stats.py", "meta.py"}  # the statistics come in the matrix JSON
 
 
 def test_fetch_runs_pins_and_corpus_but_no_parser_or_engine():
     assert modules("fetch_corpus") == BASE | {"stages/fetch_corpus.py", "corpus.py", "pins.py", "languages.py",
-                                              "locations.py"}
+                                              "locations.py", "progress.py"}
 
 
 def test_an_install_runs_pins_and_processes_only_so_no_engine_edit_reinstalls_a_peer():

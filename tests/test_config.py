@@ -45,8 +45,9 @@ def test_defaults_fill_a_minimal_config_without_touching_the_input():
 
 def test_unknown_top_level_key_is_named():
     assert error_of({**MINIMAL, "corpus": {}}) == (
-        "config: (top level): unknown key 'corpus' (expected one of: arms, baseline_arm, cache_dir, compare, corpora, "
-        "datasets, default_model, embed_threads, git_mirrors, headline_method, models, registries, systems, top_k)"
+        "config: (top level): unknown key 'corpus' (expected one of: arms, baseline_arm, cache_dir, compare, comparisons, "
+        "corpora, datasets, default_model, embed_threads, git_mirrors, headline_method, models, registries, systems, "
+        "top_k, trackers)"
     )
 
 
@@ -99,6 +100,16 @@ def test_baseline_arm_must_exist_and_methods_must_be_supported():
     cfg["systems"] = {"b": {"type": "nosuch"}}
     assert error_of(cfg).startswith("config: systems.b.type: unknown system type 'nosuch' (registered: builtin, "
                                     "command, mcp")
+
+
+def test_comparisons_name_arms_other_than_the_baseline():
+    cfg = {**copy.deepcopy(MINIMAL), "arms": {"baseline": {}, "knob": {}}}
+    assert config.validate({**cfg, "comparisons": ["knob"]})["comparisons"] == ["knob"]
+    assert "comparisons" not in config.validate(cfg)  # absent: every arm
+    assert error_of({**cfg, "comparisons": ["knob", "nope"]}) == (
+        "config: comparisons.1: 'nope' is not an arm compared with the baseline (knob)")
+    assert error_of({**cfg, "comparisons": ["baseline"]}).startswith("config: comparisons.0: 'baseline' is not")
+    assert error_of({**cfg, "comparisons": ["knob", "knob"]}).startswith("config: comparisons: ")
 
 
 def test_load_names_the_file(tmp_path):

@@ -77,7 +77,9 @@ def test_st_gives_unit_vectors_in_input_order(st, st_code):
 
 
 def test_st_is_bit_identical_on_repeat_and_handles_empty(st, st_code):
-    assert np.array_equal(st.encode(CODE), st_code)
+    batches = []
+    assert np.array_equal(st.encode(CODE, on_batch=batches.append), st_code)  # progress changes nothing
+    assert sum(batches) == len(CODE)
     assert st.encode([]).shape == (0, 384)
 
 
@@ -207,7 +209,7 @@ class CountingEmbedder:
     def __init__(self, log: list):
         self.log = log
 
-    def encode(self, texts: list[str]) -> np.ndarray:
+    def encode(self, texts: list[str], on_batch=None) -> np.ndarray:
         self.log.extend(texts)
         rows = [[len(t), sum(map(ord, t)) % 97, 1.0, i % 3] for i, t in enumerate(texts)]
         return np.array(rows, dtype=np.float32)
@@ -277,7 +279,7 @@ def test_put_many_is_all_or_nothing(cache):
 
 def test_each_chunk_commits_on_its_own(cache):
     class DiesOnSecondChunk(CountingEmbedder):
-        def encode(self, texts):
+        def encode(self, texts, on_batch=None):
             if self.log:
                 raise KeyboardInterrupt
             return super().encode(texts)

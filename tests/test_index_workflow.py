@@ -154,11 +154,16 @@ def project_copy(dest: Path) -> Path:
     return dest
 
 
+# The charts follow the matrix, the trackers the runs.
+AFTER_RUNS = {"collect_matrix": 1, "plot_matrix": 1, "track_runs": 1}
+
+
 @pytest.mark.parametrize("module, expected", [
-    ("stats.py", {"collect_matrix": 1, "gate_candidates": 1}),
-    ("engine/sparse.py", {"build_index": 2, "evaluate_arm": 3, "collect_matrix": 1}),
-    ("embed/cache.py", {"build_index": 2, "evaluate_arm": 3, "collect_matrix": 1}),
-    ("datasets.py", {"prepare_dataset": 1, "evaluate_arm": 3, "collect_matrix": 1}),
+    ("stats.py", {"collect_matrix": 1, "gate_candidates": 1, "plot_matrix": 1}),
+    ("plots/heatmap.py", {"plot_matrix": 1}),
+    ("engine/sparse.py", {"build_index": 2, "evaluate_arm": 3, **AFTER_RUNS}),
+    ("embed/cache.py", {"build_index": 2, "evaluate_arm": 3, **AFTER_RUNS}),
+    ("datasets.py", {"prepare_dataset": 1, "evaluate_arm": 3, **AFTER_RUNS}),
 ])
 def test_a_library_edit_plans_the_stages_that_run_it(built, tmp_path, module, expected):
     work, cfg = built

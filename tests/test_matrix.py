@@ -1,11 +1,15 @@
-"""The phase matrix as `collect_matrix` writes it from real runs: which method heads a row,
-and the cells whose arm was clamped or whose queries failed."""
+"""The phase matrix as `collect_matrix` writes it from real runs (which method heads a row,
+the cells whose arm was clamped or whose queries failed), and its statistics on a hand-made
+matrix: identical arms, the correction family, detectable effects, pooling, roll-ups."""
 
 import json
+import math
+import statistics
 
+import fixture_runs
 import pytest
 
-from crmatrix import systems
+from crmatrix import matrix, stats, systems
 from crmatrix.stages import collect_matrix, evaluate_arm, extract_symbols, fetch_corpus, prepare_dataset
 from crmatrix.hits import Hit
 
@@ -81,8 +85,8 @@ def test_a_clamped_arm_is_flagged_and_the_headline_is_the_first_listed_method(st
     assert row["cells"]["wide"]["clamped"] == ["CODELENS_RANK_SPARSE_THRESHOLD=500 clamped to 90"]
     assert row["cells"]["wide"]["failed"] == 0
     assert table_row(md, "builtin") == (
-        "| ds | builtin | lexical | python | 3 | 1.000 [1.00, 1.00] | 1.000 [1.00, 1.00]"
-        "<br>Δ +0.000 +0.0% flat<br>p=1.000 ↑0 ↓0<br>⚠ clamped |")
+        "| ds | builtin | lexical | python | 3 | — | 1.000 [1.00, 1.00] | 1.000 [1.00, 1.00]"
+        "<br>≡ baseline<br>⚠ clamped |")
 
 
 def test_failed_queries_are_counted_in_the_cell(stage):
@@ -94,5 +98,118 @@ def test_failed_queries_are_counted_in_the_cell(stage):
     assert {arm: (c["failed"], c["clamped"]) for arm, c in row["cells"].items()} == {
         "baseline": (1, []), "wide": (1, [])}
     assert table_row(md, "lookup") == (
-        "| ds | lookup | first | python | 3 | 0.667 [0.00, 1.00]<br>⚠ 1 failed (1 crash) | 0.667 [0.00, 1.00]"
-        "<br>Δ +0.000 +0.0% flat<br>p=1.000 ↑0 ↓0<br>⚠ 1 failed (1 crash) |")
+        "| ds | lookup | first | python | 3 | — | 0.667 [0.00, 1.00]<br>⚠ 1 failed (1 crash) | 0.667 [0.00, 1.00]"
+        "<br>≡ baseline<br>⚠ 1 failed (1 crash) |")
+
+
+# --- statistics on a hand-made matrix (tests/fixture_runs.py) -------------------------------
+
+
+
+def build(**kw):
+    return matrix.build(fixture_runs.runs(), "baseline", "hybrid", fixture_runs.ARMS, **kw)
+
+
+def row_of(m, dataset):
+    return next(r for r in m["rows"] if r["dataset"] == dataset)
+
+
+def test_identical_arms_are_one_hypothesis_and_a_copy_of_the_baseline_none():
+    m = build()
+    gamma = row_of(m, "gamma")["cells"]
+    assert {a: c["identical_to"] for a, c in gamma.items()} == {
+        "baseline": None, "sparse": None, "stacked": None, "auto": "stacked", "strict": "stacked"}
+    assert {a: c["identical_to"] for a, c in row_of(m, "alpha")["cells"].items()}["auto"] == "baseline"
+    assert row_of(m, "gamma")["family"] == row_of(m, "alpha")["family"] == ["sparse", "stacked"]
+    # exact sign-flip p: stacked moves 7 queries up (2 of 2^7 assignments reach it), sparse 2 (2 of 4)
+    assert (gamma["stacked"]["p_randomization"], gamma["sparse"]["p_randomization"]) == (1 / 64, 0.5)
+    # Holm over every arm would count stacked three times: 4 * 1/64 = 0.0625, not significant
+    assert stats.holm([0.5, 1 / 64, 1 / 64, 1 / 64]) == [0.5, 0.0625, 0.0625, 0.0625]
+    # one hypothesis: 2 * 1/64, significant, and its twins carry the same corrected p
+    assert [gamma[a]["p_holm"] for a in ("sparse", "stacked", "auto", "strict")] == [0.5, 1 / 32, 1 / 32, 1 / 32]
+    alpha = row_of(m, "alpha")["cells"]
+    assert (alpha["auto"]["p_holm"], alpha["stacked"]["p_holm"], alpha["strict"]["p_holm"]) == (1.0, 1 / 16, 1 / 16)
+    md = matrix.to_markdown(m).splitlines()
+    assert next(line for line in md if line.startswith("| gamma |")) == (
+        "| gamma | builtin | hybrid | rust | 10 | ±0.274 (73%) | 0.378 [0.18, 0.61] | 0.495 [0.24, 0.75]"
+        "<br>Δ +0.117 +30.8% strong<br>p=0.500 (0.500 unadj.) ↑2 ↓0<br>needs ≈44 queries | 0.783 [0.53, 0.95]"
+        "<br>Δ +0.405 +107.0% strong*<br>p=0.031 (0.016 unadj.) ↑7 ↓0 | 0.783 [0.53, 0.95]<br>≡ stacked | "
+        "0.783 [0.53, 0.95]<br>≡ stacked |")
+    assert "| auto | 1 | 0 | 1 | alpha ≡ baseline; beta ≡ baseline; gamma ≡ stacked |" in md
+
+
+def test_comparisons_narrow_the_family():
+    m = build(comparisons=["stacked"])
+    gamma = row_of(m, "gamma")
+    assert gamma["family"] == ["stacked"]
+    assert (gamma["cells"]["stacked"]["p_holm"], gamma["cells"]["auto"]["p_holm"]) == (1 / 64, 1 / 64)
+    assert gamma["cells"]["sparse"]["p_holm"] is None and gamma["cells"]["sparse"]["p_randomization"] == 0.5
+    assert "p=0.500 unadjusted (not in the family) ↑2 ↓0" in matrix.to_markdown(m)
+    # an arm named alone that repeats another brings that arm's hypothesis into the family
+    assert row_of(build(comparisons=["strict"]), "gamma")["family"] == ["stacked"]
+
+
+def test_each_row_states_its_detectable_effect():
+    gamma = row_of(build(), "gamma")
+    stacked = [0, 1 / 2, 1 / 2, 2 / 3, 4 / 5, 0, 0, 3 / 4, 1 / 2, 1 / 3]  # per-query Δ of reciprocal rank
+    sparse = [0, 0, 0, 2 / 3, 0, 0, 0, 0, 1 / 2, 0]
+    assert gamma["cells"]["stacked"]["sd_diff"] == pytest.approx(statistics.stdev(stacked))
+    sd = math.sqrt((statistics.stdev(stacked) ** 2 + statistics.stdev(sparse) ** 2) / 2)
+    # two hypotheses: alpha 0.05 / 2, z(0.9875) + z(0.8) = 2.241403 + 0.841621
+    d = gamma["detectable"]
+    assert (d["alpha"], d["power"], d["n"]) == (0.025, 0.8, 10)
+    assert d["sd_diff"] == pytest.approx(sd)
+    assert d["abs"] == pytest.approx(3.083024 * sd / math.sqrt(10), abs=1e-6)
+    assert d["rel"] == pytest.approx(d["abs"] / gamma["cells"]["baseline"]["mrr"])
+    # sparse's Δ 0.1167 with its own spread needs (3.083024 * 0.249072 / 0.116667)^2 = 43.3 -> 44 queries
+    assert gamma["cells"]["sparse"]["queries_needed"] == 44
+    assert gamma["cells"]["auto"]["queries_needed"] == 6  # stacked's twin
+    assert row_of(build(), "alpha")["cells"]["auto"]["queries_needed"] is None  # ≡ baseline: nothing to detect
+
+
+def test_pooled_per_language_and_overall_with_verdicts():
+    m = build()
+    auto = next(e for e in m["pooled"] if e["arm"] == "auto")
+    groups = {g["group"]: g for g in auto["groups"]}
+    assert list(groups) == ["python", "rust", "all datasets"]
+    # auto is the baseline on both Python datasets: no per-query spread, counted inert, not pooled
+    assert groups["python"]["unvaried"] == ["alpha", "beta"] and groups["python"]["pooled"] is None
+    assert groups["all datasets"]["verdict"] == {"positive": 1, "negative": 0, "inert": 2}
+    gamma = next(s for s in auto["studies"] if s["dataset"] == "gamma")
+    assert gamma["se"] == pytest.approx(row_of(m, "gamma")["cells"]["auto"]["sd_diff"] / math.sqrt(10))
+    assert groups["all datasets"]["pooled"]["estimate"] == pytest.approx(0.405) and \
+        groups["all datasets"]["pooled"]["k"] == 1
+    stacked = {g["group"]: g for g in next(e for e in m["pooled"] if e["arm"] == "stacked")["groups"]}
+    assert stacked["all datasets"]["verdict"] == {"positive": 2, "negative": 1, "inert": 0}
+    assert stacked["all datasets"]["pooled"]["k"] == 3
+    assert sum(stacked["all datasets"]["pooled"]["weights"].values()) == pytest.approx(1.0)
+
+
+def test_rollups_count_datasets_in_words():
+    md = matrix.to_markdown(build())
+    assert ("| python | alpha, beta | 0.573 | 0.675 (Δ +0.102; 2 datasets better, 0 worse) | "
+            "0.709 (Δ +0.137; 1 dataset better, 1 worse) |") in md
+    assert "↑" not in md.split("## By language")[1].split("## One knob")[0]
+
+
+def test_the_matrix_is_the_same_bytes_every_time(tmp_path):
+    for name in ("a", "b"):
+        matrix.write(build(), tmp_path / f"{name}.json", tmp_path / f"{name}.md")
+    assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
+
+
+def test_an_arm_that_moves_no_query_is_no_hypothesis():
+    """Other answers (a top candidate changed) but not one rank moved: not ≡, yet nothing to test."""
+    runs = fixture_runs.runs()
+    still = next(r for r in runs if (r["dataset"], r["arm"]) == ("gamma", "sparse"))
+    base = next(r for r in runs if (r["dataset"], r["arm"]) == ("gamma", "baseline"))
+    still["methods"] = json.loads(json.dumps(base["methods"]))
+    still["methods"]["hybrid"]["queries"][0]["top_candidate"] = {"path": "elsewhere.rs", "symbol": "other"}
+    m = matrix.build(runs, "baseline", "hybrid", fixture_runs.ARMS)
+    gamma = row_of(m, "gamma")
+    assert gamma["cells"]["sparse"]["identical_to"] is None
+    assert gamma["family"] == ["stacked"]  # one hypothesis left: 1/64 is not multiplied at all
+    assert (gamma["cells"]["sparse"]["p_holm"], gamma["cells"]["stacked"]["p_holm"]) == (1.0, 1 / 64)
+    assert gamma["detectable"]["alpha"] == 0.05
+    line = next(x for x in matrix.to_markdown(m).splitlines() if x.startswith("| gamma |"))
+    assert "| 0.378 [0.18, 0.61]<br>Δ +0.000 +0.0% flat<br>no query moved |" in line

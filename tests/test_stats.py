@@ -1,4 +1,5 @@
 import json
+import math
 import os
 
 import numpy as np
@@ -109,13 +110,15 @@ def test_compare_arm():
     arm = [row("t4", 2), row("t3", 1), row("t2", 1), row("t1", 1)]  # order does not matter
     c = stats.compare_arm(base, arm)
     assert set(c) == {"metric", "n", "base", "arm", "delta_abs", "delta_rel", "band", "direction", "ci_low",
-                      "ci_high", "p_randomization", "mcnemar_b", "mcnemar_c", "p_mcnemar", "improved",
+                      "ci_high", "sd_diff", "p_randomization", "mcnemar_b", "mcnemar_c", "p_mcnemar", "improved",
                       "regressed", "unchanged"}
     assert c["base"] == pytest.approx((1 + 1 / 3 + 0 + 1 / 2) / 4) and c["arm"] == pytest.approx(3.5 / 4)
     assert c["delta_abs"] == pytest.approx(c["arm"] - c["base"])
     assert c["delta_rel"] == pytest.approx(c["delta_abs"] / c["base"])
     assert (c["band"], c["direction"]) == ("strong", "+")
     assert c["ci_low"] <= c["delta_abs"] <= c["ci_high"]
+    # diffs 0, 2/3, 1, 0: sample sd about their mean 5/12
+    assert c["sd_diff"] == pytest.approx(math.sqrt(((5 / 12) ** 2 * 2 + (2 / 3 - 5 / 12) ** 2 + (7 / 12) ** 2) / 3))
     assert c["p_randomization"] == 0.5  # two positive diffs: only (+,+) and (−,−) reach the observed |mean|
     assert (c["mcnemar_b"], c["mcnemar_c"], c["p_mcnemar"]) == (0, 2, 0.5)
     assert (c["improved"], c["regressed"], c["unchanged"]) == (2, 0, 2)
@@ -208,3 +211,18 @@ def test_count_tokens_offline(tmp_path, monkeypatch):
     assert tokens.atomic.sha256_file(target) == tokens.SHA256
     assert tokens.count_tokens("hello world") == 2
     assert tokens.count_tokens("<|endoftext|>") > 1  # special tokens are plain text here
+
+
+# --- power -----------------------------------------------------------------------------------
+
+def test_detectable_effect_and_queries_needed():
+    # z(0.975) + z(0.8) = 1.959964 + 0.841621 = 2.801585: sd 0.5 over 25 queries detects 0.2802
+    assert stats.detectable_effect(0.5, 25) == pytest.approx(2.8015852181 * 0.5 / 5, abs=1e-10)
+    # at alpha 0.05/4 the first quantile is z(0.99375) = 2.497705
+    assert stats.detectable_effect(0.5, 25, alpha=0.0125) == pytest.approx((2.4977054 + 0.8416212) * 0.1, abs=1e-7)
+    assert stats.detectable_effect(0.5, 0) is None
+    # the inverse: (2.801585 * 0.5 / 0.1)^2 = 196.2 -> 197 queries find a Δ of 0.1
+    assert stats.queries_needed(0.5, 0.1) == 197
+    assert stats.queries_needed(0.5, -0.1) == 197
+    assert stats.detectable_effect(0.5, 197) <= 0.1 < stats.detectable_effect(0.5, 196)
+    assert stats.queries_needed(0.0, 0.1) is None and stats.queries_needed(0.5, 0.0) is None

@@ -311,6 +311,6 @@ def test_the_matrix_cell_shows_failures_and_blob_scoring_and_the_token_table(pre
     assert cells["ranked"]["failures"] == {"crash": 1, "timeout": 1} and "response" not in cells["ranked"]
     assert cells["blob"]["response"] == "blob" and cells["blob"]["failures"] == {}
     md = (tmp_path / "m.md").read_text()
-    assert "| ds | ranked | search | python | 4 | 0.500 [0.00, 1.00]<br>⚠ 2 failed (1 crash, 1 timeout) |" in md
-    assert "| ds | blob | search | python | 4 | 1.000 [1.00, 1.00]<br>blob: rank-1 only |" in md
+    assert "| ds | ranked | search | python | 4 | — | 0.500 [0.00, 1.00]<br>⚠ 2 failed (1 crash, 1 timeout) |" in md
+    assert "| ds | blob | search | python | 4 | — | 1.000 [1.00, 1.00]<br>blob: rank-1 only |" in md
     assert "| identifier | 1 | " in md and "## Token efficiency against grep-and-read (a, headline method)" in md

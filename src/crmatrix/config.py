@@ -84,6 +84,10 @@ def validate(config: dict, source: str = "config") -> dict:
     if cfg["baseline_arm"] not in cfg["arms"]:
         raise CrmatrixError(f"{source}: baseline_arm: {cfg['baseline_arm']!r} is not one of the arms "
                             f"({', '.join(cfg['arms'])})")
+    for i, arm in enumerate(cfg.get("comparisons") or []):
+        if arm not in cfg["arms"] or arm == cfg["baseline_arm"]:
+            raise CrmatrixError(f"{source}: comparisons.{i}: {arm!r} is not an arm compared with the baseline "
+                                f"({', '.join(a for a in cfg['arms'] if a != cfg['baseline_arm'])})")
     _check_models_and_arms(cfg, source)
     from crmatrix import install
     from crmatrix.systems import check_system_config

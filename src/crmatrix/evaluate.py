@@ -18,6 +18,7 @@ from crmatrix.atomic import dumps_canonical
 from crmatrix.datasets import Task, is_relevant, relevant_symbols
 from crmatrix.guard import Guard
 from crmatrix.hits import Hit, docid
+from crmatrix.progress import Progress
 from crmatrix.symbols import Symbol
 from crmatrix.systems import System, SystemContext, make_system
 from crmatrix.tokens import count_tokens
@@ -118,6 +119,7 @@ def run_method(system: System, tasks: list[Task], n_relevant: dict[str, int], me
     blob = getattr(system, "RESPONSE", RANKED) == BLOB
     batch = getattr(system, "batch_size", None)
     rows, ranked = [], {}
+    progress = Progress(f"{method}: querying", len(tasks), "queries")
     for start in range(0, len(tasks), batch or 1):
         chunk = tasks[start:start + (batch or 1)]
         if guard.spent():
@@ -130,6 +132,8 @@ def run_method(system: System, tasks: list[Task], n_relevant: dict[str, int], me
         for task, outcome in zip(chunk, outcomes):
             ranked[task.task_id] = [docid(h) for h in outcome[0]]
             rows.append(_query_row(task, outcome, n_relevant[task.task_id], blob))
+        progress.advance(len(chunk))  # after the guard's clock stopped: never part of a query's latency
+    progress.close()
     failed = [r for r in rows if r["failure"]]
     asked = [r for r in rows if r["failure"] != "budget"]
     if asked and all(r["failure"] for r in asked):  # a system that fails every query is broken, not bad at search

@@ -30,6 +30,7 @@ from packaging.utils import InvalidSdistFilename, canonicalize_name, parse_sdist
 from packaging.version import InvalidVersion, Version
 
 from crmatrix import CrmatrixError
+from crmatrix.progress import Progress
 
 log = logging.getLogger(__name__)
 
@@ -93,13 +94,15 @@ def _stream(url: str, accept: str | None, max_bytes: int, out: BinaryIO, hashes:
         if (resp.length or 0) > max_bytes:  # http.client's parsed Content-Length
             raise _too_large(url, max_bytes)
         total = 0
-        while chunk := resp.read(CHUNK_BYTES):
-            total += len(chunk)
-            if total > max_bytes:  # a server that sends no length, or more than it said
-                raise _too_large(url, max_bytes)
-            out.write(chunk)
-            for h in hashes:
-                h.update(chunk)
+        with Progress(f"downloading {url.rsplit('/', 1)[-1]}", resp.length, "bytes") as progress:
+            while chunk := resp.read(CHUNK_BYTES):
+                total += len(chunk)
+                if total > max_bytes:  # a server that sends no length, or more than it said
+                    raise _too_large(url, max_bytes)
+                out.write(chunk)
+                for h in hashes:
+                    h.update(chunk)
+                progress.advance(len(chunk))
         if resp.length:  # http.client reads b"" at an early close; the bytes still owed tell
             raise ConnectionError(f"connection closed after {total} bytes, {resp.length} more announced")
 

@@ -12,7 +12,7 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-from scipy.stats import binom, bootstrap
+from scipy.stats import binom, bootstrap, norm
 
 from crmatrix import metrics
 
@@ -23,6 +23,9 @@ TOLERANCE = 1e-12
 EXACT_MAX_DIFFS = 16
 # Sampled sign matrices are drawn in blocks of this many rows to bound memory.
 SIGN_BLOCK = 1000
+# The power at which a row's minimum detectable effect is stated.
+POWER = 0.8
+ALPHA = 0.05
 
 
 def bootstrap_ci(values, n_resamples: int = 1000, seed: int = 0, level: float = 0.95) -> tuple[float, float]:
@@ -125,6 +128,27 @@ def holm(pvalues: Sequence[float]) -> list[float]:
     return adjusted.tolist()
 
 
+def _z_sum(alpha: float, power: float) -> float:
+    return float(norm.ppf(1 - alpha / 2) + norm.ppf(power))
+
+
+def detectable_effect(sd_diff: float, n: int, alpha: float = ALPHA, power: float = POWER) -> float | None:
+    """The smallest |mean difference| a two-sided paired test at `alpha` finds with
+    probability `power`, for n queries whose differences have standard deviation sd_diff:
+    (z(1 − alpha/2) + z(power)) · sd_diff / √n (normal approximation). None for n = 0."""
+    if n == 0:
+        return None
+    return _z_sum(alpha, power) * sd_diff / math.sqrt(n)
+
+
+def queries_needed(sd_diff: float, delta: float, alpha: float = ALPHA, power: float = POWER) -> int | None:
+    """How many queries make `delta` the detectable effect (the inverse of detectable_effect,
+    rounded up); None when there is nothing to detect."""
+    if delta == 0 or sd_diff == 0:
+        return None
+    return math.ceil((_z_sum(alpha, power) * sd_diff / delta) ** 2)
+
+
 def effect_band(delta: float, base: float) -> str:
     """Size of a change relative to its base: flat (< 1 %), mild, or strong (≥ 5 %)."""
     if base == 0:
@@ -168,6 +192,7 @@ def compare_arm(base_rows: list[dict], arm_rows: list[dict], metric: str = "mrr"
     delta = arm_mean - base_mean
     mc_b, mc_c = mcnemar_counts(metrics.per_query(base, "acc@1") > 0, metrics.per_query(arm, "acc@1") > 0)
     ci = paired_bootstrap_delta(a, b)
+    sd = float(np.std(b - a, ddof=1)) if a.size > 1 else 0.0
     return {
         "metric": metric,
         "n": len(pairs),
@@ -179,6 +204,7 @@ def compare_arm(base_rows: list[dict], arm_rows: list[dict], metric: str = "mrr"
         "direction": direction(delta),
         "ci_low": ci["ci_low"],
         "ci_high": ci["ci_high"],
+        "sd_diff": sd,
         "p_randomization": randomization_test(a, b),
         "mcnemar_b": mc_b,
         "mcnemar_c": mc_c,

@@ -24,6 +24,7 @@ from tree_sitter import Language, Node, Parser
 
 from crmatrix.atomic import hash_obj, read_jsonl
 from crmatrix.languages import language_for
+from crmatrix.progress import Progress
 
 _GRAMMARS: dict[str, Callable[[], Any]] = {
     "python": tree_sitter_python.language,
@@ -119,13 +120,16 @@ def symbols_hash(symbols: list[Symbol]) -> str:
 def extract_files(root: pathlib.Path, paths: Iterable[str]) -> list[Symbol]:
     """Symbols of every supported file among `paths` (relative to `root`)."""
     symbols: list[Symbol] = []
-    for path in paths:
-        language = language_for(path)
-        full = root / path
-        # Corpora can list submodules or dangling symlinks; they have no source.
-        if language is None or not full.is_file():
-            continue
-        symbols.extend(extract_source(full.read_bytes(), path, language))
+    paths = list(paths)
+    with Progress("parsing", len(paths), "files") as progress:
+        for path in paths:
+            progress.advance()
+            language = language_for(path)
+            full = root / path
+            # Corpora can list submodules or dangling symlinks; they have no source.
+            if language is None or not full.is_file():
+                continue
+            symbols.extend(extract_source(full.read_bytes(), path, language))
     return sorted(symbols, key=_sort_key)
 
 

@@ -11,6 +11,7 @@ rule collect_matrix:
         arm_order=list(CFG["arms"]),
         archetypes={d: c.get("archetype") for d, c in CFG["datasets"].items()},
         splits={d: c["split"] for d, c in CFG["datasets"].items() if c.get("split")},
+        comparisons=CFG.get("comparisons"),
     conda:
         "../../envs/crmatrix.yaml"
     log:
@@ -50,3 +51,23 @@ rule gate_candidates:
         "logs/gate_candidates.log",
     script:
         "../scripts/gate_candidates.py"
+
+
+# Every run to the trackers: a JSONL event log each, and MLflow when the config names it.
+rule track_runs:
+    input:
+        runs=run_files(),
+        trec=trec_dirs(),
+    output:
+        tracking_files(),
+    params:
+        code=code("track_runs"),
+        trackers=CFG["trackers"],
+        # <dir>/<dataset>/<system>/<arm>.jsonl
+        log_dir=lambda wildcards, output: str(Path(output[0]).parents[2]),
+    conda:
+        "../../envs/crmatrix.yaml"
+    log:
+        "logs/track_runs.log",
+    script:
+        "../scripts/track_runs.py"

@@ -10,6 +10,7 @@ from crmatrix import config as crconfig
 from crmatrix import experiment, install, locations
 from crmatrix.codehash import stage_hash
 from crmatrix.pins import path_fingerprint
+from crmatrix.plots import names as plot_names
 from crmatrix.systems import answers_calls, needs_index
 
 try:
@@ -159,6 +160,17 @@ def run_files():
     ]
 
 
+def trec_dirs():
+    return [f"results/trec/{d}/{s}/{a}" for d in DATASETS for s in SYSTEMS for a in ARMS]
+
+
+TRACKING_DIR = "results/tracking"
+
+
+def tracking_files():
+    return [f"{TRACKING_DIR}/{d}/{s}/{a}.jsonl" for d in DATASETS for s in SYSTEMS for a in ARMS]
+
+
 def callgraph_files():
     return [
         f"results/callgraph/{d}/{s}.json"
@@ -174,11 +186,45 @@ def compare_files():
     return sorted(f"results/runs/{d}/{s}/{a}.json" for d in DATASETS for s, a in sides)
 
 
+PLOT_STEMS = plot_names.stems(DATASETS, SYSTEMS, ARMS, CFG["baseline_arm"])
+PLOT_CATEGORIES = {
+    "arms": "2. Per dataset",
+    "transitions": "2. Per dataset",
+    "heatmap": "3. Across datasets",
+    "forest": "3. Across datasets",
+    "latency": "4. Latency",
+    "quality-latency": "4. Latency",
+}
+
+
+def plot_outputs(fmt):
+    return [f"results/plots/{stem}.{fmt}" for stem in PLOT_STEMS]
+
+
+def plot_reports():
+    """The SVGs, each flagged for the report under its kind's category and caption."""
+    out = []
+    for stem in PLOT_STEMS:
+        kind = plot_names.kind(stem)
+        parts = stem.split("/")
+        labels = {"chart": kind, **dict(zip(("system", "subject"), parts[1:]))}
+        # (a line must not start with `report`: Snakemake's parser would read its directive)
+        svg = report(
+            f"results/plots/{stem}.svg",
+            caption=f"../report/{kind}.rst",
+            category=PLOT_CATEGORIES[kind],
+            subcategory=parts[1] if len(parts) > 2 else None,
+            labels=labels,
+        )
+        out.append(svg)
+    return out
+
+
 def matrix_outputs():
-    """What `all` builds: the phase matrix, the release/candidate gate, and the call-graph
-    table when the config has edge datasets."""
-    out = ["results/matrix/phase-matrix.json", "results/matrix/phase-matrix.md",
-           "results/matrix/gate.json", "results/matrix/gate.txt"]
+    """What `all` builds: the phase matrix and its charts, the release/candidate gate, every
+    run's tracking, and the call-graph table when the config has edge datasets."""
+    out = ["results/matrix/phase-matrix.json", "results/matrix/phase-matrix.md", "results/plots/index.html",
+           "results/matrix/gate.json", "results/matrix/gate.txt", *tracking_files()]
     if CALLGRAPH_DATASETS and callgraph_files():
         out += ["results/matrix/callgraph.json", "results/matrix/callgraph.md"]
     return out

@@ -11,4 +11,5 @@ with jobs.job(snakemake.log[0], snakemake.output):
         snakemake.output.json,
         snakemake.output.md,
         dict(snakemake.params.splits),
+        snakemake.params.comparisons,
     )

@@ -21,7 +21,8 @@ from crmatrix.embed.models import model_files_sha256, resolve_model_dir
 class Embedder(Protocol):
     dim: int
 
-    def encode(self, texts: list[str]) -> np.ndarray: ...
+    def encode(self, texts: list[str], on_batch: Callable[[int], None] | None = None) -> np.ndarray:
+        """Rows in input order; `on_batch(n)` after each batch of n texts (for progress)."""
 
 
 def _length_order(texts: list[str]) -> list[int]:
@@ -53,12 +54,14 @@ def _normalize(vectors: np.ndarray) -> np.ndarray:
     return (vectors / np.maximum(norms, 1e-12)).astype(np.float32, copy=False)
 
 
-def _encode_sorted(texts: list[str], dim: int, batch_size: int,
-                   encode_batch: Callable[[list[str]], np.ndarray]) -> np.ndarray:
+def _encode_sorted(texts: list[str], dim: int, batch_size: int, encode_batch: Callable[[list[str]], np.ndarray],
+                   on_batch: Callable[[int], None] | None = None) -> np.ndarray:
     """Run encode_batch over length-sorted batches and scatter the rows back into input order."""
     out = np.empty((len(texts), dim), dtype=np.float32)
     for idx in _batches(_length_order(texts), batch_size, [len(t) for t in texts]):
         out[idx] = encode_batch([texts[i] for i in idx])
+        if on_batch:
+            on_batch(len(idx))
     return out
 
 
@@ -84,8 +87,8 @@ class SentenceTransformerEmbedder:
         return self.model.encode(texts, batch_size=len(texts), convert_to_numpy=True,
                                  normalize_embeddings=True, show_progress_bar=False)
 
-    def encode(self, texts: list[str]) -> np.ndarray:
-        return _encode_sorted(texts, self.dim, self.batch_size, self._encode_batch)
+    def encode(self, texts: list[str], on_batch: Callable[[int], None] | None = None) -> np.ndarray:
+        return _encode_sorted(texts, self.dim, self.batch_size, self._encode_batch, on_batch)
 
 
 class OnnxEmbedder:
@@ -129,8 +132,8 @@ class OnnxEmbedder:
         pooled = (hidden * mask).sum(axis=1) / np.maximum(mask.sum(axis=1), 1e-9)
         return _normalize(pooled)
 
-    def encode(self, texts: list[str]) -> np.ndarray:
-        return _encode_sorted(texts, self.dim, self.batch_size, self._encode_batch)
+    def encode(self, texts: list[str], on_batch: Callable[[int], None] | None = None) -> np.ndarray:
+        return _encode_sorted(texts, self.dim, self.batch_size, self._encode_batch, on_batch)
 
 
 def _verified_source(model_meta: dict) -> Path:

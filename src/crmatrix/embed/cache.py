@@ -16,6 +16,7 @@ import numpy as np
 
 from crmatrix import CrmatrixError
 from crmatrix.embed.backends import Embedder
+from crmatrix.progress import Progress
 
 _BUSY_TIMEOUT_S = 60.0
 # SQLite caps bound parameters per statement (32766 by default); stay well below it.
@@ -103,14 +104,15 @@ def embed_with_cache(texts: list[str], embedder_factory: Callable[[], Embedder],
     cached = len(vectors)
     missing = [sha for sha in unique if sha not in vectors]
     embedder = embedder_factory() if missing else None
-    for start in range(0, len(missing), batch):
-        chunk = missing[start:start + batch]
-        encoded = embedder.encode([unique[s] for s in chunk])
-        if len(encoded) != len(chunk):
-            raise CrmatrixError(f"embedder returned {len(encoded)} vectors for {len(chunk)} texts")
-        new = dict(zip(chunk, encoded))
-        cache.put_many(model_sha, new)
-        vectors.update(new)
+    with Progress("embedding", len(missing), "texts") as progress:
+        for start in range(0, len(missing), batch):
+            chunk = missing[start:start + batch]
+            encoded = embedder.encode([unique[s] for s in chunk], on_batch=progress.advance)
+            if len(encoded) != len(chunk):
+                raise CrmatrixError(f"embedder returned {len(encoded)} vectors for {len(chunk)} texts")
+            new = dict(zip(chunk, encoded))
+            cache.put_many(model_sha, new)
+            vectors.update(new)
     stats = {"texts": len(texts), "unique": len(unique), "cached": cached, "embedded": len(missing)}
     return _stack(shas, vectors, embedder), stats
 

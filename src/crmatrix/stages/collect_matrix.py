@@ -8,8 +8,9 @@ from crmatrix import atomic, matrix
 
 
 def run(runs: list[Path], baseline_arm: str, headline_method: str, arm_order: list[str],
-        archetypes: dict[str, str], json_out: Path, md_out: Path, splits: dict[str, str] | None = None) -> dict:
+        archetypes: dict[str, str], json_out: Path, md_out: Path, splits: dict[str, str] | None = None,
+        comparisons: list[str] | None = None) -> dict:
     m = matrix.build([atomic.read_json(p) for p in runs], baseline_arm, headline_method, arm_order, archetypes,
-                     splits)
+                     splits, comparisons)
     matrix.write(m, Path(json_out), Path(md_out))
     return m

@@ -1,0 +1,152 @@
+"""The tables the charts draw, from a phase matrix (`crmatrix.matrix.build`) and its runs.
+
+Runs are only needed for what the matrix leaves out on purpose: search latency (it varies
+from run to run, and the matrix must not) and which model an arm embedded with.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+
+from crmatrix import CrmatrixError, metrics
+
+NO_MODEL = "no model"
+# crmatrix.engine.knobs.MODEL_VAR; not imported, so that the engine is no part of the charts' code hash
+MODEL_VAR = "CRMATRIX_MODEL"
+
+
+def check_comparable(runs: list[dict]) -> None:
+    """Refuse to draw runs of one dataset side by side unless they searched the same corpus
+    (pin and content hash) with the same dataset file (sha256): a difference between them
+    would be a difference between inputs, not between arms."""
+    seen: dict[str, tuple[dict, tuple]] = {}
+    for r in runs:
+        prov = r["provenance"]
+        key = (prov["corpus"]["pin"], prov["corpus"]["content_hash"], prov["dataset"]["sha256"])
+        first = seen.setdefault(r["dataset"], (r, key))
+        if first[1] != key:
+            a, b = first[0], r
+            raise CrmatrixError(
+                f"plots: dataset {r['dataset']!r}: runs {a['system']}/{a['arm']} and {b['system']}/{b['arm']} were made "
+                f"from different inputs (corpus pin {_short(first[1][0])} content {first[1][1][:12]}, dataset sha256 "
+                f"{first[1][2][:12]} vs corpus pin {_short(key[0])} content {key[1][:12]}, dataset sha256 "
+                f"{key[2][:12]}); they cannot be drawn side by side: rerun them from one config")
+
+
+def _short(pin: dict) -> str:
+    return ",".join(f"{k}={v}" for k, v in sorted(pin.items()))
+
+
+def model_label(run: dict) -> str:
+    """The embedding model: the config's name for it when the arm picks one (CRMATRIX_MODEL),
+    else its source (an exported model's source is the hash of the one it came from), and how
+    it runs when that is not sentence-transformers."""
+    m = run["provenance"].get("model")
+    if not m:
+        return NO_MODEL
+    name = run["provenance"]["arm"]["env"].get(MODEL_VAR) or m["source"].rstrip("/").rsplit("/", 1)[-1]
+    if re.fullmatch(r"[0-9a-f]{64}", name):
+        name = f"from {name[:12]}"
+    how = " ".join(x for x in (m.get("backend") if m.get("backend") == "onnx" else None, m.get("quantize")) if x)
+    return name + (f" · {how}" if how else "")
+
+
+def arm_models(runs: list[dict]) -> dict[tuple[str, str], str]:
+    """(system, arm) -> the model label of its runs."""
+    return {(r["system"], r["arm"]): model_label(r) for r in runs}
+
+
+def arms(row: dict, arm_order: list[str], models: dict[tuple[str, str], str], metric: str) -> pd.DataFrame:
+    """One line per arm of a row: the headline mean and its interval, the arm's model, and
+    what an identical arm repeats."""
+    return pd.DataFrame([{
+        "arm": arm, "value": c[metric], "ci_low": c["ci_low"], "ci_high": c["ci_high"],
+        "model": models.get((row["system"], arm), NO_MODEL), "identical_to": c.get("identical_to") or "",
+        "mark": f"≡ {c['identical_to']}" if c.get("identical_to") else "",
+    } for arm in arm_order if (c := row["cells"].get(arm))])
+
+
+def heatmap(matrix: dict) -> pd.DataFrame:
+    """One line per (row, compared arm): relative Δ, whether the corrected test is significant,
+    and the text the cell shows."""
+    out, alpha = [], matrix["statistics"]["alpha"]
+    for r in matrix["rows"]:
+        for arm, c in r["cells"].items():
+            if "delta_abs" not in c:
+                continue
+            same = c.get("identical_to")
+            sig = c["p_holm"] is not None and c["p_holm"] < alpha
+            rel = c["delta_rel"]
+            text = f"≡ {same}" if same else ("Δ n/a" if rel is None else f"{rel:+.0%}") + ("*" if sig else "")
+            out.append({"row": f"{r['dataset']} · {r['system']} (n {r['n']})", "arm": arm, "delta_rel": rel,
+                        "delta_abs": c["delta_abs"], "p_holm": c["p_holm"], "p": c["p_randomization"],
+                        "significant": sig, "identical_to": same or "", "text": text})
+    return pd.DataFrame(out, columns=["row", "arm", "delta_rel", "delta_abs", "p_holm", "p", "significant",
+                                      "identical_to", "text"])
+
+
+def forest(entry: dict) -> pd.DataFrame:
+    """One line per dataset and per pooled group of a (system, arm) pool, in drawing order:
+    each language's datasets then its pool, the overall pool, then the structural splits."""
+    studies = {s["dataset"]: s for s in entry["studies"]}
+    out = []
+    for g in entry["groups"]:
+        if g["kind"] != "overall":
+            for name in g["datasets"]:
+                s = studies[name]
+                note = f" (≡ {s['identical_to']})" if s["identical_to"] else ""
+                out.append({"label": f"{name}{note}", "group": g["group"], "kind": "dataset", "estimate": s["delta"],
+                            "ci_low": s["ci_low"], "ci_high": s["ci_high"], "n": s["n"], "verdict": s["verdict"]})
+        p = g["pooled"]
+        i2 = "" if p is None or p["i2"] is None else f", I² {p['i2']:.0%}"
+        label = f"{g['group']} · pooled" + (f" (k {p['k']}{i2})" if p else " (no variation)")
+        out.append({"label": label, "group": g["group"], "kind": "overall" if g["kind"] == "overall" else "pooled",
+                    "estimate": p["estimate"] if p else 0.0, "ci_low": p["ci_low"] if p else 0.0,
+                    "ci_high": p["ci_high"] if p else 0.0, "n": None,
+                    "verdict": "{positive} positive / {negative} negative / {inert} inert".format(**g["verdict"])})
+    return pd.DataFrame(out)
+
+
+def transitions(row: dict, arm_order: list[str]) -> pd.DataFrame:
+    """Every query of a row under each distinct compared arm: its first relevant rank under the
+    baseline and under the arm (None = missed), counted per (baseline rank, arm rank)."""
+    out = []
+    for arm in arm_order:
+        dec = row["decomposition"].get(arm)
+        if dec is None or row["cells"][arm].get("identical_to"):
+            continue
+        for direction in ("improved", "regressed", "unchanged"):
+            for q in dec[direction]:
+                out.append({"arm": arm, "base_rank": q["base_rank"], "arm_rank": q["arm_rank"], "direction": direction})
+    df = pd.DataFrame(out, columns=["arm", "base_rank", "arm_rank", "direction"])
+    return (df.fillna({"base_rank": 0, "arm_rank": 0}).astype({"base_rank": int, "arm_rank": int})
+            .groupby(["arm", "base_rank", "arm_rank", "direction"], as_index=False).size()
+            .rename(columns={"size": "queries"}))
+
+
+def latency(runs: list[dict]) -> pd.DataFrame:
+    """Search latency p50 and p95 per (system, method, arm) over the queries of all its datasets."""
+    by: dict[tuple, list[float]] = {}
+    for r in runs:
+        for method, res in r["methods"].items():
+            by.setdefault((r["system"], method, r["arm"]), []).extend(q["elapsed_ms"] for q in res["queries"])
+    return pd.DataFrame([{"system": s, "method": m, "arm": a, "queries": len(ms), **{
+        f"{k}_ms": v for k, v in metrics.latency(ms).items() if k in ("p50", "p95")}}
+        for (s, m, a), ms in sorted(by.items())])
+
+
+def quality(runs: list[dict], metric: str) -> pd.DataFrame:
+    """Per (system, method, arm): the metric's macro mean over datasets and the latency p50 over
+    all their queries (the same p50 as `latency`)."""
+    lat = latency(runs).set_index(["system", "method", "arm"])
+    by: dict[tuple, list[float]] = {}
+    models = arm_models(runs)
+    for r in runs:
+        for method, res in r["methods"].items():
+            if res["metrics"].get(metric) is not None:
+                by.setdefault((r["system"], method, r["arm"]), []).append(res["metrics"][metric])
+    return pd.DataFrame([{"system": s, "method": m, "arm": a, "model": models[(s, a)], "value": sum(v) / len(v),
+                          "datasets": len(v), "p50_ms": float(lat.loc[(s, m, a), "p50_ms"])}
+                         for (s, m, a), v in sorted(by.items())])

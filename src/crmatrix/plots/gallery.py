@@ -1,0 +1,35 @@
+"""One self-contained page: the matrix's tables and every chart (inline SVG) with its caption."""
+
+from __future__ import annotations
+
+import html
+
+from markdown_it import MarkdownIt
+
+STYLE = """
+body { font-family: system-ui, sans-serif; margin: 2rem; color: #222; max-width: 1600px; }
+table { border-collapse: collapse; font-size: 12px; margin: 1rem 0; }
+th, td { border: 1px solid #ddd; padding: 3px 6px; vertical-align: top; }
+th { background: #f4f4f4; }
+figure { margin: 2rem 0; }
+figcaption { font-size: 13px; color: #444; max-width: 70ch; }
+.charts { display: flex; flex-wrap: wrap; gap: 1rem 3rem; }
+"""
+
+
+def page(title: str, matrix_md: str, figures: list[tuple[str, str, str]]) -> str:
+    """`figures`: (stem, caption, SVG text) in the order they are shown, grouped by kind of chart."""
+    tables = MarkdownIt("commonmark", {"html": True}).enable("table").render(matrix_md)
+    sections, current = [], None
+    for stem, caption, svg in figures:
+        kind = stem.split("/", 1)[0]
+        if kind != current:
+            sections.append(("</div>" if current else "") + f'<h2 id="{kind}">{html.escape(kind)}</h2><div class="charts">')
+            current = kind
+        sections.append(f'<figure id="{html.escape(stem)}">{svg}<figcaption><code>{html.escape(stem)}</code>: '
+                        f"{html.escape(caption)}</figcaption></figure>")
+    if current:
+        sections.append("</div>")
+    return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>"
+            f"<style>{STYLE}</style></head><body>\n<h1>Charts</h1>\n" + "\n".join(sections)
+            + f"\n<hr>\n{tables}\n</body></html>\n")

@@ -1,0 +1,119 @@
+"""The charts and the report end to end: `all` writes results/plots/, `--report` holds every chart
+with its caption, and a real headless browser draws them all without an error.
+
+The matrix has two systems so that arms differ somewhere without an embedding model: the
+fake CLI (tests/fakes/fake_search.py) ranks weakest-first under one arm, while the builtin
+engine's lexical ranking ignores that variable, so all its arms are `≡ baseline`.
+
+The browser is Debian's chromium (`apt-get install chromium`), driven by playwright, which
+never downloads a browser of its own here; without either the test is skipped, saying which.
+Its screenshot is kept in test-artifacts/ at the top of the checkout.
+"""
+
+import json
+import re
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import ROOT, snakemake
+from crmatrix.plots import names
+
+FAKES = Path(__file__).parent / "fakes"
+FAKE_CLI = [sys.executable, str(FAKES / "fake_search.py")]
+ARTIFACTS = ROOT / "test-artifacts"
+CHROMIUM = next((p for p in map(shutil.which, ("chromium", "chromium-browser")) if p), None)
+CORPUS = {
+    "pkg/config.py": "def parse_config(text):\n    return dict(line.split('=') for line in text.splitlines())\n",
+    "pkg/store.py": ("class Store:\n    def save_value(self, key, value):\n        self.data[key] = value\n\n"
+                     "    def load_value(self, key):\n        return self.data[key]\n\n"
+                     "    def delete_key(self, key):\n        del self.data[key]\n"),
+}
+DATASET = [
+    {"query": "parse config", "expected_symbol": "parse_config", "expected_file_suffix": "pkg/config.py"},
+    {"query": "save value", "expected_symbol": "save_value", "expected_file_suffix": "pkg/store.py"},
+    {"query": "load value", "expected_symbol": "load_value", "expected_file_suffix": "pkg/store.py"},
+    {"query": "delete key", "expected_symbol": "delete_key", "expected_file_suffix": "pkg/store.py"},
+]
+ARMS = {"baseline": {}, "weakest": {"FAKE_RANKING": "weakest-first"}, "again": {"FAKE_RANKING": "weakest-first"}}
+
+
+@pytest.fixture(scope="module")
+def reported(tmp_path_factory):
+    work = tmp_path_factory.mktemp("report")
+    for rel, text in CORPUS.items():
+        (work / "src" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (work / "src" / rel).write_text(text)
+    (work / "ds.json").write_text(json.dumps(DATASET))
+    fake = {"type": "command", "options": {
+        "index": [*FAKE_CLI, "index", "{corpus}", "{index}"], "search": [*FAKE_CLI, "search", "{index}", "{query}", "{k}"],
+        "hits": "data.symbols[]", "fields": {"symbol": "name", "path": "file", "start_line": "line"}}}
+    cfg = {"corpora": {"src": {"path": "src"}}, "datasets": {"store": {"file": "ds.json", "corpus": "src"}},
+           "arms": ARMS, "systems": {"builtin": {"type": "builtin", "methods": ["lexical", "bm25"]}, "fake": fake},
+           "headline_method": "lexical"}
+    (work / "config.yaml").write_text(yaml.safe_dump(cfg, sort_keys=False))  # arms in this order
+    args = ("--configfile", str(work / "config.yaml"), "--cores", "2", "all")
+    snakemake(work, *args)
+    snakemake(work, *args, "--report", "results/report.html")
+    return work
+
+
+def test_all_writes_every_chart_and_the_report_holds_each_with_its_caption(reported):
+    stems = names.stems(["store"], ["builtin", "fake"], list(ARMS), "baseline")
+    for stem in stems:
+        for fmt in ("svg", "png", "html"):
+            assert (reported / "results/plots" / f"{stem}.{fmt}").is_file(), f"{stem}.{fmt}"
+    assert (reported / "logs/plot_matrix.log").read_text() == ""  # no warning either
+    m = json.loads((reported / "results/matrix/phase-matrix.json").read_text())
+    fake = next(r for r in m["rows"] if r["system"] == "fake")
+    assert fake["cells"]["again"]["identical_to"] == "weakest" and fake["family"] == ["weakest"]
+    report = (reported / "results/report.html").read_text()
+    for stem in stems:
+        assert f"results/plots/{stem}.svg" in report, stem
+    for phrase in ("diamonds pool them by random effects", "with its 95 % bootstrap interval over queries",
+                   "one panel per system", "below them,"):  # the captions of forest, arms, latency, the page
+        assert phrase in report, phrase
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="no chromium on this machine (Debian: apt-get install -y chromium); "
+                                             "the report is not looked at in a browser")
+def test_the_report_draws_every_chart_in_a_headless_browser(reported):
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e .[test])")
+    stems = names.stems(["store"], ["builtin", "fake"], list(ARMS), "baseline")
+    ARTIFACTS.mkdir(exist_ok=True)
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            page = browser.new_page(viewport={"width": 1600, "height": 1000})
+            errors = []
+            page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+            page.goto((reported / "results/report.html").as_uri())
+            # every chart of the report decodes as an image with a size
+            sizes = page.evaluate("""async () => Promise.all(Object.values(results)
+                .filter(r => r.mime_type === 'image/svg+xml').map(r => new Promise(done => {
+                    const img = new Image(); img.onload = () => done([r.name, img.naturalWidth, img.naturalHeight]);
+                    img.onerror = () => done([r.name, 0, 0]); img.src = r.data_uri; })))""")
+            assert len(sizes) == len(stems) and all(w > 50 and h > 30 for _, w, h in sizes), sizes
+            # the page with every chart, opened from the report's menu as a reader would
+            page.get_by_text("1. Phase matrix").click()
+            page.get_by_text("tables and every chart").locator("xpath=..").locator("a").first.click()
+            gallery = page.wait_for_event("frameattached") if len(page.frames) < 2 else page.frames[-1]
+            gallery.wait_for_selector("figure svg")
+            drawn = gallery.evaluate("""Array.from(document.querySelectorAll('figure')).map(f => {
+                const s = f.querySelector('svg'), r = s.getBoundingClientRect();
+                return [f.id, r.width, r.height, s.querySelectorAll('path, text').length]; })""")
+            assert sorted(d[0] for d in drawn) == sorted(stems)
+            assert all(w > 50 and h > 30 and marks > 3 for _, w, h, marks in drawn), drawn
+            assert gallery.evaluate("document.querySelectorAll('table').length") >= 3  # the matrix's tables
+            page.set_viewport_size({"width": 1600, "height": min(16000, gallery.evaluate(
+                "document.documentElement.scrollHeight") + 40)})
+            page.wait_for_timeout(300)
+            page.screenshot(path=str(ARTIFACTS / "report-gallery.png"))
+            assert errors == [], errors
+        finally:
+            browser.close()
+    assert re.match(rb"\x89PNG", (ARTIFACTS / "report-gallery.png").read_bytes())

@@ -1,0 +1,74 @@
+"""Trackers: the JSONL event log of a run, and MLflow when its extra is installed."""
+
+import json
+
+import fixture_runs
+import pytest
+
+from crmatrix import CrmatrixError, atomic, trackers
+from crmatrix.stages import track_runs
+
+
+@pytest.fixture
+def two_runs(tmp_path):
+    paths = []
+    for arm in ("baseline", "stacked"):
+        r = fixture_runs.run("gamma", arm, fixture_runs.RANKS["gamma"][1][arm], "rust")
+        r["provenance"].update({"crmatrix_version": "0.1.0", "python": "3.11.2", "config_hash": "c" * 64})
+        r["provenance"]["arm"]["env"] = {"CODELENS_RANK_SPARSE_TERM_WEIGHT": "1"} if arm == "stacked" else {}
+        paths.append(tmp_path / "runs" / "gamma" / "builtin" / f"{arm}.json")
+        atomic.write_json(paths[-1], r)
+        (tmp_path / "trec" / arm).mkdir(parents=True)
+        (tmp_path / "trec" / arm / "hybrid.run").write_text("q001 Q0 a 1 1.0 x\n")
+    return paths, [tmp_path / "trec" / a for a in ("baseline", "stacked")]
+
+
+def test_flatten():
+    assert trackers.flatten({"b": {"y": [1, 2], "x": None}, "a": 1.5}) == {"a": "1.5", "b.y": "1,2"}
+
+
+def test_jsonl_event_log_per_run(tmp_path, two_runs):
+    runs, trec = two_runs
+    assert track_runs.run(runs=runs, trec_dirs=trec, log_dir=tmp_path / "tracking", options={}) == 2
+    events = [json.loads(line) for line in (tmp_path / "tracking/gamma/builtin/stacked.jsonl").read_text().splitlines()]
+    assert [e["event"] for e in events] == ["run_start", "metrics", "artifact", "artifact", "run_end"]
+    start = events[0]
+    assert start["run"] == "gamma/builtin/stacked"
+    assert start["params"]["env.CODELENS_RANK_SPARSE_TERM_WEIGHT"] == "1"
+    assert start["params"]["system.methods"] == "hybrid,lexical" and start["params"]["top_k"] == "10"
+    assert start["tags"]["dataset_sha256"] == "gamma-sha" and start["tags"]["run_sha256"] == atomic.sha256_file(runs[1])
+    metrics = events[1]["metrics"]
+    assert metrics["hybrid.mrr"] == pytest.approx(0.7833333333333333)
+    assert metrics["hybrid.identifier.mrr"] == pytest.approx((1 + 1 + 0 + 1 + 1 / 3) / 5)  # q002..q010
+    assert metrics["lexical.latency_p50_ms"] == 1.875 and metrics["hybrid.errors"] == 0.0
+    assert events[2] == {"event": "artifact", "path": str(runs[1]), "sha256": atomic.sha256_file(runs[1]),
+                         "time": events[2]["time"]}
+    assert events[3]["path"] == str(trec[1]) and events[3]["sha256"] is None  # a directory
+    assert events[-1]["status"] == "FINISHED"
+
+
+def test_an_unknown_tracker_is_named():
+    with pytest.raises(CrmatrixError, match=r"trackers.nope: unknown tracker \(known: jsonl, mlflow\)"):
+        trackers.make("nope", {})
+
+
+def test_mlflow_records_each_run_once(tmp_path, two_runs, monkeypatch):
+    pytest.importorskip("mlflow", reason="the mlflow extra is not installed (pip install -e '.[mlflow]')")
+    monkeypatch.delenv("MLFLOW_ALLOW_FILE_STORE", raising=False)
+    runs, trec = two_runs
+    options = {"mlflow": {"tracking_uri": str(tmp_path / "mlruns"), "experiment": "t"}}
+    assert track_runs.run(runs=runs, trec_dirs=trec, log_dir=tmp_path / "tracking", options=options) == 4
+    # a rerun of the tracking job: the event logs are written again, MLflow is not told twice
+    assert track_runs.run(runs=runs, trec_dirs=trec, log_dir=tmp_path / "tracking", options=options) == 2
+    import mlflow
+
+    client = mlflow.MlflowClient(tracking_uri=(tmp_path / "mlruns").as_uri())
+    exp = client.get_experiment_by_name("t")
+    found = client.search_runs([exp.experiment_id], "tags.`mlflow.runName` = 'gamma/builtin/stacked'")
+    assert len(found) == 1
+    run = found[0]
+    assert run.info.status == "FINISHED"
+    assert run.data.params["env.CODELENS_RANK_SPARSE_TERM_WEIGHT"] == "1"
+    assert run.data.metrics["hybrid.acc_at_1"] == pytest.approx(0.7)  # '@' is not an MLflow key character
+    assert run.data.tags["crmatrix.dataset_sha256"] == "gamma-sha"
+    assert sorted(a.path for a in client.list_artifacts(run.info.run_id)) == ["stacked", "stacked.json"]

@@ -33,7 +33,7 @@ def test_fetch_runs_pins_and_corpus_but_no_parser_or_engine():
 
 def test_an_install_runs_pins_and_processes_only_so_no_engine_edit_reinstalls_a_peer():
     assert modules("install_system") == BASE | {"stages/install_system.py", "install.py", "pins.py", "processes.py",
-                                                "provenance.py", "languages.py", "locations.py"}
+                                                "provenance.py", "languages.py", "locations.py", "progress.py"}
 
 
 def test_the_release_gate_runs_baseline_check_and_statistics_only():

@@ -120,7 +120,7 @@ def test_an_installed_peer_runs_its_baseline_arm_from_its_own_environment(work, 
     assert seen["VIRTUAL_ENV"] == str(venv.resolve())
 
     md = (work / "results/matrix/phase-matrix.md").read_text()
-    assert "| d | fake | search | python | 3 | 1.000 [1.00, 1.00] | — |" in md  # no knob cell for it
+    assert "| d | fake | search | python | 3 | — | 1.000 [1.00, 1.00] | — |" in md  # no MDE, no knob cell for it
     assert "| python | fake | d | 1.000 | — |" in md  # roll-ups per system, never mixed
     gate = (work / "results/matrix/gate.txt").read_text()
     assert "knob-as-default: candidate builtin@knob against release builtin@baseline" in gate
@@ -133,7 +133,7 @@ def test_an_installed_peer_runs_its_baseline_arm_from_its_own_environment(work, 
     cfg["systems"]["fake"] = {**FAKE, "install": {"pip": "crmatrix-fake-tool==0.2"}}
     (work / "config.yaml").write_text(yaml.safe_dump(cfg))
     assert planned(work, env) == {"install_system": 1, "build_system_index": 1, "evaluate_arm": 1,
-                                  "collect_matrix": 1}
+                                  "collect_matrix": 1, "plot_matrix": 1, "track_runs": 1}
     assert install.venv_dir("fake", {"pip": "crmatrix-fake-tool==0.2"}) != str(venv.relative_to(work))
 
 

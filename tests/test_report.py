@@ -62,7 +62,7 @@ def reported(tmp_path_factory):
 
 
 def test_all_writes_every_chart_and_the_report_holds_each_with_its_caption(reported):
-    stems = names.stems(["store"], ["builtin", "fake"], list(ARMS), "baseline")
+    stems = names.stems(["store"], {"builtin": list(ARMS), "fake": list(ARMS)}, "baseline")
     for stem in stems:
         for fmt in ("svg", "png", "html"):
             assert (reported / "results/plots" / f"{stem}.{fmt}").is_file(), f"{stem}.{fmt}"
@@ -82,7 +82,7 @@ def test_all_writes_every_chart_and_the_report_holds_each_with_its_caption(repor
                                              "the report is not looked at in a browser")
 def test_the_report_draws_every_chart_in_a_headless_browser(reported):
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e .[test])")
-    stems = names.stems(["store"], ["builtin", "fake"], list(ARMS), "baseline")
+    stems = names.stems(["store"], {"builtin": list(ARMS), "fake": list(ARMS)}, "baseline")
     ARTIFACTS.mkdir(exist_ok=True)
     with sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])

@@ -150,25 +150,26 @@ def dataset_corpus(wildcards):
     return CFG["datasets"][wildcards.dataset]["corpus"]
 
 
+# system -> the arms it takes part in (config `arms:` of the system; default all)
+SYSTEM_ARMS = {s: experiment.system_arms(CFG, CFG["systems"][s]) for s in SYSTEMS}
+
+
+def cells(pattern):
+    """`pattern` for every run of the matrix: each system on each dataset under each of its arms."""
+    return [pattern.format(d=d, s=s, a=a) for d in DATASETS for s in SYSTEMS for a in SYSTEM_ARMS[s]]
+
+
 def run_files():
-    """Every run of the matrix: each system on each dataset under each of its arms."""
-    return [
-        f"results/runs/{d}/{s}/{a}.json"
-        for d in DATASETS
-        for s in SYSTEMS
-        for a in experiment.system_arms(CFG, CFG["systems"][s])
-    ]
+    return cells("results/runs/{d}/{s}/{a}.json")
 
 
 def trec_dirs():
-    return [f"results/trec/{d}/{s}/{a}" for d in DATASETS for s in SYSTEMS for a in ARMS]
+    return cells("results/trec/{d}/{s}/{a}")
 
-
-TRACKING_DIR = "results/tracking"
 
 
 def tracking_files():
-    return [f"{TRACKING_DIR}/{d}/{s}/{a}.jsonl" for d in DATASETS for s in SYSTEMS for a in ARMS]
+    return cells("results/tracking/{d}/{s}/{a}.jsonl")
 
 
 def callgraph_files():
@@ -186,7 +187,7 @@ def compare_files():
     return sorted(f"results/runs/{d}/{s}/{a}.json" for d in DATASETS for s, a in sides)
 
 
-PLOT_STEMS = plot_names.stems(DATASETS, SYSTEMS, ARMS, CFG["baseline_arm"])
+PLOT_STEMS = plot_names.stems(DATASETS, SYSTEM_ARMS, CFG["baseline_arm"])
 PLOT_CATEGORIES = {
     "arms": "2. Per dataset",
     "transitions": "2. Per dataset",

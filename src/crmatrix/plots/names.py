@@ -25,10 +25,10 @@ CAPTIONS = {
 CROSS = ["heatmap", "latency", "quality-latency"]
 
 
-def stems(datasets: list[str], systems: list[str], arms: list[str], baseline: str) -> list[str]:
-    """Every chart of a matrix over these datasets, systems and arms."""
-    rows = [f"{kind}/{s}/{d}" for kind in ("arms", "transitions") for s in systems for d in datasets]
-    return rows + [f"forest/{s}/{a}" for s in systems for a in arms if a != baseline] + CROSS
+def stems(datasets: list[str], arms: dict[str, list[str]], baseline: str) -> list[str]:
+    """Every chart of a matrix over these datasets and systems, each system with its arms."""
+    rows = [f"{kind}/{s}/{d}" for kind in ("arms", "transitions") for s in arms for d in datasets]
+    return rows + [f"forest/{s}/{a}" for s, system_arms in arms.items() for a in system_arms if a != baseline] + CROSS
 
 
 def kind(stem: str) -> str:

@@ -187,7 +187,7 @@ def test_pooled_per_language_and_overall_with_verdicts():
 
 def test_rollups_count_datasets_in_words():
     md = matrix.to_markdown(build())
-    assert ("| python | alpha, beta | 0.573 | 0.675 (Δ +0.102; 2 datasets better, 0 worse) | "
+    assert ("| python | builtin | alpha, beta | 0.573 | 0.675 (Δ +0.102; 2 datasets better, 0 worse) | "
             "0.709 (Δ +0.137; 1 dataset better, 1 worse) |") in md
     assert "↑" not in md.split("## By language")[1].split("## One knob")[0]
 

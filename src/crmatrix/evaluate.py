@@ -15,9 +15,9 @@ import numpy as np
 from crmatrix import CrmatrixError, metrics, tokenbench
 from crmatrix.answers import BLOB, FAILURE_KINDS, RANKED, Answer, QueryFailure
 from crmatrix.atomic import dumps_canonical
-from crmatrix.datasets import Task, is_relevant, relevant_symbols
+from crmatrix.datasets import Task, ranked_units, relevant_ids
 from crmatrix.guard import Guard
-from crmatrix.hits import Hit, docid
+from crmatrix.hits import Hit
 from crmatrix.progress import Progress
 from crmatrix.symbols import Symbol
 from crmatrix.systems import System, SystemContext, make_system
@@ -37,7 +37,8 @@ def response_size(hits: list[Hit], text: str | None = None) -> tuple[int, int]:
 def _query_row(task: Task, outcome: Outcome, n_relevant: int, blob: bool) -> dict:
     hits, text, elapsed_ms, failure = outcome
     size = response_size(hits, text)
-    relevant_ranks = [i for i, h in enumerate(hits, 1) if is_relevant(task.gold, h)]
+    # ranks in the gold's units: files for file-level gold (a symbol hit counts for its file)
+    relevant_ranks = [i for i, (_, relevant) in enumerate(ranked_units(task.gold, hits), 1) if relevant]
     if blob:  # one composed answer: the gold is in it (rank 1) or not
         relevant_ranks = [1] if relevant_ranks else []
     return {
@@ -55,6 +56,7 @@ def _query_row(task: Task, outcome: Outcome, n_relevant: int, blob: bool) -> dic
         "response_tokens": size[1],
         "error": str(failure) if failure else None,
         "failure": failure.kind if failure else None,
+        **({"stratum": task.stratum} if task.stratum else {}),
     }
 
 
@@ -114,7 +116,7 @@ def run_method(system: System, tasks: list[Task], n_relevant: dict[str, int], me
                guard: Guard | None = None) -> tuple[dict, dict[str, list[str]]]:
     """Score one method; a query that fails is a recorded failure (a miss, with its kind and
     message). `n_relevant` counts each task's relevant symbols in the corpus. Returns the
-    method's results and its ranked docids per task, for the TREC run file."""
+    method's results and its ranked docids per task (files, for file-level gold), for the TREC run file."""
     guard = guard or Guard()
     blob = getattr(system, "RESPONSE", RANKED) == BLOB
     batch = getattr(system, "batch_size", None)
@@ -130,7 +132,7 @@ def run_method(system: System, tasks: list[Task], n_relevant: dict[str, int], me
         else:
             outcomes = [_ask(system, guard, chunk[0].query, method, k)]
         for task, outcome in zip(chunk, outcomes):
-            ranked[task.task_id] = [docid(h) for h in outcome[0]]
+            ranked[task.task_id] = [unit for unit, _ in ranked_units(task.gold, outcome[0])]
             rows.append(_query_row(task, outcome, n_relevant[task.task_id], blob))
         progress.advance(len(chunk))  # after the guard's clock stopped: never part of a query's latency
     progress.close()
@@ -167,7 +169,7 @@ def evaluate(system: System, tasks: list[Task], symbols: list[Symbol], methods: 
         except QueryFailure as e:
             raise CrmatrixError(f"prepare: {e}") from None
         prepare_s = guard.last_elapsed_s
-    n_relevant = {t.task_id: len(relevant_symbols(t.gold, symbols)) for t in tasks}  # the same for every method
+    n_relevant = {t.task_id: len(relevant_ids(t.gold, symbols)) for t in tasks}  # the same for every method
     results, ranked = {}, {}
     for m in methods:
         results[m], ranked[m] = run_method(system, tasks, n_relevant, m, k, guard)

@@ -19,6 +19,11 @@ from crmatrix import atomic, meta, metrics, stats
 METRIC = "mrr"
 # The do-no-harm gate on structural splits (crmatrix.splits): an arm must not lose recall@10 there.
 GATE_METRIC = "recall@10"
+# Public benchmarks (every format but the hand-built ones) report these beside the MRR, each
+# with its bootstrap interval; RepoQA's pass@1 is whether the first hit is the needle.
+HAND_BUILT_FORMATS = ("codelens", "callgraph")
+BENCHMARK_METRICS = ("recall@5", "recall@10", "ndcg@10")
+PASS_AT_1 = {"repoqa": "acc@1"}
 
 
 def headline_method(run: dict, preferred: str) -> str:
@@ -254,12 +259,53 @@ def _gates(table: dict[tuple, dict], rows: list[dict], splits: dict[str, str], a
     return out
 
 
+def _with_ci(values) -> dict:
+    low, high = stats.bootstrap_ci(values)
+    return {"mean": float(values.mean()) if values.size else 0.0, "ci_low": low, "ci_high": high}
+
+
+def _scores(rows: list[dict], names: dict[str, str]) -> dict:
+    return {label: _with_ci(metrics.per_query(rows, metric)) for label, metric in names.items()}
+
+
+def _benchmarks(table: dict[tuple, dict], rows: list[dict], arms: list[str], formats: dict[str, str],
+                summaries: dict[str, dict]) -> list[dict]:
+    """Per row of a public-benchmark dataset: each arm's recall@5/10, ndcg@10 (and pass@1 for
+    RepoQA) with bootstrap intervals, the same per stratum (repository or library) when the
+    tasks have more than one, and the rows the loader dropped, by reason."""
+    out = []
+    for r in rows:
+        fmt = formats.get(r["dataset"])
+        if fmt is None or fmt in HAND_BUILT_FORMATS:
+            continue
+        names = {**({"pass@1": PASS_AT_1[fmt]} if fmt in PASS_AT_1 else {}), **{m: m for m in BENCHMARK_METRICS}}
+        by_arm = table[(r["dataset"], r["system"])]
+        entry = {"dataset": r["dataset"], "system": r["system"], "method": r["method"], "format": fmt,
+                 "metrics": list(names), "arms": {}, "strata": {}, "dropped": None}
+        for arm in (a for a in arms if a in by_arm):
+            queries = _queries(by_arm[arm], r["method"])
+            entry["arms"][arm] = _scores(queries, names)
+            strata: dict[str, list[dict]] = {}
+            for q in queries:
+                strata.setdefault(q.get("stratum", ""), []).append(q)
+            if len(strata) > 1:
+                entry["strata"][arm] = {k: {"n": len(v), **_scores(v, names)} for k, v in sorted(strata.items())}
+        summary = summaries.get(r["dataset"])
+        if summary is not None:
+            entry["dropped"] = {"tasks": summary["tasks"], "dropped": summary["dropped"],
+                                "by_reason": summary["dropped_by_reason"]}
+        out.append(entry)
+    return out
+
+
 def build(runs: list[dict], baseline_arm: str, preferred_method: str, arm_order: list[str] = (),
           archetypes: dict[str, str] | None = None, splits: dict[str, str] | None = None,
-          comparisons: list[str] | None = None) -> dict:
+          comparisons: list[str] | None = None, formats: dict[str, str] | None = None,
+          summaries: dict[str, dict] | None = None) -> dict:
     """`runs` are run JSONs in any order; rows come sorted by dataset and system, columns in
     `arm_order` (the config's order) with the baseline first, so the same runs give the same bytes.
-    `comparisons`: the arms whose tests form each row's correction family (None: every arm)."""
+    `comparisons`: the arms whose tests form each row's correction family (None: every arm).
+    `formats`: each dataset's format; `summaries`: each dataset stage's summary of dropped rows."""
     present = {r["arm"] for r in runs}
     order = [a for a in arm_order if a in present] + sorted(present - set(arm_order))
     arms = sorted(order, key=lambda a: a != baseline_arm)
@@ -275,6 +321,7 @@ def build(runs: list[dict], baseline_arm: str, preferred_method: str, arm_order:
             "knobs": _knob_table(rows, arms, baseline_arm),
             "gates": _gates(table, rows, splits or {}, arms, baseline_arm),
             "pooled": _pooled(rows, arms, baseline_arm),
+            "benchmarks": _benchmarks(table, rows, arms, formats or {}, summaries or {}),
             "statistics": {"bootstrap_resamples": 1000, "seed": 0, "level": 0.95, "alpha": stats.ALPHA,
                            "test": "paired randomization (sign flip), Holm across the row's family: one hypothesis "
                                    "per distinct arm that moved a query (identical arms are one), the arms of "
@@ -429,6 +476,7 @@ def to_markdown(matrix: dict) -> str:
             cells = [("—" if (c := g["arms"].get(a)) is None else
                       f"{c['value']:.3f} {'pass' if c['pass'] else 'FAIL'}") for a in arms if a != base]
             lines.append(f"| {g['dataset']} | {g['system']} | {g['baseline']:.3f} | " + " | ".join(cells) + " |")
+    lines += _benchmarks_md(matrix.get("benchmarks", []), base)
     lines += ["", "## Per-query decomposition against the baseline", ""]
     for r in matrix["rows"]:
         for arm, dec in r["decomposition"].items():
@@ -452,6 +500,41 @@ def to_markdown(matrix: dict) -> str:
             lines += [f"**{r['dataset']} · {r['system']}** ({r['method']})", "",
                       *_token_table(r["token_efficiency"]), ""]
     return "\n".join(lines) + "\n"
+
+
+def _ci_text(x: dict) -> str:
+    return f"{x['mean']:.3f} [{x['ci_low']:.2f}, {x['ci_high']:.2f}]"
+
+
+def _benchmarks_md(entries: list[dict], base: str) -> list[str]:
+    """Per public-benchmark dataset: a table of arms by metric (95 % bootstrap intervals), the
+    per-stratum table of the baseline arm, and what the loader dropped."""
+    if not entries:
+        return []
+    lines = ["", "## Public benchmarks: recall and nDCG", "",
+             "Per arm, the headline method's metrics with 95 % bootstrap intervals (1000 resamples, seed 0); "
+             "file-level gold (SWE-QA) ranks each file at its first hit. pass@1 (RepoQA): the first hit is the "
+             "needle or a function AST-equal to it.", ""]
+    for e in entries:
+        lines += [f"**{e['dataset']} · {e['system']}** ({e['format']}, {e['method']})", ""]
+        if e["dropped"] is not None:
+            d = e["dropped"]
+            reasons = "; ".join(f"{n} {r}" for r, n in d["by_reason"].items())
+            lines += [f"{d['tasks']} tasks; {d['dropped']} rows or citations dropped" + (f": {reasons}" if reasons else ""),
+                      ""]
+        lines += ["| arm | " + " | ".join(e["metrics"]) + " |", "|---|" + "---:|" * len(e["metrics"])]
+        for arm, scores in e["arms"].items():
+            lines.append(f"| {arm} | " + " | ".join(_ci_text(scores[m]) for m in e["metrics"]) + " |")
+        strata = e["strata"].get(base) or next(iter(e["strata"].values()), None)
+        if strata:
+            arm = base if base in e["strata"] else next(iter(e["strata"]))
+            lines += ["", f"By stratum ({arm}):", "", "| stratum | n | " + " | ".join(e["metrics"]) + " |",
+                      "|---|---:|" + "---:|" * len(e["metrics"])]
+            for name, scores in strata.items():
+                lines.append(f"| {name or '—'} | {scores['n']} | " + " | ".join(_ci_text(scores[m]) for m in e["metrics"])
+                             + " |")
+        lines.append("")
+    return lines
 
 
 def _token_table(eff: dict) -> list[str]:

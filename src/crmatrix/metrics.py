@@ -74,6 +74,7 @@ METRICS: dict[str, Callable[[dict], float]] = {
     "acc@3": partial(hit_at, k=3),
     "acc@5": partial(hit_at, k=5),
     "precision@1": partial(precision_at, k=1),
+    "recall@5": partial(recall_at, k=5),
     "recall@10": partial(recall_at, k=10),
     "recall@100": partial(recall_at, k=100),
     "ndcg@10": partial(ndcg_at, k=10),

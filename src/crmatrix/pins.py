@@ -43,21 +43,25 @@ CHUNK_BYTES = 1 << 20
 # Seconds slept before each retry of a transient failure (so 1 + len attempts in all).
 RETRY_DELAYS_S = (1.0, 3.0, 9.0)
 _SHA40 = re.compile(r"^[0-9a-f]{40}$")
+# The source kinds; the last two are a benchmark file's own repository or docs, written out.
+KINDS = ("git", "pypi", "npm", "path", "repoqa", "ds1000")
+FILE_KINDS = ("repoqa", "ds1000")
 
 
 @dataclass(frozen=True)
 class Pin:
-    """What a corpus is pinned to; `kind` is git, pypi, npm or path."""
+    """What a corpus is pinned to; `kind` is git, pypi, npm, path, or a kind a dataset format
+    writes out from its file (`repoqa`, `ds1000`: crmatrix.datasets.CORPUS_WRITERS)."""
 
     kind: str
     spec: dict
 
     @classmethod
     def from_config(cls, name: str, corpus: dict) -> "Pin":
-        kinds = [k for k in ("git", "pypi", "npm", "path") if k in corpus]
+        kinds = [k for k in KINDS if k in corpus]
         if len(kinds) != 1:
             raise CrmatrixError(
-                f"corpora.{name}: needs exactly one of git, pypi, npm, path (found {kinds or 'none'})"
+                f"corpora.{name}: needs exactly one of {', '.join(KINDS)} (found {kinds or 'none'})"
             )
         kind = kinds[0]
         needs = {"git": "commit", "pypi": "sha256", "npm": "integrity"}
@@ -66,7 +70,7 @@ class Pin:
         if kind == "git":
             check_commit(f"corpora.{name}.commit", corpus["commit"])
         keys = {"git": ("git", "commit"), "pypi": ("pypi", "sha256"), "npm": ("npm", "integrity"), "path": ("path",)}
-        return cls(kind, {k: corpus[k] for k in keys[kind]})
+        return cls(kind, {k: corpus[k] for k in keys.get(kind, (kind,))})
 
 
 def check_commit(key: str, commit) -> None:
@@ -365,6 +369,10 @@ def fetch(pin: Pin, scratch: Path, mirrors: list[str], registries: dict) -> tupl
         if not src.is_dir():
             raise CrmatrixError(f"path corpus {s['path']}: not a directory")
         return src, {"source": str(src.resolve())}
+    if pin.kind in FILE_KINDS:
+        from crmatrix import datasets  # the format that reads the file writes its corpus
+
+        return scratch, datasets.write_corpus(pin.kind, s[pin.kind], scratch)
     if pin.kind == "git":
         return scratch, fetch_git(s["git"], s["commit"], scratch, mirrors)
     if pin.kind == "pypi":

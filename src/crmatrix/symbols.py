@@ -133,6 +133,22 @@ def extract_files(root: pathlib.Path, paths: Iterable[str]) -> list[Symbol]:
     return sorted(symbols, key=_sort_key)
 
 
+DOCUMENT_KIND = "doc"
+
+
+def extract_documents(root: pathlib.Path, paths: Iterable[str]) -> list[Symbol]:
+    """One symbol per file of a documents corpus (a docs datastore): named by the file's
+    stem (the document's id), its first line as signature, its text as doc and body."""
+    symbols = []
+    for path in paths:
+        text = (root / path).read_text(encoding="utf-8")
+        stem = pathlib.PurePosixPath(path).stem
+        symbols.append(Symbol(name=stem, kind=DOCUMENT_KIND, parent=stem.split(".", 1)[0], path=path,
+                              language="text", start_line=1, end_line=max(1, len(text.splitlines())),
+                              signature=" ".join(text.split("\n", 1)[0].split())[:SIGNATURE_MAX], doc=text, body=text))
+    return sorted(symbols, key=_sort_key)
+
+
 def _sort_key(s: Symbol) -> tuple[str, int, int, str, str]:
     return (s.path, s.start_line, s.end_line, s.name, s.kind)
 

@@ -1,6 +1,7 @@
 rule collect_matrix:
     input:
-        run_files(),
+        runs=run_files(),
+        summaries=[f"results/datasets/{d}.summary.json" for d in DATASETS],
     output:
         json="results/matrix/phase-matrix.json",
         md="results/matrix/phase-matrix.md",
@@ -12,6 +13,8 @@ rule collect_matrix:
         archetypes={d: c.get("archetype") for d, c in CFG["datasets"].items()},
         splits={d: c["split"] for d, c in CFG["datasets"].items() if c.get("split")},
         comparisons=CFG.get("comparisons"),
+        formats={d: c["format"] for d, c in CFG["datasets"].items()},
+        summary_datasets=DATASETS,
     conda:
         "../../envs/crmatrix.yaml"
     log:

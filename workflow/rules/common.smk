@@ -9,7 +9,7 @@ from crmatrix import CrmatrixError
 from crmatrix import config as crconfig
 from crmatrix import experiment, install, locations
 from crmatrix.codehash import stage_hash
-from crmatrix.pins import path_fingerprint
+from crmatrix.pins import FILE_KINDS, path_fingerprint
 from crmatrix.plots import names as plot_names
 from crmatrix.systems import answers_calls, needs_index
 
@@ -139,11 +139,22 @@ def split_inputs(wildcards):
 
 
 def corpus_params(wildcards):
-    """The pin and selection; a path corpus adds a fingerprint of its files so edits re-run it."""
+    """The pin and selection; a path corpus adds a fingerprint of its files so edits re-run it.
+    A corpus written out from a benchmark file gets the file as an input (corpus_inputs), so
+    its parameters hold what is taken from it, never where it lies."""
     conf = dict(CFG["corpora"][wildcards.corpus])
     if "path" in conf:
         conf["fingerprint"] = path_fingerprint(conf["path"])
+    for kind in FILE_KINDS:
+        if kind in conf:
+            conf[kind] = {k: v for k, v in conf[kind].items() if k != "file"}
     return conf
+
+
+def corpus_inputs(wildcards):
+    """The benchmark file a repoqa or ds1000 corpus is written out from."""
+    conf = CFG["corpora"][wildcards.corpus]
+    return {"file": conf[kind]["file"] for kind in FILE_KINDS if kind in conf}
 
 
 def dataset_corpus(wildcards):

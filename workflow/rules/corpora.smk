@@ -1,4 +1,6 @@
 rule fetch_corpus:
+    input:
+        unpack(corpus_inputs),
     output:
         tree=directory("results/corpora/{corpus}/tree"),
         manifest="results/corpora/{corpus}/manifest.json",

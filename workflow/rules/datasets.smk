@@ -6,6 +6,7 @@ rule prepare_dataset:
     output:
         tasks="results/datasets/{dataset}.jsonl",
         qrels="results/trec/{dataset}.qrels",
+        summary="results/datasets/{dataset}.summary.json",
     wildcard_constraints:
         dataset=one_of(PLAIN_DATASETS),
     params:
@@ -26,6 +27,7 @@ rule derive_split:
     output:
         tasks="results/datasets/{dataset}.jsonl",
         qrels="results/trec/{dataset}.qrels",
+        summary="results/datasets/{dataset}.summary.json",
     wildcard_constraints:
         dataset=one_of(SPLIT_DATASETS),
     params:

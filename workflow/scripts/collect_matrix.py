@@ -3,7 +3,7 @@ from crmatrix.stages import collect_matrix
 
 with jobs.job(snakemake.log[0], snakemake.output):
     collect_matrix.run(
-        snakemake.input,
+        snakemake.input.runs,
         snakemake.params.baseline_arm,
         snakemake.params.headline_method,
         snakemake.params.arm_order,
@@ -12,4 +12,6 @@ with jobs.job(snakemake.log[0], snakemake.output):
         snakemake.output.md,
         dict(snakemake.params.splits),
         snakemake.params.comparisons,
+        dict(snakemake.params.formats),
+        dict(zip(snakemake.params.summary_datasets, snakemake.input.summaries)),
     )

@@ -17,4 +17,5 @@ with jobs.job(snakemake.log[0], snakemake.output):
         out=snakemake.output.tasks,
         qrels=snakemake.output.qrels,
         threads=snakemake.params.embed_threads,
+        summary=snakemake.output.summary,
     )

@@ -9,4 +9,5 @@ with jobs.job(snakemake.log[0], snakemake.output):
         snakemake.output.manifest,
         locations.mirrors(),
         locations.registries(),
+        file=snakemake.input.get("file"),
     )

@@ -10,4 +10,5 @@ with jobs.job(snakemake.log[0], snakemake.output):
         snakemake.input.symbols,
         snakemake.output.tasks,
         snakemake.output.qrels,
+        snakemake.output.summary,
     )

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from crmatrix import atomic, datasets, graph, splits, trec
 from crmatrix.datasets import Task
+from crmatrix.stages import prepare_dataset
 from crmatrix.engine import Engine, index, knobs
 from crmatrix.languages import dominant_language
 from crmatrix.symbols import read_symbols
@@ -15,10 +16,11 @@ from crmatrix.symbols import read_symbols
 
 def run(*, file: Path, fmt: str, split: str, corpus_name: str, manifest: Path, symbols: Path, graph_file: Path,
         index_dir: Path, model: Path, env: dict, cache_dir: Path, out: Path, qrels: Path | None = None,
-        threads: int | None = None) -> list[Task]:
+        threads: int | None = None, summary: Path | None = None) -> list[Task]:
     syms = read_symbols(symbols)
     man = atomic.read_json(manifest)
-    base = datasets.load(Path(file), fmt, corpus_name, man, syms)
+    loaded = datasets.load_all(Path(file), fmt, corpus_name, man, syms)
+    base = loaded.tasks
     kn = knobs.resolve(env, dominant_language(man))
     vectors, _ = index.load(Path(index_dir), syms, kn, Path(model))
     dense = Engine(syms, kn, vectors, index.query_encoder(Path(model), Path(cache_dir), threads))
@@ -26,4 +28,5 @@ def run(*, file: Path, fmt: str, split: str, corpus_name: str, manifest: Path, s
     atomic.write_jsonl(Path(out), [t.to_dict() for t in tasks])
     if qrels is not None:
         trec.write_qrels(Path(qrels), datasets.qrels(tasks, syms))
+    prepare_dataset.write_summary(summary, datasets.Loaded(tasks, loaded.dropped), fmt)
     return tasks

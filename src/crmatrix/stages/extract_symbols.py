@@ -1,15 +1,19 @@
-"""extract_symbols: every symbol of a corpus's source files, as JSONL."""
+"""extract_symbols: every symbol of a corpus's source files, as JSONL (of a documents
+corpus, such as DS-1000's docs datastore: one symbol per document)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from crmatrix import atomic
-from crmatrix.symbols import Symbol, extract_files
+from crmatrix import atomic, datasets
+from crmatrix.symbols import Symbol, extract_documents, extract_files
 
 
 def run(tree: Path, manifest: Path, out: Path) -> list[Symbol]:
-    files = [f["path"] for f in atomic.read_json(manifest)["files"] if f["language"]]
-    symbols = extract_files(Path(tree), files)
+    man = atomic.read_json(manifest)
+    if datasets.document_corpus(man):
+        symbols = extract_documents(Path(tree), [f["path"] for f in man["files"]])
+    else:
+        symbols = extract_files(Path(tree), [f["path"] for f in man["files"] if f["language"]])
     atomic.write_jsonl(Path(out), [s.to_dict() for s in symbols])
     return symbols

@@ -9,11 +9,16 @@ from crmatrix import CrmatrixError, atomic, pins
 from crmatrix.corpus import select_files
 
 
-def run(name: str, corpus: dict, tree: Path, manifest_path: Path, mirrors: list[str], registries: dict) -> dict:
+def run(name: str, corpus: dict, tree: Path, manifest_path: Path, mirrors: list[str], registries: dict,
+        file: Path | None = None) -> dict:
     """Fetch the pinned source, keep the selected files as `tree`, write `manifest_path`.
+    `file`: the benchmark file a repoqa or ds1000 corpus is written out from (the workflow's
+    input; its config entry then need not name it).
 
     Nothing is left at either output unless everything succeeded.
     """
+    if file is not None:
+        corpus = {k: ({**v, "file": str(file)} if k in pins.FILE_KINDS else v) for k, v in corpus.items()}
     pin = pins.Pin.from_config(name, corpus)
     include = corpus.get("include") or ["**"]
     exclude = corpus.get("exclude") or []

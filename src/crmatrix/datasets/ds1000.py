@@ -1,0 +1,109 @@
+"""`ds1000`: DS-1000 problems with CodeRAG-Bench's gold library documentation.
+
+Rows (JSONL or parquet, read through the `datasets` library) are
+`{prompt, reference_code, metadata{library, problem_id, ...}, code_context, docs}` where
+`docs` lists the gold documents `{function, title, text}`; `title` is the document's id
+(`pandas.reference.api.pandas.dataframe.where`). The query is the prompt; the stratum the
+library (`Pandas`, `Numpy`, ...), for the per-library breakdown.
+
+Corpus kind `ds1000: {file}` is the docs datastore: every distinct document of the file's
+`docs`, one file `{title}.txt` each, whose symbol is the document itself. A corpus document
+is relevant when its id is a gold title or its text matches a gold text with rapidfuzz's
+`partial_ratio` >= 85 (the same passage cut or reformatted elsewhere), decided at load time.
+Problems without gold docs (about half of DS-1000) are dropped and counted.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rapidfuzz import fuzz, process
+
+from crmatrix import CrmatrixError
+from crmatrix.datasets import Loaded, Task, check_fields, query_key, register, register_corpus
+from crmatrix.datasets.records import read_records
+from crmatrix.symbols import DOCUMENT_KIND, Symbol
+
+FUZZY_MIN = 85
+SUFFIX = ".txt"
+
+
+def _docs(row: dict, where: str) -> list[dict]:
+    docs = row.get("docs")
+    if docs is None:
+        return []
+    if not isinstance(docs, list):
+        raise CrmatrixError(f"{where}: field 'docs' must be a list of {{function, title, text}}")
+    for k, d in enumerate(docs):
+        check_fields(d, f"{where}: docs[{k}]", ("title", "text"))
+        if "/" in d["title"]:
+            raise CrmatrixError(f"{where}: docs[{k}]: title {d['title']!r} is not a document id (it has a '/')")
+    return docs
+
+
+@register_corpus("ds1000", documents=True)
+def write_corpus(spec: dict, dest: Path) -> dict:
+    """Every distinct gold document of the file, by title (the first text of a title kept)."""
+    file = Path(spec["file"])
+    texts: dict[str, str] = {}
+    for i, row in enumerate(read_records(file)):
+        for d in _docs(row, f"{file}: row {i}"):
+            texts.setdefault(d["title"], d["text"])
+    if not texts:
+        raise CrmatrixError(f"{file}: no row has gold docs to make a datastore of")
+    dest.mkdir(parents=True, exist_ok=True)
+    for title, text in texts.items():
+        (dest / f"{title}{SUFFIX}").write_text(text, encoding="utf-8")
+    return {"source": str(file), "documents": len(texts)}
+
+
+class _Matcher:
+    """The corpus documents relevant to each gold document, by id or by fuzzy text."""
+
+    def __init__(self, symbols: list[Symbol], texts: list[str]):
+        self.docs = [s for s in symbols if s.kind == DOCUMENT_KIND]
+        self.by_id = {s.name: s.path for s in self.docs}
+        unique = sorted(set(texts))
+        # one C++ pass over every (gold text, document) pair; a score below the cutoff is 0
+        scores = process.cdist(unique, [s.body for s in self.docs], scorer=fuzz.partial_ratio,
+                               score_cutoff=FUZZY_MIN, workers=1) if unique and self.docs else []
+        self.fuzzy = {t: [self.docs[j].path for j in range(len(self.docs)) if scores[i][j] >= FUZZY_MIN]
+                      for i, t in enumerate(unique)}
+
+    def __call__(self, title: str, text: str) -> list[str]:
+        return sorted({*([self.by_id[title]] if title in self.by_id else []), *self.fuzzy[text]})
+
+
+@register("ds1000")
+def load_ds1000(path: Path, corpus: str, manifest: dict, symbols: list[Symbol]) -> Loaded:
+    rows = read_records(path)
+    metas = []
+    for i, row in enumerate(rows):
+        where = f"{path}: row {i}"
+        check_fields(row, where, ("prompt",))
+        meta = row.get("metadata")
+        if not isinstance(meta, dict) or not isinstance(meta.get("library"), str) \
+                or not isinstance(meta.get("problem_id"), int):
+            raise CrmatrixError(f"{where}: field 'metadata' must hold 'library' (a string) and 'problem_id' (an int)")
+        metas.append((meta, _docs(row, where)))
+    match = _Matcher(symbols, [d["text"] for _, docs in metas for d in docs])
+    if not match.docs:
+        raise CrmatrixError(f"{path}: corpus {corpus!r} holds no documents (a ds1000 dataset needs a ds1000 corpus)")
+    tasks, dropped, seen = [], [], {}
+    for i, (row, (meta, docs)) in enumerate(zip(rows, metas)):
+        if not docs:
+            dropped.append({"row": i, "reason": "no gold docs", "detail": f"problem {meta['problem_id']}"})
+            continue
+        first = seen.setdefault(query_key(row["prompt"]), i)
+        if first != i:
+            dropped.append({"row": i, "reason": "repeated question", "detail": f"repeats row {first}"})
+            continue
+        documents = sorted({p for d in docs for p in match(d["title"], d["text"])})
+        if not documents:
+            dropped.append({"row": i, "reason": "no gold doc in the corpus",
+                            "detail": ", ".join(d["title"] for d in docs)})
+            continue
+        gold = {"type": "docs", "ids": sorted({d["title"] for d in docs}), "documents": documents}
+        tasks.append(Task(f"ds{meta['problem_id']:04d}", row["prompt"], "natural_language", gold, corpus,
+                          stratum=meta["library"]))
+    return Loaded(tasks, dropped)

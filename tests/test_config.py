@@ -55,7 +55,7 @@ def test_unknown_corpus_key_is_named():
     cfg = copy.deepcopy(MINIMAL)
     cfg["corpora"]["c"]["sha265"] = "x"
     msg = error_of(cfg)
-    assert msg.startswith("config: corpora.c: unknown key 'sha265' (expected one of: commit, exclude, git,")
+    assert msg.startswith("config: corpora.c: unknown key 'sha265' (expected one of: commit, ds1000, exclude, git,")
 
 
 def test_dataset_naming_a_missing_corpus():
@@ -87,7 +87,8 @@ def test_corpus_needs_exactly_one_pin():
     cfg["corpora"]["c"] = {"git": "u", "commit": "abc123"}
     assert error_of(cfg) == "config: corpora.c.commit: expected a full 40-hex commit id, got 'abc123'"
     cfg["corpora"]["c"] = {"path": "a", "npm": "x@1", "integrity": "sha512-x"}
-    assert error_of(cfg) == "config: corpora.c: needs exactly one of git, pypi, npm, path (found ['npm', 'path'])"
+    assert error_of(cfg) == ("config: corpora.c: needs exactly one of git, pypi, npm, path, repoqa, ds1000 "
+                             "(found ['npm', 'path'])")
 
 
 def test_baseline_arm_must_exist_and_methods_must_be_supported():

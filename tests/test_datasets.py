@@ -30,9 +30,9 @@ def test_codelens_rows_become_tasks(tmp_path):
     ])
     tasks = datasets.load(p, "codelens", "c", MANIFEST, SYMBOLS)
     assert [t.to_dict() for t in tasks] == [
-        {"task_id": "q000", "query": "parse text", "query_type": "natural_language", "corpus": "c",
+        {"task_id": "q000", "query": "parse text", "query_type": "natural_language", "corpus": "c", "stratum": "",
          "gold": {"type": "symbol", "symbol": "parse", "file_suffix": "pkg/core.py"}},
-        {"task_id": "q001", "query": "slug", "query_type": "uncategorized", "corpus": "c",
+        {"task_id": "q001", "query": "slug", "query_type": "uncategorized", "corpus": "c", "stratum": "",
          "gold": {"type": "symbol", "symbol": "slug", "file_suffix": "util.py"}},
     ]
 
@@ -67,7 +67,8 @@ def test_unreadable_or_empty_dataset(tmp_path):
     p.write_text("[]")
     with pytest.raises(CrmatrixError, match=rf"^{p}: expected a non-empty JSON list"):
         datasets.load(p, "codelens", "c", MANIFEST, SYMBOLS)
-    with pytest.raises(CrmatrixError, match=r"unknown dataset format 'trec' \(known: callgraph, codelens"):
+    with pytest.raises(CrmatrixError, match=r"unknown dataset format 'trec' \(known: callgraph, codelens, ds1000, "
+                                             r"repoqa, swe-qa, swe-qa-pro\)"):
         datasets.load(p, "trec", "c", MANIFEST, SYMBOLS)
 
 

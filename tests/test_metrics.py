@@ -13,7 +13,7 @@ def row(rank, qt="natural_language", relevant_ranks=None, n_relevant=1):
 
 
 def test_metric_keys_are_fixed_and_ordered():
-    assert list(metrics.METRICS) == ["mrr", "mrr@10", "acc@1", "acc@3", "acc@5", "precision@1", "recall@10",
+    assert list(metrics.METRICS) == ["mrr", "mrr@10", "acc@1", "acc@3", "acc@5", "precision@1", "recall@5", "recall@10",
                                      "recall@100", "ndcg@10", "map", "map@10", "coverage"]
 
 
@@ -48,7 +48,7 @@ def test_each_metric_on_one_row():
     idcg = sum(1 / math.log2(i + 1) for i in range(1, 6))
     assert values == pytest.approx({
         "mrr": 0.5, "mrr@10": 0.5, "acc@1": 0.0, "acc@3": 1.0, "acc@5": 1.0, "precision@1": 0.0,
-        "recall@10": 2 / 5, "recall@100": 3 / 5, "ndcg@10": dcg / idcg, "map": ap_full,
+        "recall@5": 2 / 5, "recall@10": 2 / 5, "recall@100": 3 / 5, "ndcg@10": dcg / idcg, "map": ap_full,
         "map@10": (1 / 2 + 2 / 5) / 5, "coverage": 1.0,
     })
 

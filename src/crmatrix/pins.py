@@ -43,15 +43,16 @@ CHUNK_BYTES = 1 << 20
 # Seconds slept before each retry of a transient failure (so 1 + len attempts in all).
 RETRY_DELAYS_S = (1.0, 3.0, 9.0)
 _SHA40 = re.compile(r"^[0-9a-f]{40}$")
-# The source kinds; the last two are a benchmark file's own repository or docs, written out.
-KINDS = ("git", "pypi", "npm", "path", "repoqa", "ds1000")
+# Kinds written out from a benchmark file (crmatrix.corpus.write_source, by the fetch stage):
+# a RepoQA repository's content, DS-1000's docs datastore.
 FILE_KINDS = ("repoqa", "ds1000")
+KINDS = ("git", "pypi", "npm", "path", *FILE_KINDS)
 
 
 @dataclass(frozen=True)
 class Pin:
-    """What a corpus is pinned to; `kind` is git, pypi, npm, path, or a kind a dataset format
-    writes out from its file (`repoqa`, `ds1000`: crmatrix.datasets.CORPUS_WRITERS)."""
+    """What a corpus is pinned to; `kind` is git, pypi, npm, path, or one written out from a
+    benchmark file (`repoqa`, `ds1000`: crmatrix.corpus.write_source)."""
 
     kind: str
     spec: dict
@@ -359,7 +360,8 @@ def fetch_npm(spec: str, integrity: str, dest: Path, registry: str = DEFAULT_NPM
 
 
 def fetch(pin: Pin, scratch: Path, mirrors: list[str], registries: dict) -> tuple[Path, dict]:
-    """Make the pinned source available as a directory; returns it and where it came from.
+    """Make the pinned source available as a directory; returns it and where it came from
+    (not for FILE_KINDS, which the fetch stage writes out of their file).
 
     Downloads and clones go into `scratch` (owned by the caller); a path corpus is read in place.
     """
@@ -369,10 +371,6 @@ def fetch(pin: Pin, scratch: Path, mirrors: list[str], registries: dict) -> tupl
         if not src.is_dir():
             raise CrmatrixError(f"path corpus {s['path']}: not a directory")
         return src, {"source": str(src.resolve())}
-    if pin.kind in FILE_KINDS:
-        from crmatrix import datasets  # the format that reads the file writes its corpus
-
-        return scratch, datasets.write_corpus(pin.kind, s[pin.kind], scratch)
     if pin.kind == "git":
         return scratch, fetch_git(s["git"], s["commit"], scratch, mirrors)
     if pin.kind == "pypi":

@@ -5,9 +5,9 @@ time against the corpus as indexed, so a bad row stops the run before any search
 A format may also drop rows it cannot use (a public benchmark's citation that names no file
 of the pinned tree): each drop is counted with its reason, never silent.
 
-Adding a format is one module here with a `@register("name")` loader (listed in `FORMATS`
-below so that importing the package registers it), or, from another package, an entry
-point in the group `crmatrix.datasets` naming its loader. A loader is
+Adding a format is one module here with a `@register("name")` loader (named in the import
+at the end of this file, so that importing the package registers it), or, from another
+package, an entry point in the group `crmatrix.datasets` naming its loader. A loader is
 `(path, corpus, manifest, symbols) -> Loaded | list[Task]`.
 
 Gold comes in kinds, each with its relevance rule (`is_relevant`) and unit of ranking:
@@ -20,7 +20,6 @@ Gold comes in kinds, each with its relevance rule (`is_relevant`) and unit of ra
 
 from __future__ import annotations
 
-import importlib
 import json
 import re
 from collections import Counter
@@ -37,8 +36,6 @@ from crmatrix.symbols import Symbol
 QUERY_TYPES = ("natural_language", "short_phrase", "identifier", "issue_to_edit")
 UNCATEGORIZED = "uncategorized"
 ENTRY_POINT_GROUP = "crmatrix.datasets"
-# The format modules of this package, imported below so that each registers itself.
-FORMATS = ("codelens", "callgraph", "repoqa", "sweqa", "ds1000")
 
 
 @dataclass(frozen=True)
@@ -75,9 +72,6 @@ def read_tasks(path: Path) -> list[Task]:
 
 Loader = Callable[[Path, str, dict, list[Symbol]], "Loaded | list[Task]"]
 LOADERS: dict[str, Loader] = {}
-# Corpus kinds that a format writes out itself (e.g. a RepoQA repo's `content`): kind ->
-# (write(spec, dest) -> origin, whether its files are documents rather than source).
-CORPUS_WRITERS: dict[str, tuple[Callable[[dict, Path], dict], bool]] = {}
 
 
 def register(name: str) -> Callable[[Loader], Loader]:
@@ -86,28 +80,6 @@ def register(name: str) -> Callable[[Loader], Loader]:
         return fn
 
     return deco
-
-
-def register_corpus(kind: str, documents: bool = False):
-    """A corpus source kind a format provides: `write(spec, dest)` lays its files out in dest."""
-    def deco(fn):
-        CORPUS_WRITERS[kind] = (fn, documents)
-        return fn
-
-    return deco
-
-
-def document_corpus(manifest: dict) -> bool:
-    """Whether a corpus's files are documents (one symbol each), not source to parse."""
-    kind = manifest.get("pin", {}).get("kind")
-    return kind in CORPUS_WRITERS and CORPUS_WRITERS[kind][1]
-
-
-def write_corpus(kind: str, spec: dict, dest: Path) -> dict | None:
-    """Lay out a corpus of a kind a format provides in dest; None for a kind no format provides."""
-    if kind not in CORPUS_WRITERS:
-        return None
-    return CORPUS_WRITERS[kind][0](spec, dest)
 
 
 def _loader(fmt: str, path: Path) -> Loader:
@@ -221,8 +193,9 @@ def corpus_repo(manifest: dict, corpus: str) -> str:
     """The repository a corpus holds: a written-out corpus's `repo`, `owner/name` of a git
     corpus (from its URL), else the pinned package's or the corpus's name."""
     pin = manifest.get("pin", {})
-    if pin.get("kind") in CORPUS_WRITERS:
-        return pin[pin["kind"]].get("repo", corpus)
+    spec = pin.get(pin.get("kind"))
+    if isinstance(spec, dict):  # written out from a benchmark file (crmatrix.corpus)
+        return spec.get("repo", corpus)
     if pin.get("kind") == "git":
         parts = [p for p in re.split(r"[/:]", pin["git"].rstrip("/")) if p]
         parts[-1] = parts[-1].removesuffix(".git")
@@ -243,5 +216,7 @@ def read_rows(path: Path) -> list:
     return rows
 
 
-for _module in FORMATS:
-    importlib.import_module(f"{__name__}.{_module}")
+# The formats register themselves when imported. The import is written out, not looped over
+# FORMATS, so that crmatrix.codehash sees every format module a dataset stage runs (an edit
+# of one re-runs the dataset stages).
+from crmatrix.datasets import callgraph, codelens, ds1000, repoqa, sweqa  # noqa: E402,F401

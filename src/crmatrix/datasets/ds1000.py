@@ -6,8 +6,8 @@ Rows (JSONL or parquet, read through the `datasets` library) are
 (`pandas.reference.api.pandas.dataframe.where`). The query is the prompt; the stratum the
 library (`Pandas`, `Numpy`, ...), for the per-library breakdown.
 
-Corpus kind `ds1000: {file}` is the docs datastore: every distinct document of the file's
-`docs`, one file `{title}.txt` each, whose symbol is the document itself. A corpus document
+Corpus kind `ds1000: {file}` (crmatrix.corpus) is the docs datastore: every distinct
+document of the file's `docs`, one file `{title}.txt` each, whose symbol is the document. A corpus document
 is relevant when its id is a gold title or its text matches a gold text with rapidfuzz's
 `partial_ratio` >= 85 (the same passage cut or reformatted elsewhere), decided at load time.
 Problems without gold docs (about half of DS-1000) are dropped and counted.
@@ -20,41 +20,12 @@ from pathlib import Path
 from rapidfuzz import fuzz, process
 
 from crmatrix import CrmatrixError
-from crmatrix.datasets import Loaded, Task, check_fields, query_key, register, register_corpus
-from crmatrix.datasets.records import read_records
+from crmatrix.corpus import ds1000_docs
+from crmatrix.datasets import Loaded, Task, check_fields, query_key, register
+from crmatrix.records import read_records
 from crmatrix.symbols import DOCUMENT_KIND, Symbol
 
 FUZZY_MIN = 85
-SUFFIX = ".txt"
-
-
-def _docs(row: dict, where: str) -> list[dict]:
-    docs = row.get("docs")
-    if docs is None:
-        return []
-    if not isinstance(docs, list):
-        raise CrmatrixError(f"{where}: field 'docs' must be a list of {{function, title, text}}")
-    for k, d in enumerate(docs):
-        check_fields(d, f"{where}: docs[{k}]", ("title", "text"))
-        if "/" in d["title"]:
-            raise CrmatrixError(f"{where}: docs[{k}]: title {d['title']!r} is not a document id (it has a '/')")
-    return docs
-
-
-@register_corpus("ds1000", documents=True)
-def write_corpus(spec: dict, dest: Path) -> dict:
-    """Every distinct gold document of the file, by title (the first text of a title kept)."""
-    file = Path(spec["file"])
-    texts: dict[str, str] = {}
-    for i, row in enumerate(read_records(file)):
-        for d in _docs(row, f"{file}: row {i}"):
-            texts.setdefault(d["title"], d["text"])
-    if not texts:
-        raise CrmatrixError(f"{file}: no row has gold docs to make a datastore of")
-    dest.mkdir(parents=True, exist_ok=True)
-    for title, text in texts.items():
-        (dest / f"{title}{SUFFIX}").write_text(text, encoding="utf-8")
-    return {"source": str(file), "documents": len(texts)}
 
 
 class _Matcher:
@@ -85,7 +56,7 @@ def load_ds1000(path: Path, corpus: str, manifest: dict, symbols: list[Symbol]) 
         if not isinstance(meta, dict) or not isinstance(meta.get("library"), str) \
                 or not isinstance(meta.get("problem_id"), int):
             raise CrmatrixError(f"{where}: field 'metadata' must hold 'library' (a string) and 'problem_id' (an int)")
-        metas.append((meta, _docs(row, where)))
+        metas.append((meta, ds1000_docs(row, where)))
     match = _Matcher(symbols, [d["text"] for _, docs in metas for d in docs])
     if not match.docs:
         raise CrmatrixError(f"{path}: corpus {corpus!r} holds no documents (a ds1000 dataset needs a ds1000 corpus)")

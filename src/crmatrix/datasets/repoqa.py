@@ -5,7 +5,7 @@ release shape): `content` maps each path of the repository to its text, and each
 `{name, path, start_line, end_line, description}` with 1-based inclusive lines. The query
 is the description (written, as RepoQA's are, about behaviour, not the name).
 
-Corpus kind `repoqa: {file, repo}` writes that repository's `content` out as a tree, so
+Corpus kind `repoqa: {file, repo}` (crmatrix.corpus) writes that repository's `content` out, so
 the benchmark runs with no other download; the dataset picks its repository's needles by
 the corpus's repo (a written-out corpus's `repo`, or a git corpus's `owner/name`).
 
@@ -18,64 +18,16 @@ through the `datasets` library: it is one object keyed by language, not a table 
 
 from __future__ import annotations
 
-import json
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from crmatrix import CrmatrixError
 from crmatrix.astequiv import Fingerprinter
 from crmatrix.atomic import sha256_bytes
-from crmatrix.datasets import Loaded, Task, check_fields, corpus_repo, query_key, register, register_corpus
+from crmatrix.corpus import repoqa_repo
+from crmatrix.datasets import Loaded, Task, check_fields, corpus_repo, query_key, register
 from crmatrix.symbols import Symbol
 
 FUNCTION_KINDS = ("function", "method")
-
-
-def read(path: Path) -> dict[str, list[dict]]:
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise CrmatrixError(f"{path}: not readable as JSON: {e}") from e
-    if not isinstance(data, dict) or not data or not all(isinstance(v, list) for v in data.values()):
-        raise CrmatrixError(f"{path}: expected an object of language -> list of repositories (RepoQA's shape)")
-    return data
-
-
-def find_repo(path: Path, repo: str) -> tuple[str, int, dict]:
-    """(language, index, entry) of `repo` in the file."""
-    data = read(path)
-    known = []
-    for language, entries in data.items():
-        for i, entry in enumerate(entries):
-            where = f"{path}: {language}[{i}]"
-            check_fields(entry, where, ("repo",))
-            if entry["repo"] == repo:
-                return language, i, entry
-            known.append(entry["repo"])
-    raise CrmatrixError(f"{path}: no repository {repo!r} (it has: {', '.join(sorted(known))})")
-
-
-def _content(entry: dict, where: str) -> dict[str, str]:
-    content = entry.get("content")
-    if not isinstance(content, dict) or not content:
-        raise CrmatrixError(f"{where}: field 'content' must be an object of path -> file text")
-    for rel, text in content.items():
-        parts = PurePosixPath(rel).parts
-        if not isinstance(text, str) or rel.startswith("/") or ".." in parts or not parts:
-            raise CrmatrixError(f"{where}: content {rel!r}: expected a relative path inside the repository "
-                                "and its text")
-    return content
-
-
-@register_corpus("repoqa")
-def write_corpus(spec: dict, dest: Path) -> dict:
-    """Lay out the repository's `content` in dest; where it came from, for the manifest."""
-    file, repo = Path(spec["file"]), spec["repo"]
-    language, i, entry = find_repo(file, repo)
-    for rel, text in _content(entry, f"{file}: {language}[{i}]").items():
-        out = dest / rel
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(text, encoding="utf-8")
-    return {"source": str(file), "repo": repo, "commit_sha": entry.get("commit_sha"), "language": language}
 
 
 def _needle_fields(needle, where: str) -> None:
@@ -90,12 +42,11 @@ def _needle_fields(needle, where: str) -> None:
 @register("repoqa")
 def load_repoqa(path: Path, corpus: str, manifest: dict, symbols: list[Symbol]) -> Loaded:
     repo = corpus_repo(manifest, corpus)
-    language, i, entry = find_repo(path, repo)
+    language, i, entry, content = repoqa_repo(path, repo)
     where_repo = f"{path}: {language}[{i}] ({repo})"
     needles = entry.get("needles")
     if not isinstance(needles, list) or not needles:
         raise CrmatrixError(f"{where_repo}: field 'needles' must be a non-empty list")
-    content = _content(entry, where_repo)
     # The needle's lines are those of the file in the RepoQA file; a corpus file that differs
     # from it (another commit) cannot be judged by them.
     sha = {f["path"]: f["sha256"] for f in manifest["files"]}

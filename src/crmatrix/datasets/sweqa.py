@@ -23,7 +23,7 @@ import re
 from pathlib import Path, PurePosixPath
 
 from crmatrix.datasets import Loaded, Task, check_fields, corpus_repo, query_key, register
-from crmatrix.datasets.records import is_hub, read_records
+from crmatrix.records import is_hub, read_records
 from crmatrix.symbols import Symbol
 
 _CITATION = re.compile(

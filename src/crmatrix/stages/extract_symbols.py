@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from crmatrix import atomic, datasets
+from crmatrix import atomic
+from crmatrix.corpus import is_documents
 from crmatrix.symbols import Symbol, extract_documents, extract_files
 
 
 def run(tree: Path, manifest: Path, out: Path) -> list[Symbol]:
     man = atomic.read_json(manifest)
-    if datasets.document_corpus(man):
+    if is_documents(man):
         symbols = extract_documents(Path(tree), [f["path"] for f in man["files"]])
     else:
         symbols = extract_files(Path(tree), [f["path"] for f in man["files"] if f["language"]])

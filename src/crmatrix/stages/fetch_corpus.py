@@ -6,7 +6,7 @@ import tempfile
 from pathlib import Path
 
 from crmatrix import CrmatrixError, atomic, pins
-from crmatrix.corpus import select_files
+from crmatrix.corpus import select_files, write_source
 
 
 def run(name: str, corpus: dict, tree: Path, manifest_path: Path, mirrors: list[str], registries: dict,
@@ -23,7 +23,10 @@ def run(name: str, corpus: dict, tree: Path, manifest_path: Path, mirrors: list[
     include = corpus.get("include") or ["**"]
     exclude = corpus.get("exclude") or []
     with tempfile.TemporaryDirectory(prefix="crmatrix-fetch-") as scratch:
-        src, origin = pins.fetch(pin, Path(scratch), mirrors, registries)
+        if pin.kind in pins.FILE_KINDS:
+            src, origin = Path(scratch), write_source(pin.kind, pin.spec[pin.kind], Path(scratch))
+        else:
+            src, origin = pins.fetch(pin, Path(scratch), mirrors, registries)
         with atomic.staged_dir(Path(tree)) as stage:
             part = select_files(src, stage, include, exclude)
             if not part["files"]:

@@ -102,7 +102,7 @@ def test_matrix_end_to_end_then_noop_then_one_dataset(matrix):
     planned = planned_outputs(work)
     assert sum(p.startswith(("results/plots/index.html, ", "results/tracking/gitds/")) for p in planned) == 2
     assert [p for p in planned if not p.startswith(("results/plots/", "results/tracking/"))] == sorted([
-        "results/datasets/pathds.jsonl, results/trec/pathds.qrels",
+        "results/datasets/pathds.jsonl, results/trec/pathds.qrels, results/datasets/pathds.summary.json",
         "results/runs/pathds/builtin/baseline.json, results/trec/pathds/builtin/baseline",
         "results/runs/pathds/builtin/knob.json, results/trec/pathds/builtin/knob",
         "results/matrix/phase-matrix.json, results/matrix/phase-matrix.md",

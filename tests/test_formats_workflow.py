@@ -1,0 +1,49 @@
+"""Public benchmarks through Snakemake: SWE-QA's flask questions on the pinned flask commit
+(from the shared bundle) and the RepoQA fixture's corpus, scored by the builtin engine."""
+
+import json
+
+import yaml
+
+from conftest import ROOT, SHARED, needs_shared, snakemake
+
+
+@needs_shared
+def test_swe_qa_flask_and_repoqa_in_the_matrix_with_recall_ndcg_and_intervals(tmp_path):
+    cfg = {
+        "git_mirrors": [str(SHARED / "corpora")],
+        "corpora": {
+            "flask": {"git": "https://github.com/pallets/flask", "commit": "85c5d93cbd049c4bd0679c36fd1ddcae8c37b642"},
+            "rq": {"repoqa": {"file": str(ROOT / "datasets/repoqa-fixture.json"), "repo": "crmatrix-fixtures/tinyqueue"}},
+        },
+        "datasets": {
+            "swe-qa-flask": {"file": str(SHARED / "data/swe-qa/flask.jsonl"), "corpus": "flask", "format": "swe-qa"},
+            "rq": {"file": str(ROOT / "datasets/repoqa-fixture.json"), "corpus": "rq", "format": "repoqa"},
+        },
+        # no embedding methods: no model and no index, so the run takes seconds
+        "systems": {"builtin": {"type": "builtin", "methods": ["lexical", "bm25"]}},
+        "headline_method": "bm25",
+        "arms": {"baseline": {}, "knob": {"CODELENS_RANK_SPARSE_TERM_WEIGHT": "1"}},
+    }
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(cfg))
+    snakemake(tmp_path, "--configfile", str(tmp_path / "config.yaml"), "--cores", "2", "results/matrix/phase-matrix.md")
+    m = json.loads((tmp_path / "results/matrix/phase-matrix.json").read_text())
+    bench = {b["dataset"]: b for b in m["benchmarks"]}
+    swe = bench["swe-qa-flask"]
+    assert (swe["format"], swe["method"], swe["metrics"]) == ("swe-qa", "bm25", ["recall@5", "recall@10", "ndcg@10"])
+    assert swe["dropped"] == {"tasks": 48, "dropped": 13, "by_reason": {"absent citation": 4, "ambiguous citation": 9}}
+    base = swe["arms"]["baseline"]
+    assert {k: round(v["mean"], 3) for k, v in base.items()} == {"recall@5": 0.752, "recall@10": 0.842, "ndcg@10": 0.769}
+    assert all(v["ci_low"] < v["mean"] < v["ci_high"] for v in base.values())
+    assert bench["rq"]["metrics"] == ["pass@1", "recall@5", "recall@10", "ndcg@10"]
+    assert round(bench["rq"]["arms"]["baseline"]["pass@1"]["mean"], 3) == 0.6
+    md = (tmp_path / "results/matrix/phase-matrix.md").read_text()
+    assert "48 tasks; 13 rows or citations dropped: 4 absent citation; 9 ambiguous citation" in md
+    assert "| baseline | 0.752 [" in md and "| arm | pass@1 | recall@5 | recall@10 | ndcg@10 |" in md
+    # file-level gold: the run ranks files, and the qrels hold the cited files
+    qrels = (tmp_path / "results/trec/swe-qa-flask.qrels").read_text().splitlines()
+    assert qrels[:2] == ["q000 0 src/flask/json/provider.py 1", "q000 0 tests/test_json.py 1"]
+    summary = json.loads((tmp_path / "results/datasets/swe-qa-flask.summary.json").read_text())
+    assert summary["drops"][0] == {"row": 0, "reason": "absent citation", "detail": "app.json: no such file"}
+    log = (tmp_path / "logs/prepare_dataset/swe-qa-flask.log").read_text()
+    assert "48 tasks, 13 dropped; 4 absent citation; 9 ambiguous citation" in log

@@ -167,7 +167,7 @@ def test_check_refuses_a_run_on_another_corpus_or_dataset(runs, tmp_path, capsys
      "method 'bm25' is not one of both systems' methods (lexical)"),
     ({"release": "builtin", "candidate": "builtin@knob", "max_drop": {"lexical.latency_p95_ms": 5}},
      "compare.p.max_drop: max-drop gate 'lexical.latency_p95_ms=5': 'latency_p95_ms' is not a per-query metric "
-     "(expected one of: mrr, mrr@10, acc@1, acc@3, acc@5, precision@1, recall@10, recall@100, ndcg@10, map, map@10, "
+     "(expected one of: mrr, mrr@10, acc@1, acc@3, acc@5, precision@1, recall@5, recall@10, recall@100, ndcg@10, map, map@10, "
      "coverage)"),
 ])
 def test_a_bad_release_candidate_pair_is_one_line_naming_the_key(entry, message):

@@ -118,7 +118,7 @@ def _read_run(path: str) -> dict:
 def cmd_check(args) -> int:
     run = _read_run(args.run)
     gates = check.parse_gates(args.min or [], args.max or [])
-    drops = [baseline.parse_drop(t) for t in args.max_drop or []]
+    drops = [check.parse_drop(t) for t in args.max_drop or []]
     if bool(drops) != bool(args.baseline):
         raise CrmatrixError("check: --max-drop and --baseline go together (e.g. --baseline baselines/X.json "
                             "--max-drop hybrid.mrr=0.02)")

@@ -6,7 +6,7 @@ The workflow and the CLI both ask these questions; answering them here keeps one
 
 from __future__ import annotations
 
-from crmatrix import CrmatrixError, atomic, install, systems
+from crmatrix import CrmatrixError, atomic, check, install, systems
 from crmatrix.config import MODEL_VAR
 from crmatrix.engine import knobs
 from crmatrix.systems import needs_index
@@ -127,8 +127,6 @@ def _side(cfg: dict, where: str, text: str) -> dict:
 def compare_pairs(cfg: dict) -> dict[str, dict]:
     """Each `compare:` entry resolved: release and candidate as {system, arm}, and the gates
     as METHOD.METRIC -> the largest drop allowed (default: the release's headline method's mrr)."""
-    from crmatrix import baseline
-
     out = {}
     for name, entry in cfg["compare"].items():
         where = f"compare.{name}"
@@ -141,7 +139,7 @@ def compare_pairs(cfg: dict) -> dict[str, dict]:
         max_drop = entry.get("max_drop") or {f"{headline}.mrr": DEFAULT_MAX_DROP}
         for gate_name, drop in max_drop.items():
             try:
-                gate = baseline.parse_drop(f"{gate_name}={drop}")
+                gate = check.parse_drop(f"{gate_name}={drop}")
             except CrmatrixError as e:
                 raise CrmatrixError(f"{where}.max_drop: {e}") from None
             if not all(gate.method in m for m in methods):

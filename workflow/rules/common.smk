@@ -108,6 +108,7 @@ def evaluate_inputs(wildcards):
     corpus = dataset_corpus(wildcards)
     inputs = {
         "tasks": f"results/datasets/{wildcards.dataset}.jsonl",
+        "grep": f"results/tokenbench/{wildcards.dataset}.json",
         "dataset_file": CFG["datasets"][wildcards.dataset]["file"],
         "tree": f"results/corpora/{corpus}/tree",
         "manifest": f"results/corpora/{corpus}/manifest.json",

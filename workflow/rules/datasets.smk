@@ -41,3 +41,24 @@ rule derive_split:
         "logs/derive_split/{dataset}.log",
     script:
         "../scripts/derive_split.py"
+
+
+# The grep-and-read baseline of token efficiency: per dataset, shared by every evaluation.
+rule grep_baseline:
+    input:
+        tasks="results/datasets/{dataset}.jsonl",
+        tree=lambda wc: f"results/corpora/{dataset_corpus(wc)}/tree",
+        manifest=lambda wc: f"results/corpora/{dataset_corpus(wc)}/manifest.json",
+        symbols=lambda wc: f"results/symbols/{dataset_corpus(wc)}.jsonl",
+    output:
+        "results/tokenbench/{dataset}.json",
+    params:
+        code=code("grep_baseline"),
+    conda:
+        "../../envs/crmatrix.yaml"
+    log:
+        "logs/grep_baseline/{dataset}.log",
+    benchmark:
+        "logs/benchmarks/grep_baseline/{dataset}.tsv"
+    script:
+        "../scripts/grep_baseline.py"

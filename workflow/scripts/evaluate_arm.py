@@ -4,6 +4,7 @@ from crmatrix.stages import evaluate_arm
 with jobs.job(snakemake.log[0], snakemake.output):
     evaluate_arm.run(
         tasks=snakemake.input.tasks,
+        grep=snakemake.input.grep,
         symbols=snakemake.input.symbols,
         manifest=snakemake.input.manifest,
         tree=snakemake.input.tree,

@@ -15,13 +15,16 @@ def run(*, tasks: Path, symbols: Path, manifest: Path, tree: Path, dataset_file:
         dataset: str, system: str, system_conf: dict, arm: str, env: dict, top_k: int,
         index: Path | None = None, model: Path | None = None, cache_dir: Path | None = None,
         threads: int | None = None, trec_dir: Path | None = None, home_dir: Path | None = None,
-        graph: Path | None = None, venv: Path | None = None) -> dict:
-    """`home_dir`: an external system's own HOME (the workflow's results/home/{system}); None
-    gives it a temporary one for this job. `graph`: the corpus's reference graph, for arms
-    that expand along it. `venv`: the environment the system's `install` made."""
+        graph: Path | None = None, venv: Path | None = None, grep: Path | None = None) -> dict:
+    """`grep`: the dataset's grep-and-read baseline (stages.grep_baseline; None: grep here,
+    as a one-off run from the CLI does). `home_dir`: an
+    external system's own HOME (the workflow's results/home/{system}); None gives it a
+    temporary one for this job. `graph`: the corpus's reference graph, for arms that expand
+    along it. `venv`: the environment the system's `install` made."""
     syms = read_symbols(symbols)
     man = atomic.read_json(manifest)
     task_list = read_tasks(tasks)
+    grep_runs = atomic.read_json(Path(grep)) if grep else tokenbench.grep_and_read(Path(tree), man, task_list, syms)
     guard = Guard(system_conf.get("timeout_s", DEFAULT_TIMEOUT_S), system_conf.get("budget_s", DEFAULT_BUDGET_S))
     ctx = SystemContext(Path(tree), man, syms, env, system_conf.get("options", {}),
                         index_dir=Path(index) if index else None, cache_dir=Path(cache_dir) if cache_dir else None,
@@ -31,9 +34,8 @@ def run(*, tasks: Path, symbols: Path, manifest: Path, tree: Path, dataset_file:
                         timeout_s=guard.timeout_s, name=system)
     sysobj = evaluate.start_system(system_conf, ctx, guard)
     try:
-        grep = tokenbench.grep_and_read(Path(tree), man, task_list, syms)
         methods, ranked, prepare_s = evaluate.evaluate(sysobj, task_list, syms, system_conf["methods"], top_k,
-                                                       guard, grep)
+                                                       guard, grep_runs)
         system_run = sysobj.provenance() if hasattr(sysobj, "provenance") else None
     finally:
         evaluate.stop_system(sysobj, guard)

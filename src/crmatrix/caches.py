@@ -118,8 +118,11 @@ def read_runs(results: Path) -> list[Run]:
     return out
 
 
+_INDEX_FIELDS = tuple(Knobs().index_fields())
+
+
 def _index_fields(knob_values: dict) -> dict:
-    return Knobs(**{k: v for k, v in knob_values.items() if k != "notes"}).index_fields()
+    return {k: knob_values.get(k) for k in _INDEX_FIELDS}
 
 
 @dataclass
@@ -203,10 +206,9 @@ def info(results: Path, cache_dir: Path) -> dict:
     models = []
     for model in store.models():
         shards = store.shards(model)
-        vectors, _ = store.entries(model)
         by_index = set().union(*(ix.texts() for ix in indexes if ix.model_sha == model))
         by_queries = _query_refs(runs, model)
-        entries = set(vectors)
+        entries = store.keys(model)
         temporaries = store.temporaries(model)
         models.append({
             "model": model, "names": names.get(model, []), "entries": len(entries),

@@ -49,6 +49,7 @@ STALE_TMP_S = 3600.0
 # A shard can vanish under a reader when `compact` replaces it; the reader looks again this often.
 _RELISTS = 3
 _MODEL_ID = re.compile(r"[0-9A-Za-z][0-9A-Za-z_.-]*")
+_NONE = np.zeros(0, dtype=f"S{_KEY_BYTES}")  # `wanted` that takes no vectors
 
 
 def text_sha(text: str) -> str:
@@ -59,7 +60,6 @@ def text_sha(text: str) -> str:
 class ShardInfo:
     path: Path
     bytes: int
-    mtime: float
     count: int | None  # None: not a valid shard of its model (skipped by every reader)
     problem: str | None = None
 
@@ -94,8 +94,8 @@ def _read_exact(f, n: int, hasher) -> bytes:
     return data
 
 
-def _read_shard(path: Path, model_sha: str, wanted: np.ndarray | None) -> tuple[int, dict[str, np.ndarray]]:
-    """(entries, the vectors of those among `wanted` (sorted raw digests; None: all)).
+def _read_shard(path: Path, model_sha: str, wanted: np.ndarray | None) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """(its keys as raw digests, the vectors of those among `wanted` (sorted raw digests; None: all)).
 
     One streaming pass, memory bounded by the rows taken: the whole file is hashed on the way
     and nothing is returned unless the hash equals the file's name.
@@ -111,18 +111,31 @@ def _read_shard(path: Path, model_sha: str, wanted: np.ndarray | None) -> tuple[
         if dim == 0 or size != _HEADER.size + count * (_KEY_BYTES + 4 * dim):
             raise _Invalid(f"is {size} bytes, but its header says {count} vectors of {dim} floats")
         keys = np.frombuffer(_read_exact(f, count * _KEY_BYTES, hasher), dtype=f"S{_KEY_BYTES}")
-        take = np.arange(count) if wanted is None else np.flatnonzero(np.isin(keys, wanted))
+        take = np.arange(count) if wanted is None else _among(keys, wanted)
         rows_per_read = max(1, _READ_CHUNK // (4 * dim))
         found: dict[str, np.ndarray] = {}
         for start in range(0, count, rows_per_read):
             n = min(rows_per_read, count - start)
             block = np.frombuffer(_read_exact(f, n * 4 * dim, hasher), dtype="<f4").reshape(n, dim)
-            for i in take[(take >= start) & (take < start + n)]:
-                # numpy's S dtype drops trailing NUL bytes of a digest on the way out
-                found[keys[i].ljust(_KEY_BYTES, b"\0").hex()] = block[i - start].astype(np.float32)
+            lo, hi = np.searchsorted(take, [start, start + n])
+            for i in take[lo:hi]:
+                found[_hex(keys[i])] = block[i - start].astype(np.float32)
     if hasher.hexdigest() != path.name[:-len(SUFFIX)]:
         raise _Invalid("its bytes do not hash to its name (torn or altered)")
-    return count, found
+    return keys, found
+
+
+def _hex(digest: bytes) -> str:
+    # numpy's S dtype drops trailing NUL bytes of a digest on the way out
+    return digest.ljust(_KEY_BYTES, b"\0").hex()
+
+
+def _among(keys: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """Ascending indices of the keys that are in `wanted` (both sorted)."""
+    if not len(wanted):
+        return np.zeros(0, dtype=np.int64)
+    pos = np.minimum(np.searchsorted(wanted, keys), len(wanted) - 1)
+    return np.flatnonzero(wanted[pos] == keys)
 
 
 def _warn(path: Path, reason: str) -> None:
@@ -161,7 +174,7 @@ class EmbeddingCache:
         return found
 
     def _valid(self, model_sha: str, wanted: np.ndarray | None, until: Callable[[], bool] = lambda: False):
-        """(path, entries, vectors among wanted) of each valid shard in name order, until
+        """(path, keys, vectors among wanted) of each valid shard in name order, until
         `until()` holds. A shard that vanished (compacted away meanwhile) has its entries in
         a newer shard: the directory is listed again to find it."""
         seen: set[Path] = set()
@@ -174,14 +187,14 @@ class EmbeddingCache:
                     continue
                 seen.add(path)
                 try:
-                    count, got = _read_shard(path, model_sha, wanted)
+                    keys, got = _read_shard(path, model_sha, wanted)
                 except FileNotFoundError:
                     vanished = True
                     continue
-                except (_Invalid, struct.error) as e:
+                except _Invalid as e:
                     _warn(path, str(e))
                     continue
-                yield path, count, got
+                yield path, keys, got
             if not vanished:
                 return
 
@@ -200,13 +213,17 @@ class EmbeddingCache:
         for path in self._shard_paths(model_sha):
             try:
                 st = path.stat()
-                count, _ = _read_shard(path, model_sha, np.array([], dtype=f"S{_KEY_BYTES}"))
-                out.append(ShardInfo(path, st.st_size, st.st_mtime, count))
+                keys, _ = _read_shard(path, model_sha, _NONE)
+                out.append(ShardInfo(path, st.st_size, len(keys)))
             except FileNotFoundError:
                 continue
-            except (_Invalid, struct.error) as e:
-                out.append(ShardInfo(path, st.st_size, st.st_mtime, None, str(e)))
+            except _Invalid as e:
+                out.append(ShardInfo(path, st.st_size, None, str(e)))
         return out
+
+    def keys(self, model_sha: str) -> set[str]:
+        """The text sha256 of every valid entry of the model, without reading its vectors."""
+        return {_hex(k) for _, keys, _ in self._valid(model_sha, _NONE) for k in keys}
 
     def entries(self, model_sha: str) -> tuple[dict[str, np.ndarray], dict[str, float]]:
         """Every valid entry of the model (first shard in name order wins) and, per entry,

@@ -99,7 +99,7 @@ def throughput(tmp: Path, texts: list[str]) -> tuple[dict, dict]:
     st = load_embedder(st_meta, fp32_dir, THREADS)
     st.encode(texts[:64])
     (fp32, stats), pipe_s = timed(lambda: embed_with_cache(texts, lambda: st, st_meta["sha256"],
-                                                            EmbeddingCache(tmp / "cache-fp32.sqlite")))
+                                                            EmbeddingCache(tmp / "cache-fp32")))
     q8 = load_embedder(int8_meta, int8_dir, THREADS)
     q8.encode(texts[:64])
     int8, int8_s = timed(lambda: q8.encode(texts))

@@ -5,6 +5,9 @@
     crmatrix check RUN.json --min hybrid.mrr=0.5 --max hybrid.latency_p95_ms=250
     crmatrix promote RUN.json [--out baselines/DATASET/SYSTEM/ARM.json]
     crmatrix check CANDIDATE.json --baseline BASELINE.json --max-drop hybrid.mrr=0.02
+    crmatrix cache info [--cache-dir D] [--json]
+    crmatrix cache compact [--cache-dir D]
+    crmatrix cache evict [--older-than 7d] [--corpus C] [--all] [--cache-dir D]
 """
 
 from __future__ import annotations
@@ -13,9 +16,10 @@ import argparse
 import json
 import sys
 import tempfile
+import time
 from pathlib import Path
 
-from crmatrix import CrmatrixError, __version__, atomic, baseline, check, config, experiment, locations
+from crmatrix import CrmatrixError, __version__, atomic, baseline, caches, check, config, experiment, locations
 from crmatrix.stages import (build_index, build_system_index, evaluate_arm, extract_symbols, fetch_corpus,
                              install_system, prepare_dataset, prepare_model)
 from crmatrix.systems import check_system_config, needs_index
@@ -150,6 +154,42 @@ def cmd_promote(args) -> int:
     return 0
 
 
+def _cache_dir(args) -> Path:
+    """--cache-dir, else the cache_dir of --config (default: config/config.yaml if present),
+    as the workflow would use it; else the default results/cache."""
+    if args.cache_dir:
+        return Path(args.cache_dir)
+    path = Path(args.config) if args.config else (DEFAULT_CONFIG if DEFAULT_CONFIG.exists() else None)
+    return Path(config.load(path)["cache_dir"]) if path else locations.cache_dir({})
+
+
+def cmd_cache_info(args) -> int:
+    report = caches.info(Path(args.results), _cache_dir(args))
+    if args.json:
+        print(json.dumps(report, indent=2, sort_keys=True))
+    else:
+        print("\n".join(caches.format_info(report, time.time())))
+    return 0
+
+
+def cmd_cache_compact(args) -> int:
+    for r in caches.compact(_cache_dir(args)):
+        print(f"model {r['model'][:12]}: {r['shards_before']} shards merged into {1 if r['entries_kept'] else 0} "
+              f"({r['entries_kept']:,} entries), freed {caches.size(r['freed_bytes'])}")
+    return 0
+
+
+def cmd_cache_evict(args) -> int:
+    older = caches.parse_age(args.older_than) if args.older_than is not None else None
+    now = time.time()
+    results = Path(args.results)
+    # Snakemake's lock is in the working directory that holds results/.
+    report = caches.evict(results, _cache_dir(args), results.resolve().parent, older_than=older,
+                          corpus=args.corpus, everything=args.all, now=now)
+    print("\n".join(caches.format_evict(report, now, caches.model_names(results))))
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="crmatrix", description=__doc__.split("\n")[0])
     p.add_argument("--version", action="version", version=f"crmatrix {__version__}")
@@ -185,6 +225,23 @@ def parser() -> argparse.ArgumentParser:
     pr.add_argument("run", help="a run JSON (results/runs/DATASET/SYSTEM/ARM.json)")
     pr.add_argument("--out", help="where to write it (default: baselines/DATASET/SYSTEM/ARM.json)")
     pr.set_defaults(func=cmd_promote)
+    ca = sub.add_parser("cache", help="what the embedding and index caches hold; free space")
+    ca_sub = ca.add_subparsers(dest="cache_command", required=True)
+    for name, func, help_text in (
+            ("info", cmd_cache_info, "models, entries, bytes and shards; each index and the runs using it"),
+            ("compact", cmd_cache_compact, "merge each model's embedding shards into one (safe while jobs run)"),
+            ("evict", cmd_cache_evict, "remove indexes and embedding entries (refused while Snakemake runs)")):
+        cp = ca_sub.add_parser(name, help=help_text)
+        cp.add_argument("--cache-dir", help="the cache_dir (default: the config's, else results/cache)")
+        cp.add_argument("--config", help=f"matrix config naming the cache_dir (default: {DEFAULT_CONFIG} if present)")
+        cp.add_argument("--results", default="results", help="the workflow's results directory (default: results)")
+        cp.set_defaults(func=func)
+        if name == "info":
+            cp.add_argument("--json", action="store_true", help="print the figures as JSON (bytes exact)")
+        if name == "evict":
+            cp.add_argument("--older-than", metavar="D", help="only what was last used more than D ago (7d, 12h, 30m)")
+            cp.add_argument("--corpus", metavar="C", help="only the indexes of corpus C (and entries only they used)")
+            cp.add_argument("--all", action="store_true", help="empty both caches")
     return p
 
 

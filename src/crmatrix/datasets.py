@@ -27,6 +27,7 @@ class Task:
     query_type: str
     gold: dict
     corpus: str
+    stratum: str = ""  # what a split stratifies by (the repo, the library); "" is one stratum
 
     def to_dict(self) -> dict:
         return asdict(self)

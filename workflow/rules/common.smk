@@ -7,7 +7,7 @@ from pathlib import Path
 
 from crmatrix import CrmatrixError
 from crmatrix import config as crconfig
-from crmatrix import experiment, install, locations
+from crmatrix import experiment, install, ledger, locations
 from crmatrix.codehash import stage_hash
 from crmatrix.pins import path_fingerprint
 from crmatrix.plots import names as plot_names
@@ -24,16 +24,18 @@ for _warning in crconfig.clamp_warnings(CFG):  # a valid config, but an arm that
     print(f"crmatrix: warning: config: {_warning}", file=sys.stderr)
 locations.export(CFG)
 install.export_sources(CFG)
+ledger.export(CFG)  # force_test changes no result: it reaches the jobs as a variable, never as a param
 
 
 envvars:
     *locations.VARS,
+    ledger.FORCE_VAR,
 
 
 CORPORA = sorted(CFG["corpora"])
 DATASETS = experiment.retrieval_datasets(CFG)
 CALLGRAPH_DATASETS = experiment.callgraph_datasets(CFG)
-SPLIT_DATASETS = sorted(d for d, c in CFG["datasets"].items() if c.get("split"))
+SPLIT_DATASETS = sorted(d for d in CFG["datasets"] if experiment.derived_split(CFG, d))
 PLAIN_DATASETS = sorted(set(CFG["datasets"]) - set(SPLIT_DATASETS))
 SYSTEMS = sorted(CFG["systems"])
 COMPARE = experiment.compare_pairs(CFG)

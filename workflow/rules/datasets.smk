@@ -12,6 +12,7 @@ rule prepare_dataset:
         code=code("prepare_dataset"),
         format=lambda wc: CFG["datasets"][wc.dataset]["format"],
         corpus=dataset_corpus,
+        split=lambda wc: experiment.dataset_split(CFG, wc.dataset),
     conda:
         "../../envs/crmatrix.yaml"
     log:

@@ -32,7 +32,7 @@ FORCE_HINT = "--config force_test=true"
 
 
 def export(cfg: dict, environ: MutableMapping[str, str] = os.environ) -> None:
-    environ[FORCE_VAR] = "1" if cfg["force_test"] else "0"
+    environ[FORCE_VAR] = "1" if cfg["force_test"] in (True, "true") else "0"
 
 
 def forced(environ: MutableMapping[str, str] = os.environ) -> bool:

@@ -223,11 +223,15 @@ def plot_reports():
     return out
 
 
+def audit_files():
+    return [f"results/audit/{d}.{ext}" for d in DATASETS for ext in ("json", "md", "html")]
+
+
 def matrix_outputs():
     """What `all` builds: the phase matrix and its charts, the release/candidate gate, every
-    run's tracking, and the call-graph table when the config has edge datasets."""
+    run's tracking, each dataset's audit, and the call-graph table when the config has edge datasets."""
     out = ["results/matrix/phase-matrix.json", "results/matrix/phase-matrix.md", "results/plots/index.html",
-           "results/matrix/gate.json", "results/matrix/gate.txt", *tracking_files()]
+           "results/matrix/gate.json", "results/matrix/gate.txt", *tracking_files(), *audit_files()]
     if CALLGRAPH_DATASETS and callgraph_files():
         out += ["results/matrix/callgraph.json", "results/matrix/callgraph.md"]
     return out

@@ -42,3 +42,27 @@ rule derive_split:
         "logs/derive_split/{dataset}.log",
     script:
         "../scripts/derive_split.py"
+
+
+# What each dataset's queries give away (crmatrix.audit), beside it in the report.
+rule audit_dataset:
+    input:
+        tasks="results/datasets/{dataset}.jsonl",
+    output:
+        json="results/audit/{dataset}.json",
+        md="results/audit/{dataset}.md",
+        html=report(
+            "results/audit/{dataset}.html",
+            caption="../report/audit.rst",
+            category="2. Per dataset",
+            subcategory="dataset audit",
+            labels={"dataset": "{dataset}"},
+        ),
+    params:
+        code=code("audit_dataset"),
+    conda:
+        "../../envs/crmatrix.yaml"
+    log:
+        "logs/audit_dataset/{dataset}.log",
+    script:
+        "../scripts/audit_dataset.py"

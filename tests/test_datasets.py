@@ -31,9 +31,9 @@ def test_codelens_rows_become_tasks(tmp_path):
     tasks = datasets.load(p, "codelens", "c", MANIFEST, SYMBOLS)
     assert [t.to_dict() for t in tasks] == [
         {"task_id": "q000", "query": "parse text", "query_type": "natural_language", "corpus": "c",
-         "gold": {"type": "symbol", "symbol": "parse", "file_suffix": "pkg/core.py"}},
+         "gold": {"type": "symbol", "symbol": "parse", "file_suffix": "pkg/core.py"}, "stratum": ""},
         {"task_id": "q001", "query": "slug", "query_type": "uncategorized", "corpus": "c",
-         "gold": {"type": "symbol", "symbol": "slug", "file_suffix": "util.py"}},
+         "gold": {"type": "symbol", "symbol": "slug", "file_suffix": "util.py"}, "stratum": ""},
     ]
 
 

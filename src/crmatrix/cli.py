@@ -8,6 +8,8 @@
     crmatrix cache info [--cache-dir D] [--json]
     crmatrix cache compact [--cache-dir D]
     crmatrix cache evict [--older-than 7d] [--corpus C] [--all] [--cache-dir D]
+    crmatrix dataset show FORMAT FILE --corpus DIR [--split S] [--seed N]
+    crmatrix dataset audit FILE --corpus DIR [--format F] [--split S] [--json]
 """
 
 from __future__ import annotations
@@ -19,9 +21,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from crmatrix import CrmatrixError, __version__, atomic, baseline, caches, check, config, experiment, locations
+from crmatrix import (CrmatrixError, __version__, atomic, audit, baseline, caches, check, config, datasets,
+                      experiment, holdout, locations)
+from crmatrix.corpus import select_files
 from crmatrix.stages import (build_index, build_system_index, evaluate_arm, extract_symbols, fetch_corpus,
                              install_system, prepare_dataset, prepare_model)
+from crmatrix.symbols import extract_files
 from crmatrix.systems import check_system_config, needs_index
 
 DEFAULT_CONFIG = Path("config/config.yaml")
@@ -190,6 +195,52 @@ def cmd_cache_evict(args) -> int:
     return 0
 
 
+def _dataset_tasks(args) -> list[datasets.Task]:
+    """The dataset file loaded as the pipeline would, against the corpus directory as its files
+    and symbols are selected and extracted (in a scratch copy; nothing is written elsewhere),
+    narrowed to the split; the loader's summary and each dropped row go to stderr."""
+    src = Path(args.corpus)
+    if not src.is_dir():
+        raise CrmatrixError(f"--corpus {args.corpus}: not a directory")
+    name = src.resolve().name
+    with tempfile.TemporaryDirectory(prefix="crmatrix-dataset-") as tmp:
+        part = select_files(src, Path(tmp) / "tree", args.include or ["**"], args.exclude or [])
+        symbols = extract_files(Path(tmp) / "tree", [f["path"] for f in part["files"] if f["language"]])
+    manifest = {"corpus": name, "pin": {"kind": "path", "path": str(src)}, **part}
+    loaded = datasets.load_all(Path(args.file), args.format, name, manifest, symbols)
+    tasks = holdout.select(loaded.tasks, args.split, args.seed, args.file)
+    summary = loaded.summary(args.format)
+    reasons = "".join(f", {n} {r}" for r, n in summary["dropped_by_reason"].items())
+    print(f"{args.file}: format {args.format}: {summary['tasks']} tasks, {summary['dropped']} dropped{reasons}; "
+          f"split {args.split}: {len(tasks)} tasks", file=sys.stderr)
+    for d in summary["drops"]:
+        print(f"  dropped row {d['row']}: {d['reason']}: {d['detail']}", file=sys.stderr)
+    return tasks
+
+
+def cmd_dataset_show(args) -> int:
+    for t in _dataset_tasks(args):
+        row = {"task_id": t.task_id, "query": t.query, "query_type": t.query_type, "gold": t.gold}
+        print(json.dumps({**row, "stratum": t.stratum} if t.stratum else row, ensure_ascii=False))
+    return 0
+
+
+def cmd_dataset_audit(args) -> int:
+    name = Path(args.file).stem
+    result = {"dataset": name, **audit.audit(_dataset_tasks(args))}
+    print(atomic.dumps_canonical(result) if args.json else audit.to_text(result, name), end="\n" if args.json else "")
+    return 0
+
+
+def _dataset_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--corpus", required=True, help="the directory of source files the dataset is about")
+    p.add_argument("--include", action="append", help="glob of files to index (repeatable; default: **)")
+    p.add_argument("--exclude", action="append", help="glob of files to leave out (repeatable)")
+    p.add_argument("--split", default="all", choices=holdout.SPLITS, help="which tasks (default: all)")
+    p.add_argument("--seed", type=int, default=holdout.DEFAULT_SEED,
+                   help=f"the shuffle of a dev/test split (default: {holdout.DEFAULT_SEED})")
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="crmatrix", description=__doc__.split("\n")[0])
     p.add_argument("--version", action="version", version=f"crmatrix {__version__}")
@@ -242,6 +293,20 @@ def parser() -> argparse.ArgumentParser:
             cp.add_argument("--older-than", metavar="D", help="only what was last used more than D ago (7d, 12h, 30m)")
             cp.add_argument("--corpus", metavar="C", help="only the indexes of corpus C (and entries only they used)")
             cp.add_argument("--all", action="store_true", help="empty both caches")
+    d = sub.add_parser("dataset", help="what a loader makes of a dataset file, and what its queries give away")
+    dsub = d.add_subparsers(dest="dataset_command", required=True)
+    show = dsub.add_parser("show", help="the normalized tasks as JSONL on stdout, the dropped rows on stderr")
+    show.add_argument("format", help="dataset format (e.g. codelens)")
+    show.add_argument("file", help="dataset file")
+    _dataset_options(show)
+    show.set_defaults(func=cmd_dataset_show)
+    au = dsub.add_parser("audit", help="name overlap of queries and gold, near-duplicate queries, query types, "
+                                       "gold spread over files; flags a set whose queries restate the names")
+    au.add_argument("file", help="dataset file")
+    au.add_argument("--format", default="codelens", help="dataset format (default: codelens)")
+    au.add_argument("--json", action="store_true", help="print the audit as JSON")
+    _dataset_options(au)
+    au.set_defaults(func=cmd_dataset_audit)
     return p
 
 

@@ -7,8 +7,9 @@ against the corpus as indexed, so a bad row stops the run before any search is m
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from crmatrix import CrmatrixError
@@ -27,6 +28,7 @@ class Task:
     query_type: str
     gold: dict
     corpus: str
+    stratum: str = ""  # what a split stratifies by (the repo, the library); "" is one stratum
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -49,10 +51,30 @@ def register(name: str) -> Callable[[Loader], Loader]:
     return deco
 
 
-def load(path: Path, fmt: str, corpus: str, manifest: dict, symbols: list[Symbol]) -> list[Task]:
+@dataclass
+class Loaded:
+    """A format's tasks and the rows it dropped, each `{row, reason, detail}` (the codelens
+    and callgraph formats drop none: a bad row stops them)."""
+
+    tasks: list[Task]
+    dropped: list[dict] = field(default_factory=list)
+
+    def summary(self, fmt: str) -> dict:
+        reasons = Counter(d["reason"] for d in self.dropped)
+        return {"format": fmt, "tasks": len(self.tasks), "dropped": len(self.dropped),
+                "dropped_by_reason": dict(sorted(reasons.items())), "drops": self.dropped}
+
+
+def load_all(path: Path, fmt: str, corpus: str, manifest: dict, symbols: list[Symbol]) -> Loaded:
+    """The tasks and the dropped rows, with their reasons."""
     if fmt not in LOADERS:
         raise CrmatrixError(f"{path}: unknown dataset format {fmt!r} (known: {', '.join(sorted(LOADERS))})")
-    return LOADERS[fmt](Path(path), corpus, manifest, symbols)
+    out = LOADERS[fmt](Path(path), corpus, manifest, symbols)
+    return out if isinstance(out, Loaded) else Loaded(list(out))
+
+
+def load(path: Path, fmt: str, corpus: str, manifest: dict, symbols: list[Symbol]) -> list[Task]:
+    return load_all(path, fmt, corpus, manifest, symbols).tasks
 
 
 def _golds(gold: dict) -> list[tuple[str, str]]:

@@ -12,6 +12,7 @@ rule prepare_dataset:
         code=code("prepare_dataset"),
         format=lambda wc: CFG["datasets"][wc.dataset]["format"],
         corpus=dataset_corpus,
+        split=lambda wc: experiment.dataset_split(CFG, wc.dataset),
     conda:
         "../../envs/crmatrix.yaml"
     log:
@@ -62,3 +63,27 @@ rule grep_baseline:
         "logs/benchmarks/grep_baseline/{dataset}.tsv"
     script:
         "../scripts/grep_baseline.py"
+
+
+# What each dataset's queries give away (crmatrix.audit), beside it in the report.
+rule audit_dataset:
+    input:
+        tasks="results/datasets/{dataset}.jsonl",
+    output:
+        json="results/audit/{dataset}.json",
+        md="results/audit/{dataset}.md",
+        html=report(
+            "results/audit/{dataset}.html",
+            caption="../report/audit.rst",
+            category="2. Per dataset",
+            subcategory="dataset audit",
+            labels={"dataset": "{dataset}"},
+        ),
+    params:
+        code=code("audit_dataset"),
+    conda:
+        "../../envs/crmatrix.yaml"
+    log:
+        "logs/audit_dataset/{dataset}.log",
+    script:
+        "../scripts/audit_dataset.py"

@@ -24,4 +24,5 @@ with jobs.job(snakemake.log[0], snakemake.output):
         threads=snakemake.params.embed_threads,
         home_dir=snakemake.params.home,
         venv=snakemake.input.get("venv"),
+        split=dict(snakemake.params.split),
     )

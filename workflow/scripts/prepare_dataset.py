@@ -10,4 +10,6 @@ with jobs.job(snakemake.log[0], snakemake.output):
         snakemake.input.symbols,
         snakemake.output.tasks,
         snakemake.output.qrels,
+        split=snakemake.params.split["split"],
+        seed=snakemake.params.split["seed"],
     )

@@ -11,9 +11,10 @@ min_version("9.0")
 
 DEFAULT_CONFIG = "config/config.yaml"
 
-# `--configfile FILE` replaces the default matrix instead of being merged into it. The
-# default is read by us first: Snakemake's own YAML error names neither file nor line.
-if not config:
+# `--configfile FILE` replaces the default matrix instead of being merged into it (a
+# `--config key=value` alone, e.g. force_test=true, names no matrix: the default's keys stay).
+# The default is read by us first: Snakemake's own YAML error names neither file nor line.
+if "corpora" not in config:
     try:
         read_yaml(DEFAULT_CONFIG)
     except CrmatrixError as e:

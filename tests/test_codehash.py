@@ -17,7 +17,7 @@ BASE = {"__init__.py", "atomic.py", "jobs.py", "stages/__init__.py"}
 
 def test_matrix_stage_runs_matrix_stats_and_metrics_only():
     assert modules("collect_matrix") == BASE | {"stages/collect_matrix.py", "matrix.py", "stats.py", "metrics.py",
-                                                "meta.py"}
+                                                "meta.py", "ledger.py", "holdout.py", "tasks.py"}
 
 
 def test_plot_stage_runs_the_plots_but_no_statistics():

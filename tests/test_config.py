@@ -46,7 +46,7 @@ def test_defaults_fill_a_minimal_config_without_touching_the_input():
 def test_unknown_top_level_key_is_named():
     assert error_of({**MINIMAL, "corpus": {}}) == (
         "config: (top level): unknown key 'corpus' (expected one of: arms, baseline_arm, cache_dir, compare, comparisons, "
-        "corpora, datasets, default_model, embed_threads, git_mirrors, headline_method, models, registries, systems, "
+        "corpora, datasets, default_model, embed_threads, force_test, git_mirrors, headline_method, models, registries, systems, "
         "top_k, trackers)"
     )
 
@@ -186,3 +186,25 @@ def test_command_and_mcp_options_are_filled_and_checked_one_key_at_a_time():
     mcp = config.validate(with_system({"type": "mcp", "methods": ["b"], "options": {
         "server": ["s"], "methods": {"a": {"tool": "x"}, "b": {"tool": "y", "args": {"q": "{query}"}}}}}))
     assert mcp["systems"]["x"]["methods"] == ["b"]
+
+
+def test_a_dataset_split_and_its_seed_as_jobs_get_them():
+    from crmatrix import experiment
+
+    cfg = copy.deepcopy(MINIMAL)
+    cfg["datasets"] = {"plain": {"file": "d.json", "corpus": "c"}, "all": {"file": "d.json", "corpus": "c", "split": "all"},
+                       "test": {"file": "d.json", "corpus": "c", "split": "test"},
+                       "dev7": {"file": "d.json", "corpus": "c", "split": "small_dev", "seed": 7}}
+    cfg = config.validate(cfg)
+    got = {d: experiment.dataset_split(cfg, d) for d in cfg["datasets"]}
+    # no split and split all are one key; a held-out split without a seed has the default one
+    assert got == {"plain": {"split": "all", "seed": None}, "all": {"split": "all", "seed": None},
+                   "test": {"split": "test", "seed": 0}, "dev7": {"split": "small_dev", "seed": 7}}
+    assert [experiment.derived_split(cfg, d) for d in cfg["datasets"]] == [None] * 4
+    bad = copy.deepcopy(MINIMAL)
+    bad["datasets"]["d"]["seed"] = 3
+    assert error_of(bad) == ("config: datasets.d.seed: shuffles only a held-out split (split: dev, test, small_dev "
+                             "or small_test), not split 'all'")
+    bad["datasets"]["d"]["split"] = "train"
+    assert error_of(bad) == ("config: datasets.d.split: expected one of: all, dev, test, small_dev, small_test, "
+                             "structural, got a string 'train'")

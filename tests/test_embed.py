@@ -1,7 +1,6 @@
 """The embedding layer: both backends on the real MiniLM weights, ONNX export, model identity, cache."""
 
 import json
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -12,7 +11,6 @@ import pytest
 from crmatrix import CrmatrixError
 from crmatrix.atomic import hash_obj
 from crmatrix.embed.backends import SentenceTransformerEmbedder, load_embedder
-from crmatrix.embed.cache import EmbeddingCache, embed_with_cache, text_sha
 from crmatrix.embed.export import describe_st_model, export_onnx
 from crmatrix.embed.models import DEFAULT_MODEL, model_files_sha256, resolve_model_dir
 
@@ -197,100 +195,3 @@ def test_resolve_model_dir(model_dir, tmp_path, monkeypatch):
         resolve_model_dir("someone/some-model")
     assert str(err.value).startswith(
         "model 'someone/some-model': not a local directory and the hub is offline (HF_HUB_OFFLINE=1); ")
-
-
-# --- cache ---
-
-class CountingEmbedder:
-    """A deterministic 4-d fake that records what it was asked to embed."""
-
-    dim = 4
-
-    def __init__(self, log: list):
-        self.log = log
-
-    def encode(self, texts: list[str], on_batch=None) -> np.ndarray:
-        self.log.extend(texts)
-        rows = [[len(t), sum(map(ord, t)) % 97, 1.0, i % 3] for i, t in enumerate(texts)]
-        return np.array(rows, dtype=np.float32)
-
-
-@pytest.fixture
-def cache(tmp_path):
-    with EmbeddingCache(tmp_path / "deep" / "cache.sqlite") as c:
-        yield c
-
-
-def counting_factory(log: list, built: list):
-    def factory():
-        built.append(1)
-        return CountingEmbedder(log)
-    return factory
-
-
-def test_cache_roundtrip_and_wal(cache):
-    vecs = {text_sha("a"): np.arange(4, dtype=np.float32), text_sha("b"): np.ones(384, dtype=np.float64)}
-    cache.put_many("m1", vecs)
-    got = cache.get_many("m1", [text_sha("a"), text_sha("b"), text_sha("zzz")])
-    assert set(got) == {text_sha("a"), text_sha("b")}
-    assert got[text_sha("b")].dtype == np.float32 and np.array_equal(got[text_sha("b")], np.ones(384))
-    assert np.array_equal(got[text_sha("a")], vecs[text_sha("a")])
-    assert cache.get_many("other-model", [text_sha("a")]) == {}
-    assert cache._db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert text_sha("hello") == "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"
-
-
-def test_embed_with_cache_embeds_only_what_is_missing(cache):
-    log, built = [], []
-    texts = ["a", "bb", "a", "ccc"]
-    first, stats = embed_with_cache(texts, counting_factory(log, built), "m", cache)
-    assert stats == {"texts": 4, "unique": 3, "cached": 0, "embedded": 3}
-    assert first.shape == (4, 4) and np.array_equal(first[0], first[2])
-    assert sorted(log) == ["a", "bb", "ccc"]
-
-    log.clear(), built.clear()
-    again, stats = embed_with_cache(texts, counting_factory(log, built), "m", cache)
-    assert stats["embedded"] == 0 and stats["cached"] == 3 and built == [] and log == []
-    assert np.array_equal(again, first)
-
-    changed, stats = embed_with_cache(["a", "bb!", "ccc"], counting_factory(log, built), "m", cache)
-    assert log == ["bb!"] and stats == {"texts": 3, "unique": 3, "cached": 2, "embedded": 1}
-    assert np.array_equal(changed[[0, 2]], first[[0, 3]])
-
-
-def test_truncated_blob_is_re_embedded(cache):
-    log = []
-    embed_with_cache(["a", "bb"], counting_factory(log, []), "m", cache)
-    with sqlite3.connect(cache.path) as db:
-        db.execute("UPDATE embeddings SET vector = substr(vector, 1, 6) WHERE text_sha = ?", (text_sha("bb"),))
-    log.clear()
-    vecs, stats = embed_with_cache(["a", "bb"], counting_factory(log, []), "m", cache)
-    assert log == ["bb"] and stats["embedded"] == 1
-    assert len(cache.get_many("m", [text_sha("bb")])[text_sha("bb")]) == 4
-
-
-def test_put_many_is_all_or_nothing(cache):
-    items = {text_sha("a"): np.zeros(4), text_sha("bad"): np.array(["not", "a", "vector"]),
-             text_sha("c"): np.zeros(4)}
-    with pytest.raises(ValueError):
-        cache.put_many("m", items)
-    assert cache.get_many("m", list(items)) == {}
-
-
-def test_each_chunk_commits_on_its_own(cache):
-    class DiesOnSecondChunk(CountingEmbedder):
-        def encode(self, texts, on_batch=None):
-            if self.log:
-                raise KeyboardInterrupt
-            return super().encode(texts)
-
-    texts = [f"t{i}" for i in range(5)]
-    with pytest.raises(KeyboardInterrupt):
-        embed_with_cache(texts, lambda: DiesOnSecondChunk([]), "m", cache, batch=2)
-    assert sorted(cache.get_many("m", [text_sha(t) for t in texts])) == sorted(text_sha(t) for t in texts[:2])
-
-
-def test_embed_with_cache_of_nothing_builds_no_embedder(cache):
-    built = []
-    vecs, stats = embed_with_cache([], counting_factory([], built), "m", cache)
-    assert vecs.shape[0] == 0 and built == [] and stats == {"texts": 0, "unique": 0, "cached": 0, "embedded": 0}

@@ -73,6 +73,8 @@ def test_all_writes_every_chart_and_the_report_holds_each_with_its_caption(repor
     report = (reported / "results/report.html").read_text()
     for stem in stems:
         assert f"results/plots/{stem}.svg" in report, stem
+    # each dataset's audit beside its charts, with its caption
+    assert "results/audit/store.html" in report and "flatters lexical" in report
     for phrase in ("diamonds pool them by random effects", "with its 95 % bootstrap interval over queries",
                    "one panel per system", "below them,"):  # the captions of forest, arms, latency, the page
         assert phrase in report, phrase

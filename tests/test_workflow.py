@@ -71,6 +71,10 @@ def test_matrix_end_to_end_then_noop_then_one_dataset(matrix):
     md = (work / "results/matrix/phase-matrix.md").read_text()
     assert "| gitds | builtin | lexical | python | 3 | " in md
     assert "| pathds | builtin | lexical | javascript | 2 | " in md
+    # each dataset's audit: 1 natural-language query, and it names none of save's words
+    audited = json.loads((work / "results/audit/gitds.json").read_text())
+    assert (audited["dataset"], audited["n"], audited["flagged"]) == ("gitds", 3, False)
+    assert (work / "results/audit/gitds.html").read_text().startswith("<!DOCTYPE html>")
     assert md.splitlines()[4] == "| dataset | system | method | language | n | MDE | baseline | knob |"
 
     # the git corpus is the first commit, not the head
@@ -102,6 +106,7 @@ def test_matrix_end_to_end_then_noop_then_one_dataset(matrix):
     planned = planned_outputs(work)
     assert sum(p.startswith(("results/plots/index.html, ", "results/tracking/gitds/")) for p in planned) == 2
     assert [p for p in planned if not p.startswith(("results/plots/", "results/tracking/"))] == sorted([
+        "results/audit/pathds.json, results/audit/pathds.md, results/audit/pathds.html",
         "results/datasets/pathds.jsonl, results/trec/pathds.qrels, results/datasets/pathds.summary.json",
         "results/runs/pathds/builtin/baseline.json, results/trec/pathds/builtin/baseline",
         "results/runs/pathds/builtin/knob.json, results/trec/pathds/builtin/knob",

@@ -57,14 +57,18 @@ def _drop_stale_staging(dest: Path) -> None:
             shutil.rmtree(stale, ignore_errors=True)
 
 
-def write_text(path: Path, text: str) -> None:
-    """Write to a temporary sibling, fsync, then rename over the target."""
+def write_bytes(path: Path, data: bytes) -> None:
+    """Write to a temporary sibling (`.NAME.*.tmp`), fsync, then rename over the target.
+
+    A rename within one directory is atomic on local and network filesystems (NFS, Lustre)
+    alike, so a reader sees the old file, or the new one whole, never a torn one.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
             f.flush()
             os.fsync(f.fileno())
         os.chmod(tmp, FILE_MODE)
@@ -73,6 +77,10 @@ def write_text(path: Path, text: str) -> None:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+def write_text(path: Path, text: str) -> None:
+    write_bytes(path, text.encode("utf-8"))
 
 
 def write_json(path: Path, obj: Any) -> None:

@@ -25,15 +25,6 @@ PINS = (("corpus pin", ("corpus", "pin")), ("corpus content hash", ("corpus", "c
         ("dataset sha256", ("dataset", "sha256")), ("top_k", ("top_k",)))
 
 
-def parse_drop(text: str) -> check.Gate:
-    """`METHOD.METRIC=DROP` (or METHOD.QUERY_TYPE.METRIC=DROP) over a per-query metric."""
-    gate = check.parse_gate(text, "max-drop")
-    if gate.metric not in metrics.METRICS:
-        raise CrmatrixError(f"max-drop gate {text!r}: {gate.metric!r} is not a per-query metric "
-                            f"(expected one of: {', '.join(metrics.METRICS)})")
-    return gate
-
-
 def _method(result: dict) -> dict:
     rows = result["queries"]
     ci = {}

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from crmatrix import CrmatrixError
+from crmatrix import CrmatrixError, metrics
 
 _JSON_TYPES = {dict: "an object", list: "a list", str: "a string", bool: "a boolean",
                int: "an integer", float: "a number", type(None): "null"}
@@ -49,6 +49,15 @@ def parse_gate(text: str, kind: str) -> Gate:
         if math.isfinite(bound):  # nan would fail no gate, inf every one: neither is a bound
             return Gate(name.strip(), parts[0], parts[1] if len(parts) == 3 else None, parts[-1], bound, kind)
     raise CrmatrixError(f"{kind} gate {text!r}: expected {FORM}")
+
+
+def parse_drop(text: str) -> Gate:
+    """`METHOD.METRIC=DROP` (or METHOD.QUERY_TYPE.METRIC=DROP) over a per-query metric."""
+    gate = parse_gate(text, "max-drop")
+    if gate.metric not in metrics.METRICS:
+        raise CrmatrixError(f"max-drop gate {text!r}: {gate.metric!r} is not a per-query metric "
+                            f"(expected one of: {', '.join(metrics.METRICS)})")
+    return gate
 
 
 def parse_gates(mins: list[str], maxs: list[str]) -> list[Gate]:

@@ -5,6 +5,11 @@
     crmatrix check RUN.json --min hybrid.mrr=0.5 --max hybrid.latency_p95_ms=250
     crmatrix promote RUN.json [--out baselines/DATASET/SYSTEM/ARM.json]
     crmatrix check CANDIDATE.json --baseline BASELINE.json --max-drop hybrid.mrr=0.02
+    crmatrix cache info [--cache-dir D] [--json]
+    crmatrix cache compact [--cache-dir D]
+    crmatrix cache evict [--older-than 7d] [--corpus C] [--all] [--cache-dir D]
+    crmatrix dataset show FORMAT FILE --corpus DIR [--split S] [--seed N]
+    crmatrix dataset audit FILE --corpus DIR [--format F] [--split S] [--json]
 """
 
 from __future__ import annotations
@@ -13,11 +18,15 @@ import argparse
 import json
 import sys
 import tempfile
+import time
 from pathlib import Path
 
-from crmatrix import CrmatrixError, __version__, atomic, baseline, check, config, experiment, locations
+from crmatrix import (CrmatrixError, __version__, atomic, audit, baseline, caches, check, config, datasets,
+                      experiment, holdout, locations)
+from crmatrix.corpus import select_files
 from crmatrix.stages import (build_index, build_system_index, evaluate_arm, extract_symbols, fetch_corpus,
                              install_system, prepare_dataset, prepare_model)
+from crmatrix.symbols import extract_files
 from crmatrix.systems import check_system_config, needs_index
 
 DEFAULT_CONFIG = Path("config/config.yaml")
@@ -118,7 +127,7 @@ def _read_run(path: str) -> dict:
 def cmd_check(args) -> int:
     run = _read_run(args.run)
     gates = check.parse_gates(args.min or [], args.max or [])
-    drops = [baseline.parse_drop(t) for t in args.max_drop or []]
+    drops = [check.parse_drop(t) for t in args.max_drop or []]
     if bool(drops) != bool(args.baseline):
         raise CrmatrixError("check: --max-drop and --baseline go together (e.g. --baseline baselines/X.json "
                             "--max-drop hybrid.mrr=0.02)")
@@ -148,6 +157,88 @@ def cmd_promote(args) -> int:
     print(f"wrote {out}: {record['dataset']['name']} · {record['system']['name']} ({record['system_version']}) · "
           f"{record['arm']['name']}: {summary}")
     return 0
+
+
+def _cache_dir(args) -> Path:
+    """--cache-dir, else the cache_dir of --config (default: config/config.yaml if present),
+    as the workflow would use it; else the default results/cache."""
+    if args.cache_dir:
+        return Path(args.cache_dir)
+    path = Path(args.config) if args.config else (DEFAULT_CONFIG if DEFAULT_CONFIG.exists() else None)
+    return Path(config.load(path)["cache_dir"]) if path else locations.cache_dir({})
+
+
+def cmd_cache_info(args) -> int:
+    report = caches.info(Path(args.results), _cache_dir(args))
+    if args.json:
+        print(json.dumps(report, indent=2, sort_keys=True))
+    else:
+        print("\n".join(caches.format_info(report, time.time())))
+    return 0
+
+
+def cmd_cache_compact(args) -> int:
+    for r in caches.compact(_cache_dir(args)):
+        print(f"model {r['model'][:12]}: {r['shards_before']} shards merged into {1 if r['entries_kept'] else 0} "
+              f"({r['entries_kept']:,} entries), freed {caches.size(r['freed_bytes'])}")
+    return 0
+
+
+def cmd_cache_evict(args) -> int:
+    older = caches.parse_age(args.older_than) if args.older_than is not None else None
+    now = time.time()
+    results = Path(args.results)
+    # Snakemake's lock is in the working directory that holds results/.
+    report = caches.evict(results, _cache_dir(args), results.resolve().parent, older_than=older,
+                          corpus=args.corpus, everything=args.all, now=now)
+    print("\n".join(caches.format_evict(report, now, caches.model_names(results))))
+    return 0
+
+
+def _dataset_tasks(args) -> list[datasets.Task]:
+    """The dataset file loaded as the pipeline would, against the corpus directory as its files
+    and symbols are selected and extracted (in a scratch copy; nothing is written elsewhere),
+    narrowed to the split; the loader's summary and each dropped row go to stderr."""
+    src = Path(args.corpus)
+    if not src.is_dir():
+        raise CrmatrixError(f"--corpus {args.corpus}: not a directory")
+    name = src.resolve().name
+    with tempfile.TemporaryDirectory(prefix="crmatrix-dataset-") as tmp:
+        part = select_files(src, Path(tmp) / "tree", args.include or ["**"], args.exclude or [])
+        symbols = extract_files(Path(tmp) / "tree", [f["path"] for f in part["files"] if f["language"]])
+    manifest = {"corpus": name, "pin": {"kind": "path", "path": str(src)}, **part}
+    loaded = datasets.load_all(Path(args.file), args.format, name, manifest, symbols)
+    tasks = holdout.select(loaded.tasks, args.split, args.seed, args.file)
+    summary = loaded.summary(args.format)
+    reasons = "".join(f", {n} {r}" for r, n in summary["dropped_by_reason"].items())
+    print(f"{args.file}: format {args.format}: {summary['tasks']} tasks, {summary['dropped']} dropped{reasons}; "
+          f"split {args.split}: {len(tasks)} tasks", file=sys.stderr)
+    for d in summary["drops"]:
+        print(f"  dropped row {d['row']}: {d['reason']}: {d['detail']}", file=sys.stderr)
+    return tasks
+
+
+def cmd_dataset_show(args) -> int:
+    for t in _dataset_tasks(args):
+        row = {"task_id": t.task_id, "query": t.query, "query_type": t.query_type, "gold": t.gold}
+        print(json.dumps({**row, "stratum": t.stratum} if t.stratum else row, ensure_ascii=False))
+    return 0
+
+
+def cmd_dataset_audit(args) -> int:
+    name = Path(args.file).stem
+    result = {"dataset": name, **audit.audit(_dataset_tasks(args))}
+    print(atomic.dumps_canonical(result) if args.json else audit.to_text(result, name), end="\n" if args.json else "")
+    return 0
+
+
+def _dataset_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--corpus", required=True, help="the directory of source files the dataset is about")
+    p.add_argument("--include", action="append", help="glob of files to index (repeatable; default: **)")
+    p.add_argument("--exclude", action="append", help="glob of files to leave out (repeatable)")
+    p.add_argument("--split", default="all", choices=holdout.SPLITS, help="which tasks (default: all)")
+    p.add_argument("--seed", type=int, default=holdout.DEFAULT_SEED,
+                   help=f"the shuffle of a dev/test split (default: {holdout.DEFAULT_SEED})")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -185,6 +276,37 @@ def parser() -> argparse.ArgumentParser:
     pr.add_argument("run", help="a run JSON (results/runs/DATASET/SYSTEM/ARM.json)")
     pr.add_argument("--out", help="where to write it (default: baselines/DATASET/SYSTEM/ARM.json)")
     pr.set_defaults(func=cmd_promote)
+    ca = sub.add_parser("cache", help="what the embedding and index caches hold; free space")
+    ca_sub = ca.add_subparsers(dest="cache_command", required=True)
+    for name, func, help_text in (
+            ("info", cmd_cache_info, "models, entries, bytes and shards; each index and the runs using it"),
+            ("compact", cmd_cache_compact, "merge each model's embedding shards into one (safe while jobs run)"),
+            ("evict", cmd_cache_evict, "remove indexes and embedding entries (refused while Snakemake runs)")):
+        cp = ca_sub.add_parser(name, help=help_text)
+        cp.add_argument("--cache-dir", help="the cache_dir (default: the config's, else results/cache)")
+        cp.add_argument("--config", help=f"matrix config naming the cache_dir (default: {DEFAULT_CONFIG} if present)")
+        cp.add_argument("--results", default="results", help="the workflow's results directory (default: results)")
+        cp.set_defaults(func=func)
+        if name == "info":
+            cp.add_argument("--json", action="store_true", help="print the figures as JSON (bytes exact)")
+        if name == "evict":
+            cp.add_argument("--older-than", metavar="D", help="only what was last used more than D ago (7d, 12h, 30m)")
+            cp.add_argument("--corpus", metavar="C", help="only the indexes of corpus C (and entries only they used)")
+            cp.add_argument("--all", action="store_true", help="empty both caches")
+    d = sub.add_parser("dataset", help="what a loader makes of a dataset file, and what its queries give away")
+    dsub = d.add_subparsers(dest="dataset_command", required=True)
+    show = dsub.add_parser("show", help="the normalized tasks as JSONL on stdout, the dropped rows on stderr")
+    show.add_argument("format", help="dataset format (e.g. codelens)")
+    show.add_argument("file", help="dataset file")
+    _dataset_options(show)
+    show.set_defaults(func=cmd_dataset_show)
+    au = dsub.add_parser("audit", help="name overlap of queries and gold, near-duplicate queries, query types, "
+                                       "gold spread over files; flags a set whose queries restate the names")
+    au.add_argument("file", help="dataset file")
+    au.add_argument("--format", default="codelens", help="dataset format (default: codelens)")
+    au.add_argument("--json", action="store_true", help="print the audit as JSON")
+    _dataset_options(au)
+    au.set_defaults(func=cmd_dataset_audit)
     return p
 
 

@@ -9,6 +9,7 @@ can change its result; a hand-kept list drifts as soon as a module gains an impo
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 from crmatrix import atomic
@@ -30,7 +31,8 @@ def module_file(name: str) -> Path | None:
     return None
 
 
-def imported_modules(source: str, module: str | None = None, is_package: bool = False) -> set[str]:
+@functools.lru_cache(maxsize=None)  # the Snakefile asks for each rule; many share modules
+def imported_modules(source: str, module: str | None = None, is_package: bool = False) -> frozenset[str]:
     """The crmatrix modules that running `source` (the text of `module`, if it is one) imports."""
     names: set[str] = set()
     for node in ast.walk(ast.parse(source)):
@@ -52,7 +54,7 @@ def imported_modules(source: str, module: str | None = None, is_package: bool = 
             prefix = ".".join(parts[:i])
             if module_file(prefix) is not None:
                 found.add(prefix)
-    return found
+    return frozenset(found)
 
 
 def closure(script: Path) -> list[Path]:

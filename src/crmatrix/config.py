@@ -81,6 +81,9 @@ def validate(config: dict, source: str = "config") -> dict:
                 f"{source}: datasets.{name}.corpus: names corpus {ds['corpus']!r}, which is not in corpora "
                 f"(known: {', '.join(sorted(cfg['corpora']))})"
             )
+        if "seed" in ds and ds.get("split", "all") in ("all", "structural"):
+            raise CrmatrixError(f"{source}: datasets.{name}.seed: shuffles only a held-out split (split: dev, "
+                                f"test, small_dev or small_test), not split {ds.get('split', 'all')!r}")
     if cfg["baseline_arm"] not in cfg["arms"]:
         raise CrmatrixError(f"{source}: baseline_arm: {cfg['baseline_arm']!r} is not one of the arms "
                             f"({', '.join(cfg['arms'])})")

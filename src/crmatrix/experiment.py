@@ -6,12 +6,13 @@ The workflow and the CLI both ask these questions; answering them here keeps one
 
 from __future__ import annotations
 
-from crmatrix import CrmatrixError, atomic, install, systems
+from crmatrix import CrmatrixError, atomic, check, holdout, install, systems
 from crmatrix.config import MODEL_VAR
 from crmatrix.engine import knobs
 from crmatrix.systems import needs_index
 
 CALLGRAPH_FORMAT = "callgraph"
+DERIVED_SPLITS = ("structural",)  # splits made by crmatrix.splits (rule derive_split), not by crmatrix.holdout
 # What a system's config says to the DAG rather than to its jobs: which arms it runs, and what
 # its environment holds (the job gets the environment itself, keyed by what it holds).
 _DAG_KEYS = ("arms", "install")
@@ -94,10 +95,26 @@ def callgraph_datasets(cfg: dict) -> list[str]:
     return sorted(d for d, conf in cfg["datasets"].items() if conf["format"] == CALLGRAPH_FORMAT)
 
 
+def derived_split(cfg: dict, dataset: str) -> str | None:
+    """The split a dataset's tasks are derived by from its file's (structural), else None."""
+    split = cfg["datasets"][dataset].get("split")
+    return split if split in DERIVED_SPLITS else None
+
+
+def dataset_split(cfg: dict, dataset: str) -> dict:
+    """Which of the file's tasks a dataset holds, as its jobs get it: the split (absent: all)
+    and the seed of a held-out split (crmatrix.holdout; None where it shuffles nothing), so a
+    dataset without `seed:` and one with the default are one cache key."""
+    conf = cfg["datasets"][dataset]
+    split = conf.get("split", "all")
+    seed = conf.get("seed", holdout.DEFAULT_SEED) if split in holdout.SPLITS and split != "all" else None
+    return {"split": split, "seed": seed}
+
+
 def split_ranker(cfg: dict, dataset: str) -> dict:
-    """The dense ranker a split dataset derives its tasks with: the baseline arm's semantic
-    index of the first builtin system that builds one. Empty for a dataset without a split."""
-    if not cfg["datasets"][dataset].get("split"):
+    """The dense ranker a structural split derives its tasks with: the baseline arm's semantic
+    index of the first builtin system that builds one. Empty for a dataset without one."""
+    if not derived_split(cfg, dataset):
         return {}
     builtins = [name for name, conf in cfg["systems"].items() if conf["type"] == "builtin" and needs_index(conf)]
     if not builtins:
@@ -127,8 +144,6 @@ def _side(cfg: dict, where: str, text: str) -> dict:
 def compare_pairs(cfg: dict) -> dict[str, dict]:
     """Each `compare:` entry resolved: release and candidate as {system, arm}, and the gates
     as METHOD.METRIC -> the largest drop allowed (default: the release's headline method's mrr)."""
-    from crmatrix import baseline
-
     out = {}
     for name, entry in cfg["compare"].items():
         where = f"compare.{name}"
@@ -141,7 +156,7 @@ def compare_pairs(cfg: dict) -> dict[str, dict]:
         max_drop = entry.get("max_drop") or {f"{headline}.mrr": DEFAULT_MAX_DROP}
         for gate_name, drop in max_drop.items():
             try:
-                gate = baseline.parse_drop(f"{gate_name}={drop}")
+                gate = check.parse_drop(f"{gate_name}={drop}")
             except CrmatrixError as e:
                 raise CrmatrixError(f"{where}.max_drop: {e}") from None
             if not all(gate.method in m for m in methods):

@@ -300,11 +300,12 @@ def _benchmarks(table: dict[tuple, dict], rows: list[dict], arms: list[str], for
 
 def build(runs: list[dict], baseline_arm: str, preferred_method: str, arm_order: list[str] = (),
           archetypes: dict[str, str] | None = None, splits: dict[str, str] | None = None,
-          comparisons: list[str] | None = None, formats: dict[str, str] | None = None,
-          summaries: dict[str, dict] | None = None) -> dict:
+          comparisons: list[str] | None = None, test_ledger: list[dict] | None = None,
+          formats: dict[str, str] | None = None, summaries: dict[str, dict] | None = None) -> dict:
     """`runs` are run JSONs in any order; rows come sorted by dataset and system, columns in
     `arm_order` (the config's order) with the baseline first, so the same runs give the same bytes.
     `comparisons`: the arms whose tests form each row's correction family (None: every arm).
+    `test_ledger`: how often each test-split run's config was scored there (crmatrix.ledger).
     `formats`: each dataset's format; `summaries`: each dataset stage's summary of dropped rows."""
     present = {r["arm"] for r in runs}
     order = [a for a in arm_order if a in present] + sorted(present - set(arm_order))
@@ -322,6 +323,7 @@ def build(runs: list[dict], baseline_arm: str, preferred_method: str, arm_order:
             "gates": _gates(table, rows, splits or {}, arms, baseline_arm),
             "pooled": _pooled(rows, arms, baseline_arm),
             "benchmarks": _benchmarks(table, rows, arms, formats or {}, summaries or {}),
+            "test_ledger": test_ledger or [],
             "statistics": {"bootstrap_resamples": 1000, "seed": 0, "level": 0.95, "alpha": stats.ALPHA,
                            "test": "paired randomization (sign flip), Holm across the row's family: one hypothesis "
                                    "per distinct arm that moved a query (identical arms are one), the arms of "
@@ -477,6 +479,14 @@ def to_markdown(matrix: dict) -> str:
                       f"{c['value']:.3f} {'pass' if c['pass'] else 'FAIL'}") for a in arms if a != base]
             lines.append(f"| {g['dataset']} | {g['system']} | {g['baseline']:.3f} | " + " | ".join(cells) + " |")
     lines += _benchmarks_md(matrix.get("benchmarks", []), base)
+    if matrix["test_ledger"]:
+        lines += ["", "## Test-split ledger", "",
+                  "How often each config (dataset file, split, system settings, arm variables, model) was scored "
+                  "on a test split, these runs included (`baselines/test-ledger.json`). A test set is looked at "
+                  "once: iterate on small_dev; scoring a config on test again needs `--config force_test=true`.", "",
+                  "| dataset | split | system | arm | config | times scored | on |", "|---|---|---|---|---|---:|---|"]
+        lines += [f"| {e['dataset']} | {e['split']} | {e['system']} | {e['arm']} | `{e['config']}` | {e['count']} | "
+                  f"{', '.join(e['dates'])} |" for e in matrix["test_ledger"]]
     lines += ["", "## Per-query decomposition against the baseline", ""]
     for r in matrix["rows"]:
         for arm, dec in r["decomposition"].items():

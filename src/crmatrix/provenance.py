@@ -29,14 +29,16 @@ def system_version(system_conf: dict, install: dict | None, system_run: dict | N
 
 def record(*, corpus: str, manifest: dict, dataset: str, dataset_file: Path, system: str,
            system_conf: dict, arm: str, env: dict, params: dict, system_run: dict | None = None,
-           install: dict | None = None) -> dict:
-    """`install`: what the system's own environment holds (crmatrix.install), if it has one."""
+           install: dict | None = None, split: dict | None = None) -> dict:
+    """`install`: what the system's own environment holds (crmatrix.install), if it has one.
+    `split`: which of the dataset file's tasks were asked ({split, seed}; None: all)."""
     return {
         "crmatrix_version": __version__,
         "python": platform.python_version(),
         "corpus": {"name": corpus, "pin": manifest["pin"], "content_hash": manifest["content_hash"],
                    "language": dominant_language(manifest, min_files=1)},
-        "dataset": {"name": dataset, "file": str(dataset_file), "sha256": atomic.sha256_file(Path(dataset_file))},
+        "dataset": {"name": dataset, "file": str(dataset_file), "sha256": atomic.sha256_file(Path(dataset_file)),
+                    **(split or {"split": "all", "seed": None})},
         "system": {"name": system, **system_conf},
         "system_version": system_version(system_conf, install, system_run),
         "install": install,

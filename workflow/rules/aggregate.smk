@@ -11,7 +11,7 @@ rule collect_matrix:
         headline_method=CFG["headline_method"],
         arm_order=list(CFG["arms"]),
         archetypes={d: c.get("archetype") for d, c in CFG["datasets"].items()},
-        splits={d: c["split"] for d, c in CFG["datasets"].items() if c.get("split")},
+        splits={d: experiment.derived_split(CFG, d) for d in SPLIT_DATASETS},
         comparisons=CFG.get("comparisons"),
         formats={d: c["format"] for d, c in CFG["datasets"].items()},
         summary_datasets=DATASETS,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from crmatrix import CrmatrixError
 from crmatrix import config as crconfig
-from crmatrix import experiment, install, locations
+from crmatrix import experiment, install, ledger, locations
 from crmatrix.codehash import stage_hash
 from crmatrix.pins import FILE_KINDS, path_fingerprint
 from crmatrix.plots import names as plot_names
@@ -24,16 +24,18 @@ for _warning in crconfig.clamp_warnings(CFG):  # a valid config, but an arm that
     print(f"crmatrix: warning: config: {_warning}", file=sys.stderr)
 locations.export(CFG)
 install.export_sources(CFG)
+ledger.export(CFG)  # force_test changes no result: it reaches the jobs as a variable, never as a param
 
 
 envvars:
     *locations.VARS,
+    ledger.FORCE_VAR,
 
 
 CORPORA = sorted(CFG["corpora"])
 DATASETS = experiment.retrieval_datasets(CFG)
 CALLGRAPH_DATASETS = experiment.callgraph_datasets(CFG)
-SPLIT_DATASETS = sorted(d for d, c in CFG["datasets"].items() if c.get("split"))
+SPLIT_DATASETS = sorted(d for d in CFG["datasets"] if experiment.derived_split(CFG, d))
 PLAIN_DATASETS = sorted(set(CFG["datasets"]) - set(SPLIT_DATASETS))
 SYSTEMS = sorted(CFG["systems"])
 COMPARE = experiment.compare_pairs(CFG)
@@ -108,6 +110,7 @@ def evaluate_inputs(wildcards):
     corpus = dataset_corpus(wildcards)
     inputs = {
         "tasks": f"results/datasets/{wildcards.dataset}.jsonl",
+        "grep": f"results/tokenbench/{wildcards.dataset}.json",
         "dataset_file": CFG["datasets"][wildcards.dataset]["file"],
         "tree": f"results/corpora/{corpus}/tree",
         "manifest": f"results/corpora/{corpus}/manifest.json",
@@ -232,11 +235,15 @@ def plot_reports():
     return out
 
 
+def audit_files():
+    return [f"results/audit/{d}.{ext}" for d in DATASETS for ext in ("json", "md", "html")]
+
+
 def matrix_outputs():
     """What `all` builds: the phase matrix and its charts, the release/candidate gate, every
-    run's tracking, and the call-graph table when the config has edge datasets."""
+    run's tracking, each dataset's audit, and the call-graph table when the config has edge datasets."""
     out = ["results/matrix/phase-matrix.json", "results/matrix/phase-matrix.md", "results/plots/index.html",
-           "results/matrix/gate.json", "results/matrix/gate.txt", *tracking_files()]
+           "results/matrix/gate.json", "results/matrix/gate.txt", *tracking_files(), *audit_files()]
     if CALLGRAPH_DATASETS and callgraph_files():
         out += ["results/matrix/callgraph.json", "results/matrix/callgraph.md"]
     return out

@@ -13,6 +13,7 @@ rule prepare_dataset:
         code=code("prepare_dataset"),
         format=lambda wc: CFG["datasets"][wc.dataset]["format"],
         corpus=dataset_corpus,
+        split=lambda wc: experiment.dataset_split(CFG, wc.dataset),
     conda:
         "../../envs/crmatrix.yaml"
     log:
@@ -43,3 +44,48 @@ rule derive_split:
         "logs/derive_split/{dataset}.log",
     script:
         "../scripts/derive_split.py"
+
+
+# The grep-and-read baseline of token efficiency: per dataset, shared by every evaluation.
+rule grep_baseline:
+    input:
+        tasks="results/datasets/{dataset}.jsonl",
+        tree=lambda wc: f"results/corpora/{dataset_corpus(wc)}/tree",
+        manifest=lambda wc: f"results/corpora/{dataset_corpus(wc)}/manifest.json",
+        symbols=lambda wc: f"results/symbols/{dataset_corpus(wc)}.jsonl",
+    output:
+        "results/tokenbench/{dataset}.json",
+    params:
+        code=code("grep_baseline"),
+    conda:
+        "../../envs/crmatrix.yaml"
+    log:
+        "logs/grep_baseline/{dataset}.log",
+    benchmark:
+        "logs/benchmarks/grep_baseline/{dataset}.tsv"
+    script:
+        "../scripts/grep_baseline.py"
+
+
+# What each dataset's queries give away (crmatrix.audit), beside it in the report.
+rule audit_dataset:
+    input:
+        tasks="results/datasets/{dataset}.jsonl",
+    output:
+        json="results/audit/{dataset}.json",
+        md="results/audit/{dataset}.md",
+        html=report(
+            "results/audit/{dataset}.html",
+            caption="../report/audit.rst",
+            category="2. Per dataset",
+            subcategory="dataset audit",
+            labels={"dataset": "{dataset}"},
+        ),
+    params:
+        code=code("audit_dataset"),
+    conda:
+        "../../envs/crmatrix.yaml"
+    log:
+        "logs/audit_dataset/{dataset}.log",
+    script:
+        "../scripts/audit_dataset.py"

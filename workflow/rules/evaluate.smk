@@ -9,6 +9,7 @@ rule evaluate_arm:
         system=job_system,
         env=lambda wc: experiment.arm_env(CFG, wc.arm),
         top_k=CFG["top_k"],
+        split=lambda wc: experiment.dataset_split(CFG, wc.dataset),
         home=home_dir,
         embed_threads=CFG["embed_threads"],
     threads: 1

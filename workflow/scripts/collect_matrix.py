@@ -12,6 +12,6 @@ with jobs.job(snakemake.log[0], snakemake.output):
         snakemake.output.md,
         dict(snakemake.params.splits),
         snakemake.params.comparisons,
-        dict(snakemake.params.formats),
-        dict(zip(snakemake.params.summary_datasets, snakemake.input.summaries)),
+        formats=dict(snakemake.params.formats),
+        summaries=dict(zip(snakemake.params.summary_datasets, snakemake.input.summaries)),
     )

@@ -4,6 +4,7 @@ from crmatrix.stages import evaluate_arm
 with jobs.job(snakemake.log[0], snakemake.output):
     evaluate_arm.run(
         tasks=snakemake.input.tasks,
+        grep=snakemake.input.grep,
         symbols=snakemake.input.symbols,
         manifest=snakemake.input.manifest,
         tree=snakemake.input.tree,
@@ -23,4 +24,5 @@ with jobs.job(snakemake.log[0], snakemake.output):
         threads=snakemake.params.embed_threads,
         home_dir=snakemake.params.home,
         venv=snakemake.input.get("venv"),
+        split=dict(snakemake.params.split),
     )

@@ -11,4 +11,6 @@ with jobs.job(snakemake.log[0], snakemake.output):
         snakemake.output.tasks,
         snakemake.output.qrels,
         snakemake.output.summary,
+        split=snakemake.params.split["split"],
+        seed=snakemake.params.split["seed"],
     )

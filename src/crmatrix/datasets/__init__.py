@@ -24,31 +24,18 @@ import json
 import re
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
 
 from crmatrix import CrmatrixError
-from crmatrix.atomic import read_jsonl
 from crmatrix.hits import Hit, docid
 from crmatrix.symbols import Symbol
+from crmatrix.tasks import Task, read_tasks  # noqa: F401 - re-exported: the API of datasets
 
 QUERY_TYPES = ("natural_language", "short_phrase", "identifier", "issue_to_edit")
 UNCATEGORIZED = "uncategorized"
 ENTRY_POINT_GROUP = "crmatrix.datasets"
-
-
-@dataclass(frozen=True)
-class Task:
-    task_id: str
-    query: str
-    query_type: str
-    gold: dict
-    corpus: str
-    stratum: str = ""  # what splits stratify by: the repo (repoqa, swe-qa) or the library (ds1000)
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
 
 @dataclass
@@ -63,11 +50,6 @@ class Loaded:
         reasons = Counter(d["reason"] for d in self.dropped)
         return {"format": fmt, "tasks": len(self.tasks), "dropped": len(self.dropped),
                 "dropped_by_reason": dict(sorted(reasons.items())), "drops": self.dropped}
-
-
-def read_tasks(path: Path) -> list[Task]:
-    """The normalized tasks a dataset stage wrote."""
-    return [Task(**d) for d in read_jsonl(path)]
 
 
 Loader = Callable[[Path, str, dict, list[Symbol]], "Loaded | list[Task]"]

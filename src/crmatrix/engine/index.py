@@ -14,12 +14,11 @@ import numpy as np
 
 from crmatrix import CrmatrixError, atomic
 from crmatrix.embed.backends import load_embedder
-from crmatrix.embed.cache import EmbeddingCache, embed_with_cache, text_sha
+from crmatrix.embed.cache import SUBDIR, EmbeddingCache, embed_with_cache, text_sha
 from crmatrix.engine.embedtext import embedding_text
 from crmatrix.engine.knobs import Knobs
 from crmatrix.symbols import Symbol, symbols_hash
 
-CACHE_FILE = "embeddings.sqlite"
 MODEL_META = "model.json"
 
 
@@ -36,7 +35,7 @@ def build(symbols: list[Symbol], knobs: Knobs, model_dir: Path, cache_dir: Path,
     model = read_model(model_dir)
     texts = [embedding_text(s, knobs) for s in symbols]
     vectors, stats = embed_with_cache(texts, lambda: load_embedder(model, Path(model_dir), threads),
-                                      model["sha256"], EmbeddingCache(Path(cache_dir) / CACHE_FILE))
+                                      model["sha256"], EmbeddingCache(Path(cache_dir) / SUBDIR))
     stats["seconds"] = round(time.perf_counter() - t0, 3)
     meta = {"model": model, "knobs": knobs.to_dict(), "symbols": len(symbols),
             "symbols_hash": symbols_hash(symbols), "embedding": stats}
@@ -80,7 +79,7 @@ def load(index_dir: Path, symbols: list[Symbol], knobs: Knobs, model_dir: Path) 
 def query_encoder(model_dir: Path, cache_dir: Path, threads: int | None = None):
     """Embeds queries through the same cache, so every arm after the first pays nothing."""
     model = read_model(model_dir)
-    cache = EmbeddingCache(Path(cache_dir) / CACHE_FILE)
+    cache = EmbeddingCache(Path(cache_dir) / SUBDIR)
 
     def encode(queries: list[str]) -> np.ndarray:
         return embed_with_cache(queries, lambda: load_embedder(model, Path(model_dir), threads),

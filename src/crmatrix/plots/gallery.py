@@ -17,6 +17,13 @@ figcaption { font-size: 13px; color: #444; max-width: 70ch; }
 """
 
 
+def markdown_page(title: str, text: str) -> str:
+    """A Markdown document as one self-contained page in the gallery's style (for the report)."""
+    body = MarkdownIt("commonmark", {"html": False}).enable("table").render(text)
+    return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>"
+            f"<style>{STYLE}</style></head><body>\n{body}</body></html>\n")
+
+
 def page(title: str, matrix_md: str, figures: list[tuple[str, str, str]]) -> str:
     """`figures`: (stem, caption, SVG text) in the order they are shown, grouped by kind of chart."""
     tables = MarkdownIt("commonmark", {"html": True}).enable("table").render(matrix_md)

@@ -1,18 +1,26 @@
-"""collect_matrix: every run of the matrix aggregated into the phase matrix (JSON and Markdown)."""
+"""collect_matrix: every run of the matrix aggregated into the phase matrix (JSON and Markdown),
+and each test-split run recorded in the test-split ledger (crmatrix.ledger) once both are written."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from crmatrix import atomic, matrix
+from crmatrix import atomic, ledger, matrix
 
 
 def run(runs: list[Path], baseline_arm: str, headline_method: str, arm_order: list[str],
         archetypes: dict[str, str], json_out: Path, md_out: Path, splits: dict[str, str] | None = None,
-        comparisons: list[str] | None = None, formats: dict[str, str] | None = None,
-        summaries: dict[str, Path] | None = None) -> dict:
-    """`summaries`: dataset -> its dataset stage's summary file (dropped rows by reason)."""
-    m = matrix.build([atomic.read_json(p) for p in runs], baseline_arm, headline_method, arm_order, archetypes,
-                     splits, comparisons, formats, {d: atomic.read_json(p) for d, p in (summaries or {}).items()})
+        comparisons: list[str] | None = None, ledger_path: Path = ledger.PATH,
+        formats: dict[str, str] | None = None, summaries: dict[str, Path] | None = None) -> dict:
+    """`formats`: each dataset's format; `summaries`: dataset -> its dataset stage's summary
+    file (dropped rows by reason)."""
+    loaded = [(atomic.read_json(p), atomic.sha256_file(Path(p))) for p in runs]
+    book = ledger.read(ledger_path)
+    changed = ledger.add(book, loaded)  # the matrix shows the counts with these runs in them
+    m = matrix.build([r for r, _ in loaded], baseline_arm, headline_method, arm_order, archetypes, splits,
+                     comparisons, test_ledger=ledger.entries(book, [r for r, _ in loaded]), formats=formats,
+                     summaries={d: atomic.read_json(p) for d, p in (summaries or {}).items()})
     matrix.write(m, Path(json_out), Path(md_out))
+    if changed:  # last: a job killed before this point has counted nothing, and re-runs
+        ledger.write(book, ledger_path)
     return m

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from crmatrix import atomic, evaluate, provenance, tokenbench, trec
+from crmatrix import atomic, evaluate, ledger, provenance, tokenbench, trec
 from crmatrix.datasets import read_tasks
 from crmatrix.guard import DEFAULT_BUDGET_S, DEFAULT_TIMEOUT_S, Guard
 from crmatrix.symbols import read_symbols
@@ -15,13 +15,19 @@ def run(*, tasks: Path, symbols: Path, manifest: Path, tree: Path, dataset_file:
         dataset: str, system: str, system_conf: dict, arm: str, env: dict, top_k: int,
         index: Path | None = None, model: Path | None = None, cache_dir: Path | None = None,
         threads: int | None = None, trec_dir: Path | None = None, home_dir: Path | None = None,
-        graph: Path | None = None, venv: Path | None = None) -> dict:
+        graph: Path | None = None, venv: Path | None = None, split: dict | None = None,
+        grep: Path | None = None) -> dict:
     """`home_dir`: an external system's own HOME (the workflow's results/home/{system}); None
     gives it a temporary one for this job. `graph`: the corpus's reference graph, for arms
-    that expand along it. `venv`: the environment the system's `install` made."""
+    that expand along it. `venv`: the environment the system's `install` made. `split`: which
+    of the file's tasks `tasks` holds ({split, seed}, experiment.dataset_split; None: all); on a
+    test split the ledger must not hold the config yet (crmatrix.ledger). `grep`: the dataset's
+    grep-and-read baseline (stages.grep_baseline; None: grep here, as a one-off CLI run does)."""
+    split = split or {"split": "all", "seed": None}
     syms = read_symbols(symbols)
     man = atomic.read_json(manifest)
     task_list = read_tasks(tasks)
+    grep_runs = atomic.read_json(Path(grep)) if grep else tokenbench.grep_and_read(Path(tree), man, task_list, syms)
     guard = Guard(system_conf.get("timeout_s", DEFAULT_TIMEOUT_S), system_conf.get("budget_s", DEFAULT_BUDGET_S))
     ctx = SystemContext(Path(tree), man, syms, env, system_conf.get("options", {}),
                         index_dir=Path(index) if index else None, cache_dir=Path(cache_dir) if cache_dir else None,
@@ -31,15 +37,18 @@ def run(*, tasks: Path, symbols: Path, manifest: Path, tree: Path, dataset_file:
                         timeout_s=guard.timeout_s, name=system)
     sysobj = evaluate.start_system(system_conf, ctx, guard)
     try:
-        grep = tokenbench.grep_and_read(Path(tree), man, task_list, syms)
+        if ledger.is_test(split["split"]):  # refused before any query is spent on it
+            model = (sysobj.provenance() if hasattr(sysobj, "provenance") else {}).get("model")
+            key = ledger.config_key(atomic.sha256_file(Path(dataset_file)), split["split"], system_conf, env, model)
+            ledger.check(key, dataset, split["split"], ledger.forced())
         methods, ranked, prepare_s = evaluate.evaluate(sysobj, task_list, syms, system_conf["methods"], top_k,
-                                                       guard, grep)
+                                                       guard, grep_runs)
         system_run = sysobj.provenance() if hasattr(sysobj, "provenance") else None
     finally:
         evaluate.stop_system(sysobj, guard)
     params = {"dataset": dataset, "system": system_conf, "arm": arm, "env": env, "top_k": top_k}
     prov = provenance.record(corpus=man["corpus"], manifest=man, dataset=dataset, dataset_file=Path(dataset_file),
-                             system=system, system_conf=system_conf, arm=arm, env=env, params=params,
+                             split=split, system=system, system_conf=system_conf, arm=arm, env=env, params=params,
                              system_run=system_run, install=provenance.installed(venv))
     result = {"dataset": dataset, "system": system, "arm": arm, "top_k": top_k, "prepare_s": prepare_s,
               "methods": methods, "provenance": prov}

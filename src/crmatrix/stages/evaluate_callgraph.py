@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from crmatrix import atomic, callgraph
-from crmatrix.datasets import read_tasks
+from crmatrix.tasks import read_tasks
 from crmatrix.symbols import read_symbols
 from crmatrix.systems import SystemContext, make_system
 

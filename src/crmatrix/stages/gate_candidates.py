@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from crmatrix import atomic, baseline
+from crmatrix import atomic, baseline, check
 
 HEADER = (f"A candidate FAILs a dataset when its metric drops below the release's by more than the max drop "
           f"and the paired randomization test over that dataset's queries gives p < {baseline.ALPHA:g} "
@@ -17,7 +17,7 @@ def judge(pairs: dict[str, dict], runs: list[dict]) -> dict:
     out = {}
     for name, pair in pairs.items():
         rel, cand = pair["release"], pair["candidate"]
-        gates = [baseline.parse_drop(f"{g}={drop}") for g, drop in pair["max_drop"].items()]
+        gates = [check.parse_drop(f"{g}={drop}") for g, drop in pair["max_drop"].items()]
         per = {}
         for dataset in sorted({d for d, _, _ in by_key}):
             r, c = by_key.get((dataset, rel["system"], rel["arm"])), by_key.get((dataset, cand["system"], cand["arm"]))

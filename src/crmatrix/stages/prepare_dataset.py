@@ -1,12 +1,13 @@
-"""prepare_dataset: a dataset file loaded and checked against its corpus, as tasks, TREC
-qrels and a summary of what the loader dropped (counts by reason, each drop; also logged)."""
+"""prepare_dataset: a dataset file loaded and checked against its corpus, narrowed to its split
+(crmatrix.holdout), as tasks, TREC qrels and a summary of what the loader dropped (counts by
+reason, each drop; also logged)."""
 
 from __future__ import annotations
 
 import logging
 from pathlib import Path
 
-from crmatrix import atomic, datasets, trec
+from crmatrix import atomic, datasets, holdout, trec
 from crmatrix.datasets import Task
 from crmatrix.symbols import read_symbols
 
@@ -25,11 +26,14 @@ def write_summary(path: Path | None, loaded: datasets.Loaded, fmt: str) -> None:
 
 
 def run(file: Path, fmt: str, corpus_name: str, manifest: Path, symbols: Path, out: Path,
-        qrels: Path | None = None, summary: Path | None = None) -> list[Task]:
+        qrels: Path | None = None, summary: Path | None = None, split: str = "all",
+        seed: int | None = None) -> list[Task]:
+    """`summary`: the drops and the count of tasks in the split."""
     syms = read_symbols(symbols)
     loaded = datasets.load_all(Path(file), fmt, corpus_name, atomic.read_json(manifest), syms)
-    atomic.write_jsonl(Path(out), [t.to_dict() for t in loaded.tasks])
+    tasks = holdout.select(loaded.tasks, split, holdout.DEFAULT_SEED if seed is None else seed, str(file))
+    atomic.write_jsonl(Path(out), [t.to_dict() for t in tasks])
     if qrels is not None:
-        trec.write_qrels(Path(qrels), datasets.qrels(loaded.tasks, syms))
-    write_summary(summary, loaded, fmt)
-    return loaded.tasks
+        trec.write_qrels(Path(qrels), datasets.qrels(tasks, syms))
+    write_summary(summary, datasets.Loaded(tasks, loaded.dropped), fmt)
+    return tasks

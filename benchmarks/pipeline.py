@@ -1,0 +1,213 @@
+"""Pipeline benchmark, run by hand (not in CI): `.venv/bin/python benchmarks/pipeline.py`.
+
+Prints, and writes to benchmarks/results/pipeline-<date>.md, with the targets of issue 11:
+  1. the cold seed matrix (`config/seed-matrix.yaml`: empty results, empty embedding cache,
+     models exported on the way) on this machine's cores (target <= 10 min on 2 cores);
+  2. its no-op rerun (target <= 2 s), beside Snakemake's own floor (a one-rule Snakefile);
+  3. one added query-time arm after it (target <= 5 % of the cold run);
+  4. the largest job's peak RSS, and embeddings computed vs symbols x arms (what re-embedding
+     per arm, as the seed did by hand, would have cost);
+  5. four arms cold in one run vs four single-arm cold runs on the default `requests` corpus
+     (target <= 0.35x).
+
+Each run happens in its own copy of the project beside it (so ../shared resolves) with its own
+cache directory: cold means cold. Needs ../shared (the git mirror of the seed corpora).
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+SEED = "config/seed-matrix.yaml"
+FOUR_ARMS = ["baseline", "2e-only", "2b2c-only", "stacked"]
+ADDED_ARM = {"rrf-k30": {"CODELENS_EMBED_HINT_AUTO": "0", "CRMATRIX_FUSION": "rrf", "CRMATRIX_RRF_K": "30"}}
+CORES = os.cpu_count() or 2
+out_lines: list[str] = []
+
+
+def say(line: str = "") -> None:
+    print(line, flush=True)
+    out_lines.append(line)
+
+
+def workspace(parent: Path, name: str) -> Path:
+    """A copy of the project's tracked files, beside the project so ../shared resolves."""
+    dest = parent / name
+    files = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, text=True,
+                           check=True).stdout.split("\0")
+    for rel in filter(None, files):
+        if (ROOT / rel).is_file():
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / rel, dest / rel)
+    return dest
+
+
+def snakemake(ws: Path, config: str, *flags: str) -> float:
+    """Seconds of one `snakemake --cores N all --configfile CONFIG` in the workspace."""
+    env = {**os.environ, "PATH": f"{BIN}:{os.environ['PATH']}", "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
+           "CRMATRIX_CACHE_DIR": str(ws / "cache")}
+    t0 = time.perf_counter()
+    proc = subprocess.run([str(BIN / "snakemake"), "--cores", str(CORES), "all", "--configfile", config, *flags],
+                          cwd=ws, env=env, capture_output=True, text=True, timeout=3 * 3600)
+    secs = time.perf_counter() - t0
+    if proc.returncode:
+        sys.exit(f"snakemake failed in {ws}:\n{proc.stderr[-3000:]}")
+    return secs
+
+
+def job_stats(ws: Path) -> tuple[float, str, dict[str, float]]:
+    """The largest peak RSS (MiB) over the run's jobs and which job it was; seconds per rule."""
+    peak, who, per_rule = 0.0, "", {}
+    for tsv in (ws / "logs" / "benchmarks").rglob("*.tsv"):
+        rule = tsv.relative_to(ws / "logs" / "benchmarks").parts[0]
+        with tsv.open() as f:
+            for row in csv.DictReader(f, delimiter="\t"):
+                rss = float(row["max_rss"]) if row["max_rss"] not in ("", "NA", "-") else 0.0
+                per_rule[rule] = per_rule.get(rule, 0.0) + float(row["s"])
+                if rss > peak:
+                    peak, who = rss, str(tsv.relative_to(ws / "logs" / "benchmarks"))
+    return peak, who, per_rule
+
+
+def embedding_counts(ws: Path, config: str) -> tuple[int, int, int]:
+    """(texts embedded over all indexes, symbols x arms of the builtin, distinct texts indexed)."""
+    cfg = yaml.safe_load((ws / config).read_text())
+    embedded, distinct = 0, set()
+    for meta in sorted((ws / "results" / "index").glob("*/builtin/*/meta.json")):
+        embedded += json.loads(meta.read_text())["embedding"]["embedded"]
+        with (meta.parent / "texts.jsonl").open() as f:
+            distinct.update((json.loads(line)["text_sha"], json.loads(meta.read_text())["model"]["sha256"])
+                            for line in f)
+    symbols = sum(sum(1 for _ in p.open()) for p in (ws / "results" / "symbols").glob("*.jsonl"))
+    return embedded, symbols * len(cfg["arms"]), len(distinct)
+
+
+def snakemake_floor(parent: Path) -> float:
+    trivial = parent / "trivial"
+    trivial.mkdir()
+    (trivial / "Snakefile").write_text("rule all:\n    input: []\n")
+    t0 = time.perf_counter()
+    subprocess.run([str(BIN / "snakemake"), "--cores", str(CORES)], cwd=trivial, capture_output=True, check=True)
+    return time.perf_counter() - t0
+
+
+def verdict(ok: bool) -> str:
+    return "met" if ok else "NOT met"
+
+
+def seed_matrix(parent: Path) -> None:
+    ws = workspace(parent, "seed")
+    cold = snakemake(ws, SEED)
+    jobs = sum(1 for _ in (ws / "results" / "runs").rglob("*.json"))
+    noop = snakemake(ws, SEED)
+    noop_plan = snakemake(ws, SEED, "-n")
+    floor = snakemake_floor(parent)
+    cfg = yaml.safe_load((ws / SEED).read_text())
+    cfg["arms"].update(ADDED_ARM)
+    (ws / "config" / "seed-plus.yaml").write_text(yaml.safe_dump(cfg, sort_keys=False))
+    added = snakemake(ws, "config/seed-plus.yaml")
+    peak, who, per_rule = job_stats(ws)
+    embedded, naive, distinct = embedding_counts(ws, SEED)
+    total_rule_s = sum(per_rule.values())
+    say(f"## 1. The cold seed matrix ({SEED}, {CORES} cores)")
+    say("")
+    say(f"{len(cfg['corpora'])} corpora, {len(cfg['datasets'])} datasets, {len(cfg['arms']) - 1} arms; "
+        f"{jobs} run files. Wall time **{cold / 60:.1f} min** (target <= 10 min): {verdict(cold <= 600)}.")
+    say("")
+    say("Job seconds per rule (summed over its jobs; jobs overlap on the cores):")
+    say("")
+    say("| rule | s | share |")
+    say("|---|---:|---:|")
+    for rule, s in sorted(per_rule.items(), key=lambda kv: -kv[1]):
+        say(f"| {rule} | {s:.0f} | {s / total_rule_s:.0%} |")
+    say("")
+    say("## 2. No-op rerun")
+    say("")
+    say(f"`snakemake --cores {CORES} all --configfile {SEED}` with everything done: **{noop:.2f} s** "
+        f"(target <= 2 s): {verdict(noop <= 2)}; planning only (`-n`): {noop_plan:.2f} s. "
+        f"Snakemake's own floor here, a one-rule Snakefile with nothing to do: {floor:.2f} s.")
+    say("")
+    say("## 3. One added query-time arm")
+    say("")
+    say(f"Arm {next(iter(ADDED_ARM))} ({json.dumps(next(iter(ADDED_ARM.values())))}) added to the finished "
+        f"matrix: {added:.1f} s = **{added / cold:.1%}** of the cold run (target <= 5 %): "
+        f"{verdict(added <= 0.05 * cold)}.")
+    say("")
+    say("## 4. Memory and embeddings")
+    say("")
+    say(f"Largest peak RSS: **{peak / 1024:.2f} GiB** ({who}).")
+    say("")
+    say(f"Texts embedded over all {SEED} indexes: **{embedded}**, for {distinct} distinct (text, model) pairs "
+        f"indexed; symbols x arms (one embedding per symbol per arm, as re-indexing per arm would do): "
+        f"{naive} — {embedded / naive:.2f}x of that.")
+    say("")
+
+
+def requests_config(ws: Path, arms: list[str], name: str) -> str:
+    cfg = yaml.safe_load((ws / "config" / "config.yaml").read_text())
+    cfg["corpora"] = {"requests": cfg["corpora"]["requests"]}
+    cfg["datasets"] = {"requests": cfg["datasets"]["requests"]}
+    cfg["systems"] = {"builtin": cfg["systems"]["builtin"]}
+    cfg["arms"] = {a: cfg["arms"][a] for a in arms}
+    cfg["baseline_arm"] = arms[0]
+    cfg.pop("compare", None)
+    cfg.pop("trackers", None)
+    path = f"config/{name}.yaml"
+    (ws / path).write_text(yaml.safe_dump(cfg, sort_keys=False))
+    return path
+
+
+def four_arms(parent: Path) -> None:
+    ws = workspace(parent, "four")
+    together = snakemake(ws, requests_config(ws, FOUR_ARMS, "four"))
+    alone = []
+    for arm in FOUR_ARMS:
+        one = workspace(parent, f"one-{arm}")
+        alone.append(snakemake(one, requests_config(one, [arm], "one")))
+    ratio = together / sum(alone)
+    say("## 5. Four arms in one run vs four single-arm runs (default `requests` corpus, cold each)")
+    say("")
+    say("| run | s |")
+    say("|---|---:|")
+    for arm, s in zip(FOUR_ARMS, alone):
+        say(f"| {arm} alone | {s:.1f} |")
+    say(f"| {' + '.join(FOUR_ARMS)} together | {together:.1f} |")
+    say("")
+    say(f"Together / sum of alone = **{ratio:.2f}x** (target <= 0.35x): {verdict(ratio <= 0.35)}.")
+    say("")
+
+
+def main() -> None:
+    if not (ROOT.parent / "shared" / "corpora").is_dir():
+        sys.exit("benchmarks/pipeline.py needs ../shared/corpora (the git mirror of the seed corpora)")
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout
+    say(f"# Pipeline benchmark — {datetime.date.today().isoformat()}")
+    say("")
+    say(f"Machine: {CORES} cores, Python {platform.python_version()}; crmatrix at {commit.strip()}; "
+        "every run cold in its own copy of the project and cache. The machines are noisy: read ratios "
+        "within this run.")
+    say("")
+    with tempfile.TemporaryDirectory(prefix="crmatrix-bench-", dir=ROOT.parent) as tmp:
+        seed_matrix(Path(tmp))
+        four_arms(Path(tmp))
+    dest = ROOT / "benchmarks" / "results" / f"pipeline-{datetime.date.today().isoformat()}.md"
+    dest.write_text("\n".join(out_lines) + "\n")
+    print(f"wrote {dest}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,108 @@
+"""The test-split ledger (baselines/test-ledger.json): how often each config was scored on a
+test split, so that a test set is looked at once — iterate on small_dev, confirm on test.
+
+A config is what a score stands on: the dataset file's sha256 and the split, the system's
+settings, the arm's variables (in their parsed spelling) and the model's files (sha256) —
+never a name or a path, so a renamed dataset or arm, or a moved checkout, is the same config.
+The split's seed is left out on purpose: another seed deals the same tasks anew, and scoring
+a config under it is one more look at the same test set.
+
+Two places act on it, so that a run that does nothing is never refused and a killed one never
+counted: evaluate_arm refuses, before its first query, to score a config the ledger holds
+(unless forced: `--config force_test=true`, which reaches the job as CRMATRIX_FORCE_TEST,
+since it changes no result and must re-run nothing); collect_matrix, once the matrix is
+written, records each test-split run it aggregated, by the run file's sha256, so rebuilding the
+matrix over the same runs counts nothing twice.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from collections.abc import MutableMapping
+from pathlib import Path
+
+from crmatrix import CrmatrixError, atomic
+from crmatrix.holdout import TEST_SPLITS
+
+PATH = Path("baselines/test-ledger.json")  # under the working directory, beside promoted baselines
+FORMAT = "crmatrix-test-ledger/1"
+FORCE_VAR = "CRMATRIX_FORCE_TEST"
+FORCE_HINT = "--config force_test=true"
+
+
+def export(cfg: dict, environ: MutableMapping[str, str] = os.environ) -> None:
+    environ[FORCE_VAR] = "1" if cfg["force_test"] in (True, "true") else "0"
+
+
+def forced(environ: MutableMapping[str, str] = os.environ) -> bool:
+    return environ.get(FORCE_VAR) == "1"
+
+
+def config_key(dataset_sha256: str, split: str, system_conf: dict, env: dict, model: dict | None) -> str:
+    system = {k: v for k, v in system_conf.items() if k != "name"}
+    return atomic.hash_obj({"dataset": dataset_sha256, "split": split, "system": system, "env": env,
+                            "model": (model or {}).get("sha256")})[:12]
+
+
+def run_key(run: dict) -> str:
+    prov = run["provenance"]
+    return config_key(prov["dataset"]["sha256"], prov["dataset"]["split"], prov["system"], prov["arm"]["env"],
+                      prov.get("model"))
+
+
+def is_test(split: str | None) -> bool:
+    return split in TEST_SPLITS
+
+
+def read(path: Path = PATH) -> dict:
+    if not Path(path).exists():
+        return {"format": FORMAT, "configs": {}}
+    ledger = atomic.read_json(Path(path))
+    if not isinstance(ledger, dict) or ledger.get("format") != FORMAT or not isinstance(ledger.get("configs"), dict):
+        raise CrmatrixError(f"{path}: not a crmatrix test-split ledger (expected 'format': {FORMAT!r})")
+    return ledger
+
+
+def check(key: str, dataset: str, split: str, force: bool, path: Path = PATH) -> None:
+    """Refuse a second scoring of the config `key` on a test split, unless forced."""
+    entry = read(path)["configs"].get(key)
+    if entry is None or force:
+        return
+    dates = ", ".join(sorted({s["date"] for s in entry["scorings"]}))
+    raise CrmatrixError(f"config {key} was scored on {split} split of {dataset} {len(entry['scorings'])} time(s) on "
+                        f"{dates} ({path}); iterate on small_dev, or pass {FORCE_HINT} to score it again")
+
+
+def add(ledger: dict, runs: list[tuple[dict, str]], today: dt.date | None = None) -> bool:
+    """Add to `ledger` each test-split run (run JSON, its file's sha256) not in it yet; True if any was."""
+    date = (today or dt.datetime.now(dt.timezone.utc).date()).isoformat()
+    changed = False
+    for run, sha in runs:
+        split = run["provenance"]["dataset"].get("split")
+        if not is_test(split):
+            continue
+        entry = ledger["configs"].setdefault(run_key(run), {
+            "dataset": run["dataset"], "split": split, "system": run["system"], "arm": run["arm"], "scorings": []})
+        if sha not in {s["run_sha256"] for s in entry["scorings"]}:
+            entry["scorings"].append({"date": date, "run_sha256": sha})
+            changed = True
+    return changed
+
+
+def entries(ledger: dict, runs: list[dict]) -> list[dict]:
+    """What the ledger says of each test-split run, for the matrix: its config and how often and
+    when that config was scored, sorted by dataset, system and arm."""
+    out = []
+    for run in runs:
+        split = run["provenance"]["dataset"].get("split")
+        if is_test(split):
+            key = run_key(run)
+            scorings = ledger["configs"].get(key, {}).get("scorings", [])
+            out.append({"dataset": run["dataset"], "system": run["system"], "arm": run["arm"], "split": split,
+                        "config": key, "count": len(scorings), "dates": sorted({s["date"] for s in scorings})})
+    return sorted(out, key=lambda e: (e["dataset"], e["system"], e["arm"]))
+
+
+def write(ledger: dict, path: Path = PATH) -> None:
+    atomic.write_json(Path(path), ledger)

@@ -1,0 +1,19 @@
+"""audit_dataset: a dataset's normalized tasks audited (crmatrix.audit), as JSON, Markdown and
+the same as a page for the report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from crmatrix import atomic, audit
+from crmatrix.tasks import read_tasks
+from crmatrix.plots.gallery import markdown_page
+
+
+def run(tasks: Path, name: str, json_out: Path, md_out: Path, html_out: Path) -> dict:
+    result = {"dataset": name, **audit.audit(read_tasks(Path(tasks)))}
+    text = audit.to_text(result, name)
+    atomic.write_json(Path(json_out), result)
+    atomic.write_text(Path(md_out), text)
+    atomic.write_text(Path(html_out), markdown_page(f"Dataset audit — {name}", text))
+    return result

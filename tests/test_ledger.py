@@ -1,0 +1,95 @@
+"""The test-split ledger: unit tests, then through Snakemake on the tiny matrix of test_workflow."""
+
+import datetime as dt
+import json
+import re
+
+import pytest
+import yaml
+
+from crmatrix import CrmatrixError, ledger
+from test_workflow import matrix, run  # noqa: F401 (matrix is a fixture)
+
+SYSTEM = {"type": "builtin", "methods": ["lexical"]}
+
+
+def fake_run(dataset="d", arm="baseline", split="test", env=None, file="ds/d.json", sha="a" * 64):
+    return {"dataset": dataset, "system": "builtin", "arm": arm,
+            "provenance": {"dataset": {"name": dataset, "file": file, "sha256": sha, "split": split, "seed": 0},
+                           "system": {"name": "builtin", **SYSTEM}, "arm": {"name": arm, "env": env or {}},
+                           "model": None}}
+
+
+def test_a_config_is_what_the_score_stands_on_not_names_or_paths():
+    key = ledger.run_key(fake_run())
+    assert ledger.run_key(fake_run(dataset="renamed", arm="other", file="elsewhere/d.json")) == key
+    assert ledger.config_key("a" * 64, "test", SYSTEM, {}, None) == key  # what evaluate_arm computes before a query
+    assert len({key, ledger.run_key(fake_run(split="small_test")), ledger.run_key(fake_run(sha="b" * 64)),
+                ledger.run_key(fake_run(env={"CODELENS_RANK_SPARSE_TERM_WEIGHT": "1"}))}) == 4
+
+
+def test_runs_are_counted_once_each_and_a_second_scoring_is_refused_unless_forced(tmp_path):
+    path = tmp_path / "baselines" / "test-ledger.json"
+    book = ledger.read(path)
+    runs = [(fake_run(), "r1"), (fake_run(split="dev"), "r2"), (fake_run(split="all", arm="knob"), "r3")]
+    assert ledger.add(book, runs, dt.date(2026, 12, 1)) is True
+    # the same run file again (a matrix rebuilt over unchanged runs): nothing to add
+    assert ledger.add(book, runs[:1], dt.date(2026, 12, 2)) is False
+    ledger.write(book, path)
+    key = ledger.run_key(fake_run())
+    assert list(ledger.read(path)["configs"]) == [key]  # dev and all are no test splits
+    ledger.check(ledger.run_key(fake_run(split="small_test")), "d", "small_test", False, path)  # not scored yet
+    with pytest.raises(CrmatrixError) as e:
+        ledger.check(key, "d", "test", False, path)
+    assert str(e.value) == (f"config {key} was scored on test split of d 1 time(s) on 2026-12-01 ({path}); "
+                            "iterate on small_dev, or pass --config force_test=true to score it again")
+    ledger.check(key, "d", "test", True, path)
+    assert ledger.add(book, [(fake_run(), "r4")], dt.date(2026, 12, 3))  # a new scoring: another run file
+    assert ledger.entries(book, [fake_run(), fake_run(split="dev")]) == [
+        {"dataset": "d", "system": "builtin", "arm": "baseline", "split": "test", "config": key, "count": 2,
+         "dates": ["2026-12-01", "2026-12-03"]}]
+    path.write_text('{"configs": []}')
+    with pytest.raises(CrmatrixError, match=r"test-ledger.json: not a crmatrix test-split ledger"):
+        ledger.read(path)
+
+
+def test_through_snakemake_a_test_split_is_scored_once_then_refused_until_forced(matrix):  # noqa: F811
+    work, cfg = matrix
+    cfg["datasets"]["gitds"]["split"] = "test"
+    (work / "config.yaml").write_text(yaml.safe_dump(cfg))
+    book = work / "baselines" / "test-ledger.json"
+
+    # the runs alone, no matrix (as if killed before it): nothing is counted
+    run(work, "results/runs/gitds/builtin/baseline.json", "results/runs/gitds/builtin/knob.json")
+    tasks = [json.loads(line) for line in (work / "results/datasets/gitds.jsonl").read_text().splitlines()]
+    assert len(tasks) == 2  # 3 tasks: dev takes round(0.6) = 1
+    assert not book.exists()
+
+    run(work, "all")
+    counted = json.loads(book.read_text())["configs"]
+    assert sorted((e["dataset"], e["arm"], len(e["scorings"])) for e in counted.values()) == [
+        ("gitds", "baseline", 1), ("gitds", "knob", 1)]
+    md = (work / "results/matrix/phase-matrix.md").read_text()
+    assert "| gitds | builtin | lexical | python | 2 | " in md
+    rows = re.findall(r"^\| gitds \| test \| builtin \| (\w+) \| `([0-9a-f]{12})` \| (\d) \| ", md, flags=re.M)
+    assert sorted((arm, n) for arm, _, n in rows) == [("baseline", "1"), ("knob", "1")]
+    assert "| pathds | " not in md.split("## Test-split ledger")[1].split("##")[0]  # split all: not in it
+
+    # nothing to do is never refused, and force_test re-plans nothing (it is no parameter)
+    assert "Nothing to be done" in run(work, "-n", "all").stdout
+    assert "Nothing to be done" in run(work, "-n", "all", "--config", "force_test=true").stdout
+
+    # scoring the same configs on test again: refused before a query, naming the count
+    proc = run(work, "all", "--forcerun", "evaluate_arm", check=False)
+    assert proc.returncode != 0
+    key = dict((arm, k) for arm, k, _ in rows)["baseline"]
+    today = json.loads(book.read_text())["configs"][key]["scorings"][0]["date"]
+    line = (f"crmatrix: config {key} was scored on test split of gitds 1 time(s) on {today} "
+            f"(baselines/test-ledger.json); iterate on small_dev, or pass --config force_test=true to score it again")
+    assert line in (work / "logs/evaluate_arm/gitds/builtin/baseline.log").read_text()
+    assert json.loads(book.read_text())["configs"] == counted
+
+    run(work, "all", "--forcerun", "evaluate_arm", "--config", "force_test=true")
+    assert sorted(len(e["scorings"]) for e in json.loads(book.read_text())["configs"].values()) == [2, 2]
+    assert f"| gitds | test | builtin | baseline | `{key}` | 2 | {today} |" in (
+        work / "results/matrix/phase-matrix.md").read_text()

@@ -111,6 +111,7 @@ def test_matrix_end_to_end_then_noop_then_one_dataset(matrix):
         "results/runs/pathds/builtin/baseline.json, results/trec/pathds/builtin/baseline",
         "results/runs/pathds/builtin/knob.json, results/trec/pathds/builtin/knob",
         "results/matrix/phase-matrix.json, results/matrix/phase-matrix.md",
+        "results/tokenbench/pathds.json",
     ])
 
     # editing a file of the path corpus re-runs that corpus's chain only

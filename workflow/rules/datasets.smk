@@ -12,6 +12,10 @@ rule prepare_dataset:
         code=code("prepare_dataset"),
         format=lambda wc: CFG["datasets"][wc.dataset]["format"],
         corpus=dataset_corpus,
+    threads: 1
+    resources:
+        mem_mb=1024,
+        runtime=10,
     conda:
         "../../envs/crmatrix.yaml"
     log:
@@ -35,6 +39,10 @@ rule derive_split:
         corpus=dataset_corpus,
         env=lambda wc: experiment.split_ranker(CFG, wc.dataset)["env"],
         embed_threads=CFG["embed_threads"],
+    threads: CFG["embed_threads"]
+    resources:
+        mem_mb=2048,
+        runtime=30,
     conda:
         "../../envs/crmatrix.yaml"
     log:

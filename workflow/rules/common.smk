@@ -1,6 +1,7 @@
 # Config validation and the helpers the rules share. Everything a job depends on is handed
 # to it as input or params from here, never read from `config` inside a script; what it
 # does not depend on (where mirrors, registries and caches are) goes by environment.
+import math
 import re
 import sys
 from pathlib import Path
@@ -8,6 +9,7 @@ from pathlib import Path
 from crmatrix import CrmatrixError
 from crmatrix import config as crconfig
 from crmatrix import experiment, install, ledger, locations
+from crmatrix import slices as crslices
 from crmatrix.codehash import stage_hash
 from crmatrix.pins import path_fingerprint
 from crmatrix.plots import names as plot_names
@@ -86,6 +88,22 @@ INSTALLED_SYSTEMS = one_of(VENVS)
 def job_system(wildcards):
     """The system's settings as its jobs get them (experiment.job_conf)."""
     return experiment.job_conf(CFG["systems"][wildcards.system])
+
+
+# Job runtimes (minutes) that the config bounds: an evaluation spends at most its system's
+# `budget_s` on queries, plus loading (index, model, an MCP server's start) and the token
+# benchmark; an external index command at most its `index_timeout_s`. A scheduler kills a job
+# at its runtime, so these follow the config instead of a guess.
+def _minutes(seconds, margin):
+    return math.ceil(seconds / 60) + margin
+
+
+def evaluate_minutes(wildcards):
+    return _minutes(CFG["systems"][wildcards.system]["budget_s"], 10)
+
+
+def system_index_minutes(wildcards):
+    return _minutes(CFG["systems"][wildcards.system]["options"]["index_timeout_s"], 5)
 
 
 def install_inputs(wildcards):
@@ -235,4 +253,33 @@ def matrix_outputs():
            "results/matrix/gate.json", "results/matrix/gate.txt", *tracking_files(), *audit_files()]
     if CALLGRAPH_DATASETS and callgraph_files():
         out += ["results/matrix/callgraph.json", "results/matrix/callgraph.md"]
+    return out
+
+
+# The slices (crmatrix.slices): a target per dataset, per corpus and per arm (slices.smk).
+SLICES = crslices.slices(CFG)
+
+
+def slice_runs(name):
+    return [f"results/runs/{d}/{s}/{a}.json" for d, s, a in SLICES[name]["cells"]]
+
+
+def slice_arms(name):
+    """The slice's arms in config order (the matrix's columns)."""
+    present = {a for _, _, a in SLICES[name]["cells"]}
+    return [a for a in CFG["arms"] if a in present]
+
+
+def slice_datasets(name):
+    return sorted({d for d, _, _ in SLICES[name]["cells"]})
+
+
+def slice_targets(name):
+    sl, out = SLICES[name], []
+    for c in sl["corpora"]:
+        out += [f"results/corpora/{c}/manifest.json", f"results/symbols/{c}.jsonl"]
+    if sl["cells"]:
+        out += [f"results/matrix/slices/{name}/phase-matrix.json", f"results/matrix/slices/{name}/phase-matrix.md"]
+    if sl["calls"]:
+        out += [f"results/matrix/slices/{name}/callgraph.json", f"results/matrix/slices/{name}/callgraph.md"]
     return out

@@ -13,6 +13,10 @@ rule prepare_dataset:
         format=lambda wc: CFG["datasets"][wc.dataset]["format"],
         corpus=dataset_corpus,
         split=lambda wc: experiment.dataset_split(CFG, wc.dataset),
+    threads: 1
+    resources:
+        mem_mb=1024,
+        runtime=10,
     conda:
         "../../envs/crmatrix.yaml"
     log:
@@ -36,6 +40,10 @@ rule derive_split:
         corpus=dataset_corpus,
         env=lambda wc: experiment.split_ranker(CFG, wc.dataset)["env"],
         embed_threads=CFG["embed_threads"],
+    threads: CFG["embed_threads"]
+    resources:
+        mem_mb=2048,
+        runtime=30,
     conda:
         "../../envs/crmatrix.yaml"
     log:

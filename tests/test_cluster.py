@@ -19,12 +19,13 @@ PROFILES = ROOT / "profiles"
 FAKE_SLURM = ROOT / "tests" / "fakes" / "slurm"
 STATUS = PROFILES / "cluster-generic" / "status-sacct.sh"
 # The tiny matrix's jobs: the ones a scheduler gets, and the local rules that run beside Snakemake.
-REMOTE = {"extract_symbols": 2, "prepare_dataset": 2, "evaluate_arm": 4}
-LOCAL = {"fetch_corpus": 2, "collect_matrix": 1, "gate_candidates": 1, "track_runs": 1, "plot_matrix": 1, "all": 1}
+REMOTE = {"extract_symbols": 2, "prepare_dataset": 2, "grep_baseline": 2, "evaluate_arm": 4}
+LOCAL = {"fetch_corpus": 2, "audit_dataset": 2, "collect_matrix": 1, "gate_candidates": 1, "track_runs": 1, "plot_matrix": 1, "all": 1}
 # --time and --mem of each remote rule: its declared runtime and mem_mb (evaluate_arm: the
 # default budget_s of 1800 s as 30 minutes, plus 10 for loading)
 SUBMITTED = {"extract_symbols": "--cpus-per-task=1 --mem=1024 --time=20",
              "prepare_dataset": "--cpus-per-task=1 --mem=1024 --time=10",
+             "grep_baseline": "--cpus-per-task=1 --mem=1024 --time=10",
              "evaluate_arm": "--cpus-per-task=1 --mem=2048 --time=40"}
 
 
@@ -148,7 +149,7 @@ def test_the_slurm_profile_lints_and_plans_the_matrix(matrix):  # noqa: F811
     resources = {rule: dict(kv.split("=", 1) for kv in res.split(", ")) for rule, res in jobs}
     assert {r: (v["slurm_partition"], v["mem_mb"], v["runtime"]) for r, v in resources.items() if r in REMOTE} == {
         "extract_symbols": ("short", "1024", "20"), "prepare_dataset": ("short", "1024", "10"),
-        "evaluate_arm": ("short", "2048", "40")}
+        "grep_baseline": ("short", "1024", "10"), "evaluate_arm": ("short", "2048", "40")}
     assert resources["collect_matrix"]["slurm_partition"] == "main"
 
 

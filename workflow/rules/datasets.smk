@@ -63,6 +63,10 @@ rule grep_baseline:
         "results/tokenbench/{dataset}.json",
     params:
         code=code("grep_baseline"),
+    threads: 1
+    resources:
+        mem_mb=1024,
+        runtime=10,
     conda:
         "../../envs/crmatrix.yaml"
     log:
@@ -73,7 +77,12 @@ rule grep_baseline:
         "../scripts/grep_baseline.py"
 
 
-# What each dataset's queries give away (crmatrix.audit), beside it in the report.
+# What each dataset's queries give away (crmatrix.audit), beside it in the report: seconds
+# over one small file, so a local rule like the aggregations.
+localrules:
+    audit_dataset,
+
+
 rule audit_dataset:
     input:
         tasks="results/datasets/{dataset}.jsonl",
@@ -89,6 +98,10 @@ rule audit_dataset:
         ),
     params:
         code=code("audit_dataset"),
+    threads: 1
+    resources:
+        mem_mb=1024,
+        runtime=10,
     conda:
         "../../envs/crmatrix.yaml"
     log:

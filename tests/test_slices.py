@@ -57,7 +57,7 @@ def planned(work, *args) -> list[str]:
     return sorted(re.findall(r"^rule (\S+):$", out, flags=re.M))
 
 
-CHAIN = ["extract_symbols", "fetch_corpus", "prepare_dataset"]
+CHAIN = ["extract_symbols", "fetch_corpus", "grep_baseline", "prepare_dataset"]
 
 
 def test_slice_targets_plan_their_runs_and_their_matrix_only(matrix):  # noqa: F811
@@ -93,8 +93,8 @@ def test_a_slice_matrix_is_made_of_its_runs_alone(matrix):  # noqa: F811
     assert planned(work, "results/matrix/slices/dataset_pathds/phase-matrix.md", "-R", "evaluate_arm") == [
         "collect_slice_matrix", "evaluate_arm", "evaluate_arm"]
     assert planned(work, "dataset_gitds", "--forcerun", "prepare_dataset") == [
-        "collect_slice_matrix", "dataset_gitds", "evaluate_arm", "evaluate_arm", "prepare_dataset"]
+        "collect_slice_matrix", "dataset_gitds", "evaluate_arm", "evaluate_arm", "grep_baseline", "prepare_dataset"]
     (work / "ds" / "gitds.json").write_text((work / "ds" / "gitds.json").read_text().replace("parse config",
                                                                                            "parse the config"))
     assert planned(work, "arm_knob", "--until", "evaluate_arm") == ["evaluate_arm", "evaluate_arm",
-                                                                    "prepare_dataset"]
+                                                                    "grep_baseline", "prepare_dataset"]

@@ -37,8 +37,10 @@ SPLIT_DATASETS = sorted(d for d, c in CFG["datasets"].items() if c.get("split"))
 PLAIN_DATASETS = sorted(set(CFG["datasets"]) - set(SPLIT_DATASETS))
 SYSTEMS = sorted(CFG["systems"])
 COMPARE = experiment.compare_pairs(CFG)
-# system -> index key -> the arm whose variables build that index
-INDEX_ARM = {s: experiment.index_arms(CFG, c) for s, c in CFG["systems"].items() if needs_index(c)}
+# system -> corpus -> index key -> the arm whose model builds that index (per corpus: an arm
+# gating by language resolves on the corpus's declared one, and may share another arm's index)
+INDEX_ARM = {s: {corpus: experiment.index_arms(CFG, c, corpus) for corpus in CORPORA}
+             for s, c in CFG["systems"].items() if needs_index(c)}
 
 
 wildcard_constraints:
@@ -64,9 +66,13 @@ def arm_model(wildcards):
     return experiment.arm_model(CFG, wildcards.arm)
 
 
+def index_arm(wildcards):
+    return INDEX_ARM[wildcards.system][wildcards.corpus][wildcards.index_key]
+
+
 def index_env(wildcards):
     conf = CFG["systems"][wildcards.system]
-    return experiment.index_env(CFG, conf, INDEX_ARM[wildcards.system][wildcards.index_key])
+    return experiment.index_env(CFG, conf, index_arm(wildcards), wildcards.corpus)
 
 
 def one_of(names):
@@ -115,7 +121,7 @@ def evaluate_inputs(wildcards):
     }
     conf = CFG["systems"][wildcards.system]
     if needs_index(conf):
-        key = experiment.index_key(CFG, conf, wildcards.arm)
+        key = experiment.index_key(CFG, conf, wildcards.arm, corpus)
         inputs["index"] = f"results/index/{corpus}/{wildcards.system}/{key}"
         if conf["type"] == "builtin":
             inputs["model"] = f"results/models/{arm_model(wildcards)}"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from crmatrix import CrmatrixError
 from crmatrix import config as crconfig
-from crmatrix import experiment, install, locations
+from crmatrix import experiment, install, locations, sweeps
 from crmatrix.codehash import stage_hash
 from crmatrix.pins import path_fingerprint
 from crmatrix.plots import names as plot_names
@@ -193,12 +193,16 @@ def compare_files():
     return sorted(f"results/runs/{d}/{s}/{a}.json" for d in DATASETS for s, a in sides)
 
 
-PLOT_STEMS = plot_names.stems(DATASETS, SYSTEM_ARMS, CFG["baseline_arm"])
+# sweep -> its axes and cells (crmatrix.sweeps), for the grid charts
+SWEEPS = sweeps.grids(CFG)
+PLOT_STEMS = plot_names.stems(DATASETS, SYSTEM_ARMS, CFG["baseline_arm"],
+                              {w: [c["arm"] for c in g["cells"]] for w, g in SWEEPS.items()})
 PLOT_CATEGORIES = {
     "arms": "2. Per dataset",
     "transitions": "2. Per dataset",
     "heatmap": "3. Across datasets",
     "forest": "3. Across datasets",
+    "sweep": "3. Across datasets",
     "latency": "4. Latency",
     "quality-latency": "4. Latency",
 }

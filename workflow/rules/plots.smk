@@ -20,6 +20,7 @@ rule plot_matrix:
     params:
         code=code("plot_matrix"),
         captions=plot_names.CAPTIONS,
+        sweeps=SWEEPS,
     conda:
         "../../envs/crmatrix.yaml"
     log:

@@ -112,3 +112,12 @@ def test_the_seed_matrix_carries_the_seeds_three_by_three_sparse_sweep():
     assert c["arms"]["sparse-t40-m40"] == c["arms"]["2e-only"]  # the seed's tuned arm is the grid's cell (40, 40)
     raw = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
     assert "sweeps" not in raw  # the default matrix stays small (README: "Sweeps")
+
+
+def test_validate_counts_the_cells_among_the_arms(capsys):
+    from crmatrix.cli import main
+
+    path = str(ROOT / "config" / "seed-matrix.yaml")
+    assert main(["validate", path]) == 0
+    assert capsys.readouterr().out == (f"{path}: ok (8 corpora, 16 datasets, 1 systems, 22 arms, 9 of them from "
+                                       "1 sweep)\n")

@@ -15,7 +15,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from crmatrix import CrmatrixError, __version__, atomic, baseline, check, config, experiment, locations
+from crmatrix import CrmatrixError, __version__, atomic, baseline, check, config, experiment, locations, sweeps
 from crmatrix.stages import (build_index, build_system_index, evaluate_arm, extract_symbols, fetch_corpus,
                              install_system, prepare_dataset, prepare_model)
 from crmatrix.systems import check_system_config, needs_index
@@ -102,8 +102,10 @@ def cmd_validate(args) -> int:
     cfg = config.load(args.config)
     for line in config.clamp_warnings(cfg):
         print(f"crmatrix: warning: {args.config}: {line}", file=sys.stderr)
+    cells = sum(len(g["cells"]) for g in sweeps.grids(cfg).values())
+    swept = f", {cells} of them from {len(cfg['sweeps'])} sweep{'s' * (len(cfg['sweeps']) != 1)}" if cells else ""
     print(f"{args.config}: ok ({len(cfg['corpora'])} corpora, {len(cfg['datasets'])} datasets, "
-          f"{len(cfg['systems'])} systems, {len(cfg['arms'])} arms)")
+          f"{len(cfg['systems'])} systems, {len(cfg['arms'])} arms{swept})")
     return 0
 
 

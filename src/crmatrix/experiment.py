@@ -94,7 +94,7 @@ def index_key(cfg: dict, system_conf: dict, arm: str, corpus: str) -> str:
 
 def index_arms(cfg: dict, system_conf: dict, corpus: str) -> dict[str, str]:
     """Index key -> the first of the system's arms (in config order) with that key on the
-    corpus; its variables build the index."""
+    corpus; its model builds the index, and its variables (`index_env`)."""
     out: dict[str, str] = {}
     for arm in system_arms(cfg, system_conf):
         out.setdefault(index_key(cfg, system_conf, arm, corpus), arm)

@@ -37,8 +37,9 @@ SPLIT_DATASETS = sorted(d for d, c in CFG["datasets"].items() if c.get("split"))
 PLAIN_DATASETS = sorted(set(CFG["datasets"]) - set(SPLIT_DATASETS))
 SYSTEMS = sorted(CFG["systems"])
 COMPARE = experiment.compare_pairs(CFG)
-# system -> corpus -> index key -> the arm whose model builds that index (per corpus: an arm
-# gating by language resolves on the corpus's declared one, and may share another arm's index)
+# system -> corpus -> index key -> the first arm with that key, whose model builds the index
+# (and its variables, where the plan could not resolve them); per corpus, since an arm gating
+# by language resolves on the corpus's declared one and may share another arm's index there
 INDEX_ARM = {s: {corpus: experiment.index_arms(CFG, c, corpus) for corpus in CORPORA}
              for s, c in CFG["systems"].items() if needs_index(c)}
 

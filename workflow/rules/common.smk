@@ -8,7 +8,7 @@ from pathlib import Path
 
 from crmatrix import CrmatrixError
 from crmatrix import config as crconfig
-from crmatrix import experiment, install, ledger, locations
+from crmatrix import experiment, install, ledger, locations, sweeps
 from crmatrix import slices as crslices
 from crmatrix.codehash import stage_hash
 from crmatrix.pins import path_fingerprint
@@ -41,8 +41,11 @@ SPLIT_DATASETS = sorted(d for d in CFG["datasets"] if experiment.derived_split(C
 PLAIN_DATASETS = sorted(set(CFG["datasets"]) - set(SPLIT_DATASETS))
 SYSTEMS = sorted(CFG["systems"])
 COMPARE = experiment.compare_pairs(CFG)
-# system -> index key -> the arm whose variables build that index
-INDEX_ARM = {s: experiment.index_arms(CFG, c) for s, c in CFG["systems"].items() if needs_index(c)}
+# system -> corpus -> index key -> the first arm with that key, whose model builds the index
+# (and its variables, where the plan could not resolve them); per corpus, since an arm gating
+# by language resolves on the corpus's declared one and may share another arm's index there
+INDEX_ARM = {s: {corpus: experiment.index_arms(CFG, c, corpus) for corpus in CORPORA}
+             for s, c in CFG["systems"].items() if needs_index(c)}
 
 
 wildcard_constraints:
@@ -68,9 +71,13 @@ def arm_model(wildcards):
     return experiment.arm_model(CFG, wildcards.arm)
 
 
+def index_arm(wildcards):
+    return INDEX_ARM[wildcards.system][wildcards.corpus][wildcards.index_key]
+
+
 def index_env(wildcards):
     conf = CFG["systems"][wildcards.system]
-    return experiment.index_env(CFG, conf, INDEX_ARM[wildcards.system][wildcards.index_key])
+    return experiment.index_env(CFG, conf, index_arm(wildcards), wildcards.corpus)
 
 
 def one_of(names):
@@ -136,7 +143,7 @@ def evaluate_inputs(wildcards):
     }
     conf = CFG["systems"][wildcards.system]
     if needs_index(conf):
-        key = experiment.index_key(CFG, conf, wildcards.arm)
+        key = experiment.index_key(CFG, conf, wildcards.arm, corpus)
         inputs["index"] = f"results/index/{corpus}/{wildcards.system}/{key}"
         if conf["type"] == "builtin":
             inputs["model"] = f"results/models/{arm_model(wildcards)}"
@@ -208,12 +215,16 @@ def compare_files():
     return sorted(f"results/runs/{d}/{s}/{a}.json" for d in DATASETS for s, a in sides)
 
 
-PLOT_STEMS = plot_names.stems(DATASETS, SYSTEM_ARMS, CFG["baseline_arm"])
+# sweep -> its axes and cells (crmatrix.sweeps), for the grid charts
+SWEEPS = sweeps.grids(CFG)
+PLOT_STEMS = plot_names.stems(DATASETS, SYSTEM_ARMS, CFG["baseline_arm"],
+                              {w: [c["arm"] for c in g["cells"]] for w, g in SWEEPS.items()})
 PLOT_CATEGORIES = {
     "arms": "2. Per dataset",
     "transitions": "2. Per dataset",
     "heatmap": "3. Across datasets",
     "forest": "3. Across datasets",
+    "sweep": "3. Across datasets",
     "latency": "4. Latency",
     "quality-latency": "4. Latency",
 }

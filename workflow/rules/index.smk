@@ -2,7 +2,7 @@ rule build_index:
     input:
         symbols="results/symbols/{corpus}.jsonl",
         manifest="results/corpora/{corpus}/manifest.json",
-        model=lambda wc: f"results/models/{experiment.arm_model(CFG, INDEX_ARM[wc.system][wc.index_key])}",
+        model=lambda wc: f"results/models/{experiment.arm_model(CFG, index_arm(wc))}",
     output:
         directory("results/index/{corpus}/{system}/{index_key}"),
     wildcard_constraints:

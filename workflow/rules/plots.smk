@@ -25,6 +25,7 @@ rule plot_matrix:
     params:
         code=code("plot_matrix"),
         captions=plot_names.CAPTIONS,
+        sweeps=SWEEPS,
     threads: 1
     resources:
         mem_mb=2048,

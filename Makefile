@@ -59,6 +59,7 @@ report: $(STAMP)
 # By hand, not in CI: speed and memory targets (needs `make run` first and ../shared).
 bench: $(STAMP)
 	$(PY) benchmarks/engine.py
+	$(PY) benchmarks/pipeline.py
 
 clean:
 	rm -rf results logs .snakemake

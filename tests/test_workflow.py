@@ -322,3 +322,111 @@ def test_the_configs_mirror_reaches_the_fetch_job(matrix, tmp_path):
     man = json.loads((work / "results/corpora/gitc/manifest.json").read_text())
     assert man["origin"]["source"] == str(mirror / "acme+demo@0000.bundle")
     assert [f["path"] for f in man["files"]] == ["pkg/core.py"]
+
+
+OFF = {"CODELENS_EMBED_HINT_AUTO": "0"}
+B2C = {**OFF, "CODELENS_EMBED_HINT_INCLUDE_COMMENTS": "1", "CODELENS_EMBED_HINT_INCLUDE_API_CALLS": "1"}
+# Two more JavaScript files: with three, the path corpus has a dominant language (CodeLens's minimum)
+MORE_JS = {
+    "lib/retry.js": "// Call fn again after a failure, waiting longer each time.\nfunction retry(fn, times) {\n"
+                    "  for (let i = 0; i < times; i++) { try { return fn(); } catch (e) { wait(2 ** i); } }\n}\n",
+    "lib/queue.js": "class Queue {\n  // Take the oldest item out of the queue.\n  pop() {\n    return this.items.shift();\n"
+                    "  }\n}\n",
+}
+
+
+@pytest.fixture
+def indexed(matrix):
+    """The tiny matrix with an embedding index, built: the path corpus declares its language
+    (javascript), the git corpus (one Python file, so no dominant language) does not."""
+    work, cfg = matrix
+    for rel, text in MORE_JS.items():
+        (work / "local" / rel).write_text(text)
+    cfg = {**cfg, "corpora": {**cfg["corpora"], "pathc": {"path": "local", "language": "javascript"}},
+           "systems": {"builtin": {"type": "builtin", "methods": ["lexical", "semantic"]}},
+           "arms": {"baseline": OFF, "knob": {**OFF, "CODELENS_RANK_SPARSE_TERM_WEIGHT": "1"}, "2b2c": B2C}}
+    (work / "config.yaml").write_text(yaml.safe_dump(cfg))
+    run(work, "all")
+    return work, cfg
+
+
+def plan(work, cfg) -> tuple[list[str], list[str]]:
+    """The jobs a dry run of `all` plans under cfg: their rules (but `all` itself), and their
+    outputs without the charts and the trackers (one job each, holding every run)."""
+    (work / "config.yaml").write_text(yaml.safe_dump(cfg))
+    out = run(work, "-n", "all").stdout
+    rules = sorted(r for r in re.findall(r"^(?:local)?rule (\w+):", out, flags=re.M) if r != "all")
+    outputs = sorted(o for o in re.findall(r"^\s+output: (.+)$", out, flags=re.M)
+                     if not o.startswith(("results/plots/", "results/tracking/")))
+    return rules, outputs
+
+
+# What follows any new or changed run: the matrix, its charts (plot_matrix reads the matrix and
+# the runs) and the trackers (track_runs sends every run); gate_candidates only follows the
+# runs of a `compare:` pair, and this matrix has none.
+AFTER_RUNS = ["collect_matrix", "plot_matrix", "track_runs"]
+MATRIX = "results/matrix/phase-matrix.json, results/matrix/phase-matrix.md"
+
+
+def evaluations(arm, datasets=("gitds", "pathds")):
+    return [f"results/runs/{d}/builtin/{arm}.json, results/trec/{d}/builtin/{arm}" for d in datasets]
+
+
+def test_incremental_work_is_exactly_what_changed(indexed, two_commit_repo):
+    work, cfg = indexed
+    indexes = {c: sorted(p.name for p in (work / "results/index" / c / "builtin").iterdir()) for c in ("gitc", "pathc")}
+    assert {c: len(k) for c, k in indexes.items()} == {"gitc": 2, "pathc": 2}  # baseline's (knob's too) and 2b2c's
+
+    # no change: no job
+    assert plan(work, cfg) == ([], [])
+    assert "Nothing to be done" in run(work, "-n", "all").stdout
+
+    # a query-time arm: its evaluations and what follows runs, no index
+    query_time = {**cfg, "arms": {**cfg["arms"], "2e": {**OFF, "CODELENS_RANK_SPARSE_TERM_WEIGHT": "1",
+                                                        "CODELENS_RANK_SPARSE_THRESHOLD": "40"}}}
+    assert plan(work, query_time) == (sorted(["evaluate_arm"] * 2 + AFTER_RUNS), sorted([*evaluations("2e"), MATRIX]))
+
+    # an index-time arm: one index job per corpus
+    strict = {**cfg, "arms": {**cfg["arms"], "strict": {**B2C, "CODELENS_EMBED_HINT_STRICT_LITERALS": "1"}}}
+    rules, outputs = plan(work, strict)
+    assert rules == sorted(["build_index"] * 2 + ["evaluate_arm"] * 2 + AFTER_RUNS)
+    built = [o for o in outputs if o.startswith("results/index/")]
+    assert [o.rsplit("/", 2)[0] for o in built] == ["results/index/gitc", "results/index/pathc"]
+    assert sorted(set(outputs) - set(built)) == sorted([*evaluations("strict"), MATRIX])
+
+    # auto: on the path corpus it resolves (javascript gates 2b/2c on) to 2b2c's index; on the
+    # git corpus, whose language is known only after the fetch, it builds its own
+    auto = {**cfg, "arms": {**cfg["arms"], "auto": {"CODELENS_EMBED_HINT_AUTO": "1"}}}
+    rules, outputs = plan(work, auto)
+    assert rules == sorted(["build_index"] + ["evaluate_arm"] * 2 + AFTER_RUNS)
+    assert [o.rsplit("/", 1)[0] for o in outputs if o.startswith("results/index/")] == ["results/index/gitc/builtin"]
+    run(work, "all")  # the shared index serves auto: it checks the knobs it was built with against auto's
+    assert sorted(p.name for p in (work / "results/index/pathc/builtin").iterdir()) == indexes["pathc"]
+    runs = {d: json.loads((work / f"results/runs/{d}/builtin/auto.json").read_text()) for d in ("gitds", "pathds")}
+    knobs = {d: r["provenance"]["system_run"]["knobs"] for d, r in runs.items()}  # resolved, as the engine ran them
+    assert {k: knobs["pathds"][k] for k in ("auto", "language", "nl_tokens", "api_calls", "sparse")} == {
+        "auto": True, "language": "javascript", "nl_tokens": True, "api_calls": True, "sparse": False}
+    assert {k: knobs["gitds"][k] for k in ("auto", "language", "nl_tokens", "api_calls")} == {
+        "auto": True, "language": None, "nl_tokens": False, "api_calls": False}
+    assert runs["pathds"]["provenance"]["arm"]["env"] == {"CODELENS_EMBED_HINT_AUTO": "1"}
+
+    # a new pin of one corpus: everything downstream of it, nothing of the other
+    _, _, second = two_commit_repo
+    moved = {**auto, "corpora": {**auto["corpora"], "gitc": {**auto["corpora"]["gitc"], "commit": second}}}
+    rules, outputs = plan(work, moved)
+    assert rules == sorted(["fetch_corpus", "extract_symbols", "prepare_dataset"] + ["build_index"] * 3
+                           + ["evaluate_arm"] * 4 + AFTER_RUNS)
+    assert [o for o in outputs if "pathc" in o or "pathds" in o] == []
+    assert sorted(o for o in outputs if o.startswith("results/runs/")) == sorted(
+        r for a in moved["arms"] for r in evaluations(a, ["gitds"]))
+
+
+def test_a_declared_language_is_checked_at_the_fetch(matrix):
+    work, cfg = matrix
+    cfg = {**cfg, "corpora": {**cfg["corpora"], "gitc": {**cfg["corpora"]["gitc"], "language": "rust"}}}
+    (work / "config.yaml").write_text(yaml.safe_dump(cfg))
+    proc = run(work, "results/corpora/gitc/manifest.json", check=False)
+    assert proc.returncode != 0
+    assert ("crmatrix: corpora.gitc.language: declared rust, but the dominant language of the fetched tree is none "
+            "(fewer than 3 source files: leave language out) (counts: {'python': 1})") in proc.stderr
+    assert leftovers(work) == []

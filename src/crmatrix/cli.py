@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from crmatrix import (CrmatrixError, __version__, atomic, audit, baseline, caches, check, config, datasets,
-                      experiment, holdout, locations)
+                      experiment, holdout, locations, sweeps)
 from crmatrix.corpus import select_files
 from crmatrix.stages import (build_index, build_system_index, evaluate_arm, extract_symbols, fetch_corpus,
                              install_system, prepare_dataset, prepare_model)
@@ -111,8 +111,10 @@ def cmd_validate(args) -> int:
     cfg = config.load(args.config)
     for line in config.clamp_warnings(cfg):
         print(f"crmatrix: warning: {args.config}: {line}", file=sys.stderr)
+    cells = sum(len(g["cells"]) for g in sweeps.grids(cfg).values())
+    swept = f", {cells} of them from {len(cfg['sweeps'])} sweep{'s' * (len(cfg['sweeps']) != 1)}" if cells else ""
     print(f"{args.config}: ok ({len(cfg['corpora'])} corpora, {len(cfg['datasets'])} datasets, "
-          f"{len(cfg['systems'])} systems, {len(cfg['arms'])} arms)")
+          f"{len(cfg['systems'])} systems, {len(cfg['arms'])} arms{swept})")
     return 0
 
 

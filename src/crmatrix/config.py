@@ -12,12 +12,14 @@ from pathlib import Path
 import jsonschema
 import yaml
 
-from crmatrix import CrmatrixError
+from crmatrix import CrmatrixError, sweeps
 from crmatrix.check import json_type
 from crmatrix.engine.knobs import MODEL_VAR
+from crmatrix.languages import LANGUAGES
 from crmatrix.pins import Pin
 
 SCHEMA_FILE = "config.schema.yaml"
+KNOWN_LANGUAGES = frozenset(LANGUAGES.values())
 
 
 def schema() -> dict:
@@ -58,6 +60,9 @@ def _message(err: jsonschema.ValidationError) -> str:
     if err.validator in ("minimum", "exclusiveMinimum"):
         op = ">" if err.validator == "exclusiveMinimum" else ">="
         return f"{where}: expected a number {op} {err.validator_value}, got {_describe(err.instance)}"
+    if err.validator in ("minItems", "maxItems") and isinstance(err.instance, list):
+        bound = "at least" if err.validator == "minItems" else "at most"
+        return f"{where}: expected {bound} {err.validator_value} items, got {len(err.instance)}"
     if err.validator == "enum":
         return f"{where}: expected one of: {', '.join(map(str, err.validator_value))}, got {_describe(err.instance)}"
     return f"{where}: {err.message}"
@@ -75,6 +80,14 @@ def validate(config: dict, source: str = "config") -> dict:
             Pin.from_config(name, corpus)
         except CrmatrixError as e:
             raise CrmatrixError(f"{source}: {e}") from None
+        if "language" in corpus and corpus["language"] not in KNOWN_LANGUAGES:
+            raise CrmatrixError(f"{source}: corpora.{name}.language: expected one of: "
+                                f"{', '.join(sorted(KNOWN_LANGUAGES))}, got {corpus['language']!r}")
+    try:
+        # the cells become arms before anything names an arm, so comparisons and systems may name them
+        cfg["arms"].update(sweeps.expand(cfg))
+    except CrmatrixError as e:
+        raise CrmatrixError(f"{source}: {e}") from None
     for name, ds in cfg["datasets"].items():
         if ds["corpus"] not in cfg["corpora"]:
             raise CrmatrixError(

@@ -1,3 +1,12 @@
+# Aggregations: seconds of work over small JSON files, so local rules (no queue wait on a
+# cluster); the trackers may also reach an MLflow server, which only the submit host may see.
+localrules:
+    collect_matrix,
+    collect_callgraph,
+    gate_candidates,
+    track_runs,
+
+
 rule collect_matrix:
     input:
         runs=run_files(),
@@ -15,6 +24,10 @@ rule collect_matrix:
         comparisons=CFG.get("comparisons"),
         formats={d: c["format"] for d, c in CFG["datasets"].items()},
         summary_datasets=DATASETS,
+    threads: 1
+    resources:
+        mem_mb=1024,
+        runtime=10,
     conda:
         "../../envs/crmatrix.yaml"
     log:
@@ -31,6 +44,10 @@ rule collect_callgraph:
         md="results/matrix/callgraph.md",
     params:
         code=code("collect_callgraph"),
+    threads: 1
+    resources:
+        mem_mb=1024,
+        runtime=10,
     conda:
         "../../envs/crmatrix.yaml"
     log:
@@ -48,6 +65,10 @@ rule gate_candidates:
     params:
         code=code("gate_candidates"),
         pairs=COMPARE,
+    threads: 1
+    resources:
+        mem_mb=1024,
+        runtime=10,
     conda:
         "../../envs/crmatrix.yaml"
     log:
@@ -68,6 +89,10 @@ rule track_runs:
         trackers=CFG["trackers"],
         # <dir>/<dataset>/<system>/<arm>.jsonl
         log_dir=lambda wildcards, output: str(Path(output[0]).parents[2]),
+    threads: 1
+    resources:
+        mem_mb=1024,
+        runtime=30,
     conda:
         "../../envs/crmatrix.yaml"
     log:

@@ -1,13 +1,15 @@
 # Config validation and the helpers the rules share. Everything a job depends on is handed
 # to it as input or params from here, never read from `config` inside a script; what it
 # does not depend on (where mirrors, registries and caches are) goes by environment.
+import math
 import re
 import sys
 from pathlib import Path
 
 from crmatrix import CrmatrixError
 from crmatrix import config as crconfig
-from crmatrix import experiment, install, ledger, locations
+from crmatrix import experiment, install, ledger, locations, sweeps
+from crmatrix import slices as crslices
 from crmatrix.codehash import stage_hash
 from crmatrix.pins import FILE_KINDS, path_fingerprint
 from crmatrix.plots import names as plot_names
@@ -39,8 +41,11 @@ SPLIT_DATASETS = sorted(d for d in CFG["datasets"] if experiment.derived_split(C
 PLAIN_DATASETS = sorted(set(CFG["datasets"]) - set(SPLIT_DATASETS))
 SYSTEMS = sorted(CFG["systems"])
 COMPARE = experiment.compare_pairs(CFG)
-# system -> index key -> the arm whose variables build that index
-INDEX_ARM = {s: experiment.index_arms(CFG, c) for s, c in CFG["systems"].items() if needs_index(c)}
+# system -> corpus -> index key -> the first arm with that key, whose model builds the index
+# (and its variables, where the plan could not resolve them); per corpus, since an arm gating
+# by language resolves on the corpus's declared one and may share another arm's index there
+INDEX_ARM = {s: {corpus: experiment.index_arms(CFG, c, corpus) for corpus in CORPORA}
+             for s, c in CFG["systems"].items() if needs_index(c)}
 
 
 wildcard_constraints:
@@ -66,9 +71,13 @@ def arm_model(wildcards):
     return experiment.arm_model(CFG, wildcards.arm)
 
 
+def index_arm(wildcards):
+    return INDEX_ARM[wildcards.system][wildcards.corpus][wildcards.index_key]
+
+
 def index_env(wildcards):
     conf = CFG["systems"][wildcards.system]
-    return experiment.index_env(CFG, conf, INDEX_ARM[wildcards.system][wildcards.index_key])
+    return experiment.index_env(CFG, conf, index_arm(wildcards), wildcards.corpus)
 
 
 def one_of(names):
@@ -86,6 +95,22 @@ INSTALLED_SYSTEMS = one_of(VENVS)
 def job_system(wildcards):
     """The system's settings as its jobs get them (experiment.job_conf)."""
     return experiment.job_conf(CFG["systems"][wildcards.system])
+
+
+# Job runtimes (minutes) that the config bounds: an evaluation spends at most its system's
+# `budget_s` on queries, plus loading (index, model, an MCP server's start) and the token
+# benchmark; an external index command at most its `index_timeout_s`. A scheduler kills a job
+# at its runtime, so these follow the config instead of a guess.
+def _minutes(seconds, margin):
+    return math.ceil(seconds / 60) + margin
+
+
+def evaluate_minutes(wildcards):
+    return _minutes(CFG["systems"][wildcards.system]["budget_s"], 10)
+
+
+def system_index_minutes(wildcards):
+    return _minutes(CFG["systems"][wildcards.system]["options"]["index_timeout_s"], 5)
 
 
 def install_inputs(wildcards):
@@ -118,7 +143,7 @@ def evaluate_inputs(wildcards):
     }
     conf = CFG["systems"][wildcards.system]
     if needs_index(conf):
-        key = experiment.index_key(CFG, conf, wildcards.arm)
+        key = experiment.index_key(CFG, conf, wildcards.arm, corpus)
         inputs["index"] = f"results/index/{corpus}/{wildcards.system}/{key}"
         if conf["type"] == "builtin":
             inputs["model"] = f"results/models/{arm_model(wildcards)}"
@@ -201,12 +226,16 @@ def compare_files():
     return sorted(f"results/runs/{d}/{s}/{a}.json" for d in DATASETS for s, a in sides)
 
 
-PLOT_STEMS = plot_names.stems(DATASETS, SYSTEM_ARMS, CFG["baseline_arm"])
+# sweep -> its axes and cells (crmatrix.sweeps), for the grid charts
+SWEEPS = sweeps.grids(CFG)
+PLOT_STEMS = plot_names.stems(DATASETS, SYSTEM_ARMS, CFG["baseline_arm"],
+                              {w: [c["arm"] for c in g["cells"]] for w, g in SWEEPS.items()})
 PLOT_CATEGORIES = {
     "arms": "2. Per dataset",
     "transitions": "2. Per dataset",
     "heatmap": "3. Across datasets",
     "forest": "3. Across datasets",
+    "sweep": "3. Across datasets",
     "latency": "4. Latency",
     "quality-latency": "4. Latency",
 }
@@ -246,4 +275,33 @@ def matrix_outputs():
            "results/matrix/gate.json", "results/matrix/gate.txt", *tracking_files(), *audit_files()]
     if CALLGRAPH_DATASETS and callgraph_files():
         out += ["results/matrix/callgraph.json", "results/matrix/callgraph.md"]
+    return out
+
+
+# The slices (crmatrix.slices): a target per dataset, per corpus and per arm (slices.smk).
+SLICES = crslices.slices(CFG)
+
+
+def slice_runs(name):
+    return [f"results/runs/{d}/{s}/{a}.json" for d, s, a in SLICES[name]["cells"]]
+
+
+def slice_arms(name):
+    """The slice's arms in config order (the matrix's columns)."""
+    present = {a for _, _, a in SLICES[name]["cells"]}
+    return [a for a in CFG["arms"] if a in present]
+
+
+def slice_datasets(name):
+    return sorted({d for d, _, _ in SLICES[name]["cells"]})
+
+
+def slice_targets(name):
+    sl, out = SLICES[name], []
+    for c in sl["corpora"]:
+        out += [f"results/corpora/{c}/manifest.json", f"results/symbols/{c}.jsonl"]
+    if sl["cells"]:
+        out += [f"results/matrix/slices/{name}/phase-matrix.json", f"results/matrix/slices/{name}/phase-matrix.md"]
+    if sl["calls"]:
+        out += [f"results/matrix/slices/{name}/callgraph.json", f"results/matrix/slices/{name}/callgraph.md"]
     return out

@@ -1,3 +1,9 @@
+# A local rule: it clones or downloads (code host, PyPI, npm), which cluster nodes may not
+# reach; mostly I/O. Every later job reads its tree from the shared results/.
+localrules:
+    fetch_corpus,
+
+
 rule fetch_corpus:
     input:
         unpack(corpus_inputs),
@@ -7,6 +13,10 @@ rule fetch_corpus:
     params:
         code=code("fetch_corpus"),
         corpus=corpus_params,
+    threads: 1
+    resources:
+        mem_mb=1024,
+        runtime=30,
     conda:
         "../../envs/crmatrix.yaml"
     log:

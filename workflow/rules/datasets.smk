@@ -14,6 +14,10 @@ rule prepare_dataset:
         format=lambda wc: CFG["datasets"][wc.dataset]["format"],
         corpus=dataset_corpus,
         split=lambda wc: experiment.dataset_split(CFG, wc.dataset),
+    threads: 1
+    resources:
+        mem_mb=1024,
+        runtime=10,
     conda:
         "../../envs/crmatrix.yaml"
     log:
@@ -38,6 +42,10 @@ rule derive_split:
         corpus=dataset_corpus,
         env=lambda wc: experiment.split_ranker(CFG, wc.dataset)["env"],
         embed_threads=CFG["embed_threads"],
+    threads: CFG["embed_threads"]
+    resources:
+        mem_mb=2048,
+        runtime=30,
     conda:
         "../../envs/crmatrix.yaml"
     log:
@@ -57,6 +65,10 @@ rule grep_baseline:
         "results/tokenbench/{dataset}.json",
     params:
         code=code("grep_baseline"),
+    threads: 1
+    resources:
+        mem_mb=1024,
+        runtime=10,
     conda:
         "../../envs/crmatrix.yaml"
     log:
@@ -67,7 +79,12 @@ rule grep_baseline:
         "../scripts/grep_baseline.py"
 
 
-# What each dataset's queries give away (crmatrix.audit), beside it in the report.
+# What each dataset's queries give away (crmatrix.audit), beside it in the report: seconds
+# over one small file, so a local rule like the aggregations.
+localrules:
+    audit_dataset,
+
+
 rule audit_dataset:
     input:
         tasks="results/datasets/{dataset}.jsonl",
@@ -83,6 +100,10 @@ rule audit_dataset:
         ),
     params:
         code=code("audit_dataset"),
+    threads: 1
+    resources:
+        mem_mb=1024,
+        runtime=10,
     conda:
         "../../envs/crmatrix.yaml"
     log:

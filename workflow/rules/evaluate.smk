@@ -13,6 +13,10 @@ rule evaluate_arm:
         home=home_dir,
         embed_threads=CFG["embed_threads"],
     threads: 1
+    # loads an index (vectors, BM25) and the model to embed queries, or runs a peer's server
+    resources:
+        mem_mb=2048,
+        runtime=evaluate_minutes,
     conda:
         "../../envs/crmatrix.yaml"
     log:
@@ -38,6 +42,10 @@ rule evaluate_callgraph:
         code=code("evaluate_callgraph"),
         system=job_system,
         env=lambda wc: experiment.arm_env(CFG, CFG["baseline_arm"]),
+    threads: 1
+    resources:
+        mem_mb=1024,
+        runtime=30,
     conda:
         "../../envs/crmatrix.yaml"
     log:

@@ -7,6 +7,10 @@ rule extract_graph:
         "results/graph/{corpus}.json",
     params:
         code=code("extract_graph"),
+    threads: 1
+    resources:
+        mem_mb=1024,
+        runtime=20,
     conda:
         "../../envs/crmatrix.yaml"
     log:

@@ -2,7 +2,7 @@ rule build_index:
     input:
         symbols="results/symbols/{corpus}.jsonl",
         manifest="results/corpora/{corpus}/manifest.json",
-        model=lambda wc: f"results/models/{experiment.arm_model(CFG, INDEX_ARM[wc.system][wc.index_key])}",
+        model=lambda wc: f"results/models/{experiment.arm_model(CFG, index_arm(wc))}",
     output:
         directory("results/index/{corpus}/{system}/{index_key}"),
     wildcard_constraints:
@@ -11,7 +11,11 @@ rule build_index:
         code=code("build_index"),
         env=index_env,
         embed_threads=CFG["embed_threads"],
-    threads: 2
+    threads: CFG["embed_threads"]
+    # measured: 1.21 GiB peak RSS and 132 s for 12073 symbols, fp32 (benchmarks/results/)
+    resources:
+        mem_mb=2048,
+        runtime=60,
     conda:
         "../../envs/crmatrix.yaml"
     log:
@@ -35,6 +39,11 @@ rule build_system_index:
         system=job_system,
         env=index_env,
         home=home_dir,
+    threads: 1
+    # another tool's indexer: its memory is unknown to us, so a generous default
+    resources:
+        mem_mb=4096,
+        runtime=system_index_minutes,
     conda:
         "../../envs/crmatrix.yaml"
     log:

@@ -16,6 +16,10 @@ rule install_system:
     params:
         code=code("install_system"),
         install=lambda wc: install.spec(CFG["systems"][wc.system]["install"]),
+    threads: 1
+    resources:
+        mem_mb=2048,
+        runtime=30,
     conda:
         "../../envs/crmatrix.yaml"
     log:

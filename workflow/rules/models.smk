@@ -1,9 +1,19 @@
+# A local rule: a hub model (`source:` a hub id, with HF_HUB_OFFLINE=0) downloads here, on the
+# host that reaches the network. The ONNX export and INT8 quantization hold the model twice.
+localrules:
+    prepare_model,
+
+
 rule prepare_model:
     output:
         directory("results/models/{model}"),
     params:
         code=code("prepare_model"),
         model=lambda wc: CFG["models"][wc.model],
+    threads: CFG["embed_threads"]
+    resources:
+        mem_mb=3072,
+        runtime=30,
     conda:
         "../../envs/crmatrix.yaml"
     log:

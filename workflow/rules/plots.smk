@@ -2,6 +2,11 @@
 # Each SVG goes into `snakemake --report` with its caption (workflow/report/<kind>.rst).
 
 
+# A local rule: one job at the end, drawing from the matrix, with nothing to gain from a queue.
+localrules:
+    plot_matrix,
+
+
 rule plot_matrix:
     input:
         matrix="results/matrix/phase-matrix.json",
@@ -20,6 +25,11 @@ rule plot_matrix:
     params:
         code=code("plot_matrix"),
         captions=plot_names.CAPTIONS,
+        sweeps=SWEEPS,
+    threads: 1
+    resources:
+        mem_mb=2048,
+        runtime=30,
     conda:
         "../../envs/crmatrix.yaml"
     log:

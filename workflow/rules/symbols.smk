@@ -6,6 +6,10 @@ rule extract_symbols:
         "results/symbols/{corpus}.jsonl",
     params:
         code=code("extract_symbols"),
+    threads: 1
+    resources:
+        mem_mb=1024,
+        runtime=20,
     conda:
         "../../envs/crmatrix.yaml"
     log:

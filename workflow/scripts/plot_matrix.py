@@ -10,4 +10,5 @@ with jobs.job(snakemake.log[0], snakemake.output):
         runs=snakemake.input.runs,
         out_dir=Path(snakemake.output.gallery).parent,
         gallery_out=snakemake.output.gallery,
+        sweeps=snakemake.params.sweeps,
     )

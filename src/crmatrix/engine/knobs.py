@@ -161,6 +161,23 @@ def index_spec(env: Mapping[str, str]) -> dict[str, Any]:
     return {key: value for key, value in spec.items() if value is not None}
 
 
+def needs_language(env: Mapping[str, str]) -> bool:
+    """Whether the embedding text `env` sets depends on the corpus's dominant language: auto
+    gating on, no AUTO_LANG, and 2b or 2c left to it."""
+    v = _Parsed(env)
+    return bool(v.flag(AUTO, True) and v.language(AUTO_LANG) is None
+                and (v.flag(INCLUDE_COMMENTS, None) is None or v.flag(INCLUDE_API_CALLS, None) is None))
+
+
+def explicit_index_env(fields: Mapping[str, Any]) -> dict[str, str]:
+    """Index-time variables that set exactly these `Knobs.index_fields()`, gating off: one
+    spelling per set of fields, whichever arm's variables resolved to it."""
+    flag = lambda on: "1" if on else "0"  # noqa: E731
+    return {AUTO: "0", HINT_LINES: str(fields["hint_lines"]), HINT_CHARS: str(fields["hint_chars"]),
+            INCLUDE_COMMENTS: flag(fields["nl_tokens"]), INCLUDE_API_CALLS: flag(fields["api_calls"]),
+            STRICT_LITERALS: flag(fields["strict_literals"]), STRICT_COMMENTS: flag(fields["strict_comments"])}
+
+
 def canonical(env: Mapping[str, str]) -> dict[str, str]:
     """`env` with each CODELENS_/CRMATRIX_ knob in one spelling: on/off as "1"/"0", numbers
     without padding, language tags and fusion names lower-cased; other variables as given.

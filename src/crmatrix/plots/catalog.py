@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import altair as alt
 
-from crmatrix.plots import arms, forest, frames, heatmap, latency, transitions
+from crmatrix.plots import arms, forest, frames, heatmap, latency, sweep, transitions
 
-def charts(matrix: dict, runs: list[dict]) -> dict[str, alt.TopLevelMixin]:
-    """Every chart of the matrix by stem. Refuses runs of one dataset made from other inputs."""
+
+def charts(matrix: dict, runs: list[dict], sweeps: dict[str, dict] | None = None) -> dict[str, alt.TopLevelMixin]:
+    """Every chart of the matrix by stem; `sweeps`: the config's grids (`crmatrix.sweeps.grids`).
+    Refuses runs of one dataset made from other inputs."""
     frames.check_comparable(runs)
     metric, base, order = matrix["metric"], matrix["baseline_arm"], matrix["arms"]
     models = frames.arm_models(runs)
@@ -26,6 +28,12 @@ def charts(matrix: dict, runs: list[dict]) -> dict[str, alt.TopLevelMixin]:
         out[f"forest/{e['system']}/{e['arm']}"] = forest.chart(
             frames.forest(e), system=e["system"], arm=e["arm"], baseline=base, metric=metric,
             overall=overall and overall["pooled"], verdict=verdict)
+    for name, grid in (sweeps or {}).items():
+        cells = {c["arm"] for c in grid["cells"]}
+        for system in dict.fromkeys(r["system"] for r in matrix["rows"] if cells & set(r["cells"])):
+            method = next(r["method"] for r in matrix["rows"] if r["system"] == system)
+            out[f"sweep/{system}/{name}"] = sweep.chart(frames.sweep(matrix, grid, system), sweep=name, system=system,
+                                                        grid=grid, metric=metric, method=method, baseline=base)
     datasets = len({r["dataset"] for r in matrix["rows"]})
     out["heatmap"] = heatmap.chart(frames.heatmap(matrix), metric=metric, baseline=base, arms=order)
     out["latency"] = latency.chart(frames.latency(runs), arms=order, datasets=datasets)

@@ -150,3 +150,22 @@ def quality(runs: list[dict], metric: str) -> pd.DataFrame:
     return pd.DataFrame([{"system": s, "method": m, "arm": a, "model": models[(s, a)], "value": sum(v) / len(v),
                           "datasets": len(v), "p50_ms": float(lat.loc[(s, m, a), "p50_ms"])}
                          for (s, m, a), v in sorted(by.items())])
+
+
+def sweep(matrix: dict, grid: dict, system: str) -> pd.DataFrame:
+    """One line per (dataset row of the system, cell of the sweep's grid): the cell's values on
+    the axes (`x`, and `y` for a second axis), its headline metric and Δ against the baseline,
+    and whether it is the row's best cell (every cell tied for best is)."""
+    metric, out = matrix["metric"], []
+    for r in matrix["rows"]:
+        if r["system"] != system:
+            continue
+        cells = [(c, r["cells"][c["arm"]]) for c in grid["cells"] if c["arm"] in r["cells"]]
+        best = max((m[metric] for _, m in cells), default=None)
+        for c, m in cells:
+            same = m.get("identical_to") or ""
+            out.append({"row": f"{r['dataset']} (n {r['n']})", "arm": c["arm"], "x": c["values"][0],
+                        "y": c["values"][1] if len(c["values"]) > 1 else "", "value": m[metric],
+                        "delta_abs": m.get("delta_abs"), "best": m[metric] == best, "identical_to": same,
+                        "text": f"{m[metric]:.3f}"})
+    return pd.DataFrame(out, columns=["row", "arm", "x", "y", "value", "delta_abs", "best", "identical_to", "text"])

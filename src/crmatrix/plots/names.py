@@ -17,6 +17,8 @@ CAPTIONS = {
     "forest": "Each dataset's paired Δ of the headline metric against the baseline with its 95 % interval "
               "(Δ ± 1.96 SE), grouped by language; diamonds pool them by random effects (DerSimonian–Laird), "
               "per language and over all datasets, with I² for the spread beyond chance.",
+    "sweep": "A sweep's grid per dataset: each cell's headline metric (text), coloured by its Δ against the "
+             "baseline, the axes being the sweep's knobs; the dataset's best cell is outlined.",
     "latency": "Search latency of one query: the median (point) with a whisker to the 95th percentile, over the "
                "queries of every dataset, per arm (row) and method (colour), one panel per system.",
     "quality-latency": "The headline metric (macro mean over datasets) against search latency p50, one point per "
@@ -25,10 +27,15 @@ CAPTIONS = {
 CROSS = ["heatmap", "latency", "quality-latency"]
 
 
-def stems(datasets: list[str], arms: dict[str, list[str]], baseline: str) -> list[str]:
-    """Every chart of a matrix over these datasets and systems, each system with its arms."""
+def stems(datasets: list[str], arms: dict[str, list[str]], baseline: str,
+          sweeps: dict[str, list[str]] | None = None) -> list[str]:
+    """Every chart of a matrix over these datasets and systems, each system with its arms;
+    `sweeps` (sweep -> its cells' arms) adds one grid per sweep and system taking part in it."""
     rows = [f"{kind}/{s}/{d}" for kind in ("arms", "transitions") for s in arms for d in datasets]
-    return rows + [f"forest/{s}/{a}" for s, system_arms in arms.items() for a in system_arms if a != baseline] + CROSS
+    forests = [f"forest/{s}/{a}" for s, system_arms in arms.items() for a in system_arms if a != baseline]
+    grids = [f"sweep/{s}/{w}" for s, system_arms in arms.items() for w, cells in (sweeps or {}).items()
+             if set(cells) & set(system_arms)]
+    return rows + forests + grids + CROSS
 
 
 def kind(stem: str) -> str:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from crmatrix import CrmatrixError, atomic, pins
 from crmatrix.corpus import select_files, write_source
+from crmatrix.languages import dominant_language
 
 
 def run(name: str, corpus: dict, tree: Path, manifest_path: Path, mirrors: list[str], registries: dict,
@@ -15,7 +16,8 @@ def run(name: str, corpus: dict, tree: Path, manifest_path: Path, mirrors: list[
     `file`: the benchmark file a repoqa or ds1000 corpus is written out from (the workflow's
     input; its config entry then need not name it).
 
-    Nothing is left at either output unless everything succeeded.
+    Nothing is left at either output unless everything succeeded, nor when the corpus's
+    declared `language` is not the dominant language of what was fetched.
     """
     if file is not None:
         corpus = {k: ({**v, "file": str(file)} if k in pins.FILE_KINDS else v) for k, v in corpus.items()}
@@ -31,7 +33,21 @@ def run(name: str, corpus: dict, tree: Path, manifest_path: Path, mirrors: list[
             part = select_files(src, stage, include, exclude)
             if not part["files"]:
                 raise CrmatrixError(f"corpora.{name}: include/exclude select no readable file from {origin['source']}")
+            _check_language(name, corpus.get("language"), part)
     manifest = {"corpus": name, "pin": {"kind": pin.kind, **pin.spec}, "origin": origin,
                 "include": include, "exclude": exclude, **part}
     atomic.write_json(Path(manifest_path), manifest)
     return manifest
+
+
+def _check_language(name: str, declared: str | None, part: dict) -> None:
+    """The plan resolved the arms' language gating by the declared language (index keys hold
+    it); the engine resolves it by the tree's. They must agree, or arms would share an index
+    built for other knobs."""
+    if declared is None:
+        return
+    found = dominant_language(part)
+    if found != declared:
+        why = "none (fewer than 3 source files: leave language out)" if found is None else found
+        raise CrmatrixError(f"corpora.{name}.language: declared {declared}, but the dominant language of the "
+                            f"fetched tree is {why} (counts: {part['languages']})")

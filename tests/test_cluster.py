@@ -1,0 +1,166 @@
+"""The cluster profiles: the tiny matrix of test_workflow through the cluster-generic executor
+with the shipped profile and status script, on a fake Slurm (tests/fakes/slurm: sbatch runs
+the job script in the background, sacct answers from its process and exit code), and the
+slurm and kubernetes profiles linted and dry-run."""
+
+import importlib.util
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, snakemake_cmd
+from test_workflow import matrix  # noqa: F401 (the fixture)
+
+PROFILES = ROOT / "profiles"
+FAKE_SLURM = ROOT / "tests" / "fakes" / "slurm"
+STATUS = PROFILES / "cluster-generic" / "status-sacct.sh"
+# The tiny matrix's jobs: the ones a scheduler gets, and the local rules that run beside Snakemake.
+REMOTE = {"extract_symbols": 2, "prepare_dataset": 2, "grep_baseline": 2, "evaluate_arm": 4}
+LOCAL = {"fetch_corpus": 2, "audit_dataset": 2, "collect_matrix": 1, "gate_candidates": 1, "track_runs": 1, "plot_matrix": 1, "all": 1}
+# --time and --mem of each remote rule: its declared runtime and mem_mb (evaluate_arm: the
+# default budget_s of 1800 s as 30 minutes, plus 10 for loading)
+SUBMITTED = {"extract_symbols": "--cpus-per-task=1 --mem=1024 --time=20",
+             "prepare_dataset": "--cpus-per-task=1 --mem=1024 --time=10",
+             "grep_baseline": "--cpus-per-task=1 --mem=1024 --time=10",
+             "evaluate_arm": "--cpus-per-task=1 --mem=2048 --time=40"}
+
+
+def fake_slurm_env(state: Path) -> dict:
+    state.mkdir(exist_ok=True)
+    return {**os.environ, "PATH": f"{FAKE_SLURM}:{os.environ['PATH']}", "FAKE_SLURM_DIR": str(state)}
+
+
+def smk(work: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([*snakemake_cmd(work), "--configfile", str(work / "config.yaml"), *args],
+                          capture_output=True, text=True, timeout=600, env=env)
+
+
+def job_counts(out: str) -> dict[str, int]:
+    """Snakemake's job announcements: 'rule X:' for a submitted job, 'localrule X:' for a local one."""
+    counts: dict[str, int] = {}
+    for kind, name in re.findall(r"^(localrule|rule) (\w+):$", out, flags=re.M):
+        key = (kind, name)
+        counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
+def submissions(state: Path) -> list[tuple[str, str, str]]:
+    """(job id, rule, resource flags) per line of the fake sbatch's log."""
+    out = []
+    for line in (state / "submissions.log").read_text().splitlines():
+        m = re.fullmatch(r"(\d+) --parsable --job-name=crmatrix-(\w+) (--cpus-per-task=\S+ --mem=\S+ --time=\S+) "
+                         r"--output=logs/cluster/%j\.log \S+/snakejob\.\2\.\d+\.sh", line)
+        assert m, line
+        out.append(m.groups())
+    return out
+
+
+def test_the_matrix_runs_through_the_cluster_generic_profile(matrix, tmp_path):  # noqa: F811
+    work, _ = matrix
+    state = tmp_path / "slurm"
+    proc = smk(work, "--profile", str(PROFILES / "cluster-generic"), "--seconds-between-status-checks", "1", "all",
+               env=fake_slurm_env(state))
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    md = (work / "results/matrix/phase-matrix.md").read_text()
+    assert "| gitds | builtin | lexical | python | 3 | " in md and "| pathds | builtin | lexical | javascript | 2 | " in md
+
+    # every job that is not a local rule went through sbatch, with its rule's resources
+    counts = job_counts(proc.stdout + proc.stderr)
+    assert counts == {**{("rule", r): n for r, n in REMOTE.items()}, **{("localrule", r): n for r, n in LOCAL.items()}}
+    subs = submissions(state)
+    assert sorted(r for _, r, _ in subs) == sorted(r for r, n in REMOTE.items() for _ in range(n))
+    assert {r: flags for _, r, flags in subs} == SUBMITTED
+    # each ran to its end with exit code 0, its output in logs/cluster/<id>.log as --output said
+    for job_id, rule, _ in subs:
+        assert (state / f"{job_id}.rc").read_text() == "0\n"
+        assert f"rule {rule}:" in (work / f"logs/cluster/{job_id}.log").read_text()
+
+    assert "Nothing to be done" in smk(work, "--cores", "1", "-n", "all").stdout
+
+
+def test_a_job_that_fails_on_the_cluster_fails_the_run(matrix, tmp_path):  # noqa: F811
+    """The status script says `failed` for a job whose script exited non-zero: Snakemake stops
+    and shows the job's log, instead of waiting for it."""
+    work, _ = matrix
+    (work / "ds" / "gitds.json").write_text('[{"query": "x", "expected_symbol": "nowhere", '
+                                            '"expected_file_suffix": "pkg/core.py"}]')
+    state = tmp_path / "slurm"
+    proc = smk(work, "--profile", str(PROFILES / "cluster-generic"), "--seconds-between-status-checks", "1",
+               "results/datasets/gitds.jsonl", env=fake_slurm_env(state))
+    assert proc.returncode != 0
+    line = ("crmatrix: ds/gitds.json: row 0: field 'expected_symbol' 'nowhere' is not a symbol of pkg/core.py "
+            "(it has 3: Store, parse_config, save)")
+    assert (work / "logs/prepare_dataset/gitds.log").read_text().strip() == line
+    assert line in proc.stdout + proc.stderr  # show-failed-logs
+    rules = {r: (state / f"{i}.rc").read_text() for i, r, _ in submissions(state)}
+    assert rules == {"extract_symbols": "0\n", "prepare_dataset": "1\n"}
+    assert not (work / "results/datasets/gitds.jsonl").exists()
+
+
+@pytest.mark.parametrize(("sacct", "squeue", "answer"), [
+    ("COMPLETED", "", "success"),
+    ("PENDING", "", "running"),
+    ("RUNNING", "", "running"),
+    ("CANCELLED by 1000", "", "failed"),
+    ("TIMEOUT", "", "failed"),
+    ("OUT_OF_MEMORY", "", "failed"),
+    ("", "PENDING", "running"),  # not in the accounting yet, but queued
+    ("", "", "failed"),  # known to neither
+])
+def test_the_status_script_reads_slurm_states(tmp_path, sacct, squeue, answer):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for name, text in (("sacct", sacct), ("squeue", squeue)):
+        (bin_dir / name).write_text(f"#!/bin/sh\n[ -n '{text}' ] && echo '{text}'\nexit 0\n")
+        (bin_dir / name).chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}"}
+    proc = subprocess.run([str(STATUS), "1234;cluster"], capture_output=True, text=True, env=env, timeout=30)
+    assert (proc.returncode, proc.stdout) == (0, answer + "\n")
+
+
+def planned(out: str) -> dict[str, int]:
+    """The dry run's job stats table."""
+    table = out.split("Job stats:", 1)[1].split("total", 1)[0]
+    return {name: int(n) for name, n in re.findall(r"^(\w+)\s+(\d+)$", table, flags=re.M)}
+
+
+PLANNED = {**REMOTE, **LOCAL}
+
+
+def lint_and_dry_run(work: Path, profile: str, *extra: str) -> str:
+    lint = smk(work, "--profile", str(PROFILES / profile), *extra, "--lint")
+    assert lint.returncode == 0 and "Congratulations, your workflow is in a good condition!" in lint.stderr, \
+        lint.stdout + lint.stderr
+    dry = smk(work, "--profile", str(PROFILES / profile), *extra, "-n", "all")
+    assert dry.returncode == 0, dry.stdout + dry.stderr
+    assert planned(dry.stdout) == PLANNED
+    return dry.stdout
+
+
+def test_the_slurm_profile_lints_and_plans_the_matrix(matrix):  # noqa: F811
+    work, _ = matrix
+    out = lint_and_dry_run(work, "slurm")
+    # set-resources puts the short jobs on the short partition; runtime and memory are the rules'
+    jobs = re.findall(r"^rule (\w+):\n(?:    .*\n)*?    resources: (.*)$", out, flags=re.M)
+    resources = {rule: dict(kv.split("=", 1) for kv in res.split(", ")) for rule, res in jobs}
+    assert {r: (v["slurm_partition"], v["mem_mb"], v["runtime"]) for r, v in resources.items() if r in REMOTE} == {
+        "extract_symbols": ("short", "1024", "20"), "prepare_dataset": ("short", "1024", "10"),
+        "grep_baseline": ("short", "1024", "10"), "evaluate_arm": ("short", "2048", "40")}
+    assert resources["collect_matrix"]["slurm_partition"] == "main"
+
+
+@pytest.mark.skipif(importlib.util.find_spec("snakemake_storage_plugin_fs") is None,
+                    reason="snakemake-storage-plugin-fs is not installed (pip install -e '.[test]'): the kubernetes "
+                           "executor assumes no shared filesystem, so Snakemake refuses even a dry run or a lint of "
+                           "its profile without the storage provider the profile names")
+def test_the_kubernetes_profile_lints_and_plans_the_matrix(matrix, tmp_path):  # noqa: F811
+    """A dry run needs no cluster (the executor is not started), but the storage: the dataset
+    files are inputs read from it, as the profile's comment says."""
+    work, _ = matrix
+    store = tmp_path / "store"
+    shutil.copytree(work / "ds", store / "ds")
+    lint_and_dry_run(work, "kubernetes", "--default-storage-prefix", str(store))

@@ -1,0 +1,73 @@
+# A target per dataset, per corpus and per arm (crmatrix.slices): `snakemake dataset_requests`
+# builds that dataset's runs and a phase matrix of those runs alone, under
+# results/matrix/slices/<slice>/ (the matrix of `all` stays whole). Nothing else runs.
+
+
+localrules:
+    collect_slice_matrix,
+    collect_slice_callgraph,
+
+
+# The same aggregation as collect_matrix, over the slice's runs; its parameters are the
+# slice's share of the matrix's (archetypes and splits of its datasets, the correction family
+# narrowed to its arms), so an edit elsewhere in the config re-runs no slice it does not touch.
+rule collect_slice_matrix:
+    input:
+        lambda wc: slice_runs(wc.slice),
+    output:
+        json="results/matrix/slices/{slice}/phase-matrix.json",
+        md="results/matrix/slices/{slice}/phase-matrix.md",
+    wildcard_constraints:
+        slice=one_of(n for n, s in SLICES.items() if s["cells"]),
+    params:
+        code=code("collect_matrix"),
+        baseline_arm=CFG["baseline_arm"],
+        headline_method=CFG["headline_method"],
+        arm_order=lambda wc: slice_arms(wc.slice),
+        archetypes=lambda wc: {d: CFG["datasets"][d].get("archetype") for d in slice_datasets(wc.slice)},
+        splits=lambda wc: {d: CFG["datasets"][d]["split"] for d in slice_datasets(wc.slice)
+                           if CFG["datasets"][d].get("split")},
+        comparisons=lambda wc: None if CFG.get("comparisons") is None
+        else [a for a in CFG["comparisons"] if a in slice_arms(wc.slice)],
+    threads: 1
+    resources:
+        mem_mb=1024,
+        runtime=10,
+    conda:
+        "../../envs/crmatrix.yaml"
+    log:
+        "logs/collect_slice_matrix/{slice}.log",
+    script:
+        "../scripts/collect_matrix.py"
+
+
+rule collect_slice_callgraph:
+    input:
+        lambda wc: [f"results/callgraph/{d}/{s}.json" for d, s in SLICES[wc.slice]["calls"]],
+    output:
+        json="results/matrix/slices/{slice}/callgraph.json",
+        md="results/matrix/slices/{slice}/callgraph.md",
+    wildcard_constraints:
+        slice=one_of(n for n, s in SLICES.items() if s["calls"]),
+    params:
+        code=code("collect_callgraph"),
+    threads: 1
+    resources:
+        mem_mb=1024,
+        runtime=10,
+    conda:
+        "../../envs/crmatrix.yaml"
+    log:
+        "logs/collect_slice_callgraph/{slice}.log",
+    script:
+        "../scripts/collect_callgraph.py"
+
+
+for _name in SLICES:
+
+    rule:
+        name:
+            _name
+        input:
+            slice_targets(_name),
+        localrule: True

@@ -296,6 +296,11 @@ def slice_datasets(name):
     return sorted({d for d, _, _ in SLICES[name]["cells"]})
 
 
+def slice_retrieval_datasets(name):
+    """The slice's datasets of the phase matrix (each with its dataset stage's summary)."""
+    return [d for d in slice_datasets(name) if d in DATASETS]
+
+
 def slice_targets(name):
     sl, out = SLICES[name], []
     for c in sl["corpora"]:

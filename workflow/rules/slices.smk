@@ -13,7 +13,8 @@ localrules:
 # narrowed to its arms), so an edit elsewhere in the config re-runs no slice it does not touch.
 rule collect_slice_matrix:
     input:
-        lambda wc: slice_runs(wc.slice),
+        runs=lambda wc: slice_runs(wc.slice),
+        summaries=lambda wc: [f"results/datasets/{d}.summary.json" for d in slice_retrieval_datasets(wc.slice)],
     output:
         json="results/matrix/slices/{slice}/phase-matrix.json",
         md="results/matrix/slices/{slice}/phase-matrix.md",
@@ -25,10 +26,12 @@ rule collect_slice_matrix:
         headline_method=CFG["headline_method"],
         arm_order=lambda wc: slice_arms(wc.slice),
         archetypes=lambda wc: {d: CFG["datasets"][d].get("archetype") for d in slice_datasets(wc.slice)},
-        splits=lambda wc: {d: CFG["datasets"][d]["split"] for d in slice_datasets(wc.slice)
-                           if CFG["datasets"][d].get("split")},
+        splits=lambda wc: {d: experiment.derived_split(CFG, d) for d in slice_datasets(wc.slice)
+                           if d in SPLIT_DATASETS},
         comparisons=lambda wc: None if CFG.get("comparisons") is None
         else [a for a in CFG["comparisons"] if a in slice_arms(wc.slice)],
+        formats=lambda wc: {d: CFG["datasets"][d]["format"] for d in slice_datasets(wc.slice)},
+        summary_datasets=lambda wc: slice_retrieval_datasets(wc.slice),
     threads: 1
     resources:
         mem_mb=1024,

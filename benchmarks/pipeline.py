@@ -45,9 +45,13 @@ def say(line: str = "") -> None:
     out_lines.append(line)
 
 
-def workspace(parent: Path, name: str) -> Path:
+WORKSPACES: list[Path] = []
+
+
+def workspace(name: str) -> Path:
     """A copy of the project's tracked files, beside the project so ../shared resolves."""
-    dest = parent / name
+    dest = Path(tempfile.mkdtemp(prefix=f"crmatrix-bench-{name}-", dir=ROOT.parent))
+    WORKSPACES.append(dest)
     files = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, text=True,
                            check=True).stdout.split("\0")
     for rel in filter(None, files):
@@ -97,9 +101,8 @@ def embedding_counts(ws: Path, config: str) -> tuple[int, int, int]:
     return embedded, symbols * len(cfg["arms"]), len(distinct)
 
 
-def snakemake_floor(parent: Path) -> float:
-    trivial = parent / "trivial"
-    trivial.mkdir()
+def snakemake_floor() -> float:
+    trivial = workspace("trivial")
     (trivial / "Snakefile").write_text("rule all:\n    input: []\n")
     t0 = time.perf_counter()
     subprocess.run([str(BIN / "snakemake"), "--cores", str(CORES)], cwd=trivial, capture_output=True, check=True)
@@ -110,8 +113,8 @@ def verdict(ok: bool) -> str:
     return "met" if ok else "NOT met"
 
 
-def seed_matrix(parent: Path) -> None:
-    ws = workspace(parent, "seed")
+def seed_matrix() -> None:
+    ws = workspace("seed")
     cold = snakemake(ws, SEED)
     # the seed matrix itself, to read the arms from (issue 10's fusion verdict is read there)
     shutil.copy2(ws / "results" / "matrix" / "phase-matrix.md",
@@ -119,7 +122,7 @@ def seed_matrix(parent: Path) -> None:
     jobs = sum(1 for _ in (ws / "results" / "runs").rglob("*.json"))
     noop = snakemake(ws, SEED)
     noop_plan = snakemake(ws, SEED, "-n")
-    floor = snakemake_floor(parent)
+    floor = snakemake_floor()
     cfg = yaml.safe_load((ws / SEED).read_text())
     cfg["arms"].update(ADDED_ARM)
     (ws / "config" / "seed-plus.yaml").write_text(yaml.safe_dump(cfg, sort_keys=False))
@@ -175,12 +178,12 @@ def requests_config(ws: Path, arms: list[str], name: str) -> str:
     return path
 
 
-def four_arms(parent: Path) -> None:
-    ws = workspace(parent, "four")
+def four_arms() -> None:
+    ws = workspace("four")
     together = snakemake(ws, requests_config(ws, FOUR_ARMS, "four"))
     alone = []
     for arm in FOUR_ARMS:
-        one = workspace(parent, f"one-{arm}")
+        one = workspace(f"one-{arm}")
         alone.append(snakemake(one, requests_config(one, [arm], "one")))
     ratio = together / sum(alone)
     say("## 5. Four arms in one run vs four single-arm runs (default `requests` corpus, cold each)")
@@ -205,9 +208,12 @@ def main() -> None:
         "every run cold in its own copy of the project and cache. The machines are noisy: read ratios "
         "within this run.")
     say("")
-    with tempfile.TemporaryDirectory(prefix="crmatrix-bench-", dir=ROOT.parent) as tmp:
-        seed_matrix(Path(tmp))
-        four_arms(Path(tmp))
+    try:
+        seed_matrix()
+        four_arms()
+    finally:
+        for ws in WORKSPACES:
+            shutil.rmtree(ws, ignore_errors=True)
     dest = ROOT / "benchmarks" / "results" / f"pipeline-{datetime.date.today().isoformat()}.md"
     dest.write_text("\n".join(out_lines) + "\n")
     print(f"wrote {dest}")

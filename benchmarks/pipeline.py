@@ -31,6 +31,8 @@ from pathlib import Path
 
 import yaml
 
+from crmatrix import config
+
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 SEED = "config/seed-matrix.yaml"
@@ -123,6 +125,7 @@ def seed_matrix() -> None:
     noop = snakemake(ws, SEED)
     noop_plan = snakemake(ws, SEED, "-n")
     floor = snakemake_floor()
+    arms = len(config.load(ws / SEED)["arms"])  # sweep cells included
     cfg = yaml.safe_load((ws / SEED).read_text())
     cfg["arms"].update(ADDED_ARM)
     (ws / "config" / "seed-plus.yaml").write_text(yaml.safe_dump(cfg, sort_keys=False))
@@ -132,7 +135,7 @@ def seed_matrix() -> None:
     total_rule_s = sum(per_rule.values())
     say(f"## 1. The cold seed matrix ({SEED}, {CORES} cores)")
     say("")
-    say(f"{len(cfg['corpora'])} corpora, {len(cfg['datasets'])} datasets, {len(cfg['arms']) - 1} arms; "
+    say(f"{len(cfg['corpora'])} corpora, {len(cfg['datasets'])} datasets, {arms} arms; "
         f"{jobs} run files. Wall time **{cold / 60:.1f} min** (target <= 10 min): {verdict(cold <= 600)}.")
     say("")
     say("Job seconds per rule (summed over its jobs; jobs overlap on the cores):")
@@ -198,7 +201,14 @@ def four_arms() -> None:
     say("")
 
 
+SECTIONS = {"seed": "sections 1-4, the seed matrix", "four": "section 5, four arms vs four single-arm runs"}
+
+
 def main() -> None:
+    """`pipeline.py [seed] [four]`: the sections to run (default: both)."""
+    chosen = sys.argv[1:] or list(SECTIONS)
+    if set(chosen) - set(SECTIONS):
+        sys.exit(f"usage: pipeline.py [{'] ['.join(SECTIONS)}]")
     if not (ROOT.parent / "shared" / "corpora").is_dir():
         sys.exit("benchmarks/pipeline.py needs ../shared/corpora (the git mirror of the seed corpora)")
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout
@@ -209,12 +219,15 @@ def main() -> None:
         "within this run.")
     say("")
     try:
-        seed_matrix()
-        four_arms()
+        if "seed" in chosen:
+            seed_matrix()
+        if "four" in chosen:
+            four_arms()
     finally:
         for ws in WORKSPACES:
             shutil.rmtree(ws, ignore_errors=True)
-    dest = ROOT / "benchmarks" / "results" / f"pipeline-{datetime.date.today().isoformat()}.md"
+    suffix = "" if set(chosen) == set(SECTIONS) else "-" + "-".join(chosen)
+    dest = ROOT / "benchmarks" / "results" / f"pipeline-{datetime.date.today().isoformat()}{suffix}.md"
     dest.write_text("\n".join(out_lines) + "\n")
     print(f"wrote {dest}")
 

@@ -164,7 +164,8 @@ AFTER_RUNS = {"collect_matrix": 1, "plot_matrix": 1, "track_runs": 1}
     # (the audit splits names with engine.identifiers, so importing it runs the engine package)
     ("engine/sparse.py", {"build_index": 2, "evaluate_arm": 3, "audit_dataset": 1, **AFTER_RUNS}),
     ("embed/cache.py", {"build_index": 2, "evaluate_arm": 3, **AFTER_RUNS}),
-    ("datasets.py", {"prepare_dataset": 1, "grep_baseline": 1, "evaluate_arm": 3, "audit_dataset": 1, **AFTER_RUNS}),
+    ("datasets/codelens.py", {"prepare_dataset": 1, "grep_baseline": 1, "evaluate_arm": 3, "audit_dataset": 1,
+                              **AFTER_RUNS}),
 ])
 def test_a_library_edit_plans_the_stages_that_run_it(built, tmp_path, module, expected):
     work, cfg = built

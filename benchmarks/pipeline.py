@@ -31,7 +31,7 @@ from pathlib import Path
 
 import yaml
 
-from crmatrix import config
+from crmatrix.pipeline import config
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent

@@ -8,7 +8,7 @@ The ranks are chosen so that the statistics can be worked out on paper:
 
 from __future__ import annotations
 
-from crmatrix import metrics
+from crmatrix.evaluation import metrics
 
 # dataset -> (language, arm -> first relevant rank per query of the headline method, None = miss)
 RANKS = {

@@ -8,8 +8,10 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from crmatrix import audit, cli, datasets
-from crmatrix.datasets import Task
+from crmatrix import cli
+from crmatrix.datasets import registry
+from crmatrix.datasets import audit
+from crmatrix.datasets.tasks import Task
 from crmatrix.symbols import Symbol
 
 
@@ -141,7 +143,7 @@ def corpus_of(rows: list[dict]) -> tuple[dict, list[Symbol]]:
 
 def repoqa_tasks(path: Path, tmp_path: Path) -> list:
     """Every repository of a RepoQA file written out as its corpus, and its needles' tasks."""
-    from crmatrix.corpus import select_files, write_source
+    from crmatrix.corpora.tree import select_files, write_source
     from crmatrix.symbols import extract_files
 
     tasks = []
@@ -152,7 +154,7 @@ def repoqa_tasks(path: Path, tmp_path: Path) -> list:
             write_source("repoqa", spec, work / "src")
             part = select_files(work / "src", work / "tree", ["**"], [])
             syms = extract_files(work / "tree", [f["path"] for f in part["files"] if f["language"]])
-            tasks += datasets.load(path, "repoqa", "c", {"pin": {"kind": "repoqa", "repoqa": spec}, **part}, syms)
+            tasks += registry.load(path, "repoqa", "c", {"pin": {"kind": "repoqa", "repoqa": spec}, **part}, syms)
     return tasks
 
 
@@ -168,9 +170,9 @@ def test_the_audit_runs_on_every_shipped_dataset(path: Path, tmp_path: Path):
     if fmt == "callgraph":
         syms = [Symbol(n, "function", "", r["file"], "python", 1, 2, "", "", "")
                 for r in rows for n in (r["caller"], r["callee"])]
-        tasks = datasets.load(path, fmt, "c", {"files": []}, syms)
+        tasks = registry.load(path, fmt, "c", {"files": []}, syms)
     else:
-        tasks = datasets.load(path, fmt, "c", *corpus_of(rows))
+        tasks = registry.load(path, fmt, "c", *corpus_of(rows))
     a = audit.audit(tasks)
     assert a["n"] == len(tasks) and sum(a["query_types"].values()) == len(tasks)
     if fmt == "callgraph":  # its queries are symbol names, of no natural-language type: nothing to judge

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from crmatrix import config
+from crmatrix.pipeline import config
 from crmatrix.cli import main
 from crmatrix.stages import build_system_index, evaluate_arm, extract_symbols, fetch_corpus, prepare_dataset
 
@@ -183,7 +183,7 @@ def test_a_bad_release_candidate_pair_is_one_line_naming_the_key(entry, message)
 
 
 def test_a_pair_gates_the_release_headline_mrr_by_default():
-    from crmatrix import experiment
+    from crmatrix.pipeline import experiment
 
     cfg = config.validate({"corpora": {"c": {"path": "."}}, "datasets": {"d": {"file": "d.json", "corpus": "c"}},
                            "arms": {"baseline": {}, "knob": {}}, "compare": {"p": {"release": "b", "candidate": "b@knob"}},

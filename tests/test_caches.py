@@ -6,7 +6,9 @@ import os
 import numpy as np
 import pytest
 
-from crmatrix import CrmatrixError, atomic, caches, cli
+from crmatrix import CrmatrixError, atomic, cli
+
+from crmatrix.pipeline import caches
 from crmatrix.embed.cache import EmbeddingCache, text_sha
 from crmatrix.engine.knobs import resolve
 

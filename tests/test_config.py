@@ -4,7 +4,8 @@ import pytest
 import yaml
 
 from conftest import ROOT
-from crmatrix import CrmatrixError, config
+from crmatrix import CrmatrixError
+from crmatrix.pipeline import config
 
 MINIMAL = {
     "corpora": {"c": {"path": "src"}},
@@ -139,7 +140,7 @@ def with_system(conf: dict) -> dict:
 
 
 def test_guard_defaults_are_the_schema_defaults():
-    from crmatrix import guard
+    from crmatrix.systems import guard
 
     sysconf = config.validate(MINIMAL)["systems"]["builtin"]
     assert (sysconf["timeout_s"], sysconf["budget_s"]) == (guard.DEFAULT_TIMEOUT_S, guard.DEFAULT_BUDGET_S)
@@ -189,7 +190,7 @@ def test_command_and_mcp_options_are_filled_and_checked_one_key_at_a_time():
 
 
 def test_a_dataset_split_and_its_seed_as_jobs_get_them():
-    from crmatrix import experiment
+    from crmatrix.pipeline import experiment
 
     cfg = copy.deepcopy(MINIMAL)
     cfg["datasets"] = {"plain": {"file": "d.json", "corpus": "c"}, "all": {"file": "d.json", "corpus": "c", "split": "all"},

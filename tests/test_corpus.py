@@ -8,7 +8,11 @@ import sys
 
 import pytest
 
-from crmatrix import CrmatrixError, corpus, languages
+from crmatrix import CrmatrixError
+
+from crmatrix.corpora import tree as corpus
+
+from crmatrix.corpora import languages
 from crmatrix.stages import fetch_corpus
 
 

@@ -2,7 +2,9 @@ import json
 
 import pytest
 
-from crmatrix import CrmatrixError, datasets
+from crmatrix import CrmatrixError
+
+from crmatrix.datasets import registry, relevance
 from crmatrix.hits import Hit
 from crmatrix.symbols import Symbol
 
@@ -28,7 +30,7 @@ def test_codelens_rows_become_tasks(tmp_path):
          "query_type": "natural_language"},
         {"query": "slug", "expected_symbol": "slug", "expected_file_suffix": "util.py"},
     ])
-    tasks = datasets.load(p, "codelens", "c", MANIFEST, SYMBOLS)
+    tasks = registry.load(p, "codelens", "c", MANIFEST, SYMBOLS)
     assert [t.to_dict() for t in tasks] == [
         {"task_id": "q000", "query": "parse text", "query_type": "natural_language", "corpus": "c", "stratum": "",
          "gold": {"type": "symbol", "symbol": "parse", "file_suffix": "pkg/core.py"}},
@@ -55,7 +57,7 @@ GOOD = {"query": "q", "expected_symbol": "parse", "expected_file_suffix": "pkg/c
 def test_bad_row_names_file_row_and_field(tmp_path, bad, message):
     p = write(tmp_path, [{**GOOD, "query": "another question"}, bad])
     with pytest.raises(CrmatrixError) as e:
-        datasets.load(p, "codelens", "c", MANIFEST, SYMBOLS)
+        registry.load(p, "codelens", "c", MANIFEST, SYMBOLS)
     assert str(e.value) == f"{p}: {message}"
 
 
@@ -63,23 +65,23 @@ def test_unreadable_or_empty_dataset(tmp_path):
     p = tmp_path / "ds.json"
     p.write_text("{not json")
     with pytest.raises(CrmatrixError, match=rf"^{p}: not readable as JSON"):
-        datasets.load(p, "codelens", "c", MANIFEST, SYMBOLS)
+        registry.load(p, "codelens", "c", MANIFEST, SYMBOLS)
     p.write_text("[]")
     with pytest.raises(CrmatrixError, match=rf"^{p}: expected a non-empty JSON list"):
-        datasets.load(p, "codelens", "c", MANIFEST, SYMBOLS)
+        registry.load(p, "codelens", "c", MANIFEST, SYMBOLS)
     with pytest.raises(CrmatrixError, match=r"unknown dataset format 'trec' \(known: callgraph, codelens, ds1000, "
                                              r"repoqa, swe-qa, swe-qa-pro\)"):
-        datasets.load(p, "trec", "c", MANIFEST, SYMBOLS)
+        registry.load(p, "trec", "c", MANIFEST, SYMBOLS)
 
 
 def test_relevance_is_exact_name_and_path_suffix():
     gold = {"symbol": "parse", "file_suffix": "pkg/core.py"}
-    assert datasets.is_relevant(gold, Hit("src/pkg/core.py", "parse", "function", 1, 2, 1.0))
-    assert not datasets.is_relevant(gold, Hit("src/pkg/core.py", "Parse", "function", 1, 2, 1.0))
-    assert not datasets.is_relevant(gold, Hit("src/pkg/util.py", "parse", "function", 1, 2, 1.0))
+    assert relevance.is_relevant(gold, Hit("src/pkg/core.py", "parse", "function", 1, 2, 1.0))
+    assert not relevance.is_relevant(gold, Hit("src/pkg/core.py", "Parse", "function", 1, 2, 1.0))
+    assert not relevance.is_relevant(gold, Hit("src/pkg/util.py", "parse", "function", 1, 2, 1.0))
     # a suffix, not a substring: the stub beside the module is another file
-    assert not datasets.is_relevant(gold, Hit("src/pkg/core.pyi", "parse", "function", 1, 2, 1.0))
-    assert [s.name for s in datasets.relevant_symbols(gold, SYMBOLS)] == ["parse"]
+    assert not relevance.is_relevant(gold, Hit("src/pkg/core.pyi", "parse", "function", 1, 2, 1.0))
+    assert [s.name for s in relevance.relevant_symbols(gold, SYMBOLS)] == ["parse"]
 
 
 def stage_inputs(tmp_path):

@@ -93,7 +93,7 @@ QUERIES = ["open a network connection with a time limit", "read settings from ke
 
 
 def symbols_of(files: dict[str, str]) -> list[Symbol]:
-    from crmatrix.languages import language_for
+    from crmatrix.corpora.languages import language_for
 
     out = [s for p, src in files.items() for s in extract_source(src.encode(), p, language_for(p))]
     return sorted(out, key=lambda s: (s.path, s.start_line, s.name))

@@ -2,7 +2,11 @@
 
 import pytest
 
-from crmatrix import CrmatrixError, config, experiment
+from crmatrix import CrmatrixError
+
+from crmatrix.pipeline import config
+
+from crmatrix.pipeline import experiment
 
 OFF = {"CODELENS_EMBED_HINT_AUTO": "0"}
 BUILTIN = {"type": "builtin", "methods": ["hybrid"]}

@@ -5,11 +5,14 @@ import json
 import pytest
 
 from conftest import SHARED, needs_shared
-from crmatrix import CrmatrixError, astequiv, datasets, pins
-from crmatrix.corpus import select_files, write_source
+from crmatrix import CrmatrixError
+from crmatrix.datasets import registry, relevance
+from crmatrix.datasets import astequiv
+from crmatrix.corpora import pins
+from crmatrix.corpora.tree import select_files, write_source
 from crmatrix.datasets.sweqa import resolve
 from crmatrix.hits import Hit
-from crmatrix.records import read_records
+from crmatrix.datasets.records import read_records
 from crmatrix.symbols import extract_documents, extract_files
 
 from conftest import ROOT
@@ -41,7 +44,7 @@ def test_repoqa_fixture_python_repo(tmp_path):
     assert [f["path"] for f in manifest["files"]] == ["tinyqueue/__init__.py", "tinyqueue/clock.py",
                                                       "tinyqueue/queue.py", "tinyqueue/store.py",
                                                       "tinyqueue/vendor/retry.py"]
-    loaded = datasets.load_all(FIXTURE, "repoqa", "rq", manifest, symbols)
+    loaded = registry.load_all(FIXTURE, "repoqa", "rq", manifest, symbols)
     assert loaded.dropped == []
     assert [(t.task_id, t.gold["name"], t.stratum) for t in loaded.tasks] == [
         ("n000", "_backoff_delay", "crmatrix-fixtures/tinyqueue"), ("n001", "pop_ready", "crmatrix-fixtures/tinyqueue"),
@@ -52,9 +55,9 @@ def test_repoqa_fixture_python_repo(tmp_path):
     assert backoff["equivalent"] == [["tinyqueue/queue.py", "_backoff_delay", 8, 13],
                                      ["tinyqueue/vendor/retry.py", "_backoff_delay", 6, 13]]
     assert loaded.tasks[1].gold["equivalent"] == [["tinyqueue/queue.py", "pop_ready", 29, 37]]
-    assert datasets.is_relevant(backoff, Hit("tinyqueue/vendor/retry.py", "_backoff_delay", "function", 7, 13, 1.0))
-    assert not datasets.is_relevant(backoff, Hit("tinyqueue/queue.py", "push", "method", 25, 27, 1.0))
-    assert datasets.relevant_ids(backoff, symbols) == ["tinyqueue/queue.py:8:_backoff_delay",
+    assert relevance.is_relevant(backoff, Hit("tinyqueue/vendor/retry.py", "_backoff_delay", "function", 7, 13, 1.0))
+    assert not relevance.is_relevant(backoff, Hit("tinyqueue/queue.py", "push", "method", 25, 27, 1.0))
+    assert relevance.relevant_ids(backoff, symbols) == ["tinyqueue/queue.py:8:_backoff_delay",
                                                         "tinyqueue/vendor/retry.py:6:_backoff_delay"]
 
 
@@ -67,7 +70,7 @@ def test_repoqa_fixture_typescript_repo_and_dropped_needles(tmp_path):
     bad = tmp_path / "rq.json"
     bad.write_text(json.dumps(data))
     manifest, symbols = corpus_of(tmp_path, "repoqa", {"file": str(bad), "repo": "crmatrix-fixtures/geomkit"})
-    loaded = datasets.load_all(bad, "repoqa", "geo", manifest, symbols)
+    loaded = registry.load_all(bad, "repoqa", "geo", manifest, symbols)
     assert [t.gold["name"] for t in loaded.tasks] == ["normalize", "mergeBoxes"]
     assert loaded.summary("repoqa")["dropped_by_reason"] == {"needle file not in the corpus": 1,
                                                              "no function at the needle's lines": 1}
@@ -82,7 +85,7 @@ def test_repoqa_bad_needle_and_unknown_repo(tmp_path):
     bad.write_text(json.dumps(data))
     manifest, symbols = corpus_of(tmp_path, "repoqa", {"file": str(FIXTURE), "repo": "crmatrix-fixtures/tinyqueue"})
     with pytest.raises(CrmatrixError) as e:
-        datasets.load(bad, "repoqa", "rq", manifest, symbols)
+        registry.load(bad, "repoqa", "rq", manifest, symbols)
     assert str(e.value) == (f"{bad}: python[0] (crmatrix-fixtures/tinyqueue): needle 3: field 'end_line' must be a "
                             "line number >= 1, got 0")
     with pytest.raises(CrmatrixError, match=r"no repository 'nope/nope' \(it has: crmatrix-fixtures/geomkit, "
@@ -138,7 +141,7 @@ def test_swe_qa_pro_keeps_its_repository_and_commit(tmp_path):
     ]
     p = tmp_path / "pro.jsonl"
     p.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    loaded = datasets.load_all(p, "swe-qa-pro", "flask", sweqa_manifest(), [])
+    loaded = registry.load_all(p, "swe-qa-pro", "flask", sweqa_manifest(), [])
     assert [t.to_dict() for t in loaded.tasks] == [{
         "task_id": "q000", "query": "Where is JSON dumped?", "query_type": "where", "corpus": "flask",
         "stratum": "pallets/flask",
@@ -154,8 +157,8 @@ def test_file_level_gold_ranks_files_at_their_first_hit():
     gold = {"type": "file_set", "file_set": ["b.py", "c.py"]}
     hits = [Hit("a.py", "x", "function", 1, 2, 3.0), Hit("b.py", "y", "function", 1, 2, 2.0),
             Hit("a.py", "z", "function", 5, 6, 1.5), Hit("c.py", "w", "function", 1, 2, 1.0)]
-    assert datasets.ranked_units(gold, hits) == [("a.py", False), ("b.py", True), ("c.py", True)]
-    assert datasets.relevant_ids(gold, []) == ["b.py", "c.py"]
+    assert relevance.ranked_units(gold, hits) == [("a.py", False), ("b.py", True), ("c.py", True)]
+    assert relevance.relevant_ids(gold, []) == ["b.py", "c.py"]
 
 
 def test_a_hub_dataset_offline_is_one_clear_error(monkeypatch):
@@ -170,10 +173,10 @@ def test_a_malformed_jsonl_row_is_named(tmp_path):
     p = tmp_path / "bad.jsonl"
     p.write_text('{"question": "q", "answer": "a"}\n{"question": \n')
     with pytest.raises(CrmatrixError, match=rf"^{p}: not readable as json: ArrowInvalid: JSON parse error"):
-        datasets.load(p, "swe-qa", "c", sweqa_manifest(), [])
+        registry.load(p, "swe-qa", "c", sweqa_manifest(), [])
     p.write_text('{"question": "q", "answer": 3}\n')
     with pytest.raises(CrmatrixError) as e:
-        datasets.load(p, "swe-qa", "c", sweqa_manifest(), [])
+        registry.load(p, "swe-qa", "c", sweqa_manifest(), [])
     assert str(e.value) == f"{p}: row 0: field 'answer' must be a non-empty string, got 3"
 
 
@@ -187,7 +190,7 @@ def flask_tree(tmp_path_factory):
 @needs_shared
 def test_swe_qa_flask_real_data(flask_tree):
     manifest, symbols = flask_tree
-    loaded = datasets.load_all(SWE_QA, "swe-qa", "flask", manifest, symbols)
+    loaded = registry.load_all(SWE_QA, "swe-qa", "flask", manifest, symbols)
     s = loaded.summary("swe-qa")
     assert (s["tasks"], s["dropped"]) == (48, 13)
     assert s["dropped_by_reason"] == {"absent citation": 4, "ambiguous citation": 9}
@@ -207,7 +210,7 @@ def test_swe_qa_flask_real_data(flask_tree):
 def test_ds1000_real_data(tmp_path):
     manifest, symbols = corpus_of(tmp_path, "ds1000", {"file": str(DS1000)})
     assert len(symbols) == 246 and symbols[0].kind == "doc"
-    loaded = datasets.load_all(DS1000, "ds1000", "docs", manifest, symbols)
+    loaded = registry.load_all(DS1000, "ds1000", "docs", manifest, symbols)
     s = loaded.summary("ds1000")
     assert (s["tasks"], s["dropped_by_reason"]) == (511, {"no gold docs": 487, "repeated question": 2})
     strata = {}
@@ -220,7 +223,7 @@ def test_ds1000_real_data(tmp_path):
         "documents": ["pandas.reference.api.pandas.dataframe.where.txt"]})
     # fuzzy content matches add near-copies of a gold document to 186 tasks' gold
     assert sum(len(t.gold["documents"]) > len(t.gold["ids"]) for t in loaded.tasks) == 186
-    assert datasets.is_relevant(first.gold, Hit("pandas.reference.api.pandas.dataframe.where.txt",
+    assert relevance.is_relevant(first.gold, Hit("pandas.reference.api.pandas.dataframe.where.txt",
                                                 "pandas.reference.api.pandas.dataframe.where", "doc", 1, 3, 1.0))
 
 
@@ -229,4 +232,4 @@ def test_ds1000_needs_a_documents_corpus(tmp_path):
     p = tmp_path / "d.jsonl"
     p.write_text(json.dumps(rows[0]) + "\n")
     with pytest.raises(CrmatrixError, match=r"holds no documents \(a ds1000 dataset needs a ds1000 corpus\)"):
-        datasets.load(p, "ds1000", "c", {"files": []}, [])
+        registry.load(p, "ds1000", "c", {"files": []}, [])

@@ -6,7 +6,7 @@ import numpy as np
 
 from crmatrix import graph
 from crmatrix.graph.extract import build
-from crmatrix.languages import language_for
+from crmatrix.corpora.languages import language_for
 from crmatrix.symbols import extract_source
 
 FILES = {

@@ -2,7 +2,7 @@
 
 import pytest
 
-from crmatrix.answers import QueryFailure
+from crmatrix.systems.answers import QueryFailure
 from crmatrix.hits import Hit
 from crmatrix.symbols import Symbol
 from crmatrix.systems import hitmap, templates

@@ -6,8 +6,10 @@ from collections import Counter
 
 import pytest
 
-from crmatrix import CrmatrixError, holdout
-from crmatrix.datasets import Task
+from crmatrix import CrmatrixError
+
+from crmatrix.datasets import holdout
+from crmatrix.datasets.tasks import Task
 
 
 def make(sizes: dict[str, int]) -> list[Task]:

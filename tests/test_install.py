@@ -1,4 +1,4 @@
-"""Systems the DAG installs (crmatrix.install, rule install_system), end to end through
+"""Systems the DAG installs (crmatrix.systems.install, rule install_system), end to end through
 Snakemake, offline: the fake CLI of tests/fakes is a tiny project whose build backend needs
 nothing, installed from a wheelhouse made here (pip with PIP_NO_INDEX and PIP_FIND_LINKS) or
 from a git commit found in a mirror bundle."""
@@ -16,7 +16,10 @@ import pytest
 import yaml
 
 from conftest import git, snakemake_cmd
-from crmatrix import CrmatrixError, config, experiment, install
+from crmatrix import CrmatrixError
+from crmatrix.pipeline import config
+from crmatrix.pipeline import experiment
+from crmatrix.systems import install
 
 FAKES = Path(__file__).parent / "fakes"
 CORPUS = {

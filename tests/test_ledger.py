@@ -7,7 +7,9 @@ import re
 import pytest
 import yaml
 
-from crmatrix import CrmatrixError, ledger
+from crmatrix import CrmatrixError
+
+from crmatrix.datasets import ledger
 from test_workflow import matrix, run  # noqa: F401 (matrix is a fixture)
 
 SYSTEM = {"type": "builtin", "methods": ["lexical"]}

@@ -9,7 +9,11 @@ import statistics
 import fixture_runs
 import pytest
 
-from crmatrix import matrix, stats, systems
+from crmatrix import systems
+
+from crmatrix.analysis import matrix
+
+from crmatrix.analysis import stats
 from crmatrix.stages import collect_matrix, evaluate_arm, extract_symbols, fetch_corpus, prepare_dataset
 from crmatrix.hits import Hit
 

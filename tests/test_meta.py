@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from crmatrix import meta
+from crmatrix.analysis import meta
 
 # tpos, tneg, cpos, cneg of the 13 trials (metafor's dat.bcg)
 BCG = [(4, 119, 11, 128), (6, 300, 29, 274), (3, 228, 11, 209), (62, 13536, 248, 12619),

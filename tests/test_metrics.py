@@ -3,7 +3,7 @@ import math
 import numpy as np
 import pytest
 
-from crmatrix import metrics
+from crmatrix.evaluation import metrics
 
 
 def row(rank, qt="natural_language", relevant_ranks=None, n_relevant=1):

@@ -11,7 +11,10 @@ from pathlib import Path
 import pytest
 
 from conftest import SHARED, git, needs_shared
-from crmatrix import CrmatrixError, corpus, languages, pins
+from crmatrix import CrmatrixError
+from crmatrix.corpora import tree as corpus
+from crmatrix.corpora import languages
+from crmatrix.corpora import pins
 from crmatrix.stages import fetch_corpus
 
 

@@ -11,7 +11,9 @@ from pathlib import Path
 import fixture_runs
 import pytest
 
-from crmatrix import CrmatrixError, atomic, matrix
+from crmatrix import CrmatrixError, atomic
+
+from crmatrix.analysis import matrix
 from crmatrix.plots import catalog, frames, names
 from crmatrix.plots.style import finish
 from crmatrix.stages import plot_matrix
@@ -34,7 +36,7 @@ def drawn(tmp_path_factory):
     return d / "plots", stems, m, runs
 
 
-# Grids over the fixture's arms, as crmatrix.sweeps.grids gives them: a 2 × 2 and a one-axis sweep.
+# Grids over the fixture's arms, as crmatrix.pipeline.sweeps.grids gives them: a 2 × 2 and a one-axis sweep.
 SWEEPS = {
     "grid": {"axes": [{"var": "KNOB_A", "name": "a", "values": ["1", "2"]},
                       {"var": "KNOB_B", "name": "b", "values": ["x", "y"]}],

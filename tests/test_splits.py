@@ -5,8 +5,14 @@ import json
 import numpy as np
 import pytest
 
-from crmatrix import CrmatrixError, callgraph, datasets, splits
-from crmatrix.datasets import Task
+from crmatrix import CrmatrixError
+
+from crmatrix.datasets import registry, relevance
+
+from crmatrix.evaluation import callgraph
+
+from crmatrix.datasets import splits
+from crmatrix.datasets.tasks import Task
 from crmatrix.engine import Engine, knobs
 from crmatrix.graph import Graph
 from crmatrix.symbols import Symbol, symbols_hash
@@ -63,7 +69,7 @@ EDGES = [{"caller": "alpha", "callee": "beta", "file": "alpha.py"},
 def test_call_edges_become_callers_and_callees_tasks(tmp_path):
     f = tmp_path / "calls.json"
     f.write_text(json.dumps(EDGES))
-    tasks = datasets.load(f, "callgraph", "c", {"files": []}, SYMS)
+    tasks = registry.load(f, "callgraph", "c", {"files": []}, SYMS)
     assert [(t.task_id, t.query_type, t.gold["answers"]) for t in tasks] == [
         ("callees:alpha.py:alpha", "callees", [["beta", ""]]),
         ("callees:src/alpha.py:alpha", "callees", [["gamma", ""]]),
@@ -72,16 +78,16 @@ def test_call_edges_become_callers_and_callees_tasks(tmp_path):
         ("callers:gamma", "callers", [["alpha", "src/alpha.py"]]),
     ]
     # qrels: the symbols each task's answers name
-    assert datasets.qrels(tasks, SYMS)["callers:beta"] == ["src/alpha.py:1:alpha", "src/delta.py:1:delta"]
+    assert relevance.qrels(tasks, SYMS)["callers:beta"] == ["src/alpha.py:1:alpha", "src/delta.py:1:delta"]
     f.write_text(json.dumps([{"caller": "alpha", "callee": "nothing", "file": "alpha.py"}]))
     with pytest.raises(CrmatrixError, match=r"row 0: field 'callee' 'nothing' is not a symbol of corpus 'c'"):
-        datasets.load(f, "callgraph", "c", {"files": []}, SYMS)
+        registry.load(f, "callgraph", "c", {"files": []}, SYMS)
 
 
 def test_callers_and_callees_are_scored_by_recall_and_precision(tmp_path):
     f = tmp_path / "calls.json"
     f.write_text(json.dumps(EDGES))
-    tasks = datasets.load(f, "callgraph", "c", {"files": []}, SYMS)
+    tasks = registry.load(f, "callgraph", "c", {"files": []}, SYMS)
 
     class Answers:
         def calls(self, direction, symbol, file_suffix):

@@ -5,7 +5,13 @@ import os
 import numpy as np
 import pytest
 
-from crmatrix import CrmatrixError, check, stats, tokens
+from crmatrix import CrmatrixError
+
+from crmatrix.analysis import check
+
+from crmatrix.analysis import stats
+
+from crmatrix.evaluation import tokens
 
 
 def row(task_id, rank, qt="nl", n_relevant=1):

@@ -4,7 +4,7 @@ import textwrap
 
 import pytest
 
-from crmatrix.languages import language_for
+from crmatrix.corpora.languages import language_for
 from crmatrix.symbols import Symbol, extract_files, extract_source
 
 

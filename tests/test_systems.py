@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from crmatrix import CrmatrixError, config, systems
+from crmatrix import CrmatrixError, systems
+
+from crmatrix.pipeline import config
 from crmatrix.stages import (build_system_index, collect_matrix, evaluate_arm, extract_symbols, fetch_corpus,
                              prepare_dataset)
 from crmatrix.hits import Hit
@@ -208,7 +210,7 @@ def test_a_blob_system_is_scored_at_rank_one_only(prepared, tmp_path):
     assert res["by_query_type"]["identifier"]["recall@10"] is None
     q = res["queries"][1]
     assert q["relevant_ranks"] == [1] and q["hits"] == 2
-    from crmatrix.tokens import count_tokens
+    from crmatrix.evaluation.tokens import count_tokens
     assert q["response_tokens"] == count_tokens("# pkg/store.py:5 load_value\n\n# pkg/store.py:2 save_value")
 
 

@@ -1,9 +1,11 @@
 """The grep-and-read baseline: salient words, file ranking, what is read, and the savings table."""
 
-from crmatrix import matrix, tokenbench
-from crmatrix.datasets import Task
+from crmatrix.analysis import matrix
+
+from crmatrix.evaluation import tokenbench
+from crmatrix.datasets.tasks import Task
 from crmatrix.symbols import Symbol
-from crmatrix.tokens import count_tokens
+from crmatrix.evaluation.tokens import count_tokens
 
 
 def test_salient_words_drop_stopwords_short_words_and_repeats():

@@ -1,7 +1,7 @@
 """TREC run and qrels files, line by line: tools re-score by the score column, so the rank
 column is checked here (a run starting at rank 0 scored the same in ir_measures)."""
 
-from crmatrix import trec
+from crmatrix.evaluation import trec
 
 
 def test_run_lines_are_one_based_with_rank_derived_scores(tmp_path):

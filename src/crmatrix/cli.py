@@ -21,9 +21,28 @@ import tempfile
 import time
 from pathlib import Path
 
-from crmatrix import (CrmatrixError, __version__, atomic, audit, baseline, caches, check, config, datasets,
-                      experiment, holdout, locations, sweeps)
-from crmatrix.corpus import select_files
+from crmatrix import CrmatrixError, __version__, atomic
+
+from crmatrix.datasets import registry, tasks
+
+from crmatrix.datasets import audit
+
+from crmatrix.analysis import baseline
+
+from crmatrix.pipeline import caches
+
+from crmatrix.analysis import check
+
+from crmatrix.pipeline import config
+
+from crmatrix.pipeline import experiment
+
+from crmatrix.datasets import holdout
+
+from crmatrix.pipeline import locations
+
+from crmatrix.pipeline import sweeps
+from crmatrix.corpora.tree import select_files
 from crmatrix.stages import (build_index, build_system_index, evaluate_arm, extract_symbols, fetch_corpus,
                              install_system, prepare_dataset, prepare_model)
 from crmatrix.symbols import extract_files
@@ -197,7 +216,7 @@ def cmd_cache_evict(args) -> int:
     return 0
 
 
-def _dataset_tasks(args) -> list[datasets.Task]:
+def _dataset_tasks(args) -> list[tasks.Task]:
     """The dataset file loaded as the pipeline would, against the corpus directory as its files
     and symbols are selected and extracted (in a scratch copy; nothing is written elsewhere),
     narrowed to the split; the loader's summary and each dropped row go to stderr."""
@@ -209,7 +228,7 @@ def _dataset_tasks(args) -> list[datasets.Task]:
         part = select_files(src, Path(tmp) / "tree", args.include or ["**"], args.exclude or [])
         symbols = extract_files(Path(tmp) / "tree", [f["path"] for f in part["files"] if f["language"]])
     manifest = {"corpus": name, "pin": {"kind": "path", "path": str(src)}, **part}
-    loaded = datasets.load_all(Path(args.file), args.format, name, manifest, symbols)
+    loaded = registry.load_all(Path(args.file), args.format, name, manifest, symbols)
     tasks = holdout.select(loaded.tasks, args.split, args.seed, args.file)
     summary = loaded.summary(args.format)
     reasons = "".join(f", {n} {r}" for r, n in summary["dropped_by_reason"].items())

@@ -7,11 +7,15 @@ import sys
 from pathlib import Path
 
 from crmatrix import CrmatrixError
-from crmatrix import config as crconfig
-from crmatrix import experiment, install, ledger, locations, sweeps
-from crmatrix import slices as crslices
-from crmatrix.codehash import stage_hash
-from crmatrix.pins import FILE_KINDS, path_fingerprint
+from crmatrix.pipeline import config as crconfig
+from crmatrix.pipeline import experiment
+from crmatrix.systems import install
+from crmatrix.datasets import ledger
+from crmatrix.pipeline import locations
+from crmatrix.pipeline import sweeps
+from crmatrix.pipeline import slices as crslices
+from crmatrix.pipeline.codehash import stage_hash
+from crmatrix.corpora.pins import FILE_KINDS, path_fingerprint
 from crmatrix.plots import names as plot_names
 from crmatrix.systems import answers_calls, needs_index
 
@@ -226,7 +230,7 @@ def compare_files():
     return sorted(f"results/runs/{d}/{s}/{a}.json" for d in DATASETS for s, a in sides)
 
 
-# sweep -> its axes and cells (crmatrix.sweeps), for the grid charts
+# sweep -> its axes and cells (crmatrix.pipeline.sweeps), for the grid charts
 SWEEPS = sweeps.grids(CFG)
 PLOT_STEMS = plot_names.stems(DATASETS, SYSTEM_ARMS, CFG["baseline_arm"],
                               {w: [c["arm"] for c in g["cells"]] for w, g in SWEEPS.items()})
@@ -278,7 +282,7 @@ def matrix_outputs():
     return out
 
 
-# The slices (crmatrix.slices): a target per dataset, per corpus and per arm (slices.smk).
+# The slices (crmatrix.pipeline.slices): a target per dataset, per corpus and per arm (slices.smk).
 SLICES = crslices.slices(CFG)
 
 

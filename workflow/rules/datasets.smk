@@ -79,7 +79,7 @@ rule grep_baseline:
         "../scripts/grep_baseline.py"
 
 
-# What each dataset's queries give away (crmatrix.audit), beside it in the report: seconds
+# What each dataset's queries give away (crmatrix.datasets.audit), beside it in the report: seconds
 # over one small file, so a local rule like the aggregations.
 localrules:
     audit_dataset,

@@ -1,4 +1,4 @@
-# A system's own virtual environment, keyed by what it holds (crmatrix.install). A local rule:
+# A system's own virtual environment, keyed by what it holds (crmatrix.systems.install). A local rule:
 # it reaches the package index or the code host, which cluster nodes may not. Its parameter is
 # what it installs; the git URL comes by environment (install.export_sources), so the same
 # commit found elsewhere re-runs nothing, and a constraints file is an input.

@@ -1,4 +1,4 @@
-# A target per dataset, per corpus and per arm (crmatrix.slices): `snakemake dataset_requests`
+# A target per dataset, per corpus and per arm (crmatrix.pipeline.slices): `snakemake dataset_requests`
 # builds that dataset's runs and a phase matrix of those runs alone, under
 # results/matrix/slices/<slice>/ (the matrix of `all` stays whole). Nothing else runs.
 

@@ -1,4 +1,4 @@
-from crmatrix import jobs
+from crmatrix.pipeline import jobs
 from crmatrix.stages import build_system_index
 
 with jobs.job(snakemake.log[0], snakemake.output):

@@ -1,4 +1,5 @@
-from crmatrix import jobs, locations
+from crmatrix.pipeline import jobs
+from crmatrix.pipeline import locations
 from crmatrix.stages import derive_split
 
 with jobs.job(snakemake.log[0], snakemake.output):

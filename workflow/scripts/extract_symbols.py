@@ -1,4 +1,4 @@
-from crmatrix import jobs
+from crmatrix.pipeline import jobs
 from crmatrix.stages import extract_symbols
 
 with jobs.job(snakemake.log[0], snakemake.output):

@@ -1,4 +1,4 @@
-from crmatrix import jobs
+from crmatrix.pipeline import jobs
 from crmatrix.stages import grep_baseline
 
 with jobs.job(snakemake.log[0], snakemake.output):

@@ -1,4 +1,6 @@
-from crmatrix import install, jobs, locations
+from crmatrix.systems import install
+from crmatrix.pipeline import jobs
+from crmatrix.pipeline import locations
 from crmatrix.stages import install_system
 
 with jobs.job(snakemake.log[0], snakemake.output):

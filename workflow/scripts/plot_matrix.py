@@ -1,6 +1,6 @@
 from pathlib import Path
 
-from crmatrix import jobs
+from crmatrix.pipeline import jobs
 from crmatrix.stages import plot_matrix
 
 with jobs.job(snakemake.log[0], snakemake.output):

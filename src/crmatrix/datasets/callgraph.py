@@ -1,5 +1,5 @@
 """`callgraph`: gold call edges, a JSON list of `{caller, callee, file}` (`file`: the suffix
-of the caller's file; the callee is named only). Scored by `crmatrix.callgraph`, not in the
+of the caller's file; the callee is named only). Scored by `crmatrix.evaluation.callgraph`, not in the
 phase matrix."""
 
 from __future__ import annotations
@@ -7,7 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from crmatrix import CrmatrixError
-from crmatrix.datasets import Task, check_fields, read_rows, register
+from crmatrix.datasets.tasks import Task
+from crmatrix.datasets.rows import check_fields, read_rows
+from crmatrix.datasets.registry import register
 from crmatrix.symbols import Symbol
 
 

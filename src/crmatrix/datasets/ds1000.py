@@ -6,7 +6,7 @@ Rows (JSONL or parquet, read through the `datasets` library) are
 (`pandas.reference.api.pandas.dataframe.where`). The query is the prompt; the stratum the
 library (`Pandas`, `Numpy`, ...), for the per-library breakdown.
 
-Corpus kind `ds1000: {file}` (crmatrix.corpus) is the docs datastore: every distinct
+Corpus kind `ds1000: {file}` (crmatrix.corpora.tree) is the docs datastore: every distinct
 document of the file's `docs`, one file `{title}.txt` each, whose symbol is the document. A corpus document
 is relevant when its id is a gold title or its text matches a gold text with rapidfuzz's
 `partial_ratio` >= 85 (the same passage cut or reformatted elsewhere), decided at load time.
@@ -20,9 +20,11 @@ from pathlib import Path
 from rapidfuzz import fuzz, process
 
 from crmatrix import CrmatrixError
-from crmatrix.corpus import ds1000_docs
-from crmatrix.datasets import Loaded, Task, check_fields, query_key, register
-from crmatrix.records import read_records
+from crmatrix.corpora.tree import ds1000_docs
+from crmatrix.datasets.registry import Loaded, register
+from crmatrix.datasets.tasks import Task
+from crmatrix.datasets.rows import check_fields, query_key
+from crmatrix.datasets.records import read_records
 from crmatrix.symbols import DOCUMENT_KIND, Symbol
 
 FUZZY_MIN = 85

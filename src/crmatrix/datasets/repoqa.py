@@ -5,12 +5,12 @@ release shape): `content` maps each path of the repository to its text, and each
 `{name, path, start_line, end_line, description}` with 1-based inclusive lines. The query
 is the description (written, as RepoQA's are, about behaviour, not the name).
 
-Corpus kind `repoqa: {file, repo}` (crmatrix.corpus) writes that repository's `content` out, so
+Corpus kind `repoqa: {file, repo}` (crmatrix.corpora.tree) writes that repository's `content` out, so
 the benchmark runs with no other download; the dataset picks its repository's needles by
 the corpus's repo (a written-out corpus's `repo`, or a git corpus's `owner/name`).
 
 Relevance: a corpus function whose syntax equals the needle's up to whitespace, comments
-and decorators (`crmatrix.astequiv`), found at load time among the corpus's symbols — the
+and decorators (`crmatrix.datasets.astequiv`), found at load time among the corpus's symbols — the
 needle itself and any copy of it. A needle whose lines hold no such function, or whose
 file is not part of the corpus, is dropped and counted. The file is read as JSON, not
 through the `datasets` library: it is one object keyed by language, not a table of rows.
@@ -21,10 +21,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from crmatrix import CrmatrixError
-from crmatrix.astequiv import Fingerprinter
+from crmatrix.datasets.astequiv import Fingerprinter
 from crmatrix.atomic import sha256_bytes
-from crmatrix.corpus import repoqa_repo
-from crmatrix.datasets import Loaded, Task, check_fields, corpus_repo, query_key, register
+from crmatrix.corpora.tree import repoqa_repo
+from crmatrix.datasets.registry import Loaded, register
+from crmatrix.datasets.tasks import Task
+from crmatrix.datasets.rows import check_fields, corpus_repo, query_key
 from crmatrix.symbols import Symbol
 
 FUNCTION_KINDS = ("function", "method")

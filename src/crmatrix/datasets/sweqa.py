@@ -22,8 +22,12 @@ from __future__ import annotations
 import re
 from pathlib import Path, PurePosixPath
 
-from crmatrix.datasets import Loaded, Task, check_fields, corpus_repo, query_key, register
-from crmatrix.records import is_hub, read_records
+from crmatrix.datasets.registry import Loaded, register
+
+from crmatrix.datasets.tasks import Task
+
+from crmatrix.datasets.rows import check_fields, corpus_repo, query_key
+from crmatrix.datasets.records import is_hub, read_records
 from crmatrix.symbols import Symbol
 
 _CITATION = re.compile(

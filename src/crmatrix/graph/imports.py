@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 from tree_sitter import Node
 
-from crmatrix.languages import language_for
+from crmatrix.corpora.languages import language_for
 from crmatrix.symbols import parser
 
 _JS_SUFFIXES = ("", ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", "/index.ts", "/index.tsx", "/index.js")

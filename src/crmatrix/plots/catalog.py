@@ -8,7 +8,7 @@ from crmatrix.plots import arms, forest, frames, heatmap, latency, sweep, transi
 
 
 def charts(matrix: dict, runs: list[dict], sweeps: dict[str, dict] | None = None) -> dict[str, alt.TopLevelMixin]:
-    """Every chart of the matrix by stem; `sweeps`: the config's grids (`crmatrix.sweeps.grids`).
+    """Every chart of the matrix by stem; `sweeps`: the config's grids (`crmatrix.pipeline.sweeps.grids`).
     Refuses runs of one dataset made from other inputs."""
     frames.check_comparable(runs)
     metric, base, order = matrix["metric"], matrix["baseline_arm"], matrix["arms"]

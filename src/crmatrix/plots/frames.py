@@ -1,4 +1,4 @@
-"""The tables the charts draw, from a phase matrix (`crmatrix.matrix.build`) and its runs.
+"""The tables the charts draw, from a phase matrix (`crmatrix.analysis.matrix.build`) and its runs.
 
 Runs are only needed for what the matrix leaves out on purpose: search latency (it varies
 from run to run, and the matrix must not) and which model an arm embedded with.
@@ -10,7 +10,9 @@ import re
 
 import pandas as pd
 
-from crmatrix import CrmatrixError, metrics
+from crmatrix import CrmatrixError
+
+from crmatrix.evaluation import metrics
 
 NO_MODEL = "no model"
 # crmatrix.engine.knobs.MODEL_VAR; not imported, so that the engine is no part of the charts' code hash

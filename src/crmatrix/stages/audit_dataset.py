@@ -1,12 +1,14 @@
-"""audit_dataset: a dataset's normalized tasks audited (crmatrix.audit), as JSON, Markdown and
+"""audit_dataset: a dataset's normalized tasks audited (crmatrix.datasets.audit), as JSON, Markdown and
 the same as a page for the report."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from crmatrix import atomic, audit
-from crmatrix.tasks import read_tasks
+from crmatrix import atomic
+
+from crmatrix.datasets import audit
+from crmatrix.datasets.tasks import read_tasks
 from crmatrix.plots.gallery import markdown_page
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from crmatrix import atomic
 from crmatrix.engine import index, knobs
-from crmatrix.languages import dominant_language
+from crmatrix.corpora.languages import dominant_language
 from crmatrix.symbols import read_symbols
 
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from crmatrix import atomic, callgraph
+from crmatrix import atomic
+
+from crmatrix.evaluation import callgraph
 
 
 def run(runs: list[Path], json_out: Path, md_out: Path) -> None:

@@ -1,11 +1,15 @@
 """collect_matrix: every run of the matrix aggregated into the phase matrix (JSON and Markdown),
-and each test-split run recorded in the test-split ledger (crmatrix.ledger) once both are written."""
+and each test-split run recorded in the test-split ledger (crmatrix.datasets.ledger) once both are written."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from crmatrix import atomic, ledger, matrix
+from crmatrix import atomic
+
+from crmatrix.datasets import ledger
+
+from crmatrix.analysis import matrix
 
 
 def run(runs: list[Path], baseline_arm: str, headline_method: str, arm_order: list[str],

@@ -1,16 +1,22 @@
 """derive_split: a split dataset (`split:` in its config), its tasks derived from the file's
-with the corpus's graph and the baseline arm's dense ranker (`crmatrix.splits`), as tasks
+with the corpus's graph and the baseline arm's dense ranker (`crmatrix.datasets.splits`), as tasks
 and TREC qrels. Its own stage so that plain datasets do not depend on the engine's code."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from crmatrix import atomic, datasets, graph, splits, trec
-from crmatrix.datasets import Task
+from crmatrix import atomic, graph
+
+from crmatrix.datasets import registry, relevance
+
+from crmatrix.datasets import splits
+
+from crmatrix.evaluation import trec
+from crmatrix.datasets.tasks import Task
 from crmatrix.stages import prepare_dataset
 from crmatrix.engine import Engine, index, knobs
-from crmatrix.languages import dominant_language
+from crmatrix.corpora.languages import dominant_language
 from crmatrix.symbols import read_symbols
 
 
@@ -19,7 +25,7 @@ def run(*, file: Path, fmt: str, split: str, corpus_name: str, manifest: Path, s
         threads: int | None = None, summary: Path | None = None) -> list[Task]:
     syms = read_symbols(symbols)
     man = atomic.read_json(manifest)
-    loaded = datasets.load_all(Path(file), fmt, corpus_name, man, syms)
+    loaded = registry.load_all(Path(file), fmt, corpus_name, man, syms)
     base = loaded.tasks
     kn = knobs.resolve(env, dominant_language(man))
     vectors, _ = index.load(Path(index_dir), syms, kn, Path(model))
@@ -27,6 +33,6 @@ def run(*, file: Path, fmt: str, split: str, corpus_name: str, manifest: Path, s
     tasks = splits.derive(split, base, syms, graph.read(Path(graph_file), syms), dense, str(file))
     atomic.write_jsonl(Path(out), [t.to_dict() for t in tasks])
     if qrels is not None:
-        trec.write_qrels(Path(qrels), datasets.qrels(tasks, syms))
-    prepare_dataset.write_summary(summary, datasets.Loaded(tasks, loaded.dropped), fmt)
+        trec.write_qrels(Path(qrels), relevance.qrels(tasks, syms))
+    prepare_dataset.write_summary(summary, registry.Loaded(tasks, loaded.dropped), fmt)
     return tasks

@@ -4,9 +4,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from crmatrix import atomic, evaluate, ledger, provenance, tokenbench, trec
-from crmatrix.datasets import read_tasks
-from crmatrix.guard import DEFAULT_BUDGET_S, DEFAULT_TIMEOUT_S, Guard
+from crmatrix import atomic
+
+from crmatrix.evaluation import evaluate
+
+from crmatrix.datasets import ledger
+
+from crmatrix.evaluation import provenance
+
+from crmatrix.evaluation import tokenbench
+
+from crmatrix.evaluation import trec
+from crmatrix.datasets.tasks import read_tasks
+from crmatrix.systems.guard import DEFAULT_BUDGET_S, DEFAULT_TIMEOUT_S, Guard
 from crmatrix.symbols import read_symbols
 from crmatrix.systems import SystemContext
 
@@ -21,7 +31,7 @@ def run(*, tasks: Path, symbols: Path, manifest: Path, tree: Path, dataset_file:
     gives it a temporary one for this job. `graph`: the corpus's reference graph, for arms
     that expand along it. `venv`: the environment the system's `install` made. `split`: which
     of the file's tasks `tasks` holds ({split, seed}, experiment.dataset_split; None: all); on a
-    test split the ledger must not hold the config yet (crmatrix.ledger). `grep`: the dataset's
+    test split the ledger must not hold the config yet (crmatrix.datasets.ledger). `grep`: the dataset's
     grep-and-read baseline (stages.grep_baseline; None: grep here, as a one-off CLI run does)."""
     split = split or {"split": "all", "seed": None}
     syms = read_symbols(symbols)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from crmatrix import atomic, callgraph
-from crmatrix.tasks import read_tasks
+from crmatrix import atomic
+
+from crmatrix.evaluation import callgraph
+from crmatrix.datasets.tasks import read_tasks
 from crmatrix.symbols import read_symbols
 from crmatrix.systems import SystemContext, make_system
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from crmatrix import atomic
-from crmatrix.corpus import is_documents
+from crmatrix.corpora.tree import is_documents
 from crmatrix.symbols import Symbol, extract_documents, extract_files
 
 

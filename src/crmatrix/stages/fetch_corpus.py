@@ -5,9 +5,11 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from crmatrix import CrmatrixError, atomic, pins
-from crmatrix.corpus import select_files, write_source
-from crmatrix.languages import dominant_language
+from crmatrix import CrmatrixError, atomic
+
+from crmatrix.corpora import pins
+from crmatrix.corpora.tree import select_files, write_source
+from crmatrix.corpora.languages import dominant_language
 
 
 def run(name: str, corpus: dict, tree: Path, manifest_path: Path, mirrors: list[str], registries: dict,

@@ -1,11 +1,15 @@
 """gate_candidates: each `compare:` pair of the config, the candidate gated against the release
-on every dataset both ran (crmatrix.baseline), as JSON and as the text `make run` prints."""
+on every dataset both ran (crmatrix.analysis.baseline), as JSON and as the text `make run` prints."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from crmatrix import atomic, baseline, check
+from crmatrix import atomic
+
+from crmatrix.analysis import baseline
+
+from crmatrix.analysis import check
 
 HEADER = (f"A candidate FAILs a dataset when its metric drops below the release's by more than the max drop "
           f"and the paired randomization test over that dataset's queries gives p < {baseline.ALPHA:g} "

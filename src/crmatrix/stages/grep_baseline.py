@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from crmatrix import atomic, tokenbench
-from crmatrix.tasks import read_tasks
+from crmatrix import atomic
+
+from crmatrix.evaluation import tokenbench
+from crmatrix.datasets.tasks import read_tasks
 from crmatrix.symbols import read_symbols
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from crmatrix import install
+from crmatrix.systems import install
 
 
 def run(*, system: str, install_conf: dict, out: Path, mirrors: list[str]) -> dict:
-    """`install_conf`: the system's `install` (crmatrix.install.job_install, in the workflow)."""
+    """`install_conf`: the system's `install` (crmatrix.systems.install.job_install, in the workflow)."""
     return install.create(install_conf, Path(out), name=system, mirrors=mirrors)

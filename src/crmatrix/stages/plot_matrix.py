@@ -12,7 +12,7 @@ from crmatrix.plots.style import save
 def run(*, matrix: Path, matrix_md: Path, runs: list[Path], out_dir: Path, gallery_out: Path,
         sweeps: dict[str, dict] | None = None) -> list[str]:
     """Draws the charts under `out_dir` (`out_dir/<stem>.svg|png|html`); returns their stems.
-    `sweeps`: the config's grids (`crmatrix.sweeps.grids`), one chart per sweep and system."""
+    `sweeps`: the config's grids (`crmatrix.pipeline.sweeps.grids`), one chart per sweep and system."""
     m = atomic.read_json(Path(matrix))
     charts = catalog.charts(m, [atomic.read_json(Path(p)) for p in runs], sweeps)
     figures = []

@@ -1,5 +1,5 @@
 """prepare_dataset: a dataset file loaded and checked against its corpus, narrowed to its split
-(crmatrix.holdout), as tasks, TREC qrels and a summary of what the loader dropped (counts by
+(crmatrix.datasets.holdout), as tasks, TREC qrels and a summary of what the loader dropped (counts by
 reason, each drop; also logged)."""
 
 from __future__ import annotations
@@ -7,14 +7,20 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from crmatrix import atomic, datasets, holdout, trec
-from crmatrix.datasets import Task
+from crmatrix import atomic
+
+from crmatrix.datasets import registry, relevance
+
+from crmatrix.datasets import holdout
+
+from crmatrix.evaluation import trec
+from crmatrix.datasets.tasks import Task
 from crmatrix.symbols import read_symbols
 
 log = logging.getLogger(__name__)
 
 
-def write_summary(path: Path | None, loaded: datasets.Loaded, fmt: str) -> None:
+def write_summary(path: Path | None, loaded: registry.Loaded, fmt: str) -> None:
     """Log every drop with its reason, and write the summary the matrix shows."""
     summary = loaded.summary(fmt)
     log.info("%d tasks, %d dropped%s", summary["tasks"], summary["dropped"],
@@ -30,10 +36,10 @@ def run(file: Path, fmt: str, corpus_name: str, manifest: Path, symbols: Path, o
         seed: int | None = None) -> list[Task]:
     """`summary`: the drops and the count of tasks in the split."""
     syms = read_symbols(symbols)
-    loaded = datasets.load_all(Path(file), fmt, corpus_name, atomic.read_json(manifest), syms)
+    loaded = registry.load_all(Path(file), fmt, corpus_name, atomic.read_json(manifest), syms)
     tasks = holdout.select(loaded.tasks, split, holdout.DEFAULT_SEED if seed is None else seed, str(file))
     atomic.write_jsonl(Path(out), [t.to_dict() for t in tasks])
     if qrels is not None:
-        trec.write_qrels(Path(qrels), datasets.qrels(tasks, syms))
-    write_summary(summary, datasets.Loaded(tasks, loaded.dropped), fmt)
+        trec.write_qrels(Path(qrels), relevance.qrels(tasks, syms))
+    write_summary(summary, registry.Loaded(tasks, loaded.dropped), fmt)
     return tasks

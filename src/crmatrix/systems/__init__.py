@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Protocol
 
 from crmatrix import CrmatrixError
-from crmatrix.answers import Answer
-from crmatrix.guard import DEFAULT_TIMEOUT_S
+from crmatrix.systems.answers import Answer
+from crmatrix.systems.guard import DEFAULT_TIMEOUT_S
 from crmatrix.hits import Hit
 from crmatrix.symbols import Symbol
 from crmatrix.systems import templates
@@ -42,7 +42,7 @@ class SystemContext:
     model_dir: Path | None = None  # the prepared model the arm names, when the builtin's index needs one
     graph_file: Path | None = None  # the corpus's reference graph (crmatrix.graph), when the job needs it
     home_dir: Path | None = None  # an external system's own HOME and caches (see sandbox)
-    venv_dir: Path | None = None  # the virtual environment the system's `install` made (crmatrix.install)
+    venv_dir: Path | None = None  # the virtual environment the system's `install` made (crmatrix.systems.install)
     timeout_s: float = DEFAULT_TIMEOUT_S  # per query; external systems enforce it on their process
     name: str = ""  # the system's name in the config, for messages
 
@@ -53,7 +53,7 @@ class System(Protocol):
     once before the timed searches; `batch_size` with `search_batch(queries, method, k)`, for
     tools that take many queries per call; `provenance()`, what the system ran with;
     `close()`, run once at the end of the job. `search` returns hits or an `Answer`, and may
-    raise `crmatrix.answers.QueryFailure` to name the kind of failure."""
+    raise `crmatrix.systems.answers.QueryFailure` to name the kind of failure."""
 
     METHODS: tuple[str, ...]
 
@@ -134,7 +134,7 @@ def check_system_config(name: str, conf: dict) -> None:
 
 
 def answers_calls(conf: dict) -> bool:
-    """Whether the system answers call-graph questions (a `calls` member, see crmatrix.callgraph)."""
+    """Whether the system answers call-graph questions (a `calls` member, see crmatrix.evaluation.callgraph)."""
     return hasattr(system_class(conf["type"]), "calls")
 
 

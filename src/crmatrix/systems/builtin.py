@@ -7,7 +7,7 @@ from crmatrix.engine import INDEX_METHODS, Engine
 from crmatrix.engine import METHODS as BUILTIN_METHODS
 from crmatrix.engine.knobs import INDEX_TIME_VARS
 from crmatrix.hits import Hit
-from crmatrix.languages import dominant_language
+from crmatrix.corpora.languages import dominant_language
 
 
 class BuiltinSystem:

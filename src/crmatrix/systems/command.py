@@ -20,7 +20,7 @@ import json
 from typing import Any
 
 from crmatrix import CrmatrixError, atomic
-from crmatrix.answers import Answer, QueryFailure
+from crmatrix.systems.answers import Answer, QueryFailure
 from crmatrix.systems import hitmap, sandbox, templates
 from crmatrix.systems.external import PER_QUERY, ExternalSystem
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from crmatrix import CrmatrixError, atomic
-from crmatrix.answers import BLOB, Answer, QueryFailure
+from crmatrix.systems.answers import BLOB, Answer, QueryFailure
 from crmatrix.systems import hitmap, sandbox, templates
 
 DEFAULT_METHOD = "search"

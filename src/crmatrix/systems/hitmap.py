@@ -25,7 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from crmatrix.answers import QueryFailure
+from crmatrix.systems.answers import QueryFailure
 from crmatrix.hits import Hit, sort_key
 from crmatrix.symbols import Symbol
 

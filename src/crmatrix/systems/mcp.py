@@ -31,8 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from crmatrix import CrmatrixError
-from crmatrix.answers import Answer, QueryFailure
-from crmatrix.guard import GRACE_S
+from crmatrix.systems.answers import Answer, QueryFailure
+from crmatrix.systems.guard import GRACE_S
 from crmatrix.systems import templates
 from crmatrix.systems.external import STATIC, ExternalSystem
 

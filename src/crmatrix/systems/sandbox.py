@@ -18,8 +18,8 @@ import signal
 import subprocess
 from pathlib import Path
 
-from crmatrix.answers import QueryFailure
-from crmatrix.processes import REAP_WAIT_S, stop_group
+from crmatrix.systems.answers import QueryFailure
+from crmatrix.systems.processes import REAP_WAIT_S, stop_group
 
 HOST_VARS = ("PATH", "LANG")
 OFFLINE = {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}

@@ -15,7 +15,7 @@ from pathlib import Path
 from crmatrix import atomic
 
 PACKAGE = "crmatrix"
-ROOT = Path(__file__).resolve().parent
+ROOT = Path(__file__).resolve().parents[1]  # the crmatrix package
 
 
 def module_file(name: str) -> Path | None:

@@ -43,7 +43,7 @@ CHUNK_BYTES = 1 << 20
 # Seconds slept before each retry of a transient failure (so 1 + len attempts in all).
 RETRY_DELAYS_S = (1.0, 3.0, 9.0)
 _SHA40 = re.compile(r"^[0-9a-f]{40}$")
-# Kinds written out from a benchmark file (crmatrix.corpus.write_source, by the fetch stage):
+# Kinds written out from a benchmark file (crmatrix.corpora.tree.write_source, by the fetch stage):
 # a RepoQA repository's content, DS-1000's docs datastore.
 FILE_KINDS = ("repoqa", "ds1000")
 KINDS = ("git", "pypi", "npm", "path", *FILE_KINDS)
@@ -52,7 +52,7 @@ KINDS = ("git", "pypi", "npm", "path", *FILE_KINDS)
 @dataclass(frozen=True)
 class Pin:
     """What a corpus is pinned to; `kind` is git, pypi, npm, path, or one written out from a
-    benchmark file (`repoqa`, `ds1000`: crmatrix.corpus.write_source)."""
+    benchmark file (`repoqa`, `ds1000`: crmatrix.corpora.tree.write_source)."""
 
     kind: str
     spec: dict

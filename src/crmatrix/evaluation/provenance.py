@@ -6,9 +6,9 @@ import platform
 from pathlib import Path
 
 from crmatrix import __version__, atomic
-from crmatrix.languages import dominant_language
+from crmatrix.corpora.languages import dominant_language
 
-INSTALL_INFO = "crmatrix-install.json"  # what a system's own environment holds (written by crmatrix.install)
+INSTALL_INFO = "crmatrix-install.json"  # what a system's own environment holds (written by crmatrix.systems.install)
 
 
 def installed(venv: Path | None) -> dict | None:
@@ -30,7 +30,7 @@ def system_version(system_conf: dict, install: dict | None, system_run: dict | N
 def record(*, corpus: str, manifest: dict, dataset: str, dataset_file: Path, system: str,
            system_conf: dict, arm: str, env: dict, params: dict, system_run: dict | None = None,
            install: dict | None = None, split: dict | None = None) -> dict:
-    """`install`: what the system's own environment holds (crmatrix.install), if it has one.
+    """`install`: what the system's own environment holds (crmatrix.systems.install), if it has one.
     `split`: which of the dataset file's tasks were asked ({split, seed}; None: all)."""
     return {
         "crmatrix_version": __version__,

@@ -7,17 +7,23 @@ McNemar on per-query hits at 1, the effect band, and which queries moved. An arm
 answers repeat another arm's is marked identical to it and is one hypothesis with it (none
 when it repeats the baseline). Each row states the effect its queries can detect. Rows roll
 up by language and archetype, each arm gets a "one knob across all datasets" line, and a
-random-effects pool of its per-dataset deltas (`crmatrix.meta`).
+random-effects pool of its per-dataset deltas (`crmatrix.analysis.meta`).
 """
 
 from __future__ import annotations
 
 import math
 
-from crmatrix import atomic, meta, metrics, stats
+from crmatrix import atomic
+
+from crmatrix.analysis import meta
+
+from crmatrix.evaluation import metrics
+
+from crmatrix.analysis import stats
 
 METRIC = "mrr"
-# The do-no-harm gate on structural splits (crmatrix.splits): an arm must not lose recall@10 there.
+# The do-no-harm gate on structural splits (crmatrix.datasets.splits): an arm must not lose recall@10 there.
 GATE_METRIC = "recall@10"
 # Public benchmarks (every format but the hand-built ones) report these beside the MRR, each
 # with its bootstrap interval; RepoQA's pass@1 is whether the first hit is the needle.
@@ -305,7 +311,7 @@ def build(runs: list[dict], baseline_arm: str, preferred_method: str, arm_order:
     """`runs` are run JSONs in any order; rows come sorted by dataset and system, columns in
     `arm_order` (the config's order) with the baseline first, so the same runs give the same bytes.
     `comparisons`: the arms whose tests form each row's correction family (None: every arm).
-    `test_ledger`: how often each test-split run's config was scored there (crmatrix.ledger).
+    `test_ledger`: how often each test-split run's config was scored there (crmatrix.datasets.ledger).
     `formats`: each dataset's format; `summaries`: each dataset stage's summary of dropped rows."""
     present = {r["arm"] for r in runs}
     order = [a for a in arm_order if a in present] + sorted(present - set(arm_order))

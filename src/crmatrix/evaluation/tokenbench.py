@@ -21,9 +21,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from crmatrix.datasets import Task, relevant_symbols
+from crmatrix.datasets.tasks import Task
+
+from crmatrix.datasets.relevance import relevant_symbols
 from crmatrix.symbols import Symbol
-from crmatrix.tokens import count_tokens
+from crmatrix.evaluation.tokens import count_tokens
 
 READ_FILES = 3
 READ_LINES = 200

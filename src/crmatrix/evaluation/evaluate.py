@@ -12,16 +12,21 @@ import logging
 
 import numpy as np
 
-from crmatrix import CrmatrixError, metrics, tokenbench
-from crmatrix.answers import BLOB, FAILURE_KINDS, RANKED, Answer, QueryFailure
+from crmatrix import CrmatrixError
+
+from crmatrix.evaluation import metrics
+
+from crmatrix.evaluation import tokenbench
+from crmatrix.systems.answers import BLOB, FAILURE_KINDS, RANKED, Answer, QueryFailure
 from crmatrix.atomic import dumps_canonical
-from crmatrix.datasets import Task, ranked_units, relevant_ids
-from crmatrix.guard import Guard
+from crmatrix.datasets.tasks import Task
+from crmatrix.datasets.relevance import ranked_units, relevant_ids
+from crmatrix.systems.guard import Guard
 from crmatrix.hits import Hit
 from crmatrix.progress import Progress
 from crmatrix.symbols import Symbol
 from crmatrix.systems import System, SystemContext, make_system
-from crmatrix.tokens import count_tokens
+from crmatrix.evaluation.tokens import count_tokens
 
 RESPONSE_HITS = 10
 CLOSE_TIMEOUT_S = 30.0

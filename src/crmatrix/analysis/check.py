@@ -9,7 +9,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from crmatrix import CrmatrixError, metrics
+from crmatrix import CrmatrixError
+
+from crmatrix.evaluation import metrics
 
 _JSON_TYPES = {dict: "an object", list: "a list", str: "a string", bool: "a boolean",
                int: "an integer", float: "a number", type(None): "null"}
@@ -17,7 +19,7 @@ _JSON_TYPES = {dict: "an object", list: "a list", str: "a string", bool: "a bool
 
 def json_type(value) -> str:
     """What a parsed JSON/YAML value is, in words: "an object", "a string", ... (for errors
-    about runs here, and about configs in crmatrix.config)."""
+    about runs here, and about configs in crmatrix.pipeline.config)."""
     return _JSON_TYPES.get(type(value), type(value).__name__)
 
 
@@ -32,7 +34,7 @@ class Gate:
     query_type: str | None
     metric: str
     bound: float
-    kind: str  # "min", "max", or "max-drop" (against a baseline, see crmatrix.baseline)
+    kind: str  # "min", "max", or "max-drop" (against a baseline, see crmatrix.analysis.baseline)
 
     def fails(self, value: float) -> bool:
         return value < self.bound if self.kind == "min" else value > self.bound

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any
 
-from crmatrix.answers import QueryFailure
+from crmatrix.systems.answers import QueryFailure
 
 DEFAULT_TIMEOUT_S = 30.0
 DEFAULT_BUDGET_S = 1800.0

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from crmatrix import atomic
-from crmatrix.tasks import Task
+from crmatrix.datasets.tasks import Task
 
 DIRECTIONS = ("callers", "callees")
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from crmatrix.languages import language_for
+from crmatrix.corpora.languages import language_for
 from crmatrix.symbols import parser
 
 # Subtrees that are not part of what a function does.

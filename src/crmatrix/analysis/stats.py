@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 from scipy.stats import binom, bootstrap, norm
 
-from crmatrix import metrics
+from crmatrix.evaluation import metrics
 
 # Means are compared with this slack so that sums of the same numbers in another order
 # (floating noise) count as equal to the observed statistic.

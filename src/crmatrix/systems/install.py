@@ -9,7 +9,7 @@ The environment lives at `results/systems/{system}/{key}/venv`, the key hashing 
 installed (the requirement, or the commit and subdirectory), the Python version and the
 contents of a constraints file — never where it came from (the git URL, a mirror bundle,
 pip's index): a new version is a new key, a new mirror is none. A git commit is fetched
-like a git corpus (`crmatrix.pins`, mirror bundles first); pip's own configuration
+like a git corpus (`crmatrix.corpora.pins`, mirror bundles first); pip's own configuration
 (pip.conf, PIP_INDEX_URL, PIP_FIND_LINKS) says where packages come from.
 
 The environment is built in a staging directory and renamed into place, so a failed install
@@ -32,14 +32,16 @@ from pathlib import Path
 
 from packaging.utils import canonicalize_name, canonicalize_version
 
-from crmatrix import CrmatrixError, atomic, pins
-from crmatrix.processes import stop_group
-from crmatrix.provenance import INSTALL_INFO
+from crmatrix import CrmatrixError, atomic
+
+from crmatrix.corpora import pins
+from crmatrix.systems.processes import stop_group
+from crmatrix.evaluation.provenance import INSTALL_INFO
 
 log = logging.getLogger(__name__)
 
 # Where each git install is fetched from, {system: url}: like the mirror directories it changes no
-# result, so it reaches the job by environment, never as a job parameter (see crmatrix.locations).
+# result, so it reaches the job by environment, never as a job parameter (see crmatrix.pipeline.locations).
 SOURCES_VAR = "CRMATRIX_INSTALL_SOURCES"
 TIMEOUT_S = 1800.0  # a venv and a dependency tree of a few hundred MB take about a minute here
 PYTHON = f"{sys.version_info.major}.{sys.version_info.minor}"  # what a venv's compiled wheels depend on

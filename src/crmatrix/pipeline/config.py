@@ -12,18 +12,20 @@ from pathlib import Path
 import jsonschema
 import yaml
 
-from crmatrix import CrmatrixError, sweeps
-from crmatrix.check import json_type
+from crmatrix import CrmatrixError
+
+from crmatrix.pipeline import sweeps
+from crmatrix.analysis.check import json_type
 from crmatrix.engine.knobs import MODEL_VAR
-from crmatrix.languages import LANGUAGES
-from crmatrix.pins import Pin
+from crmatrix.corpora.languages import LANGUAGES
+from crmatrix.corpora.pins import Pin
 
 SCHEMA_FILE = "config.schema.yaml"
 KNOWN_LANGUAGES = frozenset(LANGUAGES.values())
 
 
 def schema() -> dict:
-    return yaml.safe_load(files("crmatrix").joinpath(SCHEMA_FILE).read_text())
+    return yaml.safe_load(files("crmatrix.pipeline").joinpath(SCHEMA_FILE).read_text())
 
 
 def _with_defaults(validator_class):
@@ -105,7 +107,7 @@ def validate(config: dict, source: str = "config") -> dict:
             raise CrmatrixError(f"{source}: comparisons.{i}: {arm!r} is not an arm compared with the baseline "
                                 f"({', '.join(a for a in cfg['arms'] if a != cfg['baseline_arm'])})")
     _check_models_and_arms(cfg, source)
-    from crmatrix import install
+    from crmatrix.systems import install
     from crmatrix.systems import check_system_config
 
     for name, sysconf in cfg["systems"].items():
@@ -116,7 +118,7 @@ def validate(config: dict, source: str = "config") -> dict:
             _check_system_arms(cfg, name, sysconf)
         except CrmatrixError as e:
             raise CrmatrixError(f"{source}: {e}") from None
-    from crmatrix.experiment import compare_pairs, split_ranker
+    from crmatrix.pipeline.experiment import compare_pairs, split_ranker
 
     try:
         for name in cfg["datasets"]:

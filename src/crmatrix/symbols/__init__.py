@@ -23,7 +23,7 @@ import tree_sitter_typescript
 from tree_sitter import Language, Node, Parser
 
 from crmatrix.atomic import hash_obj, read_jsonl
-from crmatrix.languages import language_for
+from crmatrix.corpora.languages import language_for
 from crmatrix.progress import Progress
 
 _GRAMMARS: dict[str, Callable[[], Any]] = {

@@ -21,8 +21,8 @@ from pathlib import Path, PurePosixPath
 from wcmatch import glob as wcglob
 
 from crmatrix import CrmatrixError, atomic
-from crmatrix.languages import language_for
-from crmatrix.records import read_records
+from crmatrix.corpora.languages import language_for
+from crmatrix.datasets.records import read_records
 
 MAX_FILE_BYTES = 1 << 20
 # Never part of a corpus: version-control and dependency/build directories.

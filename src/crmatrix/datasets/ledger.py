@@ -23,7 +23,7 @@ from collections.abc import MutableMapping
 from pathlib import Path
 
 from crmatrix import CrmatrixError, atomic
-from crmatrix.holdout import TEST_SPLITS
+from crmatrix.datasets.holdout import TEST_SPLITS
 
 PATH = Path("baselines/test-ledger.json")  # under the working directory, beside promoted baselines
 FORMAT = "crmatrix-test-ledger/1"

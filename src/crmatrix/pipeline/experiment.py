@@ -6,13 +6,19 @@ The workflow and the CLI both ask these questions; answering them here keeps one
 
 from __future__ import annotations
 
-from crmatrix import CrmatrixError, atomic, check, holdout, install, systems
-from crmatrix.config import MODEL_VAR
+from crmatrix import CrmatrixError, atomic, systems
+
+from crmatrix.analysis import check
+
+from crmatrix.datasets import holdout
+
+from crmatrix.systems import install
+from crmatrix.pipeline.config import MODEL_VAR
 from crmatrix.engine import knobs
 from crmatrix.systems import needs_index
 
 CALLGRAPH_FORMAT = "callgraph"
-DERIVED_SPLITS = ("structural",)  # splits made by crmatrix.splits (rule derive_split), not by crmatrix.holdout
+DERIVED_SPLITS = ("structural",)  # splits made by crmatrix.datasets.splits (rule derive_split), not by crmatrix.datasets.holdout
 # What a system's config says to the DAG rather than to its jobs: which arms it runs, and what
 # its environment holds (the job gets the environment itself, keyed by what it holds).
 _DAG_KEYS = ("arms", "install")
@@ -125,7 +131,7 @@ def derived_split(cfg: dict, dataset: str) -> str | None:
 
 def dataset_split(cfg: dict, dataset: str) -> dict:
     """Which of the file's tasks a dataset holds, as its jobs get it: the split (absent: all)
-    and the seed of a held-out split (crmatrix.holdout; None where it shuffles nothing), so a
+    and the seed of a held-out split (crmatrix.datasets.holdout; None where it shuffles nothing), so a
     dataset without `seed:` and one with the default are one cache key."""
     conf = cfg["datasets"][dataset]
     split = conf.get("split", "all")

@@ -15,7 +15,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from crmatrix import CrmatrixError, atomic, check, metrics, stats
+from crmatrix import CrmatrixError, atomic
+
+from crmatrix.analysis import check
+
+from crmatrix.evaluation import metrics
+
+from crmatrix.analysis import stats
 
 FORMAT = "crmatrix-baseline/1"
 ALPHA = 0.05

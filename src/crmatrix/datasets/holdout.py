@@ -19,10 +19,10 @@ from __future__ import annotations
 import hashlib
 
 from crmatrix import CrmatrixError
-from crmatrix.tasks import Task
+from crmatrix.datasets.tasks import Task
 
 SPLITS = ("all", "dev", "test", "small_dev", "small_test")
-# Splits whose scores are confirmations, counted by the test-split ledger (crmatrix.ledger):
+# Splits whose scores are confirmations, counted by the test-split ledger (crmatrix.datasets.ledger):
 # small_test is drawn from test, so a look at it is a look at test.
 TEST_SPLITS = ("test", "small_test")
 DEFAULT_SEED = 0

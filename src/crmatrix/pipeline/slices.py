@@ -8,7 +8,7 @@ against the baseline arm, so an arm's slice holds the baseline's runs too.
 
 from __future__ import annotations
 
-from crmatrix import experiment
+from crmatrix.pipeline import experiment
 from crmatrix.systems import answers_calls
 
 KINDS = ("dataset", "corpus", "arm")

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from crmatrix.tasks import Task
+from crmatrix.datasets.tasks import Task
 from crmatrix.engine.identifiers import words
 
 NEAR_DUPLICATE = 90.0  # token-set ratio, 0..100: 90 tolerates a word of difference in ~10

@@ -1,0 +1,1 @@
+"""Analysis: statistics over runs, the phase matrix, pooling, gates and baselines."""

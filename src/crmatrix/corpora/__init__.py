@@ -1,0 +1,1 @@
+"""Corpora: pins, fetching, the tree as indexed and its manifest, languages."""

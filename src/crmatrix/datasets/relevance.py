@@ -1,0 +1,72 @@
+"""Which hits are relevant to a task's gold, in the units the gold is judged in (symbols or
+files): the one relevance rule every metric, qrels file and token count uses."""
+
+from __future__ import annotations
+
+from crmatrix.datasets.tasks import Task
+from crmatrix.hits import Hit, docid
+from crmatrix.symbols import Symbol
+
+def file_level(gold: dict) -> bool:
+    """Whether the gold is a set of files: hits are then ranked as the files they are in."""
+    return gold.get("type") == "file_set"
+
+
+def _golds(gold: dict) -> list[tuple[str, str]]:
+    """(symbol, file suffix) of each answer: one for symbol gold, every edge's far end for call gold."""
+    return [tuple(a) for a in gold["answers"]] if gold.get("type") == "calls" else [(gold["symbol"], gold["file_suffix"])]
+
+
+def _is_gold(golds: list[tuple[str, str]], name: str, path: str) -> bool:
+    """Exact symbol name and a path ending with the expected suffix (the seed's rule)."""
+    return any(name == symbol and path.endswith(suffix) for symbol, suffix in golds)
+
+
+def _in_span(span: list, path: str, name: str, start: int, end: int) -> bool:
+    """The same function as a gold span [path, name, start, end]: its file and name, lines
+    overlapping (a system may count a decorator or a doc comment in or out)."""
+    s_path, s_name, s_start, s_end = span
+    return path == s_path and name == s_name and start <= s_end and end >= s_start
+
+
+def is_relevant(gold: dict, hit: Hit) -> bool:
+    kind = gold.get("type")
+    if kind == "file_set":
+        return hit.path in gold["file_set"]
+    if kind == "docs":
+        return hit.path in gold["documents"]
+    if kind == "needle":
+        return any(_in_span(s, hit.path, hit.symbol, hit.start_line, hit.end_line) for s in gold["equivalent"])
+    return _is_gold(_golds(gold), hit.symbol, hit.path)
+
+
+def relevant_symbols(gold: dict, symbols: list[Symbol]) -> list[Symbol]:
+    """The corpus symbols a hit on which is relevant (for file gold: every symbol of a gold file)."""
+    kind = gold.get("type")
+    if kind in ("file_set", "docs", "needle"):
+        return [s for s in symbols if is_relevant(gold, Hit(s.path, s.name, s.kind, s.start_line, s.end_line, 0.0))]
+    golds = _golds(gold)
+    return [s for s in symbols if _is_gold(golds, s.name, s.path)]
+
+
+def relevant_ids(gold: dict, symbols: list[Symbol]) -> list[str]:
+    """What there is to find, in ranking units: the gold files, or the relevant symbols' docids."""
+    if file_level(gold):
+        return sorted(gold["file_set"])
+    return [docid(Hit(s.path, s.name, s.kind, s.start_line, s.end_line, 0.0)) for s in relevant_symbols(gold, symbols)]
+
+
+def ranked_units(gold: dict, hits: list[Hit]) -> list[tuple[str, bool]]:
+    """The hits as the units the gold is judged in, in rank order, each with its relevance:
+    files for file gold (each file at its first hit's rank), else one symbol per hit."""
+    if not file_level(gold):
+        return [(docid(h), is_relevant(gold, h)) for h in hits]
+    files = dict.fromkeys(h.path for h in hits)
+    return [(p, p in gold["file_set"]) for p in files]
+
+
+def qrels(tasks: list[Task], symbols: list[Symbol]) -> dict[str, list[str]]:
+    """Everything that counts as a hit for each task (so recall and TREC tools see the same gold)."""
+    return {t.task_id: relevant_ids(t.gold, symbols) for t in tasks}
+
+

@@ -1,0 +1,1 @@
+"""Evaluation: one (dataset, system, arm) run, its metrics, token efficiency, TREC files, provenance."""

@@ -1,0 +1,1 @@
+"""What the workflow shares: the config, the plan of each job, code hashes, job wrapping, slices, sweeps, caches."""

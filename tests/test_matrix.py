@@ -9,7 +9,7 @@ import statistics
 import fixture_runs
 import pytest
 
-from crmatrix import systems
+from crmatrix.systems import registry as systems
 
 from crmatrix.analysis import matrix
 

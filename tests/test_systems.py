@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from crmatrix import CrmatrixError, systems
+from crmatrix import CrmatrixError
+
+from crmatrix.systems import registry as systems
 
 from crmatrix.pipeline import config
 from crmatrix.stages import (build_system_index, collect_matrix, evaluate_arm, extract_symbols, fetch_corpus,

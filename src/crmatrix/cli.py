@@ -46,7 +46,7 @@ from crmatrix.corpora.tree import select_files
 from crmatrix.stages import (build_index, build_system_index, evaluate_arm, extract_symbols, fetch_corpus,
                              install_system, prepare_dataset, prepare_model)
 from crmatrix.symbols import extract_files
-from crmatrix.systems import check_system_config, needs_index
+from crmatrix.systems.registry import check_system_config, needs_index
 
 DEFAULT_CONFIG = Path("config/config.yaml")
 

@@ -25,7 +25,7 @@ from crmatrix.systems.guard import Guard
 from crmatrix.hits import Hit
 from crmatrix.progress import Progress
 from crmatrix.symbols import Symbol
-from crmatrix.systems import System, SystemContext, make_system
+from crmatrix.systems.registry import System, SystemContext, make_system
 from crmatrix.evaluation.tokens import count_tokens
 
 RESPONSE_HITS = 10

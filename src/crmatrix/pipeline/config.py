@@ -108,7 +108,7 @@ def validate(config: dict, source: str = "config") -> dict:
                                 f"({', '.join(a for a in cfg['arms'] if a != cfg['baseline_arm'])})")
     _check_models_and_arms(cfg, source)
     from crmatrix.systems import install
-    from crmatrix.systems import check_system_config
+    from crmatrix.systems.registry import check_system_config
 
     for name, sysconf in cfg["systems"].items():
         try:

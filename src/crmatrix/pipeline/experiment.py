@@ -6,7 +6,9 @@ The workflow and the CLI both ask these questions; answering them here keeps one
 
 from __future__ import annotations
 
-from crmatrix import CrmatrixError, atomic, systems
+from crmatrix import CrmatrixError, atomic
+
+from crmatrix.systems import registry as systems
 
 from crmatrix.analysis import check
 
@@ -15,7 +17,7 @@ from crmatrix.datasets import holdout
 from crmatrix.systems import install
 from crmatrix.pipeline.config import MODEL_VAR
 from crmatrix.engine import knobs
-from crmatrix.systems import needs_index
+from crmatrix.systems.registry import needs_index
 
 CALLGRAPH_FORMAT = "callgraph"
 DERIVED_SPLITS = ("structural",)  # splits made by crmatrix.datasets.splits (rule derive_split), not by crmatrix.datasets.holdout

@@ -9,7 +9,7 @@ from crmatrix import atomic
 from crmatrix.evaluation import callgraph
 from crmatrix.datasets.tasks import read_tasks
 from crmatrix.symbols import read_symbols
-from crmatrix.systems import SystemContext, make_system
+from crmatrix.systems.registry import SystemContext, make_system
 
 
 def run(*, tasks: Path, symbols: Path, manifest: Path, tree: Path, graph: Path | None, out: Path, dataset: str,

@@ -30,17 +30,17 @@ from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from crmatrix import __version__  # noqa: E402
-from crmatrix.embed.models import resolve_model_dir  # noqa: E402
-from crmatrix.embed.backends import load_embedder  # noqa: E402
-from crmatrix.embed.cache import EmbeddingCache, embed_with_cache  # noqa: E402
-from crmatrix.engine import Engine, index, knobs  # noqa: E402
-from crmatrix.engine.embedtext import embedding_text  # noqa: E402
-from crmatrix.graph import extract as graph_extract  # noqa: E402
-from crmatrix.stages import fetch_corpus, prepare_model  # noqa: E402
-from crmatrix.symbols import extract_files, read_symbols  # noqa: E402
+from crmatrix import __version__
+from crmatrix.embed.backends import load_embedder
+from crmatrix.embed.cache import EmbeddingCache, embed_with_cache
+from crmatrix.embed.models import resolve_model_dir
+from crmatrix.engine import Engine, index, knobs
+from crmatrix.engine.embedtext import embedding_text
+from crmatrix.graph import extract as graph_extract
+from crmatrix.stages import fetch_corpus, prepare_model
+from crmatrix.symbols import extract_files, read_symbols
 
 ROOT = Path(__file__).resolve().parents[1]
 MIRROR = ROOT.parent / "shared" / "corpora"

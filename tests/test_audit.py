@@ -6,11 +6,10 @@ import re
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT
+
 from crmatrix import cli
-from crmatrix.datasets import registry
-from crmatrix.datasets import audit
+from crmatrix.datasets import audit, registry
 from crmatrix.datasets.tasks import Task
 from crmatrix.symbols import Symbol
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from crmatrix.pipeline import config
 from crmatrix.cli import main
+from crmatrix.pipeline import config
 from crmatrix.stages import build_system_index, evaluate_arm, extract_symbols, fetch_corpus, prepare_dataset
 
 FAKE_CLI = [sys.executable, str(Path(__file__).parent / "fakes" / "fake_search.py")]

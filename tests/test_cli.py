@@ -2,11 +2,9 @@
 
 import json
 import subprocess
-import sys
 
 import pytest
 import yaml
-
 from conftest import BIN, ROOT
 
 CLI = [str(BIN / "crmatrix")]

@@ -11,7 +11,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT, snakemake_cmd
 from test_workflow import matrix  # noqa: F401 (the fixture)
 

@@ -1,8 +1,8 @@
 """Which library code each stage runs, derived from imports: the set that decides what an edit re-runs."""
 
-from pathlib import Path
 
 from conftest import ROOT
+
 from crmatrix.pipeline import codehash
 
 SCRIPTS = ROOT / "workflow" / "scripts"

@@ -2,8 +2,8 @@ import copy
 
 import pytest
 import yaml
-
 from conftest import ROOT
+
 from crmatrix import CrmatrixError
 from crmatrix.pipeline import config
 

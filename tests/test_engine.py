@@ -1,19 +1,16 @@
 """The builtin engine: the 2e re-rank, the hybrid merge, and the seed's auto-mode identity check."""
 
-from pathlib import Path
-
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
+from test_index_workflow import RUST
 
 from crmatrix import CrmatrixError
-
 from crmatrix.engine import Engine, hybrid, index, knobs, sparse
 from crmatrix.stages import prepare_model
 from crmatrix.symbols import Symbol, extract_source
-
-from test_index_workflow import RUST
 
 
 def sym(name, path="src/a.py", sig="", kind="function", line=1, parent=""):

@@ -3,10 +3,7 @@
 import pytest
 
 from crmatrix import CrmatrixError
-
-from crmatrix.pipeline import config
-
-from crmatrix.pipeline import experiment
+from crmatrix.pipeline import config, experiment
 
 OFF = {"CODELENS_EMBED_HINT_AUTO": "0"}
 BUILTIN = {"type": "builtin", "methods": ["hybrid"]}

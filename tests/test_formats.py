@@ -3,19 +3,16 @@
 import json
 
 import pytest
+from conftest import ROOT, SHARED, needs_shared
 
-from conftest import SHARED, needs_shared
 from crmatrix import CrmatrixError
-from crmatrix.datasets import registry, relevance
-from crmatrix.datasets import astequiv
 from crmatrix.corpora import pins
 from crmatrix.corpora.tree import select_files, write_source
+from crmatrix.datasets import astequiv, registry, relevance
+from crmatrix.datasets.records import read_records
 from crmatrix.datasets.sweqa import resolve
 from crmatrix.hits import Hit
-from crmatrix.datasets.records import read_records
 from crmatrix.symbols import extract_documents, extract_files
-
-from conftest import ROOT
 
 FIXTURE = ROOT / "datasets" / "repoqa-fixture.json"
 FLASK_COMMIT = "85c5d93cbd049c4bd0679c36fd1ddcae8c37b642"

@@ -4,7 +4,6 @@
 import json
 
 import yaml
-
 from conftest import ROOT, SHARED, needs_shared, snakemake
 
 

@@ -5,8 +5,8 @@ import json
 import numpy as np
 
 from crmatrix import graph
-from crmatrix.graph.extract import build
 from crmatrix.corpora.languages import language_for
+from crmatrix.graph.extract import build
 from crmatrix.symbols import extract_source
 
 FILES = {

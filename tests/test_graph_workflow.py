@@ -5,7 +5,6 @@ import json
 
 import pytest
 import yaml
-
 from conftest import snakemake
 
 OFF = {"CODELENS_EMBED_HINT_AUTO": "0"}

@@ -2,10 +2,10 @@
 
 import pytest
 
-from crmatrix.systems.answers import QueryFailure
 from crmatrix.hits import Hit
 from crmatrix.symbols import Symbol
 from crmatrix.systems import hitmap, templates
+from crmatrix.systems.answers import QueryFailure
 
 
 def sym(name, path, start, end, kind="function"):

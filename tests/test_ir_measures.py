@@ -14,11 +14,12 @@ import pytest
 
 ir_measures = pytest.importorskip("ir_measures")
 pytrec_eval = pytest.importorskip("pytrec_eval")
-from ir_measures import AP, P, R, RR, Success, nDCG  # noqa: E402
+from ir_measures import AP, RR, P, R, Success, nDCG  # noqa: E402
 
-from crmatrix.evaluation import metrics  # noqa: E402
-
-from crmatrix.evaluation import trec
+from crmatrix.evaluation import (
+    metrics,
+    trec,
+)
 
 OURS = {"mrr": RR, "mrr@10": RR@10, "acc@1": Success@1, "acc@3": Success@3, "acc@5": Success@5,
         "precision@1": P@1, "recall@10": R@10, "recall@100": R@100, "ndcg@10": nDCG@10, "map": AP,

@@ -9,7 +9,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from conftest import BIN, ROOT
 
 VENV = BIN.parent

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from conftest import ROOT, snakemake
+
 from crmatrix.plots import names
 
 FAKES = Path(__file__).parent / "fakes"

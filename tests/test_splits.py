@@ -6,14 +6,10 @@ import numpy as np
 import pytest
 
 from crmatrix import CrmatrixError
-
-from crmatrix.datasets import registry, relevance
-
-from crmatrix.evaluation import callgraph
-
-from crmatrix.datasets import splits
+from crmatrix.datasets import registry, relevance, splits
 from crmatrix.datasets.tasks import Task
 from crmatrix.engine import Engine, knobs
+from crmatrix.evaluation import callgraph
 from crmatrix.graph import Graph
 from crmatrix.symbols import Symbol, symbols_hash
 

@@ -12,11 +12,16 @@ from pathlib import Path
 import pytest
 
 from crmatrix import CrmatrixError, systems
-
-from crmatrix.pipeline import config
-from crmatrix.stages import (build_system_index, collect_matrix, evaluate_arm, extract_symbols, fetch_corpus,
-                             prepare_dataset)
 from crmatrix.hits import Hit
+from crmatrix.pipeline import config
+from crmatrix.stages import (
+    build_system_index,
+    collect_matrix,
+    evaluate_arm,
+    extract_symbols,
+    fetch_corpus,
+    prepare_dataset,
+)
 
 FAKES = Path(__file__).parent / "fakes"
 FAKE_CLI = [sys.executable, str(FAKES / "fake_search.py")]

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from conftest import BIN, ROOT, SHARED, needs_shared, snakemake, snakemake_cmd
 
 PATH_CORPUS = {

@@ -22,29 +22,20 @@ import time
 from pathlib import Path
 
 from crmatrix import CrmatrixError, __version__, atomic
-
-from crmatrix.datasets import registry, tasks
-
-from crmatrix.datasets import audit
-
-from crmatrix.analysis import baseline
-
-from crmatrix.pipeline import caches
-
-from crmatrix.analysis import check
-
-from crmatrix.pipeline import config
-
-from crmatrix.pipeline import experiment
-
-from crmatrix.datasets import holdout
-
-from crmatrix.pipeline import locations
-
-from crmatrix.pipeline import sweeps
+from crmatrix.analysis import baseline, check
 from crmatrix.corpora.tree import select_files
-from crmatrix.stages import (build_index, build_system_index, evaluate_arm, extract_symbols, fetch_corpus,
-                             install_system, prepare_dataset, prepare_model)
+from crmatrix.datasets import audit, holdout, registry, tasks
+from crmatrix.pipeline import caches, config, experiment, locations, sweeps
+from crmatrix.stages import (
+    build_index,
+    build_system_index,
+    evaluate_arm,
+    extract_symbols,
+    fetch_corpus,
+    install_system,
+    prepare_dataset,
+    prepare_model,
+)
 from crmatrix.symbols import extract_files
 from crmatrix.systems import check_system_config, needs_index
 

@@ -16,12 +16,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from crmatrix import CrmatrixError, atomic
-
-from crmatrix.analysis import check
-
+from crmatrix.analysis import check, stats
 from crmatrix.evaluation import metrics
-
-from crmatrix.analysis import stats
 
 FORMAT = "crmatrix-baseline/1"
 ALPHA = 0.05

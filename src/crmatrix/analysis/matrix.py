@@ -15,12 +15,8 @@ from __future__ import annotations
 import math
 
 from crmatrix import atomic
-
-from crmatrix.analysis import meta
-
+from crmatrix.analysis import meta, stats
 from crmatrix.evaluation import metrics
-
-from crmatrix.analysis import stats
 
 METRIC = "mrr"
 # The do-no-harm gate on structural splits (crmatrix.datasets.splits): an arm must not lose recall@10 there.

@@ -7,9 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from crmatrix import CrmatrixError
-from crmatrix.datasets.tasks import Task
-from crmatrix.datasets.rows import check_fields, read_rows
 from crmatrix.datasets.registry import register
+from crmatrix.datasets.rows import check_fields, read_rows
+from crmatrix.datasets.tasks import Task
 from crmatrix.symbols import Symbol
 
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from crmatrix import CrmatrixError
+from crmatrix.datasets.registry import register
 from crmatrix.datasets.rows import QUERY_TYPES, UNCATEGORIZED, check_fields, query_key, read_rows
 from crmatrix.datasets.tasks import Task
-from crmatrix.datasets.registry import register
 from crmatrix.symbols import Symbol
 
 

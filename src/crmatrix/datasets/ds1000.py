@@ -21,10 +21,10 @@ from rapidfuzz import fuzz, process
 
 from crmatrix import CrmatrixError
 from crmatrix.corpora.tree import ds1000_docs
-from crmatrix.datasets.registry import Loaded, register
-from crmatrix.datasets.tasks import Task
-from crmatrix.datasets.rows import check_fields, query_key
 from crmatrix.datasets.records import read_records
+from crmatrix.datasets.registry import Loaded, register
+from crmatrix.datasets.rows import check_fields, query_key
+from crmatrix.datasets.tasks import Task
 from crmatrix.symbols import DOCUMENT_KIND, Symbol
 
 FUZZY_MIN = 85

@@ -7,6 +7,7 @@ from crmatrix.datasets.tasks import Task
 from crmatrix.hits import Hit, docid
 from crmatrix.symbols import Symbol
 
+
 def file_level(gold: dict) -> bool:
     """Whether the gold is a set of files: hits are then ranked as the files they are in."""
     return gold.get("type") == "file_set"

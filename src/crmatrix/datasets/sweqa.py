@@ -22,12 +22,10 @@ from __future__ import annotations
 import re
 from pathlib import Path, PurePosixPath
 
-from crmatrix.datasets.registry import Loaded, register
-
-from crmatrix.datasets.tasks import Task
-
-from crmatrix.datasets.rows import check_fields, corpus_repo, query_key
 from crmatrix.datasets.records import is_hub, read_records
+from crmatrix.datasets.registry import Loaded, register
+from crmatrix.datasets.rows import check_fields, corpus_repo, query_key
+from crmatrix.datasets.tasks import Task
 from crmatrix.symbols import Symbol
 
 _CITATION = re.compile(

@@ -34,7 +34,7 @@ class LexicalQuery:
     has_verb: bool
 
     @classmethod
-    def of(cls, query: str) -> "LexicalQuery":
+    def of(cls, query: str) -> LexicalQuery:
         text = query.strip().lower()
         tokens = tuple(t for t in _TOKEN_SPLIT.split(text) if len(t) >= 2)
         return cls(text, re.sub(r"[\s\-]", "_", text), tokens, any(t in ACTION_VERBS for t in tokens))
@@ -51,7 +51,7 @@ class LexicalDoc:
     kind: str
 
     @classmethod
-    def of(cls, s: Symbol) -> "LexicalDoc":
+    def of(cls, s: Symbol) -> LexicalDoc:
         return cls(s.name.lower(), s.signature.lower(), s.qualname.lower(), s.path.lower(), s.kind)
 
 

@@ -27,9 +27,9 @@ from pathlib import Path
 
 from tree_sitter import Node
 
+from crmatrix.corpora.languages import language_for
 from crmatrix.graph import Graph, symbol_id
 from crmatrix.graph.imports import resolve_imports
-from crmatrix.corpora.languages import language_for
 from crmatrix.symbols import Symbol, parser, symbols_hash
 
 # Node types of calls, and the field holding what is called.

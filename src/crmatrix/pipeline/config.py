@@ -13,12 +13,11 @@ import jsonschema
 import yaml
 
 from crmatrix import CrmatrixError
-
-from crmatrix.pipeline import sweeps
 from crmatrix.analysis.check import json_type
-from crmatrix.engine.knobs import MODEL_VAR
 from crmatrix.corpora.languages import LANGUAGES
 from crmatrix.corpora.pins import Pin
+from crmatrix.engine.knobs import MODEL_VAR
+from crmatrix.pipeline import sweeps
 
 SCHEMA_FILE = "config.schema.yaml"
 KNOWN_LANGUAGES = frozenset(LANGUAGES.values())
@@ -107,8 +106,7 @@ def validate(config: dict, source: str = "config") -> dict:
             raise CrmatrixError(f"{source}: comparisons.{i}: {arm!r} is not an arm compared with the baseline "
                                 f"({', '.join(a for a in cfg['arms'] if a != cfg['baseline_arm'])})")
     _check_models_and_arms(cfg, source)
-    from crmatrix.systems import install
-    from crmatrix.systems import check_system_config
+    from crmatrix.systems import check_system_config, install
 
     for name, sysconf in cfg["systems"].items():
         try:

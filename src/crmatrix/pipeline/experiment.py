@@ -7,15 +7,11 @@ The workflow and the CLI both ask these questions; answering them here keeps one
 from __future__ import annotations
 
 from crmatrix import CrmatrixError, atomic, systems
-
 from crmatrix.analysis import check
-
 from crmatrix.datasets import holdout
-
-from crmatrix.systems import install
-from crmatrix.pipeline.config import MODEL_VAR
 from crmatrix.engine import knobs
-from crmatrix.systems import needs_index
+from crmatrix.pipeline.config import MODEL_VAR
+from crmatrix.systems import install, needs_index
 
 CALLGRAPH_FORMAT = "callgraph"
 DERIVED_SPLITS = ("structural",)  # splits made by crmatrix.datasets.splits (rule derive_split), not by crmatrix.datasets.holdout

@@ -11,7 +11,6 @@ import re
 import pandas as pd
 
 from crmatrix import CrmatrixError
-
 from crmatrix.evaluation import metrics
 
 NO_MODEL = "no model"

@@ -8,7 +8,6 @@ import pandas as pd
 from crmatrix.plots.style import categorical, title
 
 
-
 def chart(df: pd.DataFrame, *, arms: list[str], datasets: int) -> alt.FacetChart:
     methods = sorted(df["method"].unique())
     x = alt.X("p50_ms:Q", scale=alt.Scale(type="log"), title="search latency, ms (p50, whisker to p95)")

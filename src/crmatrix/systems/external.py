@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from crmatrix import CrmatrixError, atomic
-from crmatrix.systems.answers import BLOB, Answer, QueryFailure
 from crmatrix.systems import hitmap, sandbox, templates
+from crmatrix.systems.answers import BLOB, Answer, QueryFailure
 
 DEFAULT_METHOD = "search"
 STATIC = {"corpus", "index", "home", "bin"}  # known once per job

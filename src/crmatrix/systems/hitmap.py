@@ -25,9 +25,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from crmatrix.systems.answers import QueryFailure
 from crmatrix.hits import Hit, sort_key
 from crmatrix.symbols import Symbol
+from crmatrix.systems.answers import QueryFailure
 
 FIELDS = ("path", "symbol", "kind", "start_line", "end_line", "score")
 DEFAULT_FIELDS = {f: f for f in FIELDS}

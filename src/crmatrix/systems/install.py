@@ -23,20 +23,19 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import MutableMapping
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import MutableMapping
 from pathlib import Path
 
 from packaging.utils import canonicalize_name, canonicalize_version
 
 from crmatrix import CrmatrixError, atomic
-
 from crmatrix.corpora import pins
-from crmatrix.systems.processes import stop_group
 from crmatrix.evaluation.provenance import INSTALL_INFO
+from crmatrix.systems.processes import stop_group
 
 log = logging.getLogger(__name__)
 

@@ -14,7 +14,8 @@ from crmatrix.pipeline.config import MODEL_VAR
 from crmatrix.systems import install, needs_index
 
 CALLGRAPH_FORMAT = "callgraph"
-DERIVED_SPLITS = ("structural",)  # splits made by crmatrix.datasets.splits (rule derive_split), not by crmatrix.datasets.holdout
+# splits made by crmatrix.datasets.splits (rule derive_split), not by crmatrix.datasets.holdout
+DERIVED_SPLITS = ("structural",)
 # What a system's config says to the DAG rather than to its jobs: which arms it runs, and what
 # its environment holds (the job gets the environment itself, keyed by what it holds).
 _DAG_KEYS = ("arms", "install")

@@ -27,9 +27,9 @@ include: "workflow/rules/common.smk"
 
 
 rule all:
+    default_target: True
     input:
         matrix_outputs(),
-    default_target: True
 
 
 include: "workflow/rules/corpora.smk"

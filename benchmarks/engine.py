@@ -30,17 +30,17 @@ from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from crmatrix import __version__  # noqa: E402
-from crmatrix.embed.models import resolve_model_dir  # noqa: E402
-from crmatrix.embed.backends import load_embedder  # noqa: E402
-from crmatrix.embed.cache import EmbeddingCache, embed_with_cache  # noqa: E402
-from crmatrix.engine import Engine, index, knobs  # noqa: E402
-from crmatrix.engine.embedtext import embedding_text  # noqa: E402
-from crmatrix.graph import extract as graph_extract  # noqa: E402
-from crmatrix.stages import fetch_corpus, prepare_model  # noqa: E402
-from crmatrix.symbols import extract_files, read_symbols  # noqa: E402
+from crmatrix import __version__
+from crmatrix.embed.backends import load_embedder
+from crmatrix.embed.cache import EmbeddingCache, embed_with_cache
+from crmatrix.embed.models import resolve_model_dir
+from crmatrix.engine import Engine, index, knobs
+from crmatrix.engine.embedtext import embedding_text
+from crmatrix.graph import extract as graph_extract
+from crmatrix.stages import fetch_corpus, prepare_model
+from crmatrix.symbols import extract_files, read_symbols
 
 ROOT = Path(__file__).resolve().parents[1]
 MIRROR = ROOT.parent / "shared" / "corpora"
@@ -147,7 +147,7 @@ def agreement(vecs: dict, syms_by_ds: dict, models: dict) -> None:
         start += len(syms)
         qs = queries_of(ds)
         qa, qb = st.encode(qs), q8.encode(qs)
-        for a, b in zip(qa, qb):
+        for a, b in zip(qa, qb, strict=True):
             top_a = set(np.argsort(-(vecs["fp32"][sl] @ a))[:10])
             top_b = set(np.argsort(-(vecs["int8"][sl] @ b))[:10])
             overlaps.append(len(top_a & top_b) / 10)
@@ -219,7 +219,8 @@ def latency(tmp: Path, syms: list, neighbours: list, models: dict) -> None:
     say("| fusion arm | p50 ms | p95 ms |")
     say("|---|---:|---:|")
     for arm, extra in FUSION_ARMS.items():
-        arm_kn = knobs.resolve({"CODELENS_EMBED_HINT_AUTO": "0", "CODELENS_RANK_SPARSE_TERM_WEIGHT": "1", **extra}, None)
+        arm_kn = knobs.resolve(
+            {"CODELENS_EMBED_HINT_AUTO": "0", "CODELENS_RANK_SPARSE_TERM_WEIGHT": "1", **extra}, None)
         arm_eng = Engine(syms, arm_kn, vectors, index.query_encoder(model_dir, tmp / "cache-int8", THREADS),
                          neighbours=neighbours)
         arm_eng.prepare(qs)
@@ -245,8 +246,8 @@ def peak_rss(tmp: Path, syms: list, models: dict) -> None:
     rss_gib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / (1 << 20)
     say("## 4. Peak RSS of one index job")
     say("")
-    say(f"`build_index` on {len(syms)} symbols, the default model (ONNX fp32, one text per run), empty cache, its own process: "
-        f"{secs:.1f} s ({len(syms) / secs:.0f} symbols/s end to end, model load included), "
+    say(f"`build_index` on {len(syms)} symbols, the default model (ONNX fp32, one text per run), empty cache, "
+        f"its own process: {secs:.1f} s ({len(syms) / secs:.0f} symbols/s end to end, model load included), "
         f"peak RSS **{rss_gib:.2f} GiB** (target <= 2 GiB): {'met' if rss_gib <= 2 else 'NOT met'}.")
     say("")
 

@@ -9,10 +9,8 @@ import sys
 import pytest
 
 from crmatrix import CrmatrixError
-
-from crmatrix.corpora import tree as corpus
-
 from crmatrix.corpora import languages
+from crmatrix.corpora import tree as corpus
 from crmatrix.stages import fetch_corpus
 
 

@@ -3,7 +3,6 @@ import json
 import pytest
 
 from crmatrix import CrmatrixError
-
 from crmatrix.datasets import registry, relevance
 from crmatrix.hits import Hit
 from crmatrix.symbols import Symbol

@@ -7,7 +7,6 @@ from collections import Counter
 import pytest
 
 from crmatrix import CrmatrixError
-
 from crmatrix.datasets import holdout
 from crmatrix.datasets.tasks import Task
 

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from conftest import ROOT, snakemake, snakemake_cmd
 
 RUST = {

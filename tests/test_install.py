@@ -14,11 +14,10 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from conftest import git, snakemake_cmd
+
 from crmatrix import CrmatrixError
-from crmatrix.pipeline import config
-from crmatrix.pipeline import experiment
+from crmatrix.pipeline import config, experiment
 from crmatrix.systems import install
 
 FAKES = Path(__file__).parent / "fakes"

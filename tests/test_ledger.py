@@ -6,11 +6,10 @@ import re
 
 import pytest
 import yaml
+from test_workflow import matrix, run  # noqa: F401 (matrix is a fixture)
 
 from crmatrix import CrmatrixError
-
 from crmatrix.datasets import ledger
-from test_workflow import matrix, run  # noqa: F401 (matrix is a fixture)
 
 SYSTEM = {"type": "builtin", "methods": ["lexical"]}
 

@@ -9,13 +9,10 @@ import statistics
 import fixture_runs
 import pytest
 
-from crmatrix.systems import registry as systems
-
-from crmatrix.analysis import matrix
-
-from crmatrix.analysis import stats
-from crmatrix.stages import collect_matrix, evaluate_arm, extract_symbols, fetch_corpus, prepare_dataset
+from crmatrix.analysis import matrix, stats
 from crmatrix.hits import Hit
+from crmatrix.stages import collect_matrix, evaluate_arm, extract_symbols, fetch_corpus, prepare_dataset
+from crmatrix.systems import registry as systems
 
 SOURCE = ("def slugify(title):\n    return title.lower()\n\n\n"
           "class Cache:\n    def get(self, key):\n        return self.items[key]\n")

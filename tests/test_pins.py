@@ -6,15 +6,12 @@ import tarfile
 import threading
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
 import pytest
-
 from conftest import SHARED, git, needs_shared
+
 from crmatrix import CrmatrixError
-from crmatrix.corpora import tree as corpus
-from crmatrix.corpora import languages
-from crmatrix.corpora import pins
+from crmatrix.corpora import languages, pins
 from crmatrix.stages import fetch_corpus
 
 

@@ -12,7 +12,6 @@ import fixture_runs
 import pytest
 
 from crmatrix import CrmatrixError, atomic
-
 from crmatrix.analysis import matrix
 from crmatrix.plots import catalog, frames, names
 from crmatrix.plots.style import finish

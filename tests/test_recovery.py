@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from conftest import BIN, ROOT
 from test_index_workflow import B2C, DATASET, OFF, RUST
 

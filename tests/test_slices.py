@@ -5,10 +5,9 @@ the README's recipes for forcing a slice to run again."""
 import json
 import re
 
-from crmatrix.pipeline import config
-
-from crmatrix.pipeline import slices
 from test_workflow import matrix, run  # noqa: F401 (the fixture)
+
+from crmatrix.pipeline import config, slices
 
 
 def cfg() -> dict:

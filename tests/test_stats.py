@@ -6,11 +6,7 @@ import numpy as np
 import pytest
 
 from crmatrix import CrmatrixError
-
-from crmatrix.analysis import check
-
-from crmatrix.analysis import stats
-
+from crmatrix.analysis import check, stats
 from crmatrix.evaluation import tokens
 
 

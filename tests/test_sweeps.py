@@ -2,12 +2,10 @@
 
 import pytest
 import yaml
-
 from conftest import ROOT
+
 from crmatrix import CrmatrixError
-from crmatrix.pipeline import config
-from crmatrix.pipeline import experiment
-from crmatrix.pipeline import sweeps
+from crmatrix.pipeline import config, experiment, sweeps
 
 OFF = {"CODELENS_EMBED_HINT_AUTO": "0"}
 SPARSE = {**OFF, "CODELENS_RANK_SPARSE_TERM_WEIGHT": "1"}

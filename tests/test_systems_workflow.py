@@ -6,9 +6,8 @@ import json
 import re
 
 import yaml
-
 from conftest import snakemake
-from test_systems import CORPUS, DATASET, FAKE_CLI, HITS, INDEXED, MCP
+from test_systems import CORPUS, DATASET, INDEXED, MCP
 
 FAULTY = "crash-on:parse|hang-on:save"
 

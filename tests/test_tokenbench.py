@@ -1,11 +1,10 @@
 """The grep-and-read baseline: salient words, file ranking, what is read, and the savings table."""
 
 from crmatrix.analysis import matrix
-
-from crmatrix.evaluation import tokenbench
 from crmatrix.datasets.tasks import Task
-from crmatrix.symbols import Symbol
+from crmatrix.evaluation import tokenbench
 from crmatrix.evaluation.tokens import count_tokens
+from crmatrix.symbols import Symbol
 
 
 def test_salient_words_drop_stopwords_short_words_and_repeats():

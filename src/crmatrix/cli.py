@@ -22,29 +22,20 @@ import time
 from pathlib import Path
 
 from crmatrix import CrmatrixError, __version__, atomic
-
-from crmatrix.datasets import registry, tasks
-
-from crmatrix.datasets import audit
-
-from crmatrix.analysis import baseline
-
-from crmatrix.pipeline import caches
-
-from crmatrix.analysis import check
-
-from crmatrix.pipeline import config
-
-from crmatrix.pipeline import experiment
-
-from crmatrix.datasets import holdout
-
-from crmatrix.pipeline import locations
-
-from crmatrix.pipeline import sweeps
+from crmatrix.analysis import baseline, check
 from crmatrix.corpora.tree import select_files
-from crmatrix.stages import (build_index, build_system_index, evaluate_arm, extract_symbols, fetch_corpus,
-                             install_system, prepare_dataset, prepare_model)
+from crmatrix.datasets import audit, holdout, registry, tasks
+from crmatrix.pipeline import caches, config, experiment, locations, sweeps
+from crmatrix.stages import (
+    build_index,
+    build_system_index,
+    evaluate_arm,
+    extract_symbols,
+    fetch_corpus,
+    install_system,
+    prepare_dataset,
+    prepare_model,
+)
 from crmatrix.symbols import extract_files
 from crmatrix.systems.registry import check_system_config, needs_index
 
@@ -293,7 +284,8 @@ def parser() -> argparse.ArgumentParser:
                    help="fail when the metric drops more than DROP below the baseline's and the paired "
                         f"randomization test gives p < {baseline.ALPHA:g} (repeatable)")
     c.set_defaults(func=cmd_check)
-    pr = sub.add_parser("promote", help="keep a run as a baseline record (pins, metrics with intervals, per-query ranks)")
+    pr = sub.add_parser("promote",
+                        help="keep a run as a baseline record (pins, metrics with intervals, per-query ranks)")
     pr.add_argument("run", help="a run JSON (results/runs/DATASET/SYSTEM/ARM.json)")
     pr.add_argument("--out", help="where to write it (default: baselines/DATASET/SYSTEM/ARM.json)")
     pr.set_defaults(func=cmd_promote)

@@ -17,7 +17,7 @@ from pathlib import Path
 from mcp.server.mcpserver import MCPServer
 
 sys.path.insert(0, str(Path(__file__).parent))
-import fake_search  # noqa: E402
+import fake_search
 
 server = MCPServer("fake-search")
 SYMBOLS: list[dict] = []

@@ -14,6 +14,14 @@ rule collect_matrix:
     output:
         json="results/matrix/phase-matrix.json",
         md="results/matrix/phase-matrix.md",
+    log:
+        "logs/collect_matrix.log",
+    conda:
+        "../../envs/crmatrix.yaml"
+    threads: 1
+    resources:
+        mem_mb=1024,
+        runtime=10,
     params:
         code=code("collect_matrix"),
         baseline_arm=CFG["baseline_arm"],
@@ -24,14 +32,6 @@ rule collect_matrix:
         comparisons=CFG.get("comparisons"),
         formats={d: c["format"] for d, c in CFG["datasets"].items()},
         summary_datasets=DATASETS,
-    threads: 1
-    resources:
-        mem_mb=1024,
-        runtime=10,
-    conda:
-        "../../envs/crmatrix.yaml"
-    log:
-        "logs/collect_matrix.log",
     script:
         "../scripts/collect_matrix.py"
 
@@ -42,16 +42,16 @@ rule collect_callgraph:
     output:
         json="results/matrix/callgraph.json",
         md="results/matrix/callgraph.md",
-    params:
-        code=code("collect_callgraph"),
+    log:
+        "logs/collect_callgraph.log",
+    conda:
+        "../../envs/crmatrix.yaml"
     threads: 1
     resources:
         mem_mb=1024,
         runtime=10,
-    conda:
-        "../../envs/crmatrix.yaml"
-    log:
-        "logs/collect_callgraph.log",
+    params:
+        code=code("collect_callgraph"),
     script:
         "../scripts/collect_callgraph.py"
 
@@ -62,17 +62,17 @@ rule gate_candidates:
     output:
         json="results/matrix/gate.json",
         txt="results/matrix/gate.txt",
-    params:
-        code=code("gate_candidates"),
-        pairs=COMPARE,
+    log:
+        "logs/gate_candidates.log",
+    conda:
+        "../../envs/crmatrix.yaml"
     threads: 1
     resources:
         mem_mb=1024,
         runtime=10,
-    conda:
-        "../../envs/crmatrix.yaml"
-    log:
-        "logs/gate_candidates.log",
+    params:
+        code=code("gate_candidates"),
+        pairs=COMPARE,
     script:
         "../scripts/gate_candidates.py"
 
@@ -84,18 +84,18 @@ rule track_runs:
         trec=trec_dirs(),
     output:
         tracking_files(),
+    log:
+        "logs/track_runs.log",
+    conda:
+        "../../envs/crmatrix.yaml"
+    threads: 1
+    resources:
+        mem_mb=1024,
+        runtime=30,
     params:
         code=code("track_runs"),
         trackers=CFG["trackers"],
         # <dir>/<dataset>/<system>/<arm>.jsonl
         log_dir=lambda wildcards, output: str(Path(output[0]).parents[2]),
-    threads: 1
-    resources:
-        mem_mb=1024,
-        runtime=30,
-    conda:
-        "../../envs/crmatrix.yaml"
-    log:
-        "logs/track_runs.log",
     script:
         "../scripts/track_runs.py"

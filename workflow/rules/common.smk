@@ -22,15 +22,23 @@ from crmatrix.systems.registry import answers_calls, needs_index
 try:
     CFG = crconfig.validate(config, source="config")
     # system -> its own environment, for the systems the workflow installs (keyed by what it holds)
-    VENVS = {s: experiment.venv_dir(CFG, s) for s in CFG["systems"] if CFG["systems"][s].get("install")}
+    VENVS = {
+        s: experiment.venv_dir(CFG, s)
+        for s in CFG["systems"]
+        if CFG["systems"][s].get("install")
+    }
 except CrmatrixError as e:
     sys.exit(f"crmatrix: {e}")
 
-for _warning in crconfig.clamp_warnings(CFG):  # a valid config, but an arm that measures another value
+for _warning in crconfig.clamp_warnings(
+    CFG
+):  # a valid config, but an arm that measures another value
     print(f"crmatrix: warning: config: {_warning}", file=sys.stderr)
 locations.export(CFG)
 install.export_sources(CFG)
-ledger.export(CFG)  # force_test changes no result: it reaches the jobs as a variable, never as a param
+ledger.export(
+    CFG
+)  # force_test changes no result: it reaches the jobs as a variable, never as a param
 
 
 envvars:
@@ -48,8 +56,11 @@ COMPARE = experiment.compare_pairs(CFG)
 # system -> corpus -> index key -> the first arm with that key, whose model builds the index
 # (and its variables, where the plan could not resolve them); per corpus, since an arm gating
 # by language resolves on the corpus's declared one and may share another arm's index there
-INDEX_ARM = {s: {corpus: experiment.index_arms(CFG, c, corpus) for corpus in CORPORA}
-             for s, c in CFG["systems"].items() if needs_index(c)}
+INDEX_ARM = {
+    s: {corpus: experiment.index_arms(CFG, c, corpus) for corpus in CORPORA}
+    for s, c in CFG["systems"].items()
+    if needs_index(c)
+}
 
 
 wildcard_constraints:
@@ -67,7 +78,8 @@ SCRIPTS = Path(workflow.basedir) / "workflow" / "scripts"
 
 def code(rule_name):
     """A hash of the library code the rule's script runs (Snakemake's own code trigger sees
-    the thin script only), so editing a module re-runs exactly the stages that import it."""
+    the thin script only), so editing a module re-runs exactly the stages that import it.
+    """
     return stage_hash(SCRIPTS / f"{rule_name}.py")
 
 
@@ -92,7 +104,9 @@ def one_of(names):
 # The builtin engine's indexes and external systems' index commands are different rules
 # writing the same kind of path; each rule's `system` wildcard admits only its own systems.
 BUILTIN_SYSTEMS = one_of(s for s, c in CFG["systems"].items() if c["type"] == "builtin")
-EXTERNAL_SYSTEMS = one_of(s for s, c in CFG["systems"].items() if c["type"] != "builtin")
+EXTERNAL_SYSTEMS = one_of(
+    s for s, c in CFG["systems"].items() if c["type"] != "builtin"
+)
 INSTALLED_SYSTEMS = one_of(VENVS)
 
 
@@ -199,7 +213,12 @@ SYSTEM_ARMS = {s: experiment.system_arms(CFG, CFG["systems"][s]) for s in SYSTEM
 
 def cells(pattern):
     """`pattern` for every run of the matrix: each system on each dataset under each of its arms."""
-    return [pattern.format(d=d, s=s, a=a) for d in DATASETS for s in SYSTEMS for a in SYSTEM_ARMS[s]]
+    return [
+        pattern.format(d=d, s=s, a=a)
+        for d in DATASETS
+        for s in SYSTEMS
+        for a in SYSTEM_ARMS[s]
+    ]
 
 
 def run_files():
@@ -208,7 +227,6 @@ def run_files():
 
 def trec_dirs():
     return cells("results/trec/{d}/{s}/{a}")
-
 
 
 def tracking_files():
@@ -226,14 +244,22 @@ def callgraph_files():
 
 def compare_files():
     """The runs of both sides of every release/candidate pair (config `compare:`)."""
-    sides = {(p[k]["system"], p[k]["arm"]) for p in COMPARE.values() for k in ("release", "candidate")}
+    sides = {
+        (p[k]["system"], p[k]["arm"])
+        for p in COMPARE.values()
+        for k in ("release", "candidate")
+    }
     return sorted(f"results/runs/{d}/{s}/{a}.json" for d in DATASETS for s, a in sides)
 
 
 # sweep -> its axes and cells (crmatrix.pipeline.sweeps), for the grid charts
 SWEEPS = sweeps.grids(CFG)
-PLOT_STEMS = plot_names.stems(DATASETS, SYSTEM_ARMS, CFG["baseline_arm"],
-                              {w: [c["arm"] for c in g["cells"]] for w, g in SWEEPS.items()})
+PLOT_STEMS = plot_names.stems(
+    DATASETS,
+    SYSTEM_ARMS,
+    CFG["baseline_arm"],
+    {w: [c["arm"] for c in g["cells"]] for w, g in SWEEPS.items()},
+)
 PLOT_CATEGORIES = {
     "arms": "2. Per dataset",
     "transitions": "2. Per dataset",
@@ -269,14 +295,24 @@ def plot_reports():
 
 
 def audit_files():
-    return [f"results/audit/{d}.{ext}" for d in DATASETS for ext in ("json", "md", "html")]
+    return [
+        f"results/audit/{d}.{ext}" for d in DATASETS for ext in ("json", "md", "html")
+    ]
 
 
 def matrix_outputs():
     """What `all` builds: the phase matrix and its charts, the release/candidate gate, every
-    run's tracking, each dataset's audit, and the call-graph table when the config has edge datasets."""
-    out = ["results/matrix/phase-matrix.json", "results/matrix/phase-matrix.md", "results/plots/index.html",
-           "results/matrix/gate.json", "results/matrix/gate.txt", *tracking_files(), *audit_files()]
+    run's tracking, each dataset's audit, and the call-graph table when the config has edge datasets.
+    """
+    out = [
+        "results/matrix/phase-matrix.json",
+        "results/matrix/phase-matrix.md",
+        "results/plots/index.html",
+        "results/matrix/gate.json",
+        "results/matrix/gate.txt",
+        *tracking_files(),
+        *audit_files(),
+    ]
     if CALLGRAPH_DATASETS and callgraph_files():
         out += ["results/matrix/callgraph.json", "results/matrix/callgraph.md"]
     return out
@@ -310,7 +346,13 @@ def slice_targets(name):
     for c in sl["corpora"]:
         out += [f"results/corpora/{c}/manifest.json", f"results/symbols/{c}.jsonl"]
     if sl["cells"]:
-        out += [f"results/matrix/slices/{name}/phase-matrix.json", f"results/matrix/slices/{name}/phase-matrix.md"]
+        out += [
+            f"results/matrix/slices/{name}/phase-matrix.json",
+            f"results/matrix/slices/{name}/phase-matrix.md",
+        ]
     if sl["calls"]:
-        out += [f"results/matrix/slices/{name}/callgraph.json", f"results/matrix/slices/{name}/callgraph.md"]
+        out += [
+            f"results/matrix/slices/{name}/callgraph.json",
+            f"results/matrix/slices/{name}/callgraph.md",
+        ]
     return out

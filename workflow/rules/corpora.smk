@@ -10,18 +10,18 @@ rule fetch_corpus:
     output:
         tree=directory("results/corpora/{corpus}/tree"),
         manifest="results/corpora/{corpus}/manifest.json",
-    params:
-        code=code("fetch_corpus"),
-        corpus=corpus_params,
-    threads: 1
-    resources:
-        mem_mb=1024,
-        runtime=30,
-    conda:
-        "../../envs/crmatrix.yaml"
     log:
         "logs/fetch_corpus/{corpus}.log",
     benchmark:
         "logs/benchmarks/fetch_corpus/{corpus}.tsv"
+    conda:
+        "../../envs/crmatrix.yaml"
+    threads: 1
+    resources:
+        mem_mb=1024,
+        runtime=30,
+    params:
+        code=code("fetch_corpus"),
+        corpus=corpus_params,
     script:
         "../scripts/fetch_corpus.py"

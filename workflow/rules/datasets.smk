@@ -7,21 +7,21 @@ rule prepare_dataset:
         tasks="results/datasets/{dataset}.jsonl",
         qrels="results/trec/{dataset}.qrels",
         summary="results/datasets/{dataset}.summary.json",
+    log:
+        "logs/prepare_dataset/{dataset}.log",
     wildcard_constraints:
         dataset=one_of(PLAIN_DATASETS),
+    conda:
+        "../../envs/crmatrix.yaml"
+    threads: 1
+    resources:
+        mem_mb=1024,
+        runtime=10,
     params:
         code=code("prepare_dataset"),
         format=lambda wc: CFG["datasets"][wc.dataset]["format"],
         corpus=dataset_corpus,
         split=lambda wc: experiment.dataset_split(CFG, wc.dataset),
-    threads: 1
-    resources:
-        mem_mb=1024,
-        runtime=10,
-    conda:
-        "../../envs/crmatrix.yaml"
-    log:
-        "logs/prepare_dataset/{dataset}.log",
     script:
         "../scripts/prepare_dataset.py"
 
@@ -33,8 +33,16 @@ rule derive_split:
         tasks="results/datasets/{dataset}.jsonl",
         qrels="results/trec/{dataset}.qrels",
         summary="results/datasets/{dataset}.summary.json",
+    log:
+        "logs/derive_split/{dataset}.log",
     wildcard_constraints:
         dataset=one_of(SPLIT_DATASETS),
+    conda:
+        "../../envs/crmatrix.yaml"
+    threads: CFG["embed_threads"]
+    resources:
+        mem_mb=2048,
+        runtime=30,
     params:
         code=code("derive_split"),
         format=lambda wc: CFG["datasets"][wc.dataset]["format"],
@@ -42,14 +50,6 @@ rule derive_split:
         corpus=dataset_corpus,
         env=lambda wc: experiment.split_ranker(CFG, wc.dataset)["env"],
         embed_threads=CFG["embed_threads"],
-    threads: CFG["embed_threads"]
-    resources:
-        mem_mb=2048,
-        runtime=30,
-    conda:
-        "../../envs/crmatrix.yaml"
-    log:
-        "logs/derive_split/{dataset}.log",
     script:
         "../scripts/derive_split.py"
 
@@ -63,18 +63,18 @@ rule grep_baseline:
         symbols=lambda wc: f"results/symbols/{dataset_corpus(wc)}.jsonl",
     output:
         "results/tokenbench/{dataset}.json",
-    params:
-        code=code("grep_baseline"),
-    threads: 1
-    resources:
-        mem_mb=1024,
-        runtime=10,
-    conda:
-        "../../envs/crmatrix.yaml"
     log:
         "logs/grep_baseline/{dataset}.log",
     benchmark:
         "logs/benchmarks/grep_baseline/{dataset}.tsv"
+    conda:
+        "../../envs/crmatrix.yaml"
+    threads: 1
+    resources:
+        mem_mb=1024,
+        runtime=10,
+    params:
+        code=code("grep_baseline"),
     script:
         "../scripts/grep_baseline.py"
 
@@ -98,15 +98,15 @@ rule audit_dataset:
             subcategory="dataset audit",
             labels={"dataset": "{dataset}"},
         ),
-    params:
-        code=code("audit_dataset"),
+    log:
+        "logs/audit_dataset/{dataset}.log",
+    conda:
+        "../../envs/crmatrix.yaml"
     threads: 1
     resources:
         mem_mb=1024,
         runtime=10,
-    conda:
-        "../../envs/crmatrix.yaml"
-    log:
-        "logs/audit_dataset/{dataset}.log",
+    params:
+        code=code("audit_dataset"),
     script:
         "../scripts/audit_dataset.py"

@@ -4,6 +4,17 @@ rule evaluate_arm:
     output:
         run="results/runs/{dataset}/{system}/{arm}.json",
         trec=directory("results/trec/{dataset}/{system}/{arm}"),
+    log:
+        "logs/evaluate_arm/{dataset}/{system}/{arm}.log",
+    benchmark:
+        "logs/benchmarks/evaluate_arm/{dataset}/{system}/{arm}.tsv"
+    conda:
+        "../../envs/crmatrix.yaml"
+    threads: 1
+    # loads an index (vectors, BM25) and the model to embed queries, or runs a peer's server
+    resources:
+        mem_mb=2048,
+        runtime=evaluate_minutes,
     params:
         code=code("evaluate_arm"),
         system=job_system,
@@ -12,17 +23,6 @@ rule evaluate_arm:
         split=lambda wc: experiment.dataset_split(CFG, wc.dataset),
         home=home_dir,
         embed_threads=CFG["embed_threads"],
-    threads: 1
-    # loads an index (vectors, BM25) and the model to embed queries, or runs a peer's server
-    resources:
-        mem_mb=2048,
-        runtime=evaluate_minutes,
-    conda:
-        "../../envs/crmatrix.yaml"
-    log:
-        "logs/evaluate_arm/{dataset}/{system}/{arm}.log",
-    benchmark:
-        "logs/benchmarks/evaluate_arm/{dataset}/{system}/{arm}.tsv"
     script:
         "../scripts/evaluate_arm.py"
 
@@ -38,17 +38,17 @@ rule evaluate_callgraph:
         graph=lambda wc: f"results/graph/{dataset_corpus(wc)}.json",
     output:
         "results/callgraph/{dataset}/{system}.json",
-    params:
-        code=code("evaluate_callgraph"),
-        system=job_system,
-        env=lambda wc: experiment.arm_env(CFG, CFG["baseline_arm"]),
+    log:
+        "logs/evaluate_callgraph/{dataset}/{system}.log",
+    conda:
+        "../../envs/crmatrix.yaml"
     threads: 1
     resources:
         mem_mb=1024,
         runtime=30,
-    conda:
-        "../../envs/crmatrix.yaml"
-    log:
-        "logs/evaluate_callgraph/{dataset}/{system}.log",
+    params:
+        code=code("evaluate_callgraph"),
+        system=job_system,
+        env=lambda wc: experiment.arm_env(CFG, CFG["baseline_arm"]),
     script:
         "../scripts/evaluate_callgraph.py"

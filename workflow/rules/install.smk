@@ -11,20 +11,20 @@ rule install_system:
         unpack(install_inputs),
     output:
         directory("results/systems/{system}/{install_key}/venv"),
-    wildcard_constraints:
-        system=INSTALLED_SYSTEMS,
-    params:
-        code=code("install_system"),
-        install=lambda wc: install.spec(CFG["systems"][wc.system]["install"]),
-    threads: 1
-    resources:
-        mem_mb=2048,
-        runtime=30,
-    conda:
-        "../../envs/crmatrix.yaml"
     log:
         "logs/install_system/{system}/{install_key}.log",
     benchmark:
         "logs/benchmarks/install_system/{system}/{install_key}.tsv"
+    wildcard_constraints:
+        system=INSTALLED_SYSTEMS,
+    conda:
+        "../../envs/crmatrix.yaml"
+    threads: 1
+    resources:
+        mem_mb=2048,
+        runtime=30,
+    params:
+        code=code("install_system"),
+        install=lambda wc: install.spec(CFG["systems"][wc.system]["install"]),
     script:
         "../scripts/install_system.py"

@@ -7,18 +7,18 @@ localrules:
 rule prepare_model:
     output:
         directory("results/models/{model}"),
-    params:
-        code=code("prepare_model"),
-        model=lambda wc: CFG["models"][wc.model],
-    threads: CFG["embed_threads"]
-    resources:
-        mem_mb=3072,
-        runtime=30,
-    conda:
-        "../../envs/crmatrix.yaml"
     log:
         "logs/prepare_model/{model}.log",
     benchmark:
         "logs/benchmarks/prepare_model/{model}.tsv"
+    conda:
+        "../../envs/crmatrix.yaml"
+    threads: CFG["embed_threads"]
+    resources:
+        mem_mb=3072,
+        runtime=30,
+    params:
+        code=code("prepare_model"),
+        model=lambda wc: CFG["models"][wc.model],
     script:
         "../scripts/prepare_model.py"

@@ -22,17 +22,17 @@ rule plot_matrix:
         svg=plot_reports(),
         png=plot_outputs("png"),
         html=plot_outputs("html"),
-    params:
-        code=code("plot_matrix"),
-        captions=plot_names.CAPTIONS,
-        sweeps=SWEEPS,
+    log:
+        "logs/plot_matrix.log",
+    conda:
+        "../../envs/crmatrix.yaml"
     threads: 1
     resources:
         mem_mb=2048,
         runtime=30,
-    conda:
-        "../../envs/crmatrix.yaml"
-    log:
-        "logs/plot_matrix.log",
+    params:
+        code=code("plot_matrix"),
+        captions=plot_names.CAPTIONS,
+        sweeps=SWEEPS,
     script:
         "../scripts/plot_matrix.py"

@@ -14,54 +14,69 @@ localrules:
 rule collect_slice_matrix:
     input:
         runs=lambda wc: slice_runs(wc.slice),
-        summaries=lambda wc: [f"results/datasets/{d}.summary.json" for d in slice_retrieval_datasets(wc.slice)],
+        summaries=lambda wc: [
+            f"results/datasets/{d}.summary.json"
+            for d in slice_retrieval_datasets(wc.slice)
+        ],
     output:
         json="results/matrix/slices/{slice}/phase-matrix.json",
         md="results/matrix/slices/{slice}/phase-matrix.md",
+    log:
+        "logs/collect_slice_matrix/{slice}.log",
     wildcard_constraints:
         slice=one_of(n for n, s in SLICES.items() if s["cells"]),
+    conda:
+        "../../envs/crmatrix.yaml"
+    threads: 1
+    resources:
+        mem_mb=1024,
+        runtime=10,
     params:
         code=code("collect_matrix"),
         baseline_arm=CFG["baseline_arm"],
         headline_method=CFG["headline_method"],
         arm_order=lambda wc: slice_arms(wc.slice),
-        archetypes=lambda wc: {d: CFG["datasets"][d].get("archetype") for d in slice_datasets(wc.slice)},
-        splits=lambda wc: {d: experiment.derived_split(CFG, d) for d in slice_datasets(wc.slice)
-                           if d in SPLIT_DATASETS},
-        comparisons=lambda wc: None if CFG.get("comparisons") is None
-        else [a for a in CFG["comparisons"] if a in slice_arms(wc.slice)],
-        formats=lambda wc: {d: CFG["datasets"][d]["format"] for d in slice_datasets(wc.slice)},
+        archetypes=lambda wc: {
+            d: CFG["datasets"][d].get("archetype") for d in slice_datasets(wc.slice)
+        },
+        splits=lambda wc: {
+            d: experiment.derived_split(CFG, d)
+            for d in slice_datasets(wc.slice)
+            if d in SPLIT_DATASETS
+        },
+        comparisons=lambda wc: (
+            None
+            if CFG.get("comparisons") is None
+            else [a for a in CFG["comparisons"] if a in slice_arms(wc.slice)]
+        ),
+        formats=lambda wc: {
+            d: CFG["datasets"][d]["format"] for d in slice_datasets(wc.slice)
+        },
         summary_datasets=lambda wc: slice_retrieval_datasets(wc.slice),
-    threads: 1
-    resources:
-        mem_mb=1024,
-        runtime=10,
-    conda:
-        "../../envs/crmatrix.yaml"
-    log:
-        "logs/collect_slice_matrix/{slice}.log",
     script:
         "../scripts/collect_matrix.py"
 
 
 rule collect_slice_callgraph:
     input:
-        lambda wc: [f"results/callgraph/{d}/{s}.json" for d, s in SLICES[wc.slice]["calls"]],
+        lambda wc: [
+            f"results/callgraph/{d}/{s}.json" for d, s in SLICES[wc.slice]["calls"]
+        ],
     output:
         json="results/matrix/slices/{slice}/callgraph.json",
         md="results/matrix/slices/{slice}/callgraph.md",
+    log:
+        "logs/collect_slice_callgraph/{slice}.log",
     wildcard_constraints:
         slice=one_of(n for n, s in SLICES.items() if s["calls"]),
-    params:
-        code=code("collect_callgraph"),
+    conda:
+        "../../envs/crmatrix.yaml"
     threads: 1
     resources:
         mem_mb=1024,
         runtime=10,
-    conda:
-        "../../envs/crmatrix.yaml"
-    log:
-        "logs/collect_slice_callgraph/{slice}.log",
+    params:
+        code=code("collect_callgraph"),
     script:
         "../scripts/collect_callgraph.py"
 

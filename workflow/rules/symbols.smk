@@ -4,17 +4,17 @@ rule extract_symbols:
         manifest="results/corpora/{corpus}/manifest.json",
     output:
         "results/symbols/{corpus}.jsonl",
-    params:
-        code=code("extract_symbols"),
-    threads: 1
-    resources:
-        mem_mb=1024,
-        runtime=20,
-    conda:
-        "../../envs/crmatrix.yaml"
     log:
         "logs/extract_symbols/{corpus}.log",
     benchmark:
         "logs/benchmarks/extract_symbols/{corpus}.tsv"
+    conda:
+        "../../envs/crmatrix.yaml"
+    threads: 1
+    resources:
+        mem_mb=1024,
+        runtime=20,
+    params:
+        code=code("extract_symbols"),
     script:
         "../scripts/extract_symbols.py"

@@ -13,5 +13,5 @@ with jobs.job(snakemake.log[0], snakemake.output):
         dict(snakemake.params.splits),
         snakemake.params.comparisons,
         formats=dict(snakemake.params.formats),
-        summaries=dict(zip(snakemake.params.summary_datasets, snakemake.input.summaries)),
+        summaries=dict(zip(snakemake.params.summary_datasets, snakemake.input.summaries, strict=True)),
     )

@@ -1,5 +1,4 @@
-from crmatrix.pipeline import jobs
-from crmatrix.pipeline import locations
+from crmatrix.pipeline import jobs, locations
 from crmatrix.stages import derive_split
 
 with jobs.job(snakemake.log[0], snakemake.output):

@@ -1,7 +1,6 @@
-from crmatrix.systems import install
-from crmatrix.pipeline import jobs
-from crmatrix.pipeline import locations
+from crmatrix.pipeline import jobs, locations
 from crmatrix.stages import install_system
+from crmatrix.systems import install
 
 with jobs.job(snakemake.log[0], snakemake.output):
     install_system.run(

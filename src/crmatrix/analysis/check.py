@@ -10,7 +10,6 @@ import math
 from dataclasses import dataclass
 
 from crmatrix import CrmatrixError
-
 from crmatrix.evaluation import metrics
 
 _JSON_TYPES = {dict: "an object", list: "a list", str: "a string", bool: "a boolean",

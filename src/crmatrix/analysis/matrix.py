@@ -15,12 +15,8 @@ from __future__ import annotations
 import math
 
 from crmatrix import atomic
-
-from crmatrix.analysis import meta
-
+from crmatrix.analysis import meta, stats
 from crmatrix.evaluation import metrics
-
-from crmatrix.analysis import stats
 
 METRIC = "mrr"
 # The do-no-harm gate on structural splits (crmatrix.datasets.splits): an arm must not lose recall@10 there.
@@ -99,7 +95,7 @@ def _correct(cells: dict, baseline: str, comparisons: list[str] | None) -> list[
     """Holm across the family; an identical arm takes its twin's corrected p, one identical to
     the baseline or moving no query 1, and an arm outside the family None (its unadjusted p stays)."""
     family = _family(cells, baseline, comparisons)
-    adjusted = dict(zip(family, stats.holm([cells[a]["p_randomization"] for a in family])))
+    adjusted = dict(zip(family, stats.holm([cells[a]["p_randomization"] for a in family]), strict=True))
     for arm, cell in cells.items():
         if "p_randomization" in cell:
             same = cell["identical_to"] or arm
@@ -225,7 +221,7 @@ def _pool(group: str, kind: str, studies: list[dict]) -> dict:
     varied = [s for s in studies if s["se"] > 0]
     pooled = meta.random_effects([s["delta"] for s in varied], [s["se"] ** 2 for s in varied]) if varied else None
     if pooled:
-        pooled["weights"] = dict(zip((s["dataset"] for s in varied), pooled["weights"]))
+        pooled["weights"] = dict(zip((s["dataset"] for s in varied), pooled["weights"], strict=True))
     return {"group": group, "kind": kind, "datasets": [s["dataset"] for s in studies],
             "unvaried": [s["dataset"] for s in studies if s["se"] == 0],
             "verdict": {v: sum(s["verdict"] == v for s in studies) for v in VERDICTS}, "pooled": pooled}
@@ -349,7 +345,9 @@ def _p(p: float) -> str:
 def _p_text(cell: dict) -> str:
     """The corrected p beside the unadjusted one; an arm outside the family shows the latter only."""
     raw = _p(cell["p_randomization"])
-    return f"p={raw} unadjusted (not in the family)" if cell["p_holm"] is None else f"p={_p(cell['p_holm'])} ({raw} unadj.)"
+    if cell["p_holm"] is None:
+        return f"p={raw} unadjusted (not in the family)"
+    return f"p={_p(cell['p_holm'])} ({raw} unadj.)"
 
 
 def _cell_text(cell: dict | None) -> str:
@@ -536,8 +534,8 @@ def _benchmarks_md(entries: list[dict], base: str) -> list[str]:
         if e["dropped"] is not None:
             d = e["dropped"]
             reasons = "; ".join(f"{n} {r}" for r, n in d["by_reason"].items())
-            lines += [f"{d['tasks']} tasks; {d['dropped']} rows or citations dropped" + (f": {reasons}" if reasons else ""),
-                      ""]
+            lines += [f"{d['tasks']} tasks; {d['dropped']} rows or citations dropped"
+                      + (f": {reasons}" if reasons else ""), ""]
         lines += ["| arm | " + " | ".join(e["metrics"]) + " |", "|---|" + "---:|" * len(e["metrics"])]
         for arm, scores in e["arms"].items():
             lines.append(f"| {arm} | " + " | ".join(_ci_text(scores[m]) for m in e["metrics"]) + " |")
@@ -547,8 +545,8 @@ def _benchmarks_md(entries: list[dict], base: str) -> list[str]:
             lines += ["", f"By stratum ({arm}):", "", "| stratum | n | " + " | ".join(e["metrics"]) + " |",
                       "|---|---:|" + "---:|" * len(e["metrics"])]
             for name, scores in strata.items():
-                lines.append(f"| {name or '—'} | {scores['n']} | " + " | ".join(_ci_text(scores[m]) for m in e["metrics"])
-                             + " |")
+                cis = " | ".join(_ci_text(scores[m]) for m in e["metrics"])
+                lines.append(f"| {name or '—'} | {scores['n']} | {cis} |")
         lines.append("")
     return lines
 

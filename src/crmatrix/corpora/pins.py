@@ -58,7 +58,7 @@ class Pin:
     spec: dict
 
     @classmethod
-    def from_config(cls, name: str, corpus: dict) -> "Pin":
+    def from_config(cls, name: str, corpus: dict) -> Pin:
         kinds = [k for k in KINDS if k in corpus]
         if len(kinds) != 1:
             raise CrmatrixError(

@@ -7,9 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from crmatrix import CrmatrixError
-from crmatrix.datasets.tasks import Task
-from crmatrix.datasets.rows import check_fields, read_rows
 from crmatrix.datasets.registry import register
+from crmatrix.datasets.rows import check_fields, read_rows
+from crmatrix.datasets.tasks import Task
 from crmatrix.symbols import Symbol
 
 
@@ -32,9 +32,11 @@ def load_callgraph(path: Path, corpus: str, manifest: dict, symbols: list[Symbol
         callees.setdefault((caller, suffix), set()).add((callee, ""))
         callers.setdefault(callee, set()).add((caller, suffix))
     tasks = [Task(f"callees:{suffix}:{caller}", caller, "callees",
-                  {"type": "calls", "symbol": caller, "file_suffix": suffix, "answers": sorted(map(list, gold))}, corpus)
+                  {"type": "calls", "symbol": caller, "file_suffix": suffix, "answers": sorted(map(list, gold))},
+                  corpus)
              for (caller, suffix), gold in sorted(callees.items())]
     tasks += [Task(f"callers:{callee}", callee, "callers",
-                   {"type": "calls", "symbol": callee, "file_suffix": None, "answers": sorted(map(list, gold))}, corpus)
+                   {"type": "calls", "symbol": callee, "file_suffix": None, "answers": sorted(map(list, gold))},
+                   corpus)
               for callee, gold in sorted(callers.items())]
     return tasks

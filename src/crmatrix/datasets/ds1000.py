@@ -21,10 +21,10 @@ from rapidfuzz import fuzz, process
 
 from crmatrix import CrmatrixError
 from crmatrix.corpora.tree import ds1000_docs
-from crmatrix.datasets.registry import Loaded, register
-from crmatrix.datasets.tasks import Task
-from crmatrix.datasets.rows import check_fields, query_key
 from crmatrix.datasets.records import read_records
+from crmatrix.datasets.registry import Loaded, register
+from crmatrix.datasets.rows import check_fields, query_key
+from crmatrix.datasets.tasks import Task
 from crmatrix.symbols import DOCUMENT_KIND, Symbol
 
 FUZZY_MIN = 85
@@ -63,7 +63,7 @@ def load_ds1000(path: Path, corpus: str, manifest: dict, symbols: list[Symbol]) 
     if not match.docs:
         raise CrmatrixError(f"{path}: corpus {corpus!r} holds no documents (a ds1000 dataset needs a ds1000 corpus)")
     tasks, dropped, seen = [], [], {}
-    for i, (row, (meta, docs)) in enumerate(zip(rows, metas)):
+    for i, (row, (meta, docs)) in enumerate(zip(rows, metas, strict=True)):
         if not docs:
             dropped.append({"row": i, "reason": "no gold docs", "detail": f"problem {meta['problem_id']}"})
             continue

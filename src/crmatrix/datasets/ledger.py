@@ -76,7 +76,7 @@ def check(key: str, dataset: str, split: str, force: bool, path: Path = PATH) ->
 
 def add(ledger: dict, runs: list[tuple[dict, str]], today: dt.date | None = None) -> bool:
     """Add to `ledger` each test-split run (run JSON, its file's sha256) not in it yet; True if any was."""
-    date = (today or dt.datetime.now(dt.timezone.utc).date()).isoformat()
+    date = (today or dt.datetime.now(dt.UTC).date()).isoformat()
     changed = False
     for run, sha in runs:
         split = run["provenance"]["dataset"].get("split")

@@ -35,7 +35,7 @@ def read_records(source) -> list[dict]:
             name, _, split = text.removeprefix(HUB_PREFIX).partition("@")
             try:
                 return hf.load_dataset(name, split=split or "train", cache_dir=cache).to_list()
-            except Exception as e:  # noqa: BLE001 - the library raises many kinds; each is one line here
+            except Exception as e:
                 offline = os.environ.get("HF_DATASETS_OFFLINE", "") not in ("", "0", "false", "False")
                 why = ("hub access is off (HF_DATASETS_OFFLINE=1); set HF_DATASETS_OFFLINE=0 to download it"
                        if offline else f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
@@ -48,7 +48,7 @@ def read_records(source) -> list[dict]:
             raise CrmatrixError(f"{path}: no such file")
         try:
             return hf.load_dataset(builder, data_files=str(path.resolve()), split="train", cache_dir=cache).to_list()
-        except Exception as e:  # noqa: BLE001
+        except Exception as e:
             cause = e.__cause__ or e
             raise CrmatrixError(f"{path}: not readable as {builder}: {type(cause).__name__}: "
                                 f"{str(cause).splitlines()[0] if str(cause) else ''}") from None

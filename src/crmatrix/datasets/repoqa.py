@@ -21,12 +21,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from crmatrix import CrmatrixError
-from crmatrix.datasets.astequiv import Fingerprinter
 from crmatrix.atomic import sha256_bytes
 from crmatrix.corpora.tree import repoqa_repo
+from crmatrix.datasets.astequiv import Fingerprinter
 from crmatrix.datasets.registry import Loaded, register
-from crmatrix.datasets.tasks import Task
 from crmatrix.datasets.rows import check_fields, corpus_repo, query_key
+from crmatrix.datasets.tasks import Task
 from crmatrix.symbols import Symbol
 
 FUNCTION_KINDS = ("function", "method")

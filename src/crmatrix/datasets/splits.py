@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections import Counter
 
 from crmatrix import CrmatrixError
-from crmatrix.datasets.tasks import Task
 from crmatrix.datasets.relevance import relevant_symbols
+from crmatrix.datasets.tasks import Task
 from crmatrix.engine import Engine
 from crmatrix.graph import Graph
 

@@ -40,8 +40,9 @@ def evaluate(system, tasks: list[Task]) -> dict:
         try:
             if not hasattr(system, "calls"):
                 raise NotImplementedError("the system answers no call-graph questions (no `calls` member)")
-            answers, error = [tuple(a) for a in system.calls(t.query_type, t.gold["symbol"], t.gold["file_suffix"])], None
-        except Exception as e:  # noqa: BLE001 - a failing system is data, as in evaluate.run_method
+            answers = [tuple(a) for a in system.calls(t.query_type, t.gold["symbol"], t.gold["file_suffix"])]
+            error = None
+        except Exception as e:
             answers, error = [], f"{type(e).__name__}: {e}"
         rows.append({"task_id": t.task_id, "direction": t.query_type, "symbol": t.gold["symbol"],
                      "gold": gold, "answers": [list(a) for a in answers], **score(answers, gold), "error": error})

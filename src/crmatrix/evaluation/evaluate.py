@@ -13,20 +13,17 @@ import logging
 import numpy as np
 
 from crmatrix import CrmatrixError
-
-from crmatrix.evaluation import metrics
-
-from crmatrix.evaluation import tokenbench
-from crmatrix.systems.answers import BLOB, FAILURE_KINDS, RANKED, Answer, QueryFailure
 from crmatrix.atomic import dumps_canonical
-from crmatrix.datasets.tasks import Task
 from crmatrix.datasets.relevance import ranked_units, relevant_ids
-from crmatrix.systems.guard import Guard
+from crmatrix.datasets.tasks import Task
+from crmatrix.evaluation import metrics, tokenbench
+from crmatrix.evaluation.tokens import count_tokens
 from crmatrix.hits import Hit
 from crmatrix.progress import Progress
 from crmatrix.symbols import Symbol
+from crmatrix.systems.answers import BLOB, FAILURE_KINDS, RANKED, Answer, QueryFailure
+from crmatrix.systems.guard import Guard
 from crmatrix.systems.registry import System, SystemContext, make_system
-from crmatrix.evaluation.tokens import count_tokens
 
 RESPONSE_HITS = 10
 CLOSE_TIMEOUT_S = 30.0
@@ -92,7 +89,7 @@ def _ask(system: System, guard: Guard, query: str, method: str, k: int) -> Outco
     try:
         hits, text = _answer(guard.call(system.search, query, method, k))
         return hits, text, guard.last_elapsed_s * 1000, None
-    except Exception as e:  # noqa: BLE001 - any system crash is data, not a reason to lose the run
+    except Exception as e:
         return [], None, guard.last_elapsed_s * 1000, _as_failure(e)
 
 
@@ -103,7 +100,7 @@ def _ask_batch(system: System, guard: Guard, queries: list[str], method: str, k:
                              what="batch search")
         if len(results) != len(queries):
             raise QueryFailure("bad-output", f"batch: {len(results)} results for {len(queries)} queries")
-    except Exception as e:  # noqa: BLE001 - the whole batch failed: so did each of its queries
+    except Exception as e:
         return [([], None, guard.last_elapsed_s * 1000 / len(queries), _as_failure(e))] * len(queries)
     share = guard.last_elapsed_s * 1000 / len(queries)
     out: list[Outcome] = []
@@ -112,7 +109,7 @@ def _ask_batch(system: System, guard: Guard, queries: list[str], method: str, k:
             if isinstance(r, BaseException):
                 raise r
             out.append((*_answer(r), share, None))
-        except Exception as e:  # noqa: BLE001
+        except Exception as e:
             out.append(([], None, share, _as_failure(e)))
     return out
 
@@ -136,7 +133,7 @@ def run_method(system: System, tasks: list[Task], n_relevant: dict[str, int], me
             outcomes = _ask_batch(system, guard, [t.query for t in chunk], method, k)
         else:
             outcomes = [_ask(system, guard, chunk[0].query, method, k)]
-        for task, outcome in zip(chunk, outcomes):
+        for task, outcome in zip(chunk, outcomes, strict=True):
             ranked[task.task_id] = [unit for unit, _ in ranked_units(task.gold, outcome[0])]
             rows.append(_query_row(task, outcome, n_relevant[task.task_id], blob))
         progress.advance(len(chunk))  # after the guard's clock stopped: never part of a query's latency
@@ -199,7 +196,7 @@ def stop_system(sysobj: System, guard: Guard) -> None:
     try:
         if hasattr(sysobj, "close"):
             guard.call(sysobj.close, timeout_s=CLOSE_TIMEOUT_S, what="close")
-    except Exception as e:  # noqa: BLE001 - the results are complete either way
+    except Exception as e:
         logging.getLogger(__name__).warning("system %s did not close cleanly: %s", type(sysobj).__name__, e)
     finally:
         guard.close()

@@ -21,11 +21,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from crmatrix.datasets.tasks import Task
-
 from crmatrix.datasets.relevance import relevant_symbols
-from crmatrix.symbols import Symbol
+from crmatrix.datasets.tasks import Task
 from crmatrix.evaluation.tokens import count_tokens
+from crmatrix.symbols import Symbol
 
 READ_FILES = 3
 READ_LINES = 200

@@ -31,7 +31,7 @@ def module_file(name: str) -> Path | None:
     return None
 
 
-@functools.lru_cache(maxsize=None)  # the Snakefile asks for each rule; many share modules
+@functools.cache  # the Snakefile asks for each rule; many share modules
 def imported_modules(source: str, module: str | None = None, is_package: bool = False) -> frozenset[str]:
     """The crmatrix modules that running `source` (the text of `module`, if it is one) imports."""
     names: set[str] = set()

@@ -13,12 +13,11 @@ import jsonschema
 import yaml
 
 from crmatrix import CrmatrixError
-
-from crmatrix.pipeline import sweeps
 from crmatrix.analysis.check import json_type
-from crmatrix.engine.knobs import MODEL_VAR
 from crmatrix.corpora.languages import LANGUAGES
 from crmatrix.corpora.pins import Pin
+from crmatrix.engine.knobs import MODEL_VAR
+from crmatrix.pipeline import sweeps
 
 SCHEMA_FILE = "config.schema.yaml"
 KNOWN_LANGUAGES = frozenset(LANGUAGES.values())

@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from crmatrix import atomic
-
 from crmatrix.datasets import audit
 from crmatrix.datasets.tasks import read_tasks
 from crmatrix.plots.gallery import markdown_page

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from crmatrix import atomic
-from crmatrix.engine import index, knobs
 from crmatrix.corpora.languages import dominant_language
+from crmatrix.engine import index, knobs
 from crmatrix.symbols import read_symbols
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from crmatrix import atomic
-
 from crmatrix.evaluation import callgraph
 
 

@@ -6,10 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from crmatrix import atomic
-
-from crmatrix.datasets import ledger
-
 from crmatrix.analysis import matrix
+from crmatrix.datasets import ledger
 
 
 def run(runs: list[Path], baseline_arm: str, headline_method: str, arm_order: list[str],

@@ -7,16 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from crmatrix import atomic, graph
-
-from crmatrix.datasets import registry, relevance
-
-from crmatrix.datasets import splits
-
-from crmatrix.evaluation import trec
-from crmatrix.datasets.tasks import Task
-from crmatrix.stages import prepare_dataset
-from crmatrix.engine import Engine, index, knobs
 from crmatrix.corpora.languages import dominant_language
+from crmatrix.datasets import registry, relevance, splits
+from crmatrix.datasets.tasks import Task
+from crmatrix.engine import Engine, index, knobs
+from crmatrix.evaluation import trec
+from crmatrix.stages import prepare_dataset
 from crmatrix.symbols import read_symbols
 
 

@@ -5,19 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from crmatrix import atomic
-
-from crmatrix.evaluation import evaluate
-
 from crmatrix.datasets import ledger
-
-from crmatrix.evaluation import provenance
-
-from crmatrix.evaluation import tokenbench
-
-from crmatrix.evaluation import trec
 from crmatrix.datasets.tasks import read_tasks
-from crmatrix.systems.guard import DEFAULT_BUDGET_S, DEFAULT_TIMEOUT_S, Guard
+from crmatrix.evaluation import evaluate, provenance, tokenbench, trec
 from crmatrix.symbols import read_symbols
+from crmatrix.systems.guard import DEFAULT_BUDGET_S, DEFAULT_TIMEOUT_S, Guard
 from crmatrix.systems.registry import SystemContext
 
 

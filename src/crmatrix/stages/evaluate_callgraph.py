@@ -5,9 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from crmatrix import atomic
-
-from crmatrix.evaluation import callgraph
 from crmatrix.datasets.tasks import read_tasks
+from crmatrix.evaluation import callgraph
 from crmatrix.symbols import read_symbols
 from crmatrix.systems.registry import SystemContext, make_system
 

@@ -6,10 +6,9 @@ import tempfile
 from pathlib import Path
 
 from crmatrix import CrmatrixError, atomic
-
 from crmatrix.corpora import pins
-from crmatrix.corpora.tree import select_files, write_source
 from crmatrix.corpora.languages import dominant_language
+from crmatrix.corpora.tree import select_files, write_source
 
 
 def run(name: str, corpus: dict, tree: Path, manifest_path: Path, mirrors: list[str], registries: dict,

@@ -6,10 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from crmatrix import atomic
-
-from crmatrix.analysis import baseline
-
-from crmatrix.analysis import check
+from crmatrix.analysis import baseline, check
 
 HEADER = (f"A candidate FAILs a dataset when its metric drops below the release's by more than the max drop "
           f"and the paired randomization test over that dataset's queries gives p < {baseline.ALPHA:g} "

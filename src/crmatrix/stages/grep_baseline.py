@@ -9,9 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from crmatrix import atomic
-
-from crmatrix.evaluation import tokenbench
 from crmatrix.datasets.tasks import read_tasks
+from crmatrix.evaluation import tokenbench
 from crmatrix.symbols import read_symbols
 
 

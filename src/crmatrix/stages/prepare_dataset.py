@@ -8,13 +8,9 @@ import logging
 from pathlib import Path
 
 from crmatrix import atomic
-
-from crmatrix.datasets import registry, relevance
-
-from crmatrix.datasets import holdout
-
-from crmatrix.evaluation import trec
+from crmatrix.datasets import holdout, registry, relevance
 from crmatrix.datasets.tasks import Task
+from crmatrix.evaluation import trec
 from crmatrix.symbols import read_symbols
 
 log = logging.getLogger(__name__)

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from crmatrix import CrmatrixError
+from crmatrix.corpora.languages import dominant_language
 from crmatrix.engine import INDEX_METHODS, Engine
 from crmatrix.engine import METHODS as BUILTIN_METHODS
 from crmatrix.engine.knobs import INDEX_TIME_VARS
 from crmatrix.hits import Hit
-from crmatrix.corpora.languages import dominant_language
 
 
 class BuiltinSystem:

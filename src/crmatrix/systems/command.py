@@ -20,8 +20,8 @@ import json
 from typing import Any
 
 from crmatrix import CrmatrixError, atomic
-from crmatrix.systems.answers import Answer, QueryFailure
 from crmatrix.systems import hitmap, sandbox, templates
+from crmatrix.systems.answers import Answer, QueryFailure
 from crmatrix.systems.external import PER_QUERY, ExternalSystem
 
 

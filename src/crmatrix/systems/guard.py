@@ -42,7 +42,7 @@ class _Worker:
             if fut.set_running_or_notify_cancel():
                 try:
                     fut.set_result(fn())
-                except BaseException as e:  # noqa: BLE001 - handed to the waiting job as is
+                except BaseException as e:
                     fut.set_exception(e)
 
     def submit(self, fn: Callable[[], Any]) -> Future:

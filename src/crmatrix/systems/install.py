@@ -23,20 +23,19 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import MutableMapping
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import MutableMapping
 from pathlib import Path
 
 from packaging.utils import canonicalize_name, canonicalize_version
 
 from crmatrix import CrmatrixError, atomic
-
 from crmatrix.corpora import pins
-from crmatrix.systems.processes import stop_group
 from crmatrix.evaluation.provenance import INSTALL_INFO
+from crmatrix.systems.processes import stop_group
 
 log = logging.getLogger(__name__)
 
@@ -171,7 +170,8 @@ def _installed(report: Path) -> tuple[dict[str, str], dict[str, str], list[str]]
     items = json.loads(report.read_text(encoding="utf-8"))["install"]
     every = {canonicalize_name(i["metadata"]["name"]): i["metadata"]["version"] for i in items}
     asked = [i for i in items if i.get("requested")]
-    return (dict(sorted(every.items())), {canonicalize_name(i["metadata"]["name"]): i["metadata"]["version"] for i in asked},
+    return (dict(sorted(every.items())),
+            {canonicalize_name(i["metadata"]["name"]): i["metadata"]["version"] for i in asked},
             [i.get("download_info", {}).get("url", "?") for i in asked])
 
 

@@ -31,10 +31,10 @@ from pathlib import Path
 from typing import Any
 
 from crmatrix import CrmatrixError
-from crmatrix.systems.answers import Answer, QueryFailure
-from crmatrix.systems.guard import GRACE_S
 from crmatrix.systems import templates
+from crmatrix.systems.answers import Answer, QueryFailure
 from crmatrix.systems.external import STATIC, ExternalSystem
+from crmatrix.systems.guard import GRACE_S
 
 SHUTDOWN_S = 10.0  # > the SDK's own escalation (2 s after stdin closes, 2 s after SIGTERM, 2 s to reap)
 
@@ -66,7 +66,7 @@ class _Server:
         except QueryFailure:
             self.close()
             raise
-        except BaseException as e:  # noqa: BLE001 - cannot start, initialize, or set up: one line with the cause
+        except BaseException as e:
             self.close()
             raise QueryFailure("crash", f"server: {type(e).__name__}: {e}") from None
 
@@ -95,7 +95,7 @@ class _Server:
                                     raise QueryFailure("crash", f"setup tool {step['tool']}: {_text(result)[:300]}")
                         self._ready.set_result(info)
                         await self._answer_calls(session)
-        except BaseException as e:  # noqa: BLE001 - reported to whoever waits
+        except BaseException as e:
             if not self._ready.done():
                 self._ready.set_exception(e)
         finally:
@@ -116,7 +116,7 @@ class _Server:
             except TimeoutError:
                 fut.set_exception(QueryFailure("timeout", f"{tool}: no answer within {timeout_s:g} s"))
                 return
-            except Exception as e:  # noqa: BLE001 - the connection or the server failed
+            except Exception as e:
                 fut.set_exception(QueryFailure("crash", f"{tool}: {type(e).__name__}: {e}"))
                 return
             fut.set_result(result)

@@ -10,7 +10,6 @@ add one with `register(name)`.
 from __future__ import annotations
 
 import functools
-
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
@@ -18,11 +17,11 @@ from pathlib import Path
 from typing import Protocol
 
 from crmatrix import CrmatrixError
-from crmatrix.systems.answers import Answer
-from crmatrix.systems.guard import DEFAULT_TIMEOUT_S
 from crmatrix.hits import Hit
 from crmatrix.symbols import Symbol
 from crmatrix.systems import templates
+from crmatrix.systems.answers import Answer
+from crmatrix.systems.guard import DEFAULT_TIMEOUT_S
 
 ENTRY_POINT_GROUP = "crmatrix.systems"
 

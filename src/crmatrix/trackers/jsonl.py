@@ -19,7 +19,7 @@ class JsonlTracker:
         self.events: list[dict] = []
 
     def _event(self, kind: str, **fields) -> None:
-        self.events.append({"event": kind, "time": datetime.datetime.now(datetime.timezone.utc).isoformat(
+        self.events.append({"event": kind, "time": datetime.datetime.now(datetime.UTC).isoformat(
             timespec="milliseconds"), **fields})
 
     def start_run(self, name: str, params: dict[str, str], tags: dict[str, str]) -> bool:

@@ -100,8 +100,11 @@ def test_baseline_arm_must_exist_and_methods_must_be_supported():
     cfg["systems"] = {"b": {"type": "builtin", "methods": ["telepathy"]}}
     assert error_of(cfg).startswith("config: systems.b.methods: telepathy not supported by builtin")
     cfg["systems"] = {"b": {"type": "nosuch"}}
-    assert error_of(cfg).startswith("config: systems.b.type: unknown system type 'nosuch' (registered: builtin, "
-                                    "command, mcp")
+    assert error_of(cfg).startswith("config: systems.b.type: unknown system type 'nosuch' (known: builtin, "
+                                    "command, mcp")  # (and any installed package's)
+    cfg["systems"] = {"b": {"type": "comand"}}
+    assert error_of(cfg).startswith("config: systems.b.type: unknown system type 'comand' (did you mean 'command'? "
+                                    "known: builtin, command, mcp")
 
 
 def test_comparisons_name_arms_other_than_the_baseline():

@@ -20,11 +20,12 @@ import json
 from typing import Any
 
 from crmatrix import CrmatrixError, atomic
-from crmatrix.systems import hitmap, sandbox, templates
+from crmatrix.systems import hitmap, register, sandbox, templates
 from crmatrix.systems.answers import Answer, QueryFailure
 from crmatrix.systems.external import PER_QUERY, ExternalSystem
 
 
+@register("command")
 class CommandSystem(ExternalSystem):
     CALL_KEY = "search"
 

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from crmatrix import CrmatrixError
-from crmatrix.systems import templates
+from crmatrix.systems import register, templates
 from crmatrix.systems.answers import Answer, QueryFailure
 from crmatrix.systems.external import STATIC, ExternalSystem
 from crmatrix.systems.guard import GRACE_S
@@ -143,6 +143,7 @@ class _Server:
             self._thread.join(timeout=SHUTDOWN_S)
 
 
+@register("mcp")
 class McpSystem(ExternalSystem):
     @classmethod
     def check_options(cls, options: dict) -> None:

@@ -16,8 +16,10 @@ from crmatrix import CrmatrixError
 from crmatrix.analysis.check import json_type
 from crmatrix.corpora.languages import LANGUAGES
 from crmatrix.corpora.pins import Pin
+from crmatrix.datasets.registry import FORMATS, corpus_kinds
 from crmatrix.engine.knobs import MODEL_VAR
 from crmatrix.pipeline import sweeps
+from crmatrix.trackers import ALWAYS_TRACKED, TRACKERS
 
 SCHEMA_FILE = "config.schema.yaml"
 KNOWN_LANGUAGES = frozenset(LANGUAGES.values())
@@ -76,9 +78,10 @@ def validate(config: dict, source: str = "config") -> dict:
     errors = sorted(Validator(schema()).iter_errors(cfg), key=lambda e: (list(map(str, e.absolute_path)), e.message))
     if errors:
         raise CrmatrixError(f"{source}: {_message(errors[0])}")
+    written = tuple(corpus_kinds())
     for name, corpus in cfg["corpora"].items():
         try:
-            Pin.from_config(name, corpus)
+            Pin.from_config(name, corpus, written)
         except CrmatrixError as e:
             raise CrmatrixError(f"{source}: {e}") from None
         if "language" in corpus and corpus["language"] not in KNOWN_LANGUAGES:
@@ -90,6 +93,7 @@ def validate(config: dict, source: str = "config") -> dict:
     except CrmatrixError as e:
         raise CrmatrixError(f"{source}: {e}") from None
     for name, ds in cfg["datasets"].items():
+        FORMATS.get(ds["format"], f"{source}: datasets.{name}.format")
         if ds["corpus"] not in cfg["corpora"]:
             raise CrmatrixError(
                 f"{source}: datasets.{name}.corpus: names corpus {ds['corpus']!r}, which is not in corpora "
@@ -116,6 +120,11 @@ def validate(config: dict, source: str = "config") -> dict:
             _check_system_arms(cfg, name, sysconf)
         except CrmatrixError as e:
             raise CrmatrixError(f"{source}: {e}") from None
+    for name in cfg["trackers"]:
+        if name == ALWAYS_TRACKED:
+            raise CrmatrixError(f"{source}: trackers.{name}: always written (results/tracking/), "
+                                "not named in the config")
+        TRACKERS.get(name, f"{source}: trackers.{name}")
     from crmatrix.pipeline.experiment import compare_pairs, split_ranker
 
     try:

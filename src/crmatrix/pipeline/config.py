@@ -19,6 +19,8 @@ from crmatrix.corpora.pins import Pin
 from crmatrix.datasets.registry import FORMATS, corpus_kinds
 from crmatrix.engine.knobs import MODEL_VAR
 from crmatrix.pipeline import sweeps
+from crmatrix.pipeline.experiment import compare_pairs, split_ranker
+from crmatrix.systems import check_system_config, install
 from crmatrix.trackers import ALWAYS_TRACKED, TRACKERS
 
 SCHEMA_FILE = "config.schema.yaml"
@@ -110,8 +112,6 @@ def validate(config: dict, source: str = "config") -> dict:
             raise CrmatrixError(f"{source}: comparisons.{i}: {arm!r} is not an arm compared with the baseline "
                                 f"({', '.join(a for a in cfg['arms'] if a != cfg['baseline_arm'])})")
     _check_models_and_arms(cfg, source)
-    from crmatrix.systems import check_system_config, install
-
     for name, sysconf in cfg["systems"].items():
         try:
             check_system_config(name, sysconf)
@@ -125,8 +125,6 @@ def validate(config: dict, source: str = "config") -> dict:
             raise CrmatrixError(f"{source}: trackers.{name}: always written (results/tracking/), "
                                 "not named in the config")
         TRACKERS.get(name, f"{source}: trackers.{name}")
-    from crmatrix.pipeline.experiment import compare_pairs, split_ranker
-
     try:
         for name in cfg["datasets"]:
             split_ranker(cfg, name)

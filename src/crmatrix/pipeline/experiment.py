@@ -11,7 +11,7 @@ from crmatrix.analysis import check
 from crmatrix.datasets import holdout
 from crmatrix.datasets.registry import FORMATS
 from crmatrix.engine import knobs
-from crmatrix.pipeline.config import MODEL_VAR
+from crmatrix.engine.knobs import MODEL_VAR
 from crmatrix.systems import install, needs_index
 
 DERIVED_SPLITS = ("structural",)  # splits made by crmatrix.datasets.splits (rule derive_split), not by crmatrix.datasets.holdout

@@ -34,7 +34,13 @@ def test_plot_stage_runs_the_plots_but_no_statistics():
 def test_fetch_runs_pins_and_corpus_but_no_parser_or_engine():
     assert modules("fetch_corpus") == BASE | {
         "stages/fetch_corpus.py", "corpora/__init__.py", "corpora/tree.py", "corpora/pins.py", "corpora/languages.py",
-        "pipeline/locations.py", "progress.py", "datasets/__init__.py", "datasets/records.py"}
+        "pipeline/locations.py", "progress.py"}
+
+
+def test_a_corpus_written_out_of_a_benchmark_file_runs_the_formats_which_fetching_does_not():
+    got = modules("write_corpus")
+    assert {"stages/fetch_corpus.py", "datasets/registry.py", "datasets/repoqa.py", "datasets/ds1000.py"} <= got
+    assert not any(m.startswith(("engine/", "embed/", "systems/")) for m in got)
 
 
 def test_an_install_runs_pins_and_processes_only_so_no_engine_edit_reinstalls_a_peer():

@@ -41,7 +41,7 @@ class NameLookup:
 @pytest.fixture
 def stage(tmp_path, monkeypatch):
     """Runs the stages a user's matrix runs, up to one run per (system, arm)."""
-    monkeypatch.setitem(systems._REGISTERED, "lookup", NameLookup)
+    monkeypatch.setitem(systems.TYPES.own, "lookup", NameLookup)
     src = tmp_path / "proj"
     (src / "lib").mkdir(parents=True)
     (src / "lib" / "util.py").write_text(SOURCE)

@@ -30,7 +30,7 @@ rule collect_matrix:
         archetypes={d: c.get("archetype") for d, c in CFG["datasets"].items()},
         splits={d: experiment.derived_split(CFG, d) for d in SPLIT_DATASETS},
         comparisons=CFG.get("comparisons"),
-        formats={d: c["format"] for d, c in CFG["datasets"].items()},
+        formats=experiment.matrix_formats(CFG, sorted(CFG["datasets"])),
         summary_datasets=DATASETS,
     script:
         "../scripts/collect_matrix.py"

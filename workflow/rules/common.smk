@@ -15,7 +15,8 @@ from crmatrix.pipeline import locations
 from crmatrix.pipeline import sweeps
 from crmatrix.pipeline import slices as crslices
 from crmatrix.pipeline.codehash import stage_hash
-from crmatrix.corpora.pins import FILE_KINDS, path_fingerprint
+from crmatrix.corpora.pins import path_fingerprint
+from crmatrix.datasets.registry import written_by
 from crmatrix.plots import names as plot_names
 from crmatrix.systems.registry import answers_calls, needs_index
 
@@ -47,6 +48,10 @@ envvars:
 
 
 CORPORA = sorted(CFG["corpora"])
+# Corpora written out of a benchmark file by its dataset format (rule write_corpus), and the
+# fetched ones (rule fetch_corpus)
+WRITTEN_CORPORA = sorted(c for c in CORPORA if written_by(CFG["corpora"][c]))
+FETCHED_CORPORA = sorted(set(CORPORA) - set(WRITTEN_CORPORA))
 DATASETS = experiment.retrieval_datasets(CFG)
 CALLGRAPH_DATASETS = experiment.callgraph_datasets(CFG)
 SPLIT_DATASETS = sorted(d for d in CFG["datasets"] if experiment.derived_split(CFG, d))
@@ -186,21 +191,23 @@ def split_inputs(wildcards):
 
 def corpus_params(wildcards):
     """The pin and selection; a path corpus adds a fingerprint of its files so edits re-run it.
-    A corpus written out from a benchmark file gets the file as an input (corpus_inputs), so
-    its parameters hold what is taken from it, never where it lies."""
+    A corpus written out of a benchmark file gets the file as an input (written_corpus_file),
+    so its parameters hold what is taken from it, never where it lies."""
     conf = dict(CFG["corpora"][wildcards.corpus])
     if "path" in conf:
         conf["fingerprint"] = path_fingerprint(conf["path"])
-    for kind in FILE_KINDS:
-        if kind in conf:
-            conf[kind] = {k: v for k, v in conf[kind].items() if k != "file"}
+    fmt = written_by(conf)
+    if fmt is not None:
+        conf[fmt.corpus_kind] = {
+            k: v for k, v in conf[fmt.corpus_kind].items() if k != "file"
+        }
     return conf
 
 
-def corpus_inputs(wildcards):
-    """The benchmark file a repoqa or ds1000 corpus is written out from."""
+def written_corpus_file(wildcards):
+    """The benchmark file a corpus is written out of (a repoqa or ds1000 corpus)."""
     conf = CFG["corpora"][wildcards.corpus]
-    return {"file": conf[kind]["file"] for kind in FILE_KINDS if kind in conf}
+    return conf[written_by(conf).corpus_kind]["file"]
 
 
 def dataset_corpus(wildcards):

@@ -49,9 +49,7 @@ rule collect_slice_matrix:
             if CFG.get("comparisons") is None
             else [a for a in CFG["comparisons"] if a in slice_arms(wc.slice)]
         ),
-        formats=lambda wc: {
-            d: CFG["datasets"][d]["format"] for d in slice_datasets(wc.slice)
-        },
+        formats=lambda wc: experiment.matrix_formats(CFG, slice_datasets(wc.slice)),
         summary_datasets=lambda wc: slice_retrieval_datasets(wc.slice),
     script:
         "../scripts/collect_matrix.py"

@@ -22,10 +22,8 @@ METRIC = "mrr"
 # The do-no-harm gate on structural splits (crmatrix.datasets.splits): an arm must not lose recall@10 there.
 GATE_METRIC = "recall@10"
 # Public benchmarks (every format but the hand-built ones) report these beside the MRR, each
-# with its bootstrap interval; RepoQA's pass@1 is whether the first hit is the needle.
-HAND_BUILT_FORMATS = ("codelens", "callgraph")
+# with its bootstrap interval; pass@1 (RepoQA's) is whether the first hit is the gold: acc@1.
 BENCHMARK_METRICS = ("recall@5", "recall@10", "ndcg@10")
-PASS_AT_1 = {"repoqa": "acc@1"}
 
 
 def headline_method(run: dict, preferred: str) -> str:
@@ -270,7 +268,7 @@ def _scores(rows: list[dict], names: dict[str, str]) -> dict:
     return {label: _with_ci(metrics.per_query(rows, metric)) for label, metric in names.items()}
 
 
-def _benchmarks(table: dict[tuple, dict], rows: list[dict], arms: list[str], formats: dict[str, str],
+def _benchmarks(table: dict[tuple, dict], rows: list[dict], arms: list[str], formats: dict[str, dict],
                 summaries: dict[str, dict]) -> list[dict]:
     """Per row of a public-benchmark dataset: each arm's recall@5/10, ndcg@10 (and pass@1 for
     RepoQA) with bootstrap intervals, the same per stratum (repository or library) when the
@@ -278,11 +276,11 @@ def _benchmarks(table: dict[tuple, dict], rows: list[dict], arms: list[str], for
     out = []
     for r in rows:
         fmt = formats.get(r["dataset"])
-        if fmt is None or fmt in HAND_BUILT_FORMATS:
+        if fmt is None or fmt["hand_built"]:
             continue
-        names = {**({"pass@1": PASS_AT_1[fmt]} if fmt in PASS_AT_1 else {}), **{m: m for m in BENCHMARK_METRICS}}
+        names = {**({"pass@1": "acc@1"} if fmt["pass_at_1"] else {}), **{m: m for m in BENCHMARK_METRICS}}
         by_arm = table[(r["dataset"], r["system"])]
-        entry = {"dataset": r["dataset"], "system": r["system"], "method": r["method"], "format": fmt,
+        entry = {"dataset": r["dataset"], "system": r["system"], "method": r["method"], "format": fmt["name"],
                  "metrics": list(names), "arms": {}, "strata": {}, "dropped": None}
         for arm in (a for a in arms if a in by_arm):
             queries = _queries(by_arm[arm], r["method"])
@@ -303,12 +301,13 @@ def _benchmarks(table: dict[tuple, dict], rows: list[dict], arms: list[str], for
 def build(runs: list[dict], baseline_arm: str, preferred_method: str, arm_order: list[str] = (),
           archetypes: dict[str, str] | None = None, splits: dict[str, str] | None = None,
           comparisons: list[str] | None = None, test_ledger: list[dict] | None = None,
-          formats: dict[str, str] | None = None, summaries: dict[str, dict] | None = None) -> dict:
+          formats: dict[str, dict] | None = None, summaries: dict[str, dict] | None = None) -> dict:
     """`runs` are run JSONs in any order; rows come sorted by dataset and system, columns in
     `arm_order` (the config's order) with the baseline first, so the same runs give the same bytes.
     `comparisons`: the arms whose tests form each row's correction family (None: every arm).
     `test_ledger`: how often each test-split run's config was scored there (crmatrix.datasets.ledger).
-    `formats`: each dataset's format; `summaries`: each dataset stage's summary of dropped rows."""
+    `formats`: each dataset's format's facts (crmatrix.datasets.registry.Format.matrix_facts);
+    `summaries`: each dataset stage's summary of dropped rows."""
     present = {r["arm"] for r in runs}
     order = [a for a in arm_order if a in present] + sorted(present - set(arm_order))
     arms = sorted(order, key=lambda a: a != baseline_arm)

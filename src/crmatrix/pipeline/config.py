@@ -16,8 +16,13 @@ from crmatrix import CrmatrixError
 from crmatrix.analysis.check import json_type
 from crmatrix.corpora.languages import LANGUAGES
 from crmatrix.corpora.pins import Pin
+from crmatrix.datasets.registry import FORMATS, corpus_kinds
 from crmatrix.engine.knobs import MODEL_VAR
 from crmatrix.pipeline import sweeps
+from crmatrix.pipeline.experiment import compare_pairs, split_ranker
+from crmatrix.systems import install
+from crmatrix.systems.registry import check_system_config
+from crmatrix.trackers import ALWAYS_TRACKED, TRACKERS
 
 SCHEMA_FILE = "config.schema.yaml"
 KNOWN_LANGUAGES = frozenset(LANGUAGES.values())
@@ -76,9 +81,10 @@ def validate(config: dict, source: str = "config") -> dict:
     errors = sorted(Validator(schema()).iter_errors(cfg), key=lambda e: (list(map(str, e.absolute_path)), e.message))
     if errors:
         raise CrmatrixError(f"{source}: {_message(errors[0])}")
+    written = tuple(corpus_kinds())
     for name, corpus in cfg["corpora"].items():
         try:
-            Pin.from_config(name, corpus)
+            Pin.from_config(name, corpus, written)
         except CrmatrixError as e:
             raise CrmatrixError(f"{source}: {e}") from None
         if "language" in corpus and corpus["language"] not in KNOWN_LANGUAGES:
@@ -90,6 +96,7 @@ def validate(config: dict, source: str = "config") -> dict:
     except CrmatrixError as e:
         raise CrmatrixError(f"{source}: {e}") from None
     for name, ds in cfg["datasets"].items():
+        FORMATS.get(ds["format"], f"{source}: datasets.{name}.format")
         if ds["corpus"] not in cfg["corpora"]:
             raise CrmatrixError(
                 f"{source}: datasets.{name}.corpus: names corpus {ds['corpus']!r}, which is not in corpora "
@@ -106,9 +113,6 @@ def validate(config: dict, source: str = "config") -> dict:
             raise CrmatrixError(f"{source}: comparisons.{i}: {arm!r} is not an arm compared with the baseline "
                                 f"({', '.join(a for a in cfg['arms'] if a != cfg['baseline_arm'])})")
     _check_models_and_arms(cfg, source)
-    from crmatrix.systems import install
-    from crmatrix.systems.registry import check_system_config
-
     for name, sysconf in cfg["systems"].items():
         try:
             check_system_config(name, sysconf)
@@ -117,8 +121,11 @@ def validate(config: dict, source: str = "config") -> dict:
             _check_system_arms(cfg, name, sysconf)
         except CrmatrixError as e:
             raise CrmatrixError(f"{source}: {e}") from None
-    from crmatrix.pipeline.experiment import compare_pairs, split_ranker
-
+    for name in cfg["trackers"]:
+        if name == ALWAYS_TRACKED:
+            raise CrmatrixError(f"{source}: trackers.{name}: always written (results/tracking/), "
+                                "not named in the config")
+        TRACKERS.get(name, f"{source}: trackers.{name}")
     try:
         for name in cfg["datasets"]:
             split_ranker(cfg, name)

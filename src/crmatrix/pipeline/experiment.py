@@ -9,13 +9,13 @@ from __future__ import annotations
 from crmatrix import CrmatrixError, atomic
 from crmatrix.analysis import check
 from crmatrix.datasets import holdout
+from crmatrix.datasets.registry import FORMATS
 from crmatrix.engine import knobs
-from crmatrix.pipeline.config import MODEL_VAR
+from crmatrix.engine.knobs import MODEL_VAR
 from crmatrix.systems import install
 from crmatrix.systems import registry as systems
 from crmatrix.systems.registry import needs_index
 
-CALLGRAPH_FORMAT = "callgraph"
 # splits made by crmatrix.datasets.splits (rule derive_split), not by crmatrix.datasets.holdout
 DERIVED_SPLITS = ("structural",)
 # What a system's config says to the DAG rather than to its jobs: which arms it runs, and what
@@ -115,11 +115,17 @@ def needs_graph(cfg: dict, system: str, arm: str) -> bool:
 
 def retrieval_datasets(cfg: dict) -> list[str]:
     """The datasets of the phase matrix: every one but the call-graph edge sets."""
-    return sorted(d for d, conf in cfg["datasets"].items() if conf["format"] != CALLGRAPH_FORMAT)
+    return sorted(d for d, conf in cfg["datasets"].items() if not FORMATS.get(conf["format"]).callgraph)
 
 
 def callgraph_datasets(cfg: dict) -> list[str]:
-    return sorted(d for d, conf in cfg["datasets"].items() if conf["format"] == CALLGRAPH_FORMAT)
+    return sorted(d for d, conf in cfg["datasets"].items() if FORMATS.get(conf["format"]).callgraph)
+
+
+def matrix_formats(cfg: dict, datasets: list[str]) -> dict[str, dict]:
+    """Each dataset's format as the matrix job gets it: the facts the matrix reads of it
+    (`Format.matrix_facts`), so its key holds them and it runs none of the loaders' code."""
+    return {d: FORMATS.get(cfg["datasets"][d]["format"]).matrix_facts() for d in datasets}
 
 
 def derived_split(cfg: dict, dataset: str) -> str | None:

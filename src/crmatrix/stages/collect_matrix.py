@@ -13,9 +13,9 @@ from crmatrix.datasets import ledger
 def run(runs: list[Path], baseline_arm: str, headline_method: str, arm_order: list[str],
         archetypes: dict[str, str], json_out: Path, md_out: Path, splits: dict[str, str] | None = None,
         comparisons: list[str] | None = None, ledger_path: Path = ledger.PATH,
-        formats: dict[str, str] | None = None, summaries: dict[str, Path] | None = None) -> dict:
-    """`formats`: each dataset's format; `summaries`: dataset -> its dataset stage's summary
-    file (dropped rows by reason)."""
+        formats: dict[str, dict] | None = None, summaries: dict[str, Path] | None = None) -> dict:
+    """`formats`: each dataset's format's facts (crmatrix.pipeline.experiment.matrix_formats);
+    `summaries`: dataset -> its dataset stage's summary file (dropped rows by reason)."""
     loaded = [(atomic.read_json(p), atomic.sha256_file(Path(p))) for p in runs]
     book = ledger.read(ledger_path)
     changed = ledger.add(book, loaded)  # the matrix shows the counts with these runs in them

@@ -8,8 +8,10 @@ from crmatrix.engine import INDEX_METHODS, Engine
 from crmatrix.engine import METHODS as BUILTIN_METHODS
 from crmatrix.engine.knobs import INDEX_TIME_VARS
 from crmatrix.hits import Hit
+from crmatrix.systems.registry import register
 
 
+@register("builtin")
 class BuiltinSystem:
     METHODS = BUILTIN_METHODS
 

@@ -76,17 +76,18 @@ def cmd_run(args) -> int:
         prepare_dataset.run(Path(args.dataset), args.format, name, t / "manifest.json", t / "symbols.jsonl",
                             t / "tasks.jsonl")
         index = model = None
-        index_env = experiment.index_env(cfg, sysconf, args.arm)
         if needs_index(sysconf) and sysconf["type"] != "builtin":  # an external system's own index command
             index = t / "index"
-            build_system_index.run(system=args.system, system_conf=sysconf, tree=t / "tree", env=index_env,
-                                   out=index, home_dir=t / "home", venv=venv)
+            build_system_index.run(system=args.system, system_conf=sysconf, tree=t / "tree",
+                                   env=experiment.index_env(cfg, sysconf, args.arm), out=index,
+                                   home_dir=t / "home", venv=venv)
         elif needs_index(sysconf):
             model = t / "model"
             prepare_model.run(cfg["models"][experiment.arm_model(cfg, args.arm)], model)
             index = t / "index"
             build_index.run(symbols=t / "symbols.jsonl", manifest=t / "manifest.json", model_dir=model,
-                            env=index_env, cache_dir=cache_dir, out=index, threads=cfg["embed_threads"])
+                            knobs=experiment.index_knobs(cfg, args.arm), cache_dir=cache_dir, out=index,
+                            threads=cfg["embed_threads"])
         out = Path(args.out) if args.out else t / "run.json"
         run = evaluate_arm.run(tasks=t / "tasks.jsonl", symbols=t / "symbols.jsonl", manifest=t / "manifest.json",
                                tree=t / "tree", dataset_file=Path(args.dataset), out=out,

@@ -1,13 +1,15 @@
 import json
+from pathlib import Path
 
 import pytest
 
-from crmatrix import CrmatrixError
+from crmatrix import CrmatrixError, cli
 from crmatrix.engine import knobs
 from crmatrix.engine.knobs import INDEX, QUERY, Knob, KnobError, Knobs, canonical, index_spec, resolve, settle, table
 from crmatrix.engine.knobs.kinds import Whole
 from crmatrix.pipeline import config, experiment
 
+ROOT = Path(__file__).resolve().parents[1]
 KNOWN_VARS = {k.var for k in table.KNOBS}
 
 COMMENTS = "CODELENS_EMBED_HINT_INCLUDE_COMMENTS"
@@ -220,6 +222,12 @@ def test_fusion_knobs_are_query_time_and_have_one_spelling():
                               "CRMATRIX_RRF_K": "60", "CRMATRIX_WSI_WEIGHT": "0.5"}
     with pytest.raises(KnobError, match=r"^unknown variable CRMATRIX_FUSON \(did you mean CRMATRIX_FUSION\?\)"):
         resolve({"CRMATRIX_FUSON": "rrf"}, None)
+
+
+def test_the_committed_docs_page_is_the_generated_table(capsys):
+    assert (ROOT / "docs" / "knobs.md").read_text(encoding="utf-8") == knobs.markdown()
+    assert cli.main(["knobs"]) == 0
+    assert capsys.readouterr().out == knobs.markdown()
 
 
 def test_the_docs_table_has_a_row_per_knob_with_its_values_and_default():

@@ -1,4 +1,6 @@
+import copy
 import json
+import pickle
 from pathlib import Path
 
 import pytest
@@ -157,6 +159,16 @@ def test_index_spec_resolves_on_a_known_language_and_else_waits_with_the_explici
     assert index_spec({AUTO: "1"}, None) == {"auto": True}
     with pytest.raises(KnobError):
         index_spec({"CODELENS_EMBED_HINT_AUTOLANG": "rust"}, None)
+
+
+def test_knobs_compare_copy_and_pickle_by_value_and_are_immutable():
+    k = resolve({"CODELENS_EMBED_HINT_LINES": "40"}, "go")
+    assert copy.deepcopy(k) == pickle.loads(pickle.dumps(k)) == k != resolve({}, "go")
+    assert hash(copy.copy(k)) == hash(k)
+    with pytest.raises(AttributeError, match="immutable"):
+        k.hint_lines = 3
+    with pytest.raises(AttributeError, match="no knob 'hint_line'"):
+        k.hint_line  # noqa: B018
 
 
 def test_settle_refuses_a_field_that_is_no_knob():

@@ -33,7 +33,7 @@ class Knobs:
         object.__setattr__(self, "notes", tuple(notes))
 
     def __getattr__(self, name: str) -> Any:
-        if name.startswith("_"):  # before __init__ ran (copy, pickle): no recursion into _values
+        if name.startswith("_"):  # _values itself, were it unset: no endless recursion
             raise AttributeError(name)
         try:
             return self._values[name]
@@ -49,6 +49,9 @@ class Knobs:
     def __hash__(self) -> int:
         return hash((tuple(self._values.items()), self.notes))
 
+    def __reduce__(self):  # copy and pickle, as the frozen dataclass this replaces allowed
+        return _knobs, (self.notes, self._values)
+
     def __repr__(self) -> str:
         return f"Knobs({', '.join(f'{f}={v!r}' for f, v in self._values.items())}, notes={self.notes!r})"
 
@@ -58,6 +61,10 @@ class Knobs:
 
     def to_dict(self) -> dict[str, Any]:
         return {**self._values, "notes": list(self.notes)}
+
+
+def _knobs(notes: tuple[str, ...], values: dict[str, Any]) -> Knobs:
+    return Knobs(notes, **values)
 
 
 def parse(env: Mapping[str, str]) -> tuple[dict[str, Any], tuple[str, ...]]:

@@ -10,6 +10,7 @@
     crmatrix cache evict [--older-than 7d] [--corpus C] [--all] [--cache-dir D]
     crmatrix dataset show FORMAT FILE --corpus DIR [--split S] [--seed N]
     crmatrix dataset audit FILE --corpus DIR [--format F] [--split S] [--json]
+    crmatrix knobs
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from crmatrix import CrmatrixError, __version__, atomic
 from crmatrix.analysis import baseline, check
 from crmatrix.corpora.tree import select_files
 from crmatrix.datasets import audit, holdout, registry, tasks
+from crmatrix.engine import knobs
 from crmatrix.pipeline import caches, config, experiment, locations, sweeps
 from crmatrix.stages import (
     build_index,
@@ -76,17 +78,18 @@ def cmd_run(args) -> int:
         prepare_dataset.run(Path(args.dataset), args.format, name, t / "manifest.json", t / "symbols.jsonl",
                             t / "tasks.jsonl")
         index = model = None
-        index_env = experiment.index_env(cfg, sysconf, args.arm)
         if needs_index(sysconf) and sysconf["type"] != "builtin":  # an external system's own index command
             index = t / "index"
-            build_system_index.run(system=args.system, system_conf=sysconf, tree=t / "tree", env=index_env,
-                                   out=index, home_dir=t / "home", venv=venv)
+            build_system_index.run(system=args.system, system_conf=sysconf, tree=t / "tree",
+                                   env=experiment.index_env(cfg, sysconf, args.arm), out=index,
+                                   home_dir=t / "home", venv=venv)
         elif needs_index(sysconf):
             model = t / "model"
             prepare_model.run(cfg["models"][experiment.arm_model(cfg, args.arm)], model)
             index = t / "index"
             build_index.run(symbols=t / "symbols.jsonl", manifest=t / "manifest.json", model_dir=model,
-                            env=index_env, cache_dir=cache_dir, out=index, threads=cfg["embed_threads"])
+                            knobs=experiment.index_knobs(cfg, args.arm), cache_dir=cache_dir, out=index,
+                            threads=cfg["embed_threads"])
         out = Path(args.out) if args.out else t / "run.json"
         run = evaluate_arm.run(tasks=t / "tasks.jsonl", symbols=t / "symbols.jsonl", manifest=t / "manifest.json",
                                tree=t / "tree", dataset_file=Path(args.dataset), out=out,
@@ -244,6 +247,11 @@ def cmd_dataset_audit(args) -> int:
     return 0
 
 
+def cmd_knobs(args) -> int:
+    print(knobs.markdown(), end="")
+    return 0
+
+
 def _dataset_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--corpus", required=True, help="the directory of source files the dataset is about")
     p.add_argument("--include", action="append", help="glob of files to index (repeatable; default: **)")
@@ -320,6 +328,8 @@ def parser() -> argparse.ArgumentParser:
     au.add_argument("--json", action="store_true", help="print the audit as JSON")
     _dataset_options(au)
     au.set_defaults(func=cmd_dataset_audit)
+    k = sub.add_parser("knobs", help="the arm knobs of the builtin engine as a Markdown table (docs/knobs.md)")
+    k.set_defaults(func=cmd_knobs)
     return p
 
 

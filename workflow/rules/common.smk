@@ -96,9 +96,13 @@ def index_arm(wildcards):
     return INDEX_ARM[wildcards.system][wildcards.corpus][wildcards.index_key]
 
 
+def index_knobs(wildcards):
+    return experiment.index_knobs(CFG, index_arm(wildcards), wildcards.corpus)
+
+
 def index_env(wildcards):
     conf = CFG["systems"][wildcards.system]
-    return experiment.index_env(CFG, conf, index_arm(wildcards), wildcards.corpus)
+    return experiment.index_env(CFG, conf, index_arm(wildcards))
 
 
 def one_of(names):

@@ -33,27 +33,18 @@ def arm_model(cfg: dict, arm: str) -> str:
     return cfg["arms"][arm].get(MODEL_VAR, cfg["default_model"])
 
 
-def index_knobs(cfg: dict, arm: str, corpus: str) -> dict | None:
-    """The builtin's index-time knobs (`Knobs.index_fields`) of the arm on the corpus, resolved
-    at plan time; None while they wait for the corpus's dominant language, known after its
-    fetch (an arm gating by language, on a corpus that declares none)."""
-    env = cfg["arms"][arm]
-    language = cfg["corpora"][corpus].get("language")
-    if language is None and knobs.needs_language(env):
-        return None
-    return knobs.resolve(env, language).index_fields()
+def index_knobs(cfg: dict, arm: str, corpus: str | None = None) -> dict:
+    """What the builtin's index of the corpus is built from under the arm, as knob fields
+    (`knobs.index_spec`): its index-time knobs resolved on the corpus's declared language, or
+    the arm's explicit ones while they wait for the dominant language found by the fetch (also
+    without a corpus of the config, as for `crmatrix run`). The index job gets exactly this."""
+    language = cfg["corpora"][corpus].get("language") if corpus is not None else None
+    return knobs.index_spec(cfg["arms"][arm], language)
 
 
-def index_env(cfg: dict, system_conf: dict, arm: str, corpus: str | None = None) -> dict[str, str]:
-    """The variables the system's index of the corpus is built with. The builtin: the arm's
-    index-time knobs, as the explicit variables of their resolved values when the plan knows
-    them (so every arm sharing the index gives the job one parameter) and else as the arm
-    spells them (also without a corpus of the config, as for `crmatrix run`); an external
-    system: the variables its `index_env` option lists."""
-    if system_conf["type"] == "builtin" and corpus is not None:
-        fields = index_knobs(cfg, arm, corpus)
-        if fields is not None:
-            return knobs.explicit_index_env(fields)
+def index_env(cfg: dict, system_conf: dict, arm: str) -> dict[str, str]:
+    """The variables an external system's index is built with: those its `index_env` option
+    lists (the builtin's index takes knob fields, `index_knobs`)."""
     return systems.index_env(system_conf, arm_env(cfg, arm))
 
 
@@ -81,14 +72,11 @@ _EXTERNAL_INDEX_OPTIONS = ("index", "env", "pass_env", "cwd")
 
 def index_key(cfg: dict, system_conf: dict, arm: str, corpus: str) -> str:
     """Arms whose indexes of the corpus would be built alike share one. The builtin's key
-    hashes the index-time knobs resolved on the corpus (`index_knobs`; else the arm's parsed
-    index-time variables, marked unresolved, so that arm shares with no resolved one) and the
-    model's definition, never the arm's or the model's name; an external system's, its index
-    command and environment (by key) with the variables it sees."""
+    hashes its index fields (`index_knobs`) and the model's definition, never the arm's or the
+    model's name; an external system's, its index command and environment (by key) with the
+    variables it sees."""
     if system_conf["type"] == "builtin":
-        fields = index_knobs(cfg, arm, corpus)
-        spec = {"knobs": fields if fields is not None else {"unresolved": knobs.index_spec(cfg["arms"][arm])},
-                "model": cfg["models"][arm_model(cfg, arm)]}
+        spec = {"knobs": index_knobs(cfg, arm, corpus), "model": cfg["models"][arm_model(cfg, arm)]}
     else:
         options = system_conf["options"]
         spec = {"type": system_conf["type"],
@@ -100,7 +88,7 @@ def index_key(cfg: dict, system_conf: dict, arm: str, corpus: str) -> str:
 
 def index_arms(cfg: dict, system_conf: dict, corpus: str) -> dict[str, str]:
     """Index key -> the first of the system's arms (in config order) with that key on the
-    corpus; its model builds the index, and its variables (`index_env`)."""
+    corpus; its model builds the index, and its knobs (`index_knobs`) or variables (`index_env`)."""
     out: dict[str, str] = {}
     for arm in system_arms(cfg, system_conf):
         out.setdefault(index_key(cfg, system_conf, arm, corpus), arm)

@@ -22,6 +22,9 @@ def markdown() -> str:
     return "\n".join([
         "# Arm knobs",
         "",
+        "Every knob of the builtin engine, generated from its one table; how arms use them is in",
+        "[arms](arms.md), and the [README](../README.md) has the rest.",
+        "",
         "<!-- Generated from src/crmatrix/engine/knobs/table.py; edit the table, not this page, then run:",
         f"     {REGENERATE}",
         "     (tests/test_knobs.py fails while this page and the table disagree.) -->",

@@ -85,10 +85,9 @@ def _strip_line_marker(line: str) -> str:
 def _python_doc(node: Node, span: Node, source: bytes, lines: list[bytes]) -> LeadingDoc:
     docstring = _docstring_range(node)
     rows = _hash_rows(lines, span.start_point.row)
-    if docstring is not None:
-        text = inspect.cleandoc(_text(source[docstring[0] : docstring[1]]))
-    else:
-        text = "\n".join(_text(lines[r].strip()[1:]).removeprefix(" ").rstrip() for r in rows)
+    # an empty docstring (or one the docs-withheld view blanked) leaves the comments above
+    text = inspect.cleandoc(_text(source[docstring[0] : docstring[1]])).strip() if docstring else ""
+    text = text or "\n".join(_text(lines[r].strip()[1:]).removeprefix(" ").rstrip() for r in rows)
     ranges = [_comment_range(span, lines, r) for r in rows]
     return LeadingDoc(text, tuple(sorted(r for r in [docstring, *ranges] if r is not None)))
 

@@ -205,7 +205,7 @@ def test_a_dataset_split_and_its_seed_as_jobs_get_them():
     bad = copy.deepcopy(MINIMAL)
     bad["datasets"]["d"]["seed"] = 3
     assert error_of(bad) == ("config: datasets.d.seed: shuffles only a held-out split (split: dev, test, small_dev "
-                             "or small_test), not split 'all'")
+                             "or small_test) or a derived dataset's sample, not split 'all'")
     bad["datasets"]["d"]["split"] = "train"
     assert error_of(bad) == ("config: datasets.d.split: expected one of: all, dev, test, small_dev, small_test, "
                              "structural, got a string 'train'")

@@ -69,4 +69,4 @@ def load(path: Path, fmt: str, corpus: str, manifest: dict, symbols: list[Symbol
 # The formats register themselves when imported. The import is written out, not looped over
 # FORMATS, so that crmatrix.pipeline.codehash sees every format module a dataset stage runs (an edit
 # of one re-runs the dataset stages).
-from crmatrix.datasets import callgraph, codelens, ds1000, repoqa, sweqa  # noqa: E402,F401
+from crmatrix.datasets import callgraph, codelens, derived, ds1000, repoqa, sweqa  # noqa: E402,F401

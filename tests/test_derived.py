@@ -326,6 +326,14 @@ def test_no_derived_query_occurs_in_any_index_text_or_file_of_its_view(tmp_path)
     # (no markup taken out) are in its index texts
     found = {q for q in queries for text in index_texts(symbols) if q in text}
     assert len(found) == 9
+    # what no doc touched embeds as before (the view's index takes its vectors from the cache); a
+    # class whose body held its methods' docstrings read them as 2b literals, and no longer does
+    undocumented = [s.name for s in symbols if not s.doc]
+    for env, same in (({}, undocumented), ({knobs.INCLUDE_COMMENTS: "1"}, ["undocumented"])):
+        arm = knobs.resolve(env, None)
+        pairs = zip(symbols, blanked, strict=True)
+        assert [s.name for s, v in pairs if embedding_text(s, arm) == embedding_text(v, arm)] == same
+    assert undocumented == ["MemoryStore", "RemoteStore", "undocumented"]
 
 
 def tasks_in(tmp_path: Path, sizes: dict[str, int]) -> list:

@@ -111,7 +111,7 @@ def test_dataset_formats_and_trackers_are_the_registered_ones():
     cfg = copy.deepcopy(MINIMAL)
     cfg["datasets"]["d"]["format"] = "swe_qa"
     assert error_of(cfg).startswith("config: datasets.d.format: unknown dataset format 'swe_qa' (did you mean "
-                                    "'swe-qa'? known: callgraph, codelens, ds1000, repoqa, swe-qa, swe-qa-pro")
+                                    "'swe-qa'? known: callgraph, codelens, derived, ds1000, repoqa, swe-qa, swe-qa-pro")
     cfg = copy.deepcopy(MINIMAL)
     cfg["trackers"] = {"wandb": {"project": "x"}}
     assert error_of(cfg).startswith("config: trackers.wandb: unknown tracker 'wandb' (known: jsonl, mlflow")
@@ -223,7 +223,7 @@ def test_a_dataset_split_and_its_seed_as_jobs_get_them():
     bad = copy.deepcopy(MINIMAL)
     bad["datasets"]["d"]["seed"] = 3
     assert error_of(bad) == ("config: datasets.d.seed: shuffles only a held-out split (split: dev, test, small_dev "
-                             "or small_test), not split 'all'")
+                             "or small_test) or a derived dataset's sample, not split 'all'")
     bad["datasets"]["d"]["split"] = "train"
     assert error_of(bad) == ("config: datasets.d.split: expected one of: all, dev, test, small_dev, small_test, "
                              "structural, got a string 'train'")

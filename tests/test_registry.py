@@ -91,7 +91,8 @@ def test_a_format_carries_its_facts():
              for name, f in formats.FORMATS.entries().items() if name in formats.FORMATS.own}
     assert facts == {"callgraph": (True, False, True, None, False), "codelens": (True, False, False, None, False),
                      "ds1000": (False, False, False, "ds1000", True), "repoqa": (False, True, False, "repoqa", False),
-                     "swe-qa": (False, False, False, None, False), "swe-qa-pro": (False, False, False, None, False)}
+                     "swe-qa": (False, False, False, None, False), "swe-qa-pro": (False, False, False, None, False),
+                     "derived": (False, False, False, None, False)}
     from crmatrix.datasets import ds1000, repoqa
 
     assert formats.FORMATS.get("repoqa").write_corpus is repoqa.write_corpus

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from crmatrix import CrmatrixError
+from crmatrix.corpora import views
 from crmatrix.pipeline import config as crconfig
 from crmatrix.pipeline import experiment
 from crmatrix.systems import install
@@ -48,10 +49,12 @@ envvars:
 
 
 CORPORA = sorted(CFG["corpora"])
+# the docs-withheld views of corpora that derived datasets are scored on (crmatrix.corpora.views)
+VIEWS = sorted(c for c in CORPORA if views.source(CFG["corpora"][c]))
 # Corpora written out of a benchmark file by its dataset format (rule write_corpus), and the
 # fetched ones (rule fetch_corpus)
 WRITTEN_CORPORA = sorted(c for c in CORPORA if written_by(CFG["corpora"][c]))
-FETCHED_CORPORA = sorted(set(CORPORA) - set(WRITTEN_CORPORA))
+FETCHED_CORPORA = sorted(set(CORPORA) - set(WRITTEN_CORPORA) - set(VIEWS))
 DATASETS = experiment.retrieval_datasets(CFG)
 CALLGRAPH_DATASETS = experiment.callgraph_datasets(CFG)
 SPLIT_DATASETS = sorted(d for d in CFG["datasets"] if experiment.derived_split(CFG, d))
@@ -191,6 +194,24 @@ def split_inputs(wildcards):
         "index": f"results/index/{corpus}/{ranker['system']}/{ranker['index_key']}",
         "model": f"results/models/{ranker['model']}",
     }
+
+
+def dataset_inputs(wildcards):
+    """A dataset's file, and the manifest and symbols of the corpus it is read against; a
+    derived dataset's file is that corpus's symbols, which it derives its rows from."""
+    source = experiment.dataset_source(CFG, wildcards.dataset)
+    symbols = f"results/symbols/{source}.jsonl"
+    derived = source != dataset_corpus(wildcards)
+    return {
+        "file": symbols if derived else CFG["datasets"][wildcards.dataset]["file"],
+        "manifest": f"results/corpora/{source}/manifest.json",
+        "symbols": symbols,
+    }
+
+
+def view_source(wildcards):
+    """The corpus a view is made of."""
+    return views.source(CFG["corpora"][wildcards.corpus])
 
 
 def corpus_params(wildcards):

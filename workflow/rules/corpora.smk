@@ -52,3 +52,30 @@ rule write_corpus:
         corpus=corpus_params,
     script:
         "../scripts/write_corpus.py"
+
+
+# A corpus's docs-withheld view, made of its tree (crmatrix.corpora.views): once per corpus, for
+# every derived dataset of it; its symbols and indexes are built by the rules of any corpus.
+rule withhold_docs:
+    input:
+        tree=lambda wc: f"results/corpora/{view_source(wc)}/tree",
+        manifest=lambda wc: f"results/corpora/{view_source(wc)}/manifest.json",
+    output:
+        tree=directory("results/corpora/{corpus}/tree"),
+        manifest="results/corpora/{corpus}/manifest.json",
+    log:
+        "logs/withhold_docs/{corpus}.log",
+    benchmark:
+        "logs/benchmarks/withhold_docs/{corpus}.tsv"
+    wildcard_constraints:
+        corpus=one_of(VIEWS),
+    conda:
+        "../../envs/crmatrix.yaml"
+    threads: 1
+    resources:
+        mem_mb=1024,
+        runtime=20,
+    params:
+        code=code("withhold_docs"),
+    script:
+        "../scripts/withhold_docs.py"

@@ -118,5 +118,10 @@ def select_files(src: Path, dest: Path, include: list[str], exclude: list[str]) 
         "skipped": skipped,
         "skipped_counts": dict(sorted(skipped_counts.items())),
         "excluded_by_glob": excluded,
-        "content_hash": atomic.hash_obj([[f["path"], f["sha256"]] for f in files]),
+        "content_hash": content_hash(files),
     }
+
+
+def content_hash(files: list[dict]) -> str:
+    """One hash over a manifest's files (each path with its sha256): the corpus's identity."""
+    return atomic.hash_obj([[f["path"], f["sha256"]] for f in files])

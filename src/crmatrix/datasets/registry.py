@@ -82,7 +82,7 @@ def _format(name: str, obj, **facts) -> Format:
 def _builtin_formats() -> None:
     # Written out, not looped over names, so that crmatrix.pipeline.codehash sees every format
     # module a dataset stage runs (an edit of one re-runs the dataset stages).
-    from crmatrix.datasets import callgraph, codelens, ds1000, repoqa, sweqa  # noqa: F401 - they register themselves
+    from crmatrix.datasets import callgraph, codelens, derived, ds1000, repoqa, sweqa  # noqa: F401 - they register themselves
 
 
 FORMATS: Registry[Format] = Registry("dataset format", "crmatrix.datasets", _builtin_formats, _format)

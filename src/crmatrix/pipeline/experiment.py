@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from crmatrix import CrmatrixError, atomic
 from crmatrix.analysis import check
+from crmatrix.corpora import views
 from crmatrix.datasets import holdout
 from crmatrix.datasets.registry import FORMATS
 from crmatrix.engine import knobs
@@ -130,6 +131,22 @@ def dataset_split(cfg: dict, dataset: str) -> dict:
     split = conf.get("split", "all")
     seed = conf.get("seed", holdout.DEFAULT_SEED) if split in holdout.SPLITS and split != "all" else None
     return {"split": split, "seed": seed}
+
+
+def dataset_source(cfg: dict, dataset: str) -> str:
+    """The corpus a dataset's rows are read against: its own, or, for a derived dataset, the
+    corpus its docs-withheld view is made of (whose symbols still have their docs)."""
+    corpus = cfg["datasets"][dataset]["corpus"]
+    return views.source(cfg["corpora"][corpus]) or corpus
+
+
+def dataset_sample(cfg: dict, dataset: str) -> dict | None:
+    """How many of the loader's tasks a derived dataset keeps, and the seed of its sample
+    (crmatrix.datasets.holdout.sample); None for a dataset that keeps them all."""
+    conf = cfg["datasets"][dataset]
+    if "max_queries" not in conf:
+        return None
+    return {"max_queries": conf["max_queries"], "seed": conf.get("seed", holdout.DEFAULT_SEED)}
 
 
 def split_ranker(cfg: dict, dataset: str) -> dict:

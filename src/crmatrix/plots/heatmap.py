@@ -5,12 +5,20 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
+from crmatrix.plots import frames
 from crmatrix.plots.style import DIVERGING, title
+
+
+def draw(view: dict) -> alt.LayerChart:
+    """Every row and arm of the matrix's statistics (`crmatrix.plots.sources`): the significance
+    its cells show is corrected across each row's arms, so it draws from the whole matrix."""
+    return chart(frames.heatmap(view), metric=view["metric"], baseline=view["baseline_arm"], arms=view["arms"])
 
 
 def chart(df: pd.DataFrame, *, metric: str, baseline: str, arms: list[str]) -> alt.LayerChart:
     extent = max(0.05, float(df["delta_rel"].abs().max())) if df["delta_rel"].notna().any() else 0.05
-    x = alt.X("arm:N", sort=[a for a in arms if a != baseline], title="arm", axis=alt.Axis(labelAngle=-40, orient="top"))
+    x = alt.X("arm:N", sort=[a for a in arms if a != baseline], title="arm",
+              axis=alt.Axis(labelAngle=-40, orient="top"))
     y = alt.Y("row:N", title="dataset · system (queries)", sort=list(dict.fromkeys(df["row"])))
     base = alt.Chart(df).encode(x=x, y=y)
     cells = base.mark_rect(stroke="white").encode(

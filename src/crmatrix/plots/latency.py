@@ -5,14 +5,28 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
+from crmatrix.plots import frames
 from crmatrix.plots.style import categorical, title
+
+
+def draw(runs: list[dict], view: dict, models: dict[str, dict[str, str]]) -> dict[str, alt.TopLevelMixin]:
+    """`latency` and `quality-latency` from every run of the matrix and its statistics (the
+    headline metric and method); `models`: system -> arm -> the config's name of its model.
+    Refuses runs of one dataset made from other inputs (`frames.check_comparable`)."""
+    frames.check_comparable(runs)
+    datasets = len({r["dataset"] for r in view["rows"]})
+    headline = view["rows"][0]["method"] if view["rows"] else ""
+    return {"latency": chart(frames.latency(runs), arms=view["arms"], datasets=datasets),
+            "quality-latency": quality_chart(frames.quality(runs, view["metric"], models), metric=view["metric"],
+                                             datasets=datasets, headline=headline)}
 
 
 def chart(df: pd.DataFrame, *, arms: list[str], datasets: int) -> alt.FacetChart:
     methods = sorted(df["method"].unique())
     x = alt.X("p50_ms:Q", scale=alt.Scale(type="log"), title="search latency, ms (p50, whisker to p95)")
     base = alt.Chart().encode(y=alt.Y("arm:N", sort=arms, title="arm"), yOffset=alt.YOffset("method:N", sort=methods),
-                              color=alt.Color("method:N", scale=categorical(methods), legend=alt.Legend(title="method")))
+                              color=alt.Color("method:N", scale=categorical(methods),
+                                              legend=alt.Legend(title="method")))
     whiskers = base.mark_rule(strokeWidth=1.5).encode(x=x, x2="p95_ms:Q")
     points = base.mark_point(filled=True, size=45).encode(
         x=x, tooltip=["system:N", "method:N", "arm:N", alt.Tooltip("p50_ms:Q", format=".2f"),

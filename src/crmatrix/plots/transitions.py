@@ -7,9 +7,17 @@ import math
 import altair as alt
 import pandas as pd
 
+from crmatrix.plots import frames, sources
 from crmatrix.plots.style import DIRECTION_COLORS, title
 
 TICKS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000]
+
+
+def draw(view: dict, *, system: str, dataset: str) -> alt.FacetChart | alt.Chart:
+    """The chart of `dataset` on `system` from the matrix's statistics (`crmatrix.plots.sources`)."""
+    r = sources.row(view, dataset, system)
+    return chart(frames.transitions(r, view["arms"]), dataset=dataset, system=system, method=r["method"], n=r["n"],
+                 baseline=view["baseline_arm"], arms=view["arms"])
 
 
 def chart(df: pd.DataFrame, *, dataset: str, system: str, method: str, n: int, baseline: str,
@@ -25,7 +33,8 @@ def chart(df: pd.DataFrame, *, dataset: str, system: str, method: str, n: int, b
     df = df.assign(x=df["base_rank"].where(df["base_rank"] > 0, miss), y=df["arm_rank"].where(df["arm_rank"] > 0, miss),
                    layer="query")
     # the diagonal's two ends, per panel: a facet draws one data set, so they travel in it
-    ends = pd.DataFrame([{"arm": a, "x": v, "y": v, "layer": "diagonal"} for a in dict.fromkeys(df["arm"]) for v in (1, miss)])
+    ends = pd.DataFrame([{"arm": a, "x": v, "y": v, "layer": "diagonal"}
+                         for a in dict.fromkeys(df["arm"]) for v in (1, miss)])
     df = pd.concat([df, ends], ignore_index=True)
     ticks = [t for t in TICKS if t <= deepest] + [miss]
     label = f"datum.value >= {miss} ? 'miss' : datum.label"

@@ -30,7 +30,7 @@ def test_each_chart_stage_runs_its_own_chart_and_no_statistics():
         assert got & modules_of_charts == {f"plots/{kind}.py"}, stage  # another chart's edit leaves this one be
         assert not any(m.startswith("analysis/") for m in got), stage  # the statistics come in the files handed in
     # the page and the runtime draw nothing: no chart, no frame, no Altair (style)
-    assert {"plots/gallery.py", "plots/names.py"} <= modules("plot_gallery")
+    assert {"plots/gallery.py", "plots/names.py", "plots/power.py"} <= modules("plot_gallery")
     for stage in ("plot_gallery", "plot_runtime"):
         assert not modules(stage) & (modules_of_charts | {"plots/frames.py", "plots/style.py", "plots/sources.py"})
 

@@ -1,6 +1,6 @@
 """Every chart of a small hand-made matrix (tests/fixture_runs.py), each drawn by its own stage as
 the workflow's jobs draw them: saved in each format, parseable, its HTML loading the one shared
-Vega runtime, its Vega-Lite spec equal to the snapshot; the gallery; and
+Vega runtime, its Vega-Lite spec equal to the snapshot; the gallery with its power panel; and
 the refusal to draw runs made from different inputs side by side.
 CRMATRIX_UPDATE_SNAPSHOTS=1 rewrites the snapshots."""
 
@@ -17,7 +17,7 @@ from conftest import chart_data, chart_spec
 
 from crmatrix import CrmatrixError, atomic
 from crmatrix.analysis import matrix
-from crmatrix.plots import arms, forest, frames, latency, names, sources
+from crmatrix.plots import arms, forest, frames, latency, names, power, sources
 from crmatrix.stages import (
     plot_arms,
     plot_forest,
@@ -140,6 +140,51 @@ def test_the_gallery_holds_every_chart_and_the_tables(drawn):
     assert all(f'<figure id="{s}">' in page for s in stems)
     assert "<th>dataset</th>" in page and "≡ stacked" in page
     assert not re.search(r"<script[^>]*\bsrc=", page)
+    assert 'id="power"' not in page  # this matrix has no power block
+
+
+POWER = {"method": "paired sd of differences, normal approximation", "metric": "mrr", "alpha": 0.05,
+         "target_power": 0.8,
+         "rows": [{"dataset": "alpha", "system": "builtin", "n": 10, "hypotheses": 3, "mde": 0.21, "mde_rel": 0.4}],
+         "groups": [
+             {"group": "python", "kind": "language", "system": "builtin", "datasets": 2, "queries": 18, "mde": 0.1234,
+              "arms": {"stacked": {"delta": 0.081, "ci": [0.012, 0.15], "half_width": 0.069, "mde": 0.1234,
+                                   "verdict": "positive"},
+                       "sparse": {"delta": 0.004, "ci": [-0.02, 0.028], "half_width": 0.024, "mde": 0.1234,
+                                  "verdict": "flat"},
+                       "auto": {"delta": 0.03, "ci": [-0.05, 0.11], "half_width": 0.08, "mde": 0.1234,
+                                "verdict": "undecided"}}},
+             {"group": "all datasets", "kind": "overall", "system": "peer", "datasets": 3, "queries": 28, "mde": None,
+              "arms": {"strict": {"delta": -0.06, "ci": [-0.1, -0.02], "half_width": 0.04, "mde": None,
+                                  "verdict": "negative"}}},
+             {"group": "repoqa", "kind": "benchmark", "system": "builtin", "datasets": 1, "queries": 5, "mde": 0.3,
+              "arms": {"auto": {"delta": 0.0, "ci": [-0.2, 0.2], "half_width": 0.2, "mde": 0.3,
+                                "verdict": "undecided"}}}]}
+
+
+def test_the_gallery_says_what_the_matrix_can_tell_from_its_power_block(drawn, tmp_path):
+    out, stems, _, _ = drawn
+    m = json.loads((out.parent / "m.json").read_text())
+    atomic.write_json(tmp_path / "m.json", {**m, "power": POWER})
+    plot_gallery.run(svgs=[out / f"{s}.svg" for s in stems], charts_dir=out, matrix=tmp_path / "m.json",
+                     matrix_md=out.parent / "m.md", out=tmp_path / "index.html")
+    page = (tmp_path / "index.html").read_text()
+    panel = page[page.index('<section id="power">'):page.index("</section>")]
+    assert page.index('<section id="power">') < page.index("<h1>Charts</h1>")  # above everything
+    assert "<h2>What this matrix can tell</h2>" in panel and "α 0.05 with 80% power" in panel
+    assert "paired sd of differences, normal approximation" in panel
+    rows = re.findall(r"<tr><td>(.*?)</td><td>(.*?)</td><td>(.*?)</td><td>(.*?)</td><td>(.*?)</td><td>(.*?)</td></tr>",
+                      panel)
+    assert [r[:5] for r in rows] == [("python <small>(language)</small>", "builtin", "2", "18", "0.123"),
+                                     ("all datasets <small>(overall)</small>", "peer", "3", "28", "—"),
+                                     ("repoqa <small>(benchmark)</small>", "builtin", "1", "5", "0.300")]
+    # the decided arms (by name), each with its verdict, Δ and interval; the undecided counted, not listed
+    assert rows[0][5] == ('<span class="flat"><b>sparse</b> flat +0.004 [-0.020, +0.028]</span>; '
+                          '<span class="positive"><b>stacked</b> positive +0.081 [+0.012, +0.150]</span> '
+                          "<i>(1 undecided)</i>")
+    assert rows[1][5] == '<span class="negative"><b>strict</b> negative -0.060 [-0.100, -0.020]</span>'
+    assert rows[2][5] == "none <i>(1 undecided)</i>"
+    assert power.panel(None) == ""
 
 
 def test_titles_name_dataset_metric_and_n_and_legends_the_model_by_its_config_name(drawn):

@@ -8,6 +8,6 @@ its inputs or its own code change; `sources` reads the statistics a chart job is
 `frames` turns them and the runs into the tables the charts draw; `names` says which charts a
 config gets and their captions (without importing Altair, so the workflow can ask cheaply);
 `runtime` writes the Vega runtime; `gallery` puts every chart and the matrix's tables on one
-page; `style` holds the colours (Okabe–Ito's, told apart with any
+page, under the `power` panel; `style` holds the colours (Okabe–Ito's, told apart with any
 colour vision; Vega's blue–orange where a colour is a signed quantity) and saving.
 """

@@ -1,11 +1,11 @@
-"""plot_gallery: one page with every chart and the matrix's tables."""
+"""plot_gallery: one page with what the matrix can tell, every chart and the matrix's tables."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from crmatrix import atomic
-from crmatrix.plots import gallery, names
+from crmatrix.plots import gallery, names, power
 
 
 def run(*, svgs: list[Path], charts_dir: Path, matrix: Path, matrix_md: Path, out: Path) -> list[str]:
@@ -19,5 +19,5 @@ def run(*, svgs: list[Path], charts_dir: Path, matrix: Path, matrix_md: Path, ou
     figures.sort(key=lambda f: order[names.kind(f[0])])
     m = atomic.read_json(Path(matrix))
     atomic.write_text(Path(out), gallery.page(f"Phase matrix — {m['metric']}", Path(matrix_md).read_text(
-        encoding="utf-8"), figures))
+        encoding="utf-8"), figures, power.panel(m.get("power"))))
     return [f[0] for f in figures]

@@ -1,3 +1,4 @@
+import json
 import os
 import shutil
 import subprocess
@@ -67,3 +68,14 @@ def copy_tree():
         return dst
 
     return _copy
+
+
+def chart_spec(page: Path) -> dict:
+    """The Vega-Lite spec a chart's HTML page (crmatrix.plots.style.page) draws."""
+    text = page.read_text(encoding="utf-8")
+    return json.loads(text[text.index('vegaEmbed("#vis", ') + 18:text.rindex(', {"mode": "vega-lite"})')])
+
+
+def chart_data(spec: dict) -> list[dict]:
+    """A chart's table: the largest of its inline data sets (a layer may draw a filtered copy)."""
+    return max(spec["datasets"].values(), key=len)

@@ -24,11 +24,20 @@ def test_matrix_stage_runs_matrix_stats_and_metrics_only():
         "datasets/ledger.py", "datasets/holdout.py", "datasets/tasks.py"}
 
 
-def test_plot_stage_runs_the_plots_but_no_statistics():
-    got = modules("plot_matrix")
-    assert {"plots/catalog.py", "plots/forest.py", "plots/style.py", "plots/gallery.py"} <= got
-    # the statistics come in the matrix JSON
-    assert not got & {"analysis/matrix.py", "analysis/stats.py", "analysis/meta.py"}
+def test_each_chart_stage_runs_its_own_chart_and_no_statistics():
+    charts = {"plot_arms": "arms", "plot_transitions": "transitions", "plot_forest": "forest", "plot_sweep": "sweep",
+              "plot_heatmap": "heatmap", "plot_latency": "latency"}
+    modules_of_charts = {f"plots/{kind}.py" for kind in charts.values()}
+    for stage, kind in charts.items():
+        got = modules(stage)
+        own = {f"stages/{stage}.py", f"plots/{kind}.py"}
+        assert own | {"plots/sources.py", "plots/frames.py", "plots/style.py"} <= got
+        assert got & modules_of_charts == {f"plots/{kind}.py"}, stage  # another chart's edit leaves this one be
+        assert not any(m.startswith("analysis/") for m in got), stage  # the statistics come in the files handed in
+    # the page and the runtime draw nothing: no chart, no frame, no Altair (style)
+    assert {"plots/gallery.py", "plots/names.py", "plots/power.py"} <= modules("plot_gallery")
+    for stage in ("plot_gallery", "plot_runtime"):
+        assert not modules(stage) & (modules_of_charts | {"plots/frames.py", "plots/style.py", "plots/sources.py"})
 
 
 def test_fetch_runs_pins_and_corpus_but_no_parser_or_engine():

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import BIN, ROOT, SHARED, needs_shared, snakemake, snakemake_cmd
+from conftest import BIN, ROOT, SHARED, chart_data, chart_spec, needs_shared, snakemake, snakemake_cmd
 
 PATH_CORPUS = {
     "lib/strings.js": (
@@ -104,7 +104,7 @@ def test_matrix_end_to_end_then_noop_then_one_dataset(matrix):
     # and the trackers)
     (work / "ds" / "pathds.json").write_text(json.dumps(PATH_DATASET, indent=1))
     planned = planned_outputs(work)
-    assert sum(p.startswith(("results/plots/index.html, ", "results/tracking/gitds/")) for p in planned) == 2
+    assert sum(p == "results/plots/index.html" or p.startswith("results/tracking/gitds/") for p in planned) == 2
     assert [p for p in planned if not p.startswith(("results/plots/", "results/tracking/"))] == sorted([
         "results/audit/pathds.json, results/audit/pathds.md, results/audit/pathds.html",
         "results/datasets/pathds.jsonl, results/trec/pathds.qrels, results/datasets/pathds.summary.json",
@@ -364,11 +364,19 @@ def plan(work, cfg) -> tuple[list[str], list[str]]:
     return rules, outputs
 
 
-# What follows any new or changed run: the matrix, its charts (plot_matrix reads the matrix and
-# the runs) and the trackers (track_runs sends every run); gate_candidates only follows the
-# runs of a `compare:` pair, and this matrix has none.
-AFTER_RUNS = ["collect_matrix", "plot_matrix", "track_runs"]
+# What follows any new or changed run: the matrix and the trackers (track_runs sends every
+# run); gate_candidates only follows the runs of a `compare:` pair, and this matrix has none.
+AFTER_RUNS = ["collect_matrix", "track_runs"]
 MATRIX = "results/matrix/phase-matrix.json, results/matrix/phase-matrix.md"
+
+
+def charts_after_runs(cfg) -> list[str]:
+    """The chart jobs that follow any new or changed run while every chart of statistics reads
+    the phase matrix (common.smk's `*_chart_inputs`): each row's two, each compared arm's forest,
+    the heatmap, the latency charts (every run) and the page of them all; never the runtime."""
+    datasets, arms = cfg["datasets"], [a for a in cfg["arms"] if a != "baseline"]
+    return (["plot_arms"] * len(datasets) + ["plot_transitions"] * len(datasets) + ["plot_forest"] * len(arms)
+            + ["plot_heatmap", "plot_latency", "plot_gallery"])
 
 
 def evaluations(arm, datasets=("gitds", "pathds")):
@@ -387,12 +395,13 @@ def test_incremental_work_is_exactly_what_changed(indexed, two_commit_repo):
     # a query-time arm: its evaluations and what follows runs, no index
     query_time = {**cfg, "arms": {**cfg["arms"], "2e": {**OFF, "CODELENS_RANK_SPARSE_TERM_WEIGHT": "1",
                                                         "CODELENS_RANK_SPARSE_THRESHOLD": "40"}}}
-    assert plan(work, query_time) == (sorted(["evaluate_arm"] * 2 + AFTER_RUNS), sorted([*evaluations("2e"), MATRIX]))
+    assert plan(work, query_time) == (sorted(["evaluate_arm"] * 2 + AFTER_RUNS + charts_after_runs(query_time)),
+                                      sorted([*evaluations("2e"), MATRIX]))
 
     # an index-time arm: one index job per corpus
     strict = {**cfg, "arms": {**cfg["arms"], "strict": {**B2C, "CODELENS_EMBED_HINT_STRICT_LITERALS": "1"}}}
     rules, outputs = plan(work, strict)
-    assert rules == sorted(["build_index"] * 2 + ["evaluate_arm"] * 2 + AFTER_RUNS)
+    assert rules == sorted(["build_index"] * 2 + ["evaluate_arm"] * 2 + AFTER_RUNS + charts_after_runs(strict))
     built = [o for o in outputs if o.startswith("results/index/")]
     assert [o.rsplit("/", 2)[0] for o in built] == ["results/index/gitc", "results/index/pathc"]
     assert sorted(set(outputs) - set(built)) == sorted([*evaluations("strict"), MATRIX])
@@ -401,7 +410,7 @@ def test_incremental_work_is_exactly_what_changed(indexed, two_commit_repo):
     # git corpus, whose language is known only after the fetch, it builds its own
     auto = {**cfg, "arms": {**cfg["arms"], "auto": {"CODELENS_EMBED_HINT_AUTO": "1"}}}
     rules, outputs = plan(work, auto)
-    assert rules == sorted(["build_index"] + ["evaluate_arm"] * 2 + AFTER_RUNS)
+    assert rules == sorted(["build_index"] + ["evaluate_arm"] * 2 + AFTER_RUNS + charts_after_runs(auto))
     assert [o.rsplit("/", 1)[0] for o in outputs if o.startswith("results/index/")] == ["results/index/gitc/builtin"]
     run(work, "all")  # the shared index serves auto: it checks the knobs it was built with against auto's
     assert sorted(p.name for p in (work / "results/index/pathc/builtin").iterdir()) == indexes["pathc"]
@@ -412,6 +421,9 @@ def test_incremental_work_is_exactly_what_changed(indexed, two_commit_repo):
     assert {k: knobs["gitds"][k] for k in ("auto", "language", "nl_tokens", "api_calls")} == {
         "auto": True, "language": None, "nl_tokens": False, "api_calls": False}
     assert runs["pathds"]["provenance"]["arm"]["env"] == {"CODELENS_EMBED_HINT_AUTO": "1"}
+    # the charts' legends name the model by the config's name for it (the default), not by its source
+    arms_chart = chart_data(chart_spec(work / "results/plots/arms/builtin/pathds.html"))
+    assert {d["arm"]: d["model"] for d in arms_chart} == {a: "minilm" for a in auto["arms"]}
 
     # a new pin of one corpus: everything downstream of it, nothing of the other
     _, _, second = two_commit_repo
@@ -419,10 +431,59 @@ def test_incremental_work_is_exactly_what_changed(indexed, two_commit_repo):
     rules, outputs = plan(work, moved)
     assert rules == sorted(["fetch_corpus", "extract_symbols", "prepare_dataset", "grep_baseline", "audit_dataset"]
                            + ["build_index"] * 3
-                           + ["evaluate_arm"] * 4 + AFTER_RUNS)
+                           + ["evaluate_arm"] * 4 + AFTER_RUNS + charts_after_runs(moved))
     assert [o for o in outputs if "pathc" in o or "pathds" in o] == []
     assert sorted(o for o in outputs if o.startswith("results/runs/")) == sorted(
         r for a in moved["arms"] for r in evaluations(a, ["gitds"]))
+
+
+def chart_jobs(dry_run: str) -> list[tuple[str, str]]:
+    """The chart jobs of a dry run: (rule, the chart's path without suffix, or its one output)."""
+    jobs = re.findall(r"^(?:local)?rule (plot_\w+):\n(?:\s+\w+: .*\n)*?\s+output: ([^,\n]+)", dry_run, flags=re.M)
+    return sorted((rule, out.removesuffix(".svg")) for rule, out in jobs)
+
+
+def test_incremental_charts_an_added_arm_plans_the_charts_that_draw_it_and_leaves_the_others(matrix):
+    """A query-time arm on one of two systems, beside a sweep: the chart jobs it plans are the
+    ones whose inputs it changes (the input functions in common.smk), and every other chart
+    file keeps its mtime. While the charts of statistics read the phase matrix, which any run
+    changes, that is all of them but the runtime; narrower inputs narrow the list below."""
+    work, cfg = matrix
+    cfg = {**cfg, "sweeps": {"sparse": {"env": {"CODELENS_RANK_SPARSE_TERM_WEIGHT": "1"},
+                                        "axes": [{"var": "CODELENS_RANK_SPARSE_THRESHOLD", "name": "t",
+                                                  "values": ["20", "40"]}]}},
+           "systems": {**cfg["systems"],
+                       "peer": {"type": "builtin", "methods": ["bm25"], "arms": ["baseline", "knob"]}}}
+    (work / "config.yaml").write_text(yaml.safe_dump(cfg))
+    run(work, "all")
+    files = sorted(p for p in (work / "results/plots").rglob("*") if p.is_file())
+    before = {p: p.stat().st_mtime_ns for p in files}
+
+    added = {**cfg, "arms": {**cfg["arms"], "2e": {"CODELENS_RANK_SPARSE_TERM_WEIGHT": "1",
+                                                   "CODELENS_RANK_SPARSE_THRESHOLD": "60"}}}
+    (work / "config.yaml").write_text(yaml.safe_dump(added))
+    planned = chart_jobs(run(work, "-n", "all").stdout)
+    rows = [f"{s}/{d}" for s in ("builtin", "peer") for d in ("gitds", "pathds")]
+    assert planned == sorted(
+        [("plot_arms", f"results/plots/arms/{r}") for r in rows]
+        + [("plot_transitions", f"results/plots/transitions/{r}") for r in rows]
+        # 2e's forest is new; the others', the sweep's and peer's charts read the matrix, which 2e changes
+        + [("plot_forest", f"results/plots/forest/{f}") for f in ("builtin/knob", "builtin/sparse-t20",
+                                                                  "builtin/sparse-t40", "builtin/2e", "peer/knob")]
+        + [("plot_sweep", "results/plots/sweep/builtin/sparse"), ("plot_heatmap", "results/plots/heatmap"),
+           ("plot_latency", "results/plots/latency"), ("plot_gallery", "results/plots/index.html")])
+    assert "plot_runtime" not in {r for r, _ in planned}  # written once
+
+    run(work, "all")
+    redrawn = {work / f"{out}{ext}" for _, out in planned
+               for ext in ((".svg", ".png", ".html") if not out.endswith(".html") else ("",))}
+    redrawn |= {work / f"results/plots/quality-latency{ext}" for ext in (".svg", ".png", ".html")}  # plot_latency's
+    after = {p: p.stat().st_mtime_ns for p in (work / "results/plots").rglob("*") if p.is_file()}
+    assert set(after) - set(before) == {work / f"results/plots/forest/builtin/2e{ext}" for ext in (".svg", ".png",
+                                                                                                  ".html")}
+    assert sorted(p for p in before if after[p] != before[p]) == sorted(redrawn & set(before))
+    assert sorted(p for p in before if after[p] == before[p]) == [work / "results/plots/vega/vega-embed.js"]
+    assert "Nothing to be done" in run(work, "-n", "all").stdout
 
 
 def test_a_declared_language_is_checked_at_the_fetch(matrix):

@@ -29,10 +29,9 @@ def git(cwd: Path, *args: str) -> str:
     return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True, env=env).stdout.strip()
 
 
-@pytest.fixture
-def two_commit_repo(tmp_path: Path) -> tuple[Path, str, str]:
-    """A git repository whose first commit has `pkg/core.py`; the second changes and adds files."""
-    repo = tmp_path / "repo"
+def make_two_commit_repo(repo: Path) -> tuple[Path, str, str]:
+    """A git repository at `repo` whose first commit has `pkg/core.py`; the second changes and adds
+    files. Returns it with the two commits (the same hashes every time: the dates are fixed)."""
     (repo / "pkg").mkdir(parents=True)
     git(repo, "init", "-q", "-b", "main")
     (repo / "pkg" / "core.py").write_text(
@@ -48,6 +47,11 @@ def two_commit_repo(tmp_path: Path) -> tuple[Path, str, str]:
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "second")
     return repo, first, git(repo, "rev-parse", "HEAD")
+
+
+@pytest.fixture
+def two_commit_repo(tmp_path: Path) -> tuple[Path, str, str]:
+    return make_two_commit_repo(tmp_path / "repo")
 
 
 def snakemake_cmd(workdir: Path, snakefile: Path = ROOT / "Snakefile") -> list[str]:

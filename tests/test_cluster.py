@@ -100,28 +100,53 @@ def test_a_job_that_fails_on_the_cluster_fails_the_run(matrix, tmp_path):  # noq
     assert line in proc.stdout + proc.stderr  # show-failed-logs
     rules = {r: (state / f"{i}.rc").read_text() for i, r, _ in submissions(state)}
     assert rules == {"extract_symbols": "0\n", "prepare_dataset": "1\n"}
+    # the status script names the job and gives the scheduler's state and reason, beside Snakemake's error
+    failed = next(i for i, r, _ in submissions(state) if r == "prepare_dataset")
+    assert (f"status-sacct.sh: Slurm job {failed} (crmatrix-prepare_dataset) ended FAILED, reason NonZeroExitCode"
+            in proc.stderr.splitlines())
     assert not (work / "results/datasets/gitds.jsonl").exists()
 
 
-@pytest.mark.parametrize(("sacct", "squeue", "answer"), [
-    ("COMPLETED", "", "success"),
-    ("PENDING", "", "running"),
-    ("RUNNING", "", "running"),
-    ("CANCELLED by 1000", "", "failed"),
-    ("TIMEOUT", "", "failed"),
-    ("OUT_OF_MEMORY", "", "failed"),
-    ("", "PENDING", "running"),  # not in the accounting yet, but queued
-    ("", "", "failed"),  # known to neither
+# sacct and squeue answering one line; squeue, like Slurm's, lists a job that has ended only
+# when asked for every state (-t all)
+FAKE_QUERY = {"sacct": """#!/bin/sh
+echo '{line}' | grep .
+exit 0
+""", "squeue": """#!/bin/sh
+case '{line}' in PENDING*|RUNNING*) ;; *) case " $* " in *" -t all "*) ;; *) exit 0 ;; esac ;; esac
+echo '{line}' | grep .
+exit 0
+"""}
+
+
+@pytest.mark.parametrize(("sacct", "squeue", "answer", "said"), [
+    ("COMPLETED|None|crmatrix-x", "", "success", ""),
+    ("PENDING|Priority|crmatrix-x", "", "running", ""),
+    ("RUNNING|None|crmatrix-x", "", "running", ""),
+    ("CANCELLED by 1000|None|crmatrix-x", "", "failed", "ended CANCELLED by 1000, reason None"),
+    ("TIMEOUT|TimeLimit|crmatrix-x", "", "failed", "ended TIMEOUT, reason TimeLimit"),
+    ("OUT_OF_MEMORY|OutOfMemory|crmatrix-x", "", "failed", "ended OUT_OF_MEMORY, reason OutOfMemory"),
+    # Slurm 22.05 without cgroups, a job killed over its --mem (JobAcctGatherParams=OverMemoryKill)
+    ("FAILED|JobLaunchFailure|crmatrix-x", "", "failed", "ended FAILED, reason JobLaunchFailure"),
+    ("", "PENDING|Priority|crmatrix-x", "running", ""),  # not in the accounting yet, but queued
+    # no accounting (sacct fails), but the controller still holds the finished job
+    ("", "COMPLETED|None|crmatrix-x", "success", ""),
+    ("", "FAILED|NonZeroExitCode|crmatrix-x", "failed", "ended FAILED, reason NonZeroExitCode"),
+    ("", "", "failed", "neither sacct nor squeue knows Slurm job 1234"),
 ])
-def test_the_status_script_reads_slurm_states(tmp_path, sacct, squeue, answer):
+def test_the_status_script_reads_slurm_states(tmp_path, sacct, squeue, answer, said):
+    """One word on stdout for Snakemake; for a failed job one line on stderr with Slurm's state and reason."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     for name, text in (("sacct", sacct), ("squeue", squeue)):
-        (bin_dir / name).write_text(f"#!/bin/sh\n[ -n '{text}' ] && echo '{text}'\nexit 0\n")
+        (bin_dir / name).write_text(FAKE_QUERY[name].format(line=text))
         (bin_dir / name).chmod(0o755)
     env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}"}
     proc = subprocess.run([str(STATUS), "1234;cluster"], capture_output=True, text=True, env=env, timeout=30)
     assert (proc.returncode, proc.stdout) == (0, answer + "\n")
+    if said.startswith("ended"):
+        said = f"Slurm job 1234 (crmatrix-x) {said}"
+    assert proc.stderr == (f"status-sacct.sh: {said}\n" if said else "")
 
 
 def planned(out: str) -> dict[str, int]:

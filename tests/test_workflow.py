@@ -33,10 +33,8 @@ PATH_DATASET = [
 ]
 
 
-@pytest.fixture
-def matrix(tmp_path, two_commit_repo):
-    repo, first, _ = two_commit_repo
-    work = tmp_path / "work"
+def write_matrix(work: Path, repo: Path, first: str) -> tuple[Path, dict]:
+    """The tiny matrix in the new directory `work`: its git corpus is `repo` pinned at `first`."""
     (work / "local" / "lib").mkdir(parents=True)
     for rel, text in PATH_CORPUS.items():
         (work / "local" / rel).write_text(text)
@@ -54,6 +52,12 @@ def matrix(tmp_path, two_commit_repo):
     }
     (work / "config.yaml").write_text(yaml.safe_dump(cfg))
     return work, cfg
+
+
+@pytest.fixture
+def matrix(tmp_path, two_commit_repo):
+    repo, first, _ = two_commit_repo
+    return write_matrix(tmp_path / "work", repo, first)
 
 
 def run(work, *args, check=True):

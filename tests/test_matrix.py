@@ -2,15 +2,18 @@
 the cells whose arm was clamped or whose queries failed), and its statistics on a hand-made
 matrix: identical arms, the correction family, detectable effects, pooling, roll-ups."""
 
+import datetime as dt
 import json
 import math
 import statistics
+from pathlib import Path
 
 import fixture_runs
 import pytest
 
-from crmatrix import systems
+from crmatrix import atomic, systems
 from crmatrix.analysis import matrix, stats
+from crmatrix.datasets import ledger
 from crmatrix.hits import Hit
 from crmatrix.stages import collect_matrix, evaluate_arm, extract_symbols, fetch_corpus, prepare_dataset
 
@@ -214,3 +217,39 @@ def test_an_arm_that_moves_no_query_is_no_hypothesis():
     assert gamma["detectable"]["alpha"] == 0.05
     line = next(x for x in matrix.to_markdown(m).splitlines() if x.startswith("| gamma |"))
     assert "| 0.378 [0.18, 0.61]<br>Δ +0.000 +0.0% flat<br>no query moved |" in line
+
+
+# --- the whole matrix, byte for byte ----------------------------------------------------------
+
+SNAPSHOT = Path(__file__).parent / "snapshots" / "matrix"
+ARCHETYPES = {"alpha": "library", "beta": "library", "gamma": "cli"}
+SUMMARIES = {"alpha": {"tasks": 10, "dropped": 2, "dropped_by_reason": {"cites no file of the tree": 2}},
+             "gamma": {"tasks": 10, "dropped": 0, "dropped_by_reason": {}}}
+
+
+def varied_matrix(tmp_path) -> tuple[Path, Path]:
+    """The phase matrix of fixture_runs.varied_runs() as collect_matrix writes it from the run
+    files, its test-split runs already in the ledger (so that no date of today enters it)."""
+    paths = []
+    for r in fixture_runs.varied_runs():
+        paths.append(tmp_path / "runs" / r["dataset"] / r["system"] / f"{r['arm']}.json")
+        atomic.write_json(paths[-1], r)
+    book = ledger.read(tmp_path / "ledger.json")
+    ledger.add(book, [(atomic.read_json(p), atomic.sha256_file(p)) for p in paths], dt.date(2026, 12, 1))
+    ledger.write(book, tmp_path / "ledger.json")
+    summaries = {}
+    for d, summary in SUMMARIES.items():
+        summaries[d] = tmp_path / f"{d}.summary.json"
+        atomic.write_json(summaries[d], summary)
+    out = (tmp_path / "phase-matrix.json", tmp_path / "phase-matrix.md")
+    collect_matrix.run(paths, "baseline", "hybrid", fixture_runs.ARMS, ARCHETYPES, *out, fixture_runs.SPLITS,
+                       ledger_path=tmp_path / "ledger.json", formats=fixture_runs.FORMATS, summaries=summaries)
+    return out
+
+
+def test_the_varied_matrix_is_the_snapshot(tmp_path):
+    """The snapshot was written by the all-in-one collect_matrix (every statistic from the runs in
+    one job) before the statistics per cell became jobs of their own."""
+    got_json, got_md = varied_matrix(tmp_path)
+    assert got_json.read_bytes() == (SNAPSHOT / "phase-matrix.json").read_bytes()
+    assert got_md.read_bytes() == (SNAPSHOT / "phase-matrix.md").read_bytes()

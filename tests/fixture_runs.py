@@ -9,8 +9,11 @@ The ranks are chosen so that the statistics can be worked out on paper:
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
+from crmatrix import atomic
 from crmatrix.evaluation import metrics, tokenbench
+from crmatrix.stages import cell_stats
 
 # dataset -> (language, arm -> first relevant rank per query of the headline method, None = miss)
 RANKS = {
@@ -123,4 +126,18 @@ def varied_runs() -> list[dict]:
         del peer["methods"]["hybrid"]
         peer["provenance"]["system"]["methods"] = ["lexical"]
         out.append(peer)
+    return out
+
+
+def cell_files(run_paths: list[Path], baseline: str, headline_method: str, formats: dict[str, str] | None = None
+               ) -> list[Path]:
+    """Each run file's cell statistics as the workflow makes them (stages.cell_stats: the run
+    against the baseline's run of its dataset and system), beside the run as `<name>.cell.json`."""
+    runs = {Path(p): atomic.read_json(Path(p)) for p in run_paths}
+    base = {(r["dataset"], r["system"]): p for p, r in runs.items() if r["arm"] == baseline}
+    out = []
+    for p, r in runs.items():
+        out.append(p.with_suffix(".cell.json"))
+        cell_stats.run(p, None if r["arm"] == baseline else base.get((r["dataset"], r["system"])), headline_method,
+                       (formats or {}).get(r["dataset"]), out[-1])
     return out

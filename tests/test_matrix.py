@@ -64,7 +64,8 @@ def stage(tmp_path, monkeypatch):
         return out
 
     def collect(runs):
-        m = collect_matrix.run(runs, "baseline", "hybrid", ["baseline", "wide"], {}, r / "m.json", r / "m.md")
+        cells = fixture_runs.cell_files(runs, "baseline", "hybrid")
+        m = collect_matrix.run(cells, "baseline", ["baseline", "wide"], {}, r / "m.json", r / "m.md")
         assert json.loads((r / "m.json").read_text()) == json.loads(json.dumps(m))
         return m, (r / "m.md").read_text().splitlines()
 
@@ -228,28 +229,32 @@ SUMMARIES = {"alpha": {"tasks": 10, "dropped": 2, "dropped_by_reason": {"cites n
 
 
 def varied_matrix(tmp_path) -> tuple[Path, Path]:
-    """The phase matrix of fixture_runs.varied_runs() as collect_matrix writes it from the run
-    files, its test-split runs already in the ledger (so that no date of today enters it)."""
+    """The phase matrix of fixture_runs.varied_runs() as the workflow writes it from the run
+    files (a cell_stats job per run, then collect_matrix), its test-split runs already in the
+    ledger (so that no date of today enters it)."""
     paths = []
     for r in fixture_runs.varied_runs():
         paths.append(tmp_path / "runs" / r["dataset"] / r["system"] / f"{r['arm']}.json")
         atomic.write_json(paths[-1], r)
     book = ledger.read(tmp_path / "ledger.json")
-    ledger.add(book, [(atomic.read_json(p), atomic.sha256_file(p)) for p in paths], dt.date(2026, 12, 1))
+    ledger.add(book, [s for p in paths if (s := ledger.scoring(atomic.read_json(p), atomic.sha256_file(p)))],
+               dt.date(2026, 12, 1))
     ledger.write(book, tmp_path / "ledger.json")
     summaries = {}
     for d, summary in SUMMARIES.items():
         summaries[d] = tmp_path / f"{d}.summary.json"
         atomic.write_json(summaries[d], summary)
     out = (tmp_path / "phase-matrix.json", tmp_path / "phase-matrix.md")
-    collect_matrix.run(paths, "baseline", "hybrid", fixture_runs.ARMS, ARCHETYPES, *out, fixture_runs.SPLITS,
-                       ledger_path=tmp_path / "ledger.json", formats=fixture_runs.FORMATS, summaries=summaries)
+    cells = fixture_runs.cell_files(paths, "baseline", "hybrid", fixture_runs.FORMATS)
+    collect_matrix.run(cells, "baseline", fixture_runs.ARMS, ARCHETYPES, *out, fixture_runs.SPLITS,
+                       ledger_path=tmp_path / "ledger.json", summaries=summaries)
     return out
 
 
 def test_the_varied_matrix_is_the_snapshot(tmp_path):
     """The snapshot was written by the all-in-one collect_matrix (every statistic from the runs in
-    one job) before the statistics per cell became jobs of their own."""
+    one job, commit 9ffc78b) before the statistics per cell became jobs of their own: the cells
+    assembled give the same bytes."""
     got_json, got_md = varied_matrix(tmp_path)
     assert got_json.read_bytes() == (SNAPSHOT / "phase-matrix.json").read_bytes()
     assert got_md.read_bytes() == (SNAPSHOT / "phase-matrix.md").read_bytes()

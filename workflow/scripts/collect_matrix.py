@@ -3,15 +3,13 @@ from crmatrix.stages import collect_matrix
 
 with jobs.job(snakemake.log[0], snakemake.output):
     collect_matrix.run(
-        snakemake.input.runs,
+        snakemake.input.cells,
         snakemake.params.baseline_arm,
-        snakemake.params.headline_method,
         snakemake.params.arm_order,
         dict(snakemake.params.archetypes),
         snakemake.output.json,
         snakemake.output.md,
         dict(snakemake.params.splits),
         snakemake.params.comparisons,
-        formats=dict(snakemake.params.formats),
         summaries=dict(zip(snakemake.params.summary_datasets, snakemake.input.summaries)),
     )

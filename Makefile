@@ -50,7 +50,10 @@ resume: $(STAMP)
 test: $(STAMP)
 	$(PY) -m pytest -q
 
+# ruff (Python), snakefmt (the Snakefile and rules) and Snakemake's own linter; all must be clean.
 lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/snakefmt --check Snakefile workflow/rules/
 	$(SMK) --lint
 
 report: $(STAMP)

@@ -147,7 +147,7 @@ def agreement(vecs: dict, syms_by_ds: dict, models: dict) -> None:
         start += len(syms)
         qs = queries_of(ds)
         qa, qb = st.encode(qs), q8.encode(qs)
-        for a, b in zip(qa, qb):
+        for a, b in zip(qa, qb, strict=True):
             top_a = set(np.argsort(-(vecs["fp32"][sl] @ a))[:10])
             top_b = set(np.argsort(-(vecs["int8"][sl] @ b))[:10])
             overlaps.append(len(top_a & top_b) / 10)
@@ -219,7 +219,8 @@ def latency(tmp: Path, syms: list, neighbours: list, models: dict) -> None:
     say("| fusion arm | p50 ms | p95 ms |")
     say("|---|---:|---:|")
     for arm, extra in FUSION_ARMS.items():
-        arm_kn = knobs.resolve({"CODELENS_EMBED_HINT_AUTO": "0", "CODELENS_RANK_SPARSE_TERM_WEIGHT": "1", **extra}, None)
+        arm_kn = knobs.resolve(
+            {"CODELENS_EMBED_HINT_AUTO": "0", "CODELENS_RANK_SPARSE_TERM_WEIGHT": "1", **extra}, None)
         arm_eng = Engine(syms, arm_kn, vectors, index.query_encoder(model_dir, tmp / "cache-int8", THREADS),
                          neighbours=neighbours)
         arm_eng.prepare(qs)
@@ -245,8 +246,8 @@ def peak_rss(tmp: Path, syms: list, models: dict) -> None:
     rss_gib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / (1 << 20)
     say("## 4. Peak RSS of one index job")
     say("")
-    say(f"`build_index` on {len(syms)} symbols, the default model (ONNX fp32, one text per run), empty cache, its own process: "
-        f"{secs:.1f} s ({len(syms) / secs:.0f} symbols/s end to end, model load included), "
+    say(f"`build_index` on {len(syms)} symbols, the default model (ONNX fp32, one text per run), empty cache, "
+        f"its own process: {secs:.1f} s ({len(syms) / secs:.0f} symbols/s end to end, model load included), "
         f"peak RSS **{rss_gib:.2f} GiB** (target <= 2 GiB): {'met' if rss_gib <= 2 else 'NOT met'}.")
     say("")
 

@@ -193,7 +193,7 @@ def four_arms() -> None:
     say("")
     say("| run | s |")
     say("|---|---:|")
-    for arm, s in zip(FOUR_ARMS, alone):
+    for arm, s in zip(FOUR_ARMS, alone, strict=True):
         say(f"| {arm} alone | {s:.1f} |")
     say(f"| {' + '.join(FOUR_ARMS)} together | {together:.1f} |")
     say("")

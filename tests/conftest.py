@@ -33,7 +33,8 @@ def two_commit_repo(tmp_path: Path) -> tuple[Path, str, str]:
     (repo / "pkg").mkdir(parents=True)
     git(repo, "init", "-q", "-b", "main")
     (repo / "pkg" / "core.py").write_text(
-        'def parse_config(text):\n    """Parse the settings text."""\n    return dict(line.split("=") for line in text.splitlines())\n\n\n'
+        'def parse_config(text):\n    """Parse the settings text."""\n'
+        '    return dict(line.split("=") for line in text.splitlines())\n\n\n'
         "class Store:\n    def save(self, key, value):\n        self.data[key] = value\n"
     )
     git(repo, "add", "-A")

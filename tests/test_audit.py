@@ -51,7 +51,8 @@ def test_exact_figures_on_a_hand_made_dataset():
         {"path": "pkg/store.py", "tasks": 3}, {"path": "pkg/config.py", "tasks": 2}, {"path": "pkg/net.py", "tasks": 2},
         {"path": "pkg/session.py", "tasks": 1}]}
     text = audit.to_text(a, "hand")
-    assert "7 tasks. **Flagged**: 3 of 4 natural-language queries restate the gold's name; the set flatters lexical" in text
+    assert ("7 tasks. **Flagged**: 3 of 4 natural-language queries restate the gold's name; "
+            "the set flatters lexical") in text
     assert "| q3 | q5 | 100 | start the server loop | Start the server LOOP |" in text
     assert "Gold spread: 4 distinct files over 7 tasks (0.57 per task)." in text
     # one restating query fewer: 2 of 4 is not more than half

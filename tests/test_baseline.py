@@ -148,12 +148,14 @@ def test_check_refuses_a_run_on_another_corpus_or_dataset(runs, tmp_path, capsys
         assert len(err.splitlines()) == 1
         if what == "corpus content hash":
             assert err.endswith(", run 000000000000…)\n")
-    assert main(["check", str(runs["release"]), "--baseline", str(record), "--max-drop", "search.identifier.mrr=0.1"]) == 2
+    assert main(["check", str(runs["release"]), "--baseline", str(record),
+                 "--max-drop", "search.identifier.mrr=0.1"]) == 2
     assert capsys.readouterr().err == ("crmatrix: search.identifier.mrr: the baseline has no identifier queries "
                                        "(query types: uncategorized)\n")
     assert main(["check", str(runs["release"]), "--max-drop", "search.mrr=0.02"]) == 2
     assert "--max-drop and --baseline go together" in capsys.readouterr().err
-    assert main(["check", str(runs["release"]), "--baseline", str(runs["release"]), "--max-drop", "search.mrr=0.1"]) == 2
+    assert main(["check", str(runs["release"]), "--baseline", str(runs["release"]),
+                 "--max-drop", "search.mrr=0.1"]) == 2
     assert f"crmatrix: {runs['release']}: not a crmatrix baseline (expected 'format'" in capsys.readouterr().err
 
 
@@ -167,8 +169,8 @@ def test_check_refuses_a_run_on_another_corpus_or_dataset(runs, tmp_path, capsys
      "method 'bm25' is not one of both systems' methods (lexical)"),
     ({"release": "builtin", "candidate": "builtin@knob", "max_drop": {"lexical.latency_p95_ms": 5}},
      "compare.p.max_drop: max-drop gate 'lexical.latency_p95_ms=5': 'latency_p95_ms' is not a per-query metric "
-     "(expected one of: mrr, mrr@10, acc@1, acc@3, acc@5, precision@1, recall@5, recall@10, recall@100, ndcg@10, map, map@10, "
-     "coverage)"),
+     "(expected one of: mrr, mrr@10, acc@1, acc@3, acc@5, precision@1, recall@5, recall@10, recall@100, ndcg@10, "
+     "map, map@10, coverage)"),
 ])
 def test_a_bad_release_candidate_pair_is_one_line_naming_the_key(entry, message):
     from crmatrix import CrmatrixError
@@ -186,7 +188,8 @@ def test_a_pair_gates_the_release_headline_mrr_by_default():
     from crmatrix.pipeline import experiment
 
     cfg = config.validate({"corpora": {"c": {"path": "."}}, "datasets": {"d": {"file": "d.json", "corpus": "c"}},
-                           "arms": {"baseline": {}, "knob": {}}, "compare": {"p": {"release": "b", "candidate": "b@knob"}},
+                           "arms": {"baseline": {}, "knob": {}},
+                           "compare": {"p": {"release": "b", "candidate": "b@knob"}},
                            "systems": {"b": {"type": "builtin", "methods": ["lexical", "bm25"]}}})
     assert experiment.compare_pairs(cfg) == {"p": {"release": {"system": "b", "arm": "baseline"},
                                                    "candidate": {"system": "b", "arm": "knob"},

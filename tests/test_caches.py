@@ -130,8 +130,8 @@ def test_evict_one_corpus_frees_its_index_and_the_entries_only_it_used(tree):
     assert report["freed_bytes"] == INDEX_BYTES["cccccccccccc"] + SHARDS - merged
     assert not (tree / "index" / "beta" / "builtin" / "cccccccccccc").exists()
     assert sorted(p.name for p in (tree / "index" / "beta" / "builtin").iterdir()) == []
-    left = EmbeddingCache(tree / "cache" / "embeddings").get_many(MODEL, [text_sha(t) for t in
-                                                                          ("a1", "a2", "n1", "b1", "find x", "find y", "old", "new")])
+    texts = ("a1", "a2", "n1", "b1", "find x", "find y", "old", "new")
+    left = EmbeddingCache(tree / "cache" / "embeddings").get_many(MODEL, [text_sha(t) for t in texts])
     assert len(left) == 7 and text_sha("b1") not in left
     assert caches.format_evict(report, NOW, {MODEL: ["minilm"]}) == [
         f"evicted {tree}/index/beta/builtin/cccccccccccc (823 B, last used 2d ago, used by 1 run)",

@@ -47,7 +47,8 @@ def test_validate_names_the_bad_key(tmp_path):
     cfg.write_text("corpora: {c: {path: x}}\ndatasets: {d: {file: f, corpus: c}}\narms: {baseline: {A: 1}}\n")
     proc = crmatrix("validate", str(cfg))
     assert proc.returncode == 2
-    assert proc.stderr.strip() == f"crmatrix: {cfg}: arms.baseline.A: expected string, got an integer 1 (quote it in YAML)"
+    assert proc.stderr.strip() == (f"crmatrix: {cfg}: arms.baseline.A: expected string, got an integer 1 "
+                                   "(quote it in YAML)")
 
 
 def test_check_gates_exit_one_and_name_the_failure(tmp_path):
@@ -59,7 +60,8 @@ def test_check_gates_exit_one_and_name_the_failure(tmp_path):
     assert ok.returncode == 0 and "2 of 2 gates passed" in ok.stdout
     fail = crmatrix("check", str(path), "--min", "hybrid.mrr=0.5", "--max", "hybrid.latency_p95_ms=5")
     assert fail.returncode == 1
-    assert fail.stdout.splitlines()[:2] == ["FAIL hybrid.mrr = 0.42 < min 0.5", "FAIL hybrid.latency_p95_ms = 9 > max 5"]
+    assert fail.stdout.splitlines()[:2] == ["FAIL hybrid.mrr = 0.42 < min 0.5",
+                                            "FAIL hybrid.latency_p95_ms = 9 > max 5"]
     assert crmatrix("check", str(path), "--min", "hybrid.mrr").returncode == 2
 
 

@@ -12,48 +12,67 @@ def modules(stage: str) -> set[str]:
     return {p.relative_to(codehash.ROOT).as_posix() for p in codehash.closure(SCRIPTS / f"{stage}.py")}
 
 
-BASE = {"__init__.py", "atomic.py", "pipeline/jobs.py", "stages/__init__.py"}
+# every stage: the job wrapper; a package's __init__ runs with any of its modules (all of
+# them but engine's and embed's are a docstring)
+BASE = {"__init__.py", "atomic.py", "pipeline/__init__.py", "pipeline/jobs.py", "stages/__init__.py"}
+
+
+STATISTICS = {"analysis/__init__.py", "analysis/cells.py", "analysis/stats.py", "evaluation/__init__.py",
+              "evaluation/metrics.py", "datasets/__init__.py", "datasets/ledger.py", "datasets/holdout.py",
+              "datasets/tasks.py"}
+ASSEMBLY = {"analysis/matrix/__init__.py", "analysis/matrix/rows.py", "analysis/matrix/rollups.py",
+            "analysis/matrix/pooling.py", "analysis/matrix/markdown.py", "analysis/meta.py"}
 
 
 def test_matrix_stage_runs_matrix_stats_and_metrics_only():
-    assert modules("collect_matrix") == BASE | {"stages/collect_matrix.py", "analysis/matrix.py", "analysis/stats.py", "evaluation/metrics.py",
-                                                "analysis/meta.py", "datasets/ledger.py", "datasets/holdout.py", "datasets/tasks.py"}
+    assert modules("collect_matrix") == BASE | STATISTICS | ASSEMBLY | {"stages/collect_matrix.py"}
+
+
+def test_a_cell_runs_its_statistics_but_not_the_matrix_so_no_table_edit_recomputes_a_cell():
+    assert modules("cell_stats") == BASE | STATISTICS | {"stages/cell_stats.py"}
 
 
 def test_plot_stage_runs_the_plots_but_no_statistics():
     got = modules("plot_matrix")
     assert {"plots/catalog.py", "plots/forest.py", "plots/style.py", "plots/gallery.py"} <= got
-    assert not got & {"analysis/matrix.py", "analysis/stats.py", "analysis/meta.py"}  # the statistics come in the matrix JSON
+    # the statistics come in the matrix JSON
+    assert not got & {"analysis/matrix/__init__.py", "analysis/cells.py", "analysis/stats.py", "analysis/meta.py"}
 
 
 def test_fetch_runs_pins_and_corpus_but_no_parser_or_engine():
-    assert modules("fetch_corpus") == BASE | {"stages/fetch_corpus.py", "corpora/tree.py", "corpora/pins.py", "corpora/languages.py",
-                                              "pipeline/locations.py", "progress.py", "datasets/records.py"}
+    assert modules("fetch_corpus") == BASE | {
+        "stages/fetch_corpus.py", "corpora/__init__.py", "corpora/tree.py", "corpora/pins.py", "corpora/languages.py",
+        "pipeline/locations.py", "progress.py", "datasets/__init__.py", "datasets/records.py"}
 
 
 def test_an_install_runs_pins_and_processes_only_so_no_engine_edit_reinstalls_a_peer():
-    assert modules("install_system") == BASE | {"stages/install_system.py", "systems/install.py", "corpora/pins.py", "systems/processes.py",
-                                                "evaluation/provenance.py", "corpora/languages.py", "pipeline/locations.py", "progress.py"}
+    assert modules("install_system") == BASE | {
+        "stages/install_system.py", "systems/__init__.py", "systems/install.py", "systems/processes.py",
+        "corpora/__init__.py", "corpora/pins.py", "corpora/languages.py", "evaluation/__init__.py",
+        "evaluation/provenance.py", "pipeline/locations.py", "progress.py"}
 
 
 def test_the_release_gate_runs_baseline_check_and_statistics_only():
-    assert modules("gate_candidates") == BASE | {"stages/gate_candidates.py", "analysis/baseline.py", "analysis/check.py", "analysis/stats.py",
-                                                 "evaluation/metrics.py"}
+    assert modules("gate_candidates") == BASE | {
+        "stages/gate_candidates.py", "analysis/__init__.py", "analysis/baseline.py", "analysis/check.py",
+        "analysis/stats.py", "evaluation/__init__.py", "evaluation/metrics.py"}
 
 
 def test_dataset_stage_runs_no_engine_and_no_system():
     got = modules("prepare_dataset")
     assert {"datasets/__init__.py", "datasets/sweqa.py", "evaluation/trec.py", "symbols/__init__.py", "hits.py"} <= got
-    assert not any(m.startswith(("engine/", "embed/")) or m in ("systems/__init__.py", "evaluation/evaluate.py", "analysis/stats.py") for m in got)
+    not_run = ("systems/registry.py", "evaluation/evaluate.py", "analysis/stats.py")
+    assert not any(m.startswith(("engine/", "embed/")) or m in not_run for m in got)
 
 
 def test_engine_edits_reach_index_and_evaluation_but_not_fetch_or_symbols():
     for stage in ("build_index", "evaluate_arm"):
         assert "engine/lexical.py" in modules(stage)  # via engine/__init__, which every engine import runs
-    for stage in ("fetch_corpus", "extract_symbols", "prepare_model", "collect_matrix"):
+    for stage in ("fetch_corpus", "extract_symbols", "prepare_model", "cell_stats", "collect_matrix"):
         assert not any(m.startswith("engine/") for m in modules(stage)), stage
-    assert {"evaluation/evaluate.py", "systems/__init__.py", "systems/builtin.py", "systems/mcp.py", "systems/guard.py", "evaluation/provenance.py",
-            "evaluation/tokens.py", "evaluation/tokenbench.py", "evaluation/metrics.py"} <= modules("evaluate_arm")
+    assert {"evaluation/evaluate.py", "systems/registry.py", "systems/builtin.py", "systems/mcp.py", "systems/guard.py",
+            "evaluation/provenance.py", "evaluation/tokens.py", "evaluation/tokenbench.py",
+            "evaluation/metrics.py"} <= modules("evaluate_arm")
 
 
 def test_imports_inside_functions_relative_imports_and_parent_packages_count():
@@ -61,7 +80,8 @@ def test_imports_inside_functions_relative_imports_and_parent_packages_count():
            "def f():\n    from crmatrix.embed.cache import EmbeddingCache\n"
            "import numpy, os.path\nfrom crmatrix.analysis.check import Gate\n")
     assert codehash.imported_modules(src, "crmatrix.stages.x") == {
-        "crmatrix", "crmatrix.stages", "crmatrix.embed", "crmatrix.embed.cache", "crmatrix.analysis.check"}
+        "crmatrix", "crmatrix.stages", "crmatrix.embed", "crmatrix.embed.cache", "crmatrix.analysis",
+        "crmatrix.analysis.check"}
     # `from . import atomic` inside the package crmatrix itself
     assert codehash.imported_modules("from . import atomic\n", "crmatrix", is_package=True) == {
         "crmatrix", "crmatrix.atomic"}
@@ -78,4 +98,4 @@ def test_hash_changes_with_a_module_in_the_closure_only(tmp_path, monkeypatch):
     assert {s.stem: codehash.stage_hash(s) for s in SCRIPTS.glob("*.py")} == before  # the path is not hashed
     (pkg / "analysis/stats.py").write_text((pkg / "analysis/stats.py").read_text() + "\n# an edit\n")
     after = {s.stem: codehash.stage_hash(s) for s in SCRIPTS.glob("*.py")}
-    assert sorted(s for s in before if before[s] != after[s]) == ["collect_matrix", "gate_candidates"]
+    assert sorted(s for s in before if before[s] != after[s]) == ["cell_stats", "collect_matrix", "gate_candidates"]

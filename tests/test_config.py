@@ -46,9 +46,9 @@ def test_defaults_fill_a_minimal_config_without_touching_the_input():
 
 def test_unknown_top_level_key_is_named():
     assert error_of({**MINIMAL, "corpus": {}}) == (
-        "config: (top level): unknown key 'corpus' (expected one of: arms, baseline_arm, cache_dir, compare, comparisons, "
-        "corpora, datasets, default_model, embed_threads, force_test, git_mirrors, headline_method, models, registries, "
-        "sweeps, systems, top_k, trackers)"
+        "config: (top level): unknown key 'corpus' (expected one of: arms, baseline_arm, cache_dir, compare, "
+        "comparisons, corpora, datasets, default_model, embed_threads, force_test, git_mirrors, headline_method, "
+        "models, registries, sweeps, systems, top_k, trackers)"
     )
 
 
@@ -193,7 +193,8 @@ def test_a_dataset_split_and_its_seed_as_jobs_get_them():
     from crmatrix.pipeline import experiment
 
     cfg = copy.deepcopy(MINIMAL)
-    cfg["datasets"] = {"plain": {"file": "d.json", "corpus": "c"}, "all": {"file": "d.json", "corpus": "c", "split": "all"},
+    cfg["datasets"] = {"plain": {"file": "d.json", "corpus": "c"},
+                       "all": {"file": "d.json", "corpus": "c", "split": "all"},
                        "test": {"file": "d.json", "corpus": "c", "split": "test"},
                        "dev7": {"file": "d.json", "corpus": "c", "split": "small_dev", "seed": 7}}
     cfg = config.validate(cfg)

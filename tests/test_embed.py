@@ -24,7 +24,8 @@ CODE = [
     "import numpy as np",
     "x = 1",
     "SELECT name FROM users WHERE id = ?",
-    "def retry(fn, attempts=3):\n    for _ in range(attempts):\n        try:\n            return fn()\n        except Exception:\n            pass",
+    "def retry(fn, attempts=3):\n    for _ in range(attempts):\n        try:\n            return fn()\n"
+    "        except Exception:\n            pass",
     "interface Props { title: string; onClose(): void }",
     "impl Display for Point { fn fmt(&self, f: &mut Formatter) -> Result { write!(f, \"{}\", self.x) } }",
     "for i in range(10): print(i)",

@@ -108,7 +108,8 @@ def test_nl_tokens_from_comments_and_literals():
     assert nl_tokens(CACHE_BODY, "rust", False, False) == [
         "Open the cache directory and load every entry", "the index is rebuilt when stale", "cache index file"]
     s = sym("open_cache", CACHE_BODY, path="src/cache.rs")
-    head = "function open_cache (open cache) in cache.rs: fn open_cache(dir: &Path) -> Cache — let name = \"cache index file\";"
+    head = ("function open_cache (open cache) in cache.rs: fn open_cache(dir: &Path) -> Cache — "
+            "let name = \"cache index file\";")
     assert embedding_text(s, Knobs(nl_tokens=True, hint_chars=200)) == (
         f"{head} · NL: Open the cache directory and load every entry · the index is rebuilt when stale"
         " · cache index file")

@@ -125,7 +125,8 @@ def test_auto_on_rust_is_the_stacked_arm_and_on_python_the_baseline(model_dir, t
     baseline = {"CODELENS_EMBED_HINT_AUTO": "0"}
     assert ranks(PYTHON, auto, "python", model_dir, tmp_path) == ranks(PYTHON, baseline, "python", model_dir, tmp_path)
     # and auto on Rust really differs from the baseline there, so the identity above is not vacuous
-    assert ranks(RUST, auto, "rust", model_dir, tmp_path)["texts"] != ranks(RUST, baseline, "rust", model_dir, tmp_path)["texts"]
+    assert (ranks(RUST, auto, "rust", model_dir, tmp_path)["texts"]
+            != ranks(RUST, baseline, "rust", model_dir, tmp_path)["texts"])
 
 
 def test_explicit_zero_beats_auto(model_dir, tmp_path):
@@ -150,7 +151,8 @@ def test_vectorized_lexical_and_sparse_equal_the_definitions():
     docs = [lexical.LexicalDoc.of(s) for s in syms]
     fields = [" ".join((s.name, s.qualname, s.signature, s.path)).lower() for s in syms]
     queries = ["load config", "please load-config now", "get", "Symbol", "extract_files", "a", "parse the header",
-               "write json atomically to a path", "crmatrix/engine", "Build Index", "find the function that opens a file"]
+               "write json atomically to a path", "crmatrix/engine", "Build Index",
+               "find the function that opens a file"]
     for q in queries:
         lq = lexical.LexicalQuery.of(q)
         want = np.array([np.nan if (v := lexical.score(d, lq)) is None else v for d in docs])
@@ -169,7 +171,8 @@ def test_an_index_answers_only_for_its_knobs_and_model(model_dir, tmp_path):
     assert vectors.shape == (len(syms), 384)
     # an arm with other index-time knobs asking for it is refused, naming the knob
     other = knobs.resolve({"CODELENS_EMBED_HINT_AUTO": "0", "CODELENS_EMBED_HINT_INCLUDE_COMMENTS": "1"}, "rust")
-    with pytest.raises(CrmatrixError, match=r"built with other index-time knobs than the arm's: nl_tokens=False \(wanted True\)"):
+    with pytest.raises(CrmatrixError,
+                       match=r"built with other index-time knobs than the arm's: nl_tokens=False \(wanted True\)"):
         index.load(out, syms, other, model_dir)
     # a query-time knob is not the index's business
     index.load(out, syms, knobs.resolve({"CODELENS_EMBED_HINT_AUTO": "0", "CODELENS_RANK_SPARSE_TERM_WEIGHT": "1"},
@@ -177,8 +180,10 @@ def test_an_index_answers_only_for_its_knobs_and_model(model_dir, tmp_path):
     # another model (its model.json says so by hash) is refused
     int8 = tmp_path / "int8"
     int8.mkdir()
-    (int8 / "model.json").write_text(json.dumps({**json.loads((model_dir / "model.json").read_text()), "sha256": "f" * 64}))
-    with pytest.raises(CrmatrixError, match=r"idx: built with model [0-9a-f]{12}, but the arm's model .*int8 is ffffffffffff"):
+    other_model = {**json.loads((model_dir / "model.json").read_text()), "sha256": "f" * 64}
+    (int8 / "model.json").write_text(json.dumps(other_model))
+    with pytest.raises(CrmatrixError,
+                       match=r"idx: built with model [0-9a-f]{12}, but the arm's model .*int8 is ffffffffffff"):
         index.load(out, syms, kn, int8)
     # a corrupt meta.json is one line naming the file, not a JSONDecodeError
     (out / "meta.json").write_text('{"symbols": 3,')

@@ -32,7 +32,8 @@ def test_the_index_key_holds_knobs_and_model_definition_not_names_or_spelling():
              "b2c-spelled": {"CODELENS_EMBED_HINT_AUTO": "off", "CODELENS_EMBED_HINT_INCLUDE_COMMENTS": "True ",
                              "CODELENS_RANK_SPARSE_TERM_WEIGHT": "1"},  # a query-time knob: same index
              "renamed-model": {**OFF, "CRMATRIX_MODEL": "same-weights"},
-             "chars": {**OFF, "CODELENS_EMBED_HINT_CHARS": "0100"}, "chars2": {**OFF, "CODELENS_EMBED_HINT_CHARS": "100"}})
+             "chars": {**OFF, "CODELENS_EMBED_HINT_CHARS": "0100"},
+             "chars2": {**OFF, "CODELENS_EMBED_HINT_CHARS": "100"}})
     key = lambda arm: experiment.index_key(c, BUILTIN, arm, "c")  # noqa: E731
     assert key("b2c") == key("b2c-spelled") != key("baseline")
     assert key("renamed-model") == key("baseline")
@@ -72,7 +73,8 @@ def test_an_auto_arm_shares_the_index_of_the_arm_its_knobs_resolve_to_on_a_decla
 
 def test_an_explicit_auto_lang_or_explicit_2b2c_needs_no_declared_language():
     c = cfg({"tagged": {**AUTO, "CODELENS_EMBED_HINT_AUTO_LANG": "go"},
-             "pinned": {**AUTO, "CODELENS_EMBED_HINT_INCLUDE_COMMENTS": "1", "CODELENS_EMBED_HINT_INCLUDE_API_CALLS": "1"},
+             "pinned": {**AUTO, "CODELENS_EMBED_HINT_INCLUDE_COMMENTS": "1",
+                        "CODELENS_EMBED_HINT_INCLUDE_API_CALLS": "1"},
              "half": {**AUTO, "CODELENS_EMBED_HINT_INCLUDE_COMMENTS": "1"}, "2b2c": B2C})
     key = lambda arm: experiment.index_key(c, BUILTIN, arm, "c")  # noqa: E731
     assert key("tagged") == key("pinned") == key("2b2c")
@@ -95,7 +97,8 @@ def test_jobs_get_arm_variables_in_one_spelling():
 
 
 def test_bad_knob_values_are_still_config_errors():
-    with pytest.raises(CrmatrixError, match=r"arms\.x: CODELENS_RANK_SPARSE_MAX='lots': expected a whole number \(5\.\.50\)"):
+    with pytest.raises(CrmatrixError,
+                       match=r"arms\.x: CODELENS_RANK_SPARSE_MAX='lots': expected a whole number \(5\.\.50\)"):
         cfg({"x": {"CODELENS_RANK_SPARSE_MAX": "lots"}})
 
 

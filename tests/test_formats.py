@@ -29,7 +29,8 @@ def corpus_of(tmp_path, kind, spec, src=None):
     manifest = {"pin": {"kind": kind, **spec} if kind not in pins.FILE_KINDS else {"kind": kind, kind: spec}, **part}
     paths = [f["path"] for f in part["files"]]
     symbols = (extract_documents(tmp_path / "tree", paths) if kind == "ds1000"
-               else extract_files(tmp_path / "tree", [p for f, p in zip(part["files"], paths) if f["language"]]))
+               else extract_files(tmp_path / "tree",
+                                  [p for f, p in zip(part["files"], paths, strict=True) if f["language"]]))
     return manifest, symbols
 
 
@@ -192,7 +193,8 @@ def test_swe_qa_flask_real_data(flask_tree):
     assert (s["tasks"], s["dropped"]) == (48, 13)
     assert s["dropped_by_reason"] == {"absent citation": 4, "ambiguous citation": 9}
     assert loaded.dropped[1] == {"row": 1, "reason": "ambiguous citation",
-                                 "detail": "blueprints.py: 2 files (src/flask/blueprints.py, src/flask/sansio/blueprints.py)"}
+                                 "detail": "blueprints.py: 2 files "
+                                           "(src/flask/blueprints.py, src/flask/sansio/blueprints.py)"}
     gold = {t.task_id: t.gold["file_set"] for t in loaded.tasks}
     assert gold["q000"] == ["src/flask/json/provider.py", "tests/test_json.py"]
     # row 1 cites `blueprints.py` (two files: dropped) and `sansio/scaffold.py` by path and suffix
@@ -225,7 +227,8 @@ def test_ds1000_real_data(tmp_path):
 
 
 def test_ds1000_needs_a_documents_corpus(tmp_path):
-    rows = [{"prompt": "p", "metadata": {"library": "Numpy", "problem_id": 1}, "docs": [{"title": "numpy.x", "text": "t"}]}]
+    rows = [{"prompt": "p", "metadata": {"library": "Numpy", "problem_id": 1},
+             "docs": [{"title": "numpy.x", "text": "t"}]}]
     p = tmp_path / "d.jsonl"
     p.write_text(json.dumps(rows[0]) + "\n")
     with pytest.raises(CrmatrixError, match=r"holds no documents \(a ds1000 dataset needs a ds1000 corpus\)"):

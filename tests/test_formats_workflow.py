@@ -13,7 +13,8 @@ def test_swe_qa_flask_and_repoqa_in_the_matrix_with_recall_ndcg_and_intervals(tm
         "git_mirrors": [str(SHARED / "corpora")],
         "corpora": {
             "flask": {"git": "https://github.com/pallets/flask", "commit": "85c5d93cbd049c4bd0679c36fd1ddcae8c37b642"},
-            "rq": {"repoqa": {"file": str(ROOT / "datasets/repoqa-fixture.json"), "repo": "crmatrix-fixtures/tinyqueue"}},
+            "rq": {"repoqa": {"file": str(ROOT / "datasets/repoqa-fixture.json"),
+                              "repo": "crmatrix-fixtures/tinyqueue"}},
         },
         "datasets": {
             "swe-qa-flask": {"file": str(SHARED / "data/swe-qa/flask.jsonl"), "corpus": "flask", "format": "swe-qa"},
@@ -32,7 +33,8 @@ def test_swe_qa_flask_and_repoqa_in_the_matrix_with_recall_ndcg_and_intervals(tm
     assert (swe["format"], swe["method"], swe["metrics"]) == ("swe-qa", "bm25", ["recall@5", "recall@10", "ndcg@10"])
     assert swe["dropped"] == {"tasks": 48, "dropped": 13, "by_reason": {"absent citation": 4, "ambiguous citation": 9}}
     base = swe["arms"]["baseline"]
-    assert {k: round(v["mean"], 3) for k, v in base.items()} == {"recall@5": 0.752, "recall@10": 0.842, "ndcg@10": 0.769}
+    means = {k: round(v["mean"], 3) for k, v in base.items()}
+    assert means == {"recall@5": 0.752, "recall@10": 0.842, "ndcg@10": 0.769}
     assert all(v["ci_low"] < v["mean"] < v["ci_high"] for v in base.values())
     assert bench["rq"]["metrics"] == ["pass@1", "recall@5", "recall@10", "ndcg@10"]
     assert round(bench["rq"]["arms"]["baseline"]["pass@1"]["mean"], 3) == 0.6

@@ -42,7 +42,8 @@ FILES = {
         "        self.run()\n"
         "        value.close()\n"
     ),
-    "pkg/util.py": "def shout():\n    return print('!')\n\n\ndef close():\n    pass\n\n\nclass Other:\n    def close(self):\n        pass\n",
+    "pkg/util.py": "def shout():\n    return print('!')\n\n\ndef close():\n    pass\n\n\n"
+                   "class Other:\n    def close(self):\n        pass\n",
     "web/a.ts": "import { b } from './b';\nexport class A extends B { go() { this.stop(); b(); } stop() {} }\n",
     "web/b.ts": "export function b() { return new A(); }\nexport class B { stop() {} }\n",
 }

@@ -70,7 +70,8 @@ def test_graph_split_gate_and_call_table_end_to_end(graph_work):
     assert [(x["dataset"], sorted(x["arms"])) for x in m["gates"]] == [("rs-structural", ["expand", "rrf"])]
     assert "## Do-no-harm gate: recall@10 on structural splits must not drop" in \
         (work / "results/matrix/phase-matrix.md").read_text()
-    assert "| rs-calls | builtin | callees | 2 | 1.000 | 1.000 | 1.000 | 0 |" in (work / "results/matrix/callgraph.md").read_text()
+    assert "| rs-calls | builtin | callees | 2 | 1.000 | 1.000 | 1.000 | 0 |" in \
+        (work / "results/matrix/callgraph.md").read_text()
 
 
 def test_only_arms_that_expand_rerun_when_the_graph_changes(graph_work):

@@ -30,7 +30,8 @@ def test_hit_paths_select_and_flatten_and_name_what_is_missing():
     assert hitmap.select([4, 5], "") == [4, 5]
     assert failure(hitmap.select, answer, "data.symbols[]") == (
         "bad-output", "hit path 'data.symbols[]': no key 'symbols' in an object with keys 'groups'")
-    assert failure(hitmap.select, {"data": 3}, "data") == ("bad-output", "hit path 'data': points at a int, expected a list")
+    assert failure(hitmap.select, {"data": 3}, "data") == (
+        "bad-output", "hit path 'data': points at a int, expected a list")
 
 
 def test_parsers_and_blank_answers():

@@ -12,14 +12,11 @@ Two traps this guards:
 import numpy as np
 import pytest
 
+from crmatrix.evaluation import metrics, trec
+
 ir_measures = pytest.importorskip("ir_measures")
 pytrec_eval = pytest.importorskip("pytrec_eval")
 from ir_measures import AP, RR, P, R, Success, nDCG  # noqa: E402
-
-from crmatrix.evaluation import (
-    metrics,
-    trec,
-)
 
 OURS = {"mrr": RR, "mrr@10": RR@10, "acc@1": Success@1, "acc@3": Success@3, "acc@5": Success@5,
         "precision@1": P@1, "recall@10": R@10, "recall@100": R@100, "ndcg@10": nDCG@10, "map": AP,
@@ -37,10 +34,10 @@ def bench(tmp_path_factory):
         n_returned = 0 if rng.random() < 0.1 else int(rng.integers(1, 51))
         returned = rng.choice(docs, size=n_returned, replace=False).tolist()
         scores = rng.integers(0, 4, size=n_returned).tolist()  # four score levels: ties everywhere
-        order = [d for _, d in sorted(zip([-s for s in scores], returned))]  # score desc, then docid asc
+        order = [d for _, d in sorted(zip([-s for s in scores], returned, strict=True))]  # score desc, then docid asc
         relevant_ranks = [i for i, d in enumerate(order, 1) if d in relevant]
         qrels[qid], ranked[qid] = sorted(relevant), order
-        scored[qid] = dict(zip(returned, map(float, scores)))
+        scored[qid] = dict(zip(returned, map(float, scores), strict=True))
         rows.append({"task_id": qid, "query_type": "nl", "rank": relevant_ranks[0] if relevant_ranks else None,
                      "relevant_ranks": relevant_ranks, "n_relevant": len(relevant), "hits": len(order)})
     tmp = tmp_path_factory.mktemp("trec")
@@ -67,7 +64,7 @@ def test_generator_covers_ties_and_empty_runs(bench):
 @pytest.mark.parametrize("name", list(OURS))
 def test_per_query_values_match(bench, name):
     ours = metrics.per_query(bench["rows"], name)
-    for r, value in zip(bench["rows"], ours):
+    for r, value in zip(bench["rows"], ours, strict=True):
         assert value == pytest.approx(bench["theirs"][(r["task_id"], OURS[name])], abs=1e-9), r["task_id"]
 
 
@@ -93,5 +90,5 @@ def test_pytrec_eval_drops_queries_absent_from_the_run(bench):
 
 def test_raw_tied_scores_would_change_the_order(bench):
     rr = _pytrec(bench["qrels"], {q: s for q, s in bench["scored"].items() if s}, "recip_rank")
-    ours = dict(zip((r["task_id"] for r in bench["rows"]), metrics.per_query(bench["rows"], "mrr")))
+    ours = dict(zip((r["task_id"] for r in bench["rows"]), metrics.per_query(bench["rows"], "mrr"), strict=True))
     assert any(abs(rr[q] - ours[q]) > 1e-9 for q in rr)

@@ -11,11 +11,12 @@ from pathlib import Path
 import fixture_runs
 import pytest
 
-from crmatrix import atomic, systems
+from crmatrix import atomic
 from crmatrix.analysis import matrix, stats
 from crmatrix.datasets import ledger
 from crmatrix.hits import Hit
 from crmatrix.stages import collect_matrix, evaluate_arm, extract_symbols, fetch_corpus, prepare_dataset
+from crmatrix.systems import registry as systems
 
 SOURCE = ("def slugify(title):\n    return title.lower()\n\n\n"
           "class Cache:\n    def get(self, key):\n        return self.items[key]\n")

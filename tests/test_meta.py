@@ -19,7 +19,7 @@ def log_rr(a, b, c, d):
 
 
 def test_dersimonian_laird_on_the_bcg_trials():
-    y, v = zip(*(log_rr(*t) for t in BCG))
+    y, v = zip(*(log_rr(*t) for t in BCG), strict=True)
     r = meta.random_effects(y, v)
     # metafor prints: estimate -0.7141, se 0.1787, ci -1.0644 .. -0.3638, tau^2 0.3088,
     # Q(df = 12) = 152.2330, I^2 92.12%

@@ -50,8 +50,10 @@ def test_a_terminal_gets_a_bar_redrawn_in_place():
     p.advance(3 * 1024 * 1024)
     p.close()
     assert tty.getvalue() == (
-        "\r\033[K[######..................] crmatrix: downloading x.tar.gz: 1.0 MiB of 4.0 MiB (25%), 1.0 MiB/s, 3 s left"
-        "\r\033[K[########################] crmatrix: downloading x.tar.gz: 4.0 MiB of 4.0 MiB (100%), 2.0 MiB/s, 0 s left"
+        "\r\033[K[######..................] crmatrix: downloading x.tar.gz: 1.0 MiB of 4.0 MiB (25%), "
+        "1.0 MiB/s, 3 s left"
+        "\r\033[K[########################] crmatrix: downloading x.tar.gz: 4.0 MiB of 4.0 MiB (100%), "
+        "2.0 MiB/s, 0 s left"
         "\r\033[K[########################] crmatrix: downloading x.tar.gz: 4.0 MiB in 2.0 s\n")
 
 

@@ -79,6 +79,7 @@ def test_readme_command_works_as_printed(workspace, cmd):
     argv = as_run(cmd)
     if argv is None:
         pytest.skip("`make test` is the suite running this test")
-    env = {k: v for k, v in os.environ.items() if k not in ("MAKELEVEL", "MAKEFLAGS", "MFLAGS")}  # not under `make test`
+    # not under `make test`
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKELEVEL", "MAKEFLAGS", "MFLAGS")}
     proc = subprocess.run(argv, cwd=workspace, capture_output=True, text=True, timeout=600, env=env)
     assert proc.returncode == 0, f"{cmd}\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"

@@ -49,7 +49,8 @@ def reported(tmp_path_factory):
         (work / "src" / rel).write_text(text)
     (work / "ds.json").write_text(json.dumps(DATASET))
     fake = {"type": "command", "options": {
-        "index": [*FAKE_CLI, "index", "{corpus}", "{index}"], "search": [*FAKE_CLI, "search", "{index}", "{query}", "{k}"],
+        "index": [*FAKE_CLI, "index", "{corpus}", "{index}"],
+        "search": [*FAKE_CLI, "search", "{index}", "{query}", "{k}"],
         "hits": "data.symbols[]", "fields": {"symbol": "name", "path": "file", "start_line": "line"}}}
     cfg = {"corpora": {"src": {"path": "src"}}, "datasets": {"store": {"file": "ds.json", "corpus": "src"}},
            "arms": ARMS, "systems": {"builtin": {"type": "builtin", "methods": ["lexical", "bm25"]}, "fake": fake},

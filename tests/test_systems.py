@@ -12,7 +12,7 @@ from pathlib import Path
 import fixture_runs
 import pytest
 
-from crmatrix import CrmatrixError, systems
+from crmatrix import CrmatrixError
 from crmatrix.hits import Hit
 from crmatrix.pipeline import config
 from crmatrix.stages import (
@@ -23,6 +23,7 @@ from crmatrix.stages import (
     fetch_corpus,
     prepare_dataset,
 )
+from crmatrix.systems import registry as systems
 
 FAKES = Path(__file__).parent / "fakes"
 FAKE_CLI = [sys.executable, str(FAKES / "fake_search.py")]
@@ -211,8 +212,8 @@ def test_a_blob_system_is_scored_at_rank_one_only(prepared, tmp_path):
     res = r["methods"]["search"]
     assert res["response"] == "blob" and ranks(r) == [1, 1, 1, 1]  # the gold is in each composed answer
     assert res["metrics"] == {"n": 4, "mrr": 1.0, "mrr@10": 1.0, "acc@1": 1.0, "precision@1": 1.0, "acc@3": None,
-                              "acc@5": None, "recall@5": None, "recall@10": None, "recall@100": None, "ndcg@10": None, "map": None,
-                              "map@10": None, "coverage": None}
+                              "acc@5": None, "recall@5": None, "recall@10": None, "recall@100": None, "ndcg@10": None,
+                              "map": None, "map@10": None, "coverage": None}
     assert res["by_query_type"]["identifier"]["recall@10"] is None
     q = res["queries"][1]
     assert q["relevant_ranks"] == [1] and q["hits"] == 2

@@ -13,7 +13,8 @@ from conftest import BIN, ROOT, SHARED, needs_shared, snakemake, snakemake_cmd
 
 PATH_CORPUS = {
     "lib/strings.js": (
-        "// Turn a title into a URL slug.\nfunction slugify(title) {\n  return title.toLowerCase().replace(/ /g, '-');\n}\n\n"
+        "// Turn a title into a URL slug.\n"
+        "function slugify(title) {\n  return title.toLowerCase().replace(/ /g, '-');\n}\n\n"
         "class Cache {\n  get(key) {\n    return this.items[key];\n  }\n}\n"
     ),
     "lib/notes.txt": "not code\n",
@@ -130,7 +131,10 @@ def test_reruns_give_identical_ranks_whatever_the_cores(matrix):
     matrix_bytes = (work / "results/matrix/phase-matrix.json").read_bytes()
     snakemake(work, "--configfile", str(work / "config.yaml"), "--cores", "1", "--forceall", "all")
     again = json.loads((work / "results/runs/pathds/builtin/knob.json").read_text())
-    strip = lambda run: [(q["task_id"], q["rank"], q["top_candidate"]) for q in run["methods"]["lexical"]["queries"]]
+
+    def strip(run):
+        return [(q["task_id"], q["rank"], q["top_candidate"]) for q in run["methods"]["lexical"]["queries"]]
+
     assert strip(first) == strip(again)
     assert (work / "results/matrix/phase-matrix.json").read_bytes() == matrix_bytes
 
@@ -198,8 +202,8 @@ def test_where_things_are_found_is_no_reason_to_rerun(matrix, tmp_path):
     (work / "config.yaml").write_text(yaml.safe_dump(cfg))
     assert "Nothing to be done" in run(work, "-n", "all").stdout
     env = {**os.environ, "CRMATRIX_GIT_MIRRORS": str(tmp_path / "more")}
-    proc = subprocess.run([*snakemake_cmd(work), "--configfile", str(work / "config.yaml"), "--cores", "1", "-n", "all"],
-                          capture_output=True, text=True, timeout=300, env=env)
+    argv = [*snakemake_cmd(work), "--configfile", str(work / "config.yaml"), "--cores", "1", "-n", "all"]
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=300, env=env)
     assert "Nothing to be done" in proc.stdout, proc.stdout + proc.stderr
 
 
@@ -329,8 +333,8 @@ B2C = {**OFF, "CODELENS_EMBED_HINT_INCLUDE_COMMENTS": "1", "CODELENS_EMBED_HINT_
 MORE_JS = {
     "lib/retry.js": "// Call fn again after a failure, waiting longer each time.\nfunction retry(fn, times) {\n"
                     "  for (let i = 0; i < times; i++) { try { return fn(); } catch (e) { wait(2 ** i); } }\n}\n",
-    "lib/queue.js": "class Queue {\n  // Take the oldest item out of the queue.\n  pop() {\n    return this.items.shift();\n"
-                    "  }\n}\n",
+    "lib/queue.js": "class Queue {\n  // Take the oldest item out of the queue.\n  pop() {\n"
+                    "    return this.items.shift();\n  }\n}\n",
 }
 
 

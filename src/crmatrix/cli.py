@@ -37,7 +37,7 @@ from crmatrix.stages import (
     prepare_model,
 )
 from crmatrix.symbols import extract_files
-from crmatrix.systems import check_system_config, needs_index
+from crmatrix.systems.registry import check_system_config, needs_index
 
 DEFAULT_CONFIG = Path("config/config.yaml")
 
@@ -284,7 +284,8 @@ def parser() -> argparse.ArgumentParser:
                    help="fail when the metric drops more than DROP below the baseline's and the paired "
                         f"randomization test gives p < {baseline.ALPHA:g} (repeatable)")
     c.set_defaults(func=cmd_check)
-    pr = sub.add_parser("promote", help="keep a run as a baseline record (pins, metrics with intervals, per-query ranks)")
+    pr = sub.add_parser("promote",
+                        help="keep a run as a baseline record (pins, metrics with intervals, per-query ranks)")
     pr.add_argument("run", help="a run JSON (results/runs/DATASET/SYSTEM/ARM.json)")
     pr.add_argument("--out", help="where to write it (default: baselines/DATASET/SYSTEM/ARM.json)")
     pr.set_defaults(func=cmd_promote)

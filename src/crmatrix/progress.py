@@ -61,7 +61,8 @@ class Progress:
         rate = self.done / elapsed if elapsed > 0 else 0.0
         if self.total:
             left = f", {(self.total - self.done) / rate:.0f} s left" if rate else ""
-            amount = f"{_amount(self.done, self.unit)} of {_amount(self.total, self.unit)} ({self.done / self.total:.0%})"
+            amount = (f"{_amount(self.done, self.unit)} of {_amount(self.total, self.unit)} "
+                      f"({self.done / self.total:.0%})")
         else:
             left, amount = "", _amount(self.done, self.unit)
         per_s = f"{rate / MIB:.1f} MiB/s" if self.unit == "bytes" else f"{rate:.1f}/s"

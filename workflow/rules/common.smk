@@ -17,7 +17,7 @@ from crmatrix.pipeline import slices as crslices
 from crmatrix.pipeline.codehash import stage_hash
 from crmatrix.corpora.pins import FILE_KINDS, path_fingerprint
 from crmatrix.plots import names as plot_names
-from crmatrix.systems import answers_calls, needs_index
+from crmatrix.systems.registry import answers_calls, needs_index
 
 try:
     CFG = crconfig.validate(config, source="config")

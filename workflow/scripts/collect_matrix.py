@@ -11,5 +11,5 @@ with jobs.job(snakemake.log[0], snakemake.output):
         snakemake.output.md,
         dict(snakemake.params.splits),
         snakemake.params.comparisons,
-        summaries=dict(zip(snakemake.params.summary_datasets, snakemake.input.summaries)),
+        summaries=dict(zip(snakemake.params.summary_datasets, snakemake.input.summaries, strict=True)),
     )

@@ -116,7 +116,8 @@ def gate(record: dict, run: dict, gates: list[check.Gate], run_name: str = "run"
         cand = _rows(run["methods"][g.method]["queries"], g.query_type)
         if not base:
             types = sorted({q["query_type"] for q in record["methods"][g.method]["queries"]})
-            raise CrmatrixError(f"{g.name}: the baseline has no {g.query_type} queries (query types: {', '.join(types)})")
+            raise CrmatrixError(f"{g.name}: the baseline has no {g.query_type} queries "
+                                f"(query types: {', '.join(types)})")
         try:
             cmp = stats.compare_arm(base, cand, g.metric)
         except ValueError as e:  # the same dataset file, yet other tasks: e.g. a split derived anew
@@ -142,5 +143,5 @@ def describe(result: dict) -> str:
         why = f"within the max drop {r['max_drop']:g}"
     p = "<0.001" if r["p"] < 0.001 else f"{r['p']:.3f}"
     return (f"{'PASS' if r['pass'] else 'FAIL'} {r['gate']} {r['baseline']:.3f} → {r['candidate']:.3f}, "
-            f"Δ {r['delta']:+.3f} [{r['ci_low']:+.3f}, {r['ci_high']:+.3f}], p={p} (paired randomization, {r['n']} queries, "
-            f"↑{r['improved']} ↓{r['regressed']}): {why}")
+            f"Δ {r['delta']:+.3f} [{r['ci_low']:+.3f}, {r['ci_high']:+.3f}], p={p} "
+            f"(paired randomization, {r['n']} queries, ↑{r['improved']} ↓{r['regressed']}): {why}")

@@ -34,13 +34,13 @@ def random_effects(effects: Sequence[float], variances: Sequence[float], level: 
     if any(v <= 0 for v in variances):
         raise ValueError("random_effects: every variance must be positive")
     w = [1 / v for v in variances]
-    fixed = sum(wi * y for wi, y in zip(w, effects)) / sum(w)
-    q = sum(wi * (y - fixed) ** 2 for wi, y in zip(w, effects))
+    fixed = sum(wi * y for wi, y in zip(w, effects, strict=True)) / sum(w)
+    q = sum(wi * (y - fixed) ** 2 for wi, y in zip(w, effects, strict=True))
     df = k - 1
     scale = sum(w) - sum(wi * wi for wi in w) / sum(w)
     tau2 = max(0.0, (q - df) / scale) if df else 0.0
     w_star = [1 / (v + tau2) for v in variances]
-    estimate = sum(wi * y for wi, y in zip(w_star, effects)) / sum(w_star)
+    estimate = sum(wi * y for wi, y in zip(w_star, effects, strict=True)) / sum(w_star)
     se = math.sqrt(1 / sum(w_star))
     low, high = normal_interval(estimate, se, level)
     i2 = None if not df else max(0.0, (q - df) / q) if q > 0 else 0.0

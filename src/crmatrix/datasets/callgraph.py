@@ -32,9 +32,11 @@ def load_callgraph(path: Path, corpus: str, manifest: dict, symbols: list[Symbol
         callees.setdefault((caller, suffix), set()).add((callee, ""))
         callers.setdefault(callee, set()).add((caller, suffix))
     tasks = [Task(f"callees:{suffix}:{caller}", caller, "callees",
-                  {"type": "calls", "symbol": caller, "file_suffix": suffix, "answers": sorted(map(list, gold))}, corpus)
+                  {"type": "calls", "symbol": caller, "file_suffix": suffix, "answers": sorted(map(list, gold))},
+                  corpus)
              for (caller, suffix), gold in sorted(callees.items())]
     tasks += [Task(f"callers:{callee}", callee, "callers",
-                   {"type": "calls", "symbol": callee, "file_suffix": None, "answers": sorted(map(list, gold))}, corpus)
+                   {"type": "calls", "symbol": callee, "file_suffix": None, "answers": sorted(map(list, gold))},
+                   corpus)
               for callee, gold in sorted(callers.items())]
     return tasks

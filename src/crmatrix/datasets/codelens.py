@@ -35,12 +35,14 @@ def load_codelens(path: Path, corpus: str, manifest: dict, symbols: list[Symbol]
         suffix, name = row["expected_file_suffix"], row["expected_symbol"]
         matching = [p for p in paths if p.endswith(suffix)]
         if not matching:
-            raise CrmatrixError(f"{where}: field 'expected_file_suffix' {suffix!r} matches no file of corpus {corpus!r}")
+            raise CrmatrixError(f"{where}: field 'expected_file_suffix' {suffix!r} matches no file "
+                                f"of corpus {corpus!r}")
         if not any(name in by_file.get(p, ()) for p in matching):
             near = sorted({n for p in matching for n in by_file.get(p, ())})
             raise CrmatrixError(
                 f"{where}: field 'expected_symbol' {name!r} is not a symbol of {', '.join(matching[:3])}"
-                f"{' ...' if len(matching) > 3 else ''} (it has {len(near)}: {', '.join(near[:12])}{' ...' if len(near) > 12 else ''})"
+                f"{' ...' if len(matching) > 3 else ''} (it has {len(near)}: "
+                f"{', '.join(near[:12])}{' ...' if len(near) > 12 else ''})"
             )
         tasks.append(Task(f"q{i:03d}", row["query"], qtype,
                           {"type": "symbol", "symbol": name, "file_suffix": suffix}, corpus))

@@ -63,7 +63,7 @@ def load_ds1000(path: Path, corpus: str, manifest: dict, symbols: list[Symbol]) 
     if not match.docs:
         raise CrmatrixError(f"{path}: corpus {corpus!r} holds no documents (a ds1000 dataset needs a ds1000 corpus)")
     tasks, dropped, seen = [], [], {}
-    for i, (row, (meta, docs)) in enumerate(zip(rows, metas)):
+    for i, (row, (meta, docs)) in enumerate(zip(rows, metas, strict=True)):
         if not docs:
             dropped.append({"row": i, "reason": "no gold docs", "detail": f"problem {meta['problem_id']}"})
             continue

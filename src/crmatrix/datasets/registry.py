@@ -57,7 +57,8 @@ def load_all(path: Path, fmt: str, corpus: str, manifest: dict, symbols: list[Sy
     loaded = out if isinstance(out, Loaded) else Loaded(list(out))
     if not loaded.tasks:
         reasons = ", ".join(f"{n} {r}" for r, n in loaded.summary(fmt)["dropped_by_reason"].items())
-        raise CrmatrixError(f"{path}: no task left for corpus {corpus!r}" + (f" (dropped: {reasons})" if reasons else ""))
+        raise CrmatrixError(f"{path}: no task left for corpus {corpus!r}"
+                            + (f" (dropped: {reasons})" if reasons else ""))
     return loaded
 
 

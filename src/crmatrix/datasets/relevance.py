@@ -15,7 +15,9 @@ def file_level(gold: dict) -> bool:
 
 def _golds(gold: dict) -> list[tuple[str, str]]:
     """(symbol, file suffix) of each answer: one for symbol gold, every edge's far end for call gold."""
-    return [tuple(a) for a in gold["answers"]] if gold.get("type") == "calls" else [(gold["symbol"], gold["file_suffix"])]
+    if gold.get("type") == "calls":
+        return [tuple(a) for a in gold["answers"]]
+    return [(gold["symbol"], gold["file_suffix"])]
 
 
 def _is_gold(golds: list[tuple[str, str]], name: str, path: str) -> bool:

@@ -79,7 +79,7 @@ def _load(path: Path, corpus: str, manifest: dict, pro: bool) -> Loaded:
         where = f"{where_file}: row {i}"
         check_fields(row, where, ("question", "answer", *(("repo",) if pro else ())))
 
-        def drop(reason: str, detail: str) -> None:
+        def drop(reason: str, detail: str, i: int = i) -> None:
             dropped.append({"row": i, "reason": reason, "detail": detail})
 
         if pro and not _same_repo(row["repo"], repo):
@@ -99,14 +99,16 @@ def _load(path: Path, corpus: str, manifest: dict, pro: bool) -> Loaded:
             if found is None:
                 shown = ", ".join(candidates[:4]) + (" ..." if len(candidates) > 4 else "")
                 drop("ambiguous citation" if candidates else "absent citation",
-                     f"{c['cited']}: {len(candidates)} files ({shown})" if candidates else f"{c['cited']}: no such file")
+                     f"{c['cited']}: {len(candidates)} files ({shown})" if candidates
+                     else f"{c['cited']}: no such file")
                 continue
             cited.append({**c, "file": found})
             files.append(found)
         if not files:
             drop("no resolved citation", "the answer cites no file of the tree")
             continue
-        qtype = row.get("qa_type") if pro and isinstance(row.get("qa_type"), str) and row["qa_type"] else "natural_language"
+        qa_type = row.get("qa_type")
+        qtype = qa_type if pro and isinstance(qa_type, str) and qa_type else "natural_language"
         gold = {"type": "file_set", "file_set": sorted(set(files)), "citations": cited}
         tasks.append(Task(f"q{i:03d}", row["question"], qtype, gold, corpus, stratum=repo))
     return Loaded(tasks, dropped)

@@ -168,7 +168,7 @@ class EmbeddingCache:
         holding a key wins; an invalid shard is skipped with a warning on stderr."""
         wanted = np.array(sorted({bytes.fromhex(s) for s in text_shas}), dtype=f"S{_KEY_BYTES}")
         found: dict[str, np.ndarray] = {}
-        for path, _, got in self._valid(model_sha, wanted, until=lambda: len(found) == len(wanted)):
+        for _, _, got in self._valid(model_sha, wanted, until=lambda: len(found) == len(wanted)):
             for k, v in got.items():
                 found.setdefault(k, v)
         return found
@@ -296,7 +296,7 @@ def embed_with_cache(texts: list[str], embedder_factory: Callable[[], Embedder],
     its rerun.
     """
     shas = [text_sha(t) for t in texts]
-    unique = dict(zip(shas, texts))  # sha -> text, first occurrence order
+    unique = dict(zip(shas, texts, strict=True))  # sha -> text, first occurrence order
     vectors = cache.get_many(model_sha, list(unique))
     cached = len(vectors)
     missing = [sha for sha in unique if sha not in vectors]
@@ -307,7 +307,7 @@ def embed_with_cache(texts: list[str], embedder_factory: Callable[[], Embedder],
             encoded = embedder.encode([unique[s] for s in chunk], on_batch=progress.advance)
             if len(encoded) != len(chunk):
                 raise CrmatrixError(f"embedder returned {len(encoded)} vectors for {len(chunk)} texts")
-            new = dict(zip(chunk, encoded))
+            new = dict(zip(chunk, encoded, strict=True))
             cache.put_many(model_sha, new)
             vectors.update(new)
     stats = {"texts": len(texts), "unique": len(unique), "cached": cached, "embedded": len(missing)}

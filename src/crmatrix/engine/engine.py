@@ -2,9 +2,10 @@
 
 Methods: `lexical` (CodeLens's structural ranker), `semantic` (cosine over the index's
 vectors), `hybrid` (lexical and semantic fused as the arm's CRMATRIX_FUSION says, then
-one-hop graph expansion and the 2e re-rank when on) and `bm25`. Scores are arrays over all symbols (NaN: not a candidate), so a query costs a few
-vector operations; every method returns hits in the one deterministic order of
-`crmatrix.hits`, (-score, path, start_line, symbol).
+one-hop graph expansion and the 2e re-rank when on) and `bm25`. Scores are arrays over all
+symbols (NaN: not a candidate), so a query costs a few vector operations; every method
+returns hits in the one deterministic order of `crmatrix.hits`, (-score, path, start_line,
+symbol).
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ class Engine:
         self._bm25_index()
         todo = sorted({q for q in queries if q not in self._query_vectors})
         if todo and self._encode is not None and self.vectors is not None:
-            for q, v in zip(todo, self._encode(todo)):
+            for q, v in zip(todo, self._encode(todo), strict=True):
                 self._query_vectors[q] = np.asarray(v, dtype=self.vectors.dtype)
 
     def _query_vector(self, query: str) -> np.ndarray:

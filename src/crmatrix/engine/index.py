@@ -42,7 +42,8 @@ def build(symbols: list[Symbol], knobs: Knobs, model_dir: Path, cache_dir: Path,
     with atomic.staged_dir(Path(out)) as d:
         np.save(d / "vectors.npy", vectors.astype(np.float32))
         atomic.write_jsonl(d / "texts.jsonl", [{"path": s.path, "name": s.name, "start_line": s.start_line,
-                                                "text_sha": text_sha(t), "text": t} for s, t in zip(symbols, texts)])
+                                                "text_sha": text_sha(t), "text": t}
+                                               for s, t in zip(symbols, texts, strict=True)])
         atomic.write_json(d / "meta.json", meta)
     return meta
 

@@ -202,7 +202,8 @@ class LexicalIndex:
         base = np.where(
             name_hits > 0,
             np.minimum(np.floor(15 + 40 * name_hits / n_tok) + np.floor(5 * sig_hits / n_tok), 55),
-            np.where(sig_hits > 0, np.floor(5 + 20 * sig_hits / n_tok), np.floor(np.maximum(1 + 4 * path_hits / n_tok, 1))),
+            np.where(sig_hits > 0, np.floor(5 + 20 * sig_hits / n_tok),
+                     np.floor(np.maximum(1 + 4 * path_hits / n_tok, 1))),
         )
         boost = np.where(self.is_function, 8, 0) if q.has_verb else np.where(self.is_type, 5, 0)
         scored = free & ((name_hits > 0) | (sig_hits > 0) | (path_hits > 0))

@@ -40,7 +40,8 @@ def evaluate(system, tasks: list[Task]) -> dict:
         try:
             if not hasattr(system, "calls"):
                 raise NotImplementedError("the system answers no call-graph questions (no `calls` member)")
-            answers, error = [tuple(a) for a in system.calls(t.query_type, t.gold["symbol"], t.gold["file_suffix"])], None
+            answers = [tuple(a) for a in system.calls(t.query_type, t.gold["symbol"], t.gold["file_suffix"])]
+            error = None
         except Exception as e:
             answers, error = [], f"{type(e).__name__}: {e}"
         rows.append({"task_id": t.task_id, "direction": t.query_type, "symbol": t.gold["symbol"],

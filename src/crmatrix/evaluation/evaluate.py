@@ -21,9 +21,9 @@ from crmatrix.evaluation.tokens import count_tokens
 from crmatrix.hits import Hit
 from crmatrix.progress import Progress
 from crmatrix.symbols import Symbol
-from crmatrix.systems import System, SystemContext, make_system
 from crmatrix.systems.answers import BLOB, FAILURE_KINDS, RANKED, Answer, QueryFailure
 from crmatrix.systems.guard import Guard
+from crmatrix.systems.registry import System, SystemContext, make_system
 
 RESPONSE_HITS = 10
 CLOSE_TIMEOUT_S = 30.0
@@ -133,7 +133,7 @@ def run_method(system: System, tasks: list[Task], n_relevant: dict[str, int], me
             outcomes = _ask_batch(system, guard, [t.query for t in chunk], method, k)
         else:
             outcomes = [_ask(system, guard, chunk[0].query, method, k)]
-        for task, outcome in zip(chunk, outcomes):
+        for task, outcome in zip(chunk, outcomes, strict=True):
             ranked[task.task_id] = [unit for unit, _ in ranked_units(task.gold, outcome[0])]
             rows.append(_query_row(task, outcome, n_relevant[task.task_id], blob))
         progress.advance(len(chunk))  # after the guard's clock stopped: never part of a query's latency

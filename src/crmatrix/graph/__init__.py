@@ -84,7 +84,8 @@ def read(path: Path, symbols: list[Symbol] | None = None) -> Graph:
     try:
         graph = Graph(**d)
     except TypeError:
-        raise CrmatrixError(f"{path}: not a graph file (keys: {', '.join(sorted(d))}); delete it and run again") from None
+        raise CrmatrixError(f"{path}: not a graph file (keys: {', '.join(sorted(d))}); "
+                            "delete it and run again") from None
     if symbols is not None and graph.symbols_hash != symbols_hash(symbols):
         raise CrmatrixError(f"{path}: built from other symbols than the ones given; rebuild it")
     return graph

@@ -225,7 +225,8 @@ class _Resolver:
         """line -> index of the innermost symbol spanning it in `path`, or None."""
         owner: dict[int, int] = {}
         # wider spans first, so a nested symbol paints over its parent's lines
-        for i in sorted(self.by_file.get(path, ()), key=lambda i: self.symbols[i].start_line - self.symbols[i].end_line):
+        for i in sorted(self.by_file.get(path, ()),
+                        key=lambda i: self.symbols[i].start_line - self.symbols[i].end_line):
             for line in range(self.symbols[i].start_line, self.symbols[i].end_line + 1):
                 owner[line] = i
         return owner.get

@@ -249,7 +249,8 @@ def format_info(report: dict, now: float) -> list[str]:
     for m in models:
         named = f" ({', '.join(m['names'])})" if m["names"] else ""
         lines.append(f"  model {m['model'][:12]}{named}: {m['entries']:,} entries in {_plural(m['shards'], 'shard')}, "
-                     f"{size(m['bytes'])}; {m['used_by_indexes']:,} used by {_plural(m['indexes'], 'index', 'indexes')}, "
+                     f"{size(m['bytes'])}; "
+                     f"{m['used_by_indexes']:,} used by {_plural(m['indexes'], 'index', 'indexes')}, "
                      f"{m['used_by_queries']:,} by runs' queries, {m['unused']:,} unused")
         for bad in m["invalid_shards"]:
             lines.append(f"    invalid shard {bad['path']} ({size(bad['bytes'])}): {bad['problem']}")
@@ -309,7 +310,7 @@ def evict(results: Path, cache_dir: Path, workdir: Path, *, older_than: float | 
             continue
         used = refs(remaining, model) | _query_refs(runs, model)
 
-        def keep(sha: str, mtime: float) -> bool:
+        def keep(sha: str, mtime: float, used: set[str] = used, freed_refs: set[str] = freed_refs) -> bool:
             if everything:
                 return False
             if sha in used:

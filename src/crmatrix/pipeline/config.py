@@ -106,7 +106,8 @@ def validate(config: dict, source: str = "config") -> dict:
             raise CrmatrixError(f"{source}: comparisons.{i}: {arm!r} is not an arm compared with the baseline "
                                 f"({', '.join(a for a in cfg['arms'] if a != cfg['baseline_arm'])})")
     _check_models_and_arms(cfg, source)
-    from crmatrix.systems import check_system_config, install
+    from crmatrix.systems import install
+    from crmatrix.systems.registry import check_system_config
 
     for name, sysconf in cfg["systems"].items():
         try:

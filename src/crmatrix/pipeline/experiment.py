@@ -6,15 +6,18 @@ The workflow and the CLI both ask these questions; answering them here keeps one
 
 from __future__ import annotations
 
-from crmatrix import CrmatrixError, atomic, systems
+from crmatrix import CrmatrixError, atomic
 from crmatrix.analysis import check
 from crmatrix.datasets import holdout
 from crmatrix.engine import knobs
 from crmatrix.pipeline.config import MODEL_VAR
-from crmatrix.systems import install, needs_index
+from crmatrix.systems import install
+from crmatrix.systems import registry as systems
+from crmatrix.systems.registry import needs_index
 
 CALLGRAPH_FORMAT = "callgraph"
-DERIVED_SPLITS = ("structural",)  # splits made by crmatrix.datasets.splits (rule derive_split), not by crmatrix.datasets.holdout
+# splits made by crmatrix.datasets.splits (rule derive_split), not by crmatrix.datasets.holdout
+DERIVED_SPLITS = ("structural",)
 # What a system's config says to the DAG rather than to its jobs: which arms it runs, and what
 # its environment holds (the job gets the environment itself, keyed by what it holds).
 _DAG_KEYS = ("arms", "install")

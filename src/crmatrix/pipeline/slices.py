@@ -9,7 +9,7 @@ against the baseline arm, so an arm's slice holds the baseline's runs too.
 from __future__ import annotations
 
 from crmatrix.pipeline import experiment
-from crmatrix.systems import answers_calls
+from crmatrix.systems.registry import answers_calls
 
 KINDS = ("dataset", "corpus", "arm")
 

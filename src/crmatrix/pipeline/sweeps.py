@@ -84,7 +84,7 @@ def _grid(sweep: str, conf: dict, models: dict) -> tuple[list[tuple[str, str, li
     except CrmatrixError as e:
         raise CrmatrixError(f"{where}.env: {e}") from None
     axes = _axes(where, conf, models)
-    cells = [("-".join([sweep, *(f"{name}{v}" for (_, name, _), v in zip(axes, values))]), values)
+    cells = [("-".join([sweep, *(f"{name}{v}" for (_, name, _), v in zip(axes, values, strict=True))]), values)
              for values in itertools.product(*(vs for _, _, vs in axes))]
     return axes, cells
 
@@ -104,7 +104,7 @@ def expand(cfg: dict) -> dict[str, dict[str, str]]:
                 raise CrmatrixError(f"sweeps.{sweep}: its cell {arm!r} is also a cell of sweeps.{owner[arm]}; "
                                     "rename one of the sweeps")
             owner[arm] = sweep
-            out[arm] = {**conf["env"], **{var: v for (var, _, _), v in zip(axes, values)}}
+            out[arm] = {**conf["env"], **{var: v for (var, _, _), v in zip(axes, values, strict=True)}}
     return out
 
 

@@ -30,10 +30,10 @@ def check_comparable(runs: list[dict]) -> None:
         if first[1] != key:
             a, b = first[0], r
             raise CrmatrixError(
-                f"plots: dataset {r['dataset']!r}: runs {a['system']}/{a['arm']} and {b['system']}/{b['arm']} were made "
-                f"from different inputs (corpus pin {_short(first[1][0])} content {first[1][1][:12]}, dataset sha256 "
-                f"{first[1][2][:12]} vs corpus pin {_short(key[0])} content {key[1][:12]}, dataset sha256 "
-                f"{key[2][:12]}); they cannot be drawn side by side: rerun them from one config")
+                f"plots: dataset {r['dataset']!r}: runs {a['system']}/{a['arm']} and {b['system']}/{b['arm']} "
+                f"were made from different inputs (corpus pin {_short(first[1][0])} content {first[1][1][:12]}, "
+                f"dataset sha256 {first[1][2][:12]} vs corpus pin {_short(key[0])} content {key[1][:12]}, "
+                f"dataset sha256 {key[2][:12]}); they cannot be drawn side by side: rerun them from one config")
 
 
 def _short(pin: dict) -> str:

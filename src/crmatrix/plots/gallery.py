@@ -31,7 +31,8 @@ def page(title: str, matrix_md: str, figures: list[tuple[str, str, str]]) -> str
     for stem, caption, svg in figures:
         kind = stem.split("/", 1)[0]
         if kind != current:
-            sections.append(("</div>" if current else "") + f'<h2 id="{kind}">{html.escape(kind)}</h2><div class="charts">')
+            sections.append(("</div>" if current else "")
+                            + f'<h2 id="{kind}">{html.escape(kind)}</h2><div class="charts">')
             current = kind
         sections.append(f'<figure id="{html.escape(stem)}">{svg}<figcaption><code>{html.escape(stem)}</code>: '
                         f"{html.escape(caption)}</figcaption></figure>")

@@ -10,7 +10,8 @@ from crmatrix.plots.style import DIVERGING, title
 
 def chart(df: pd.DataFrame, *, metric: str, baseline: str, arms: list[str]) -> alt.LayerChart:
     extent = max(0.05, float(df["delta_rel"].abs().max())) if df["delta_rel"].notna().any() else 0.05
-    x = alt.X("arm:N", sort=[a for a in arms if a != baseline], title="arm", axis=alt.Axis(labelAngle=-40, orient="top"))
+    x = alt.X("arm:N", sort=[a for a in arms if a != baseline], title="arm",
+              axis=alt.Axis(labelAngle=-40, orient="top"))
     y = alt.Y("row:N", title="dataset · system (queries)", sort=list(dict.fromkeys(df["row"])))
     base = alt.Chart(df).encode(x=x, y=y)
     cells = base.mark_rect(stroke="white").encode(

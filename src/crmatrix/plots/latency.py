@@ -12,7 +12,8 @@ def chart(df: pd.DataFrame, *, arms: list[str], datasets: int) -> alt.FacetChart
     methods = sorted(df["method"].unique())
     x = alt.X("p50_ms:Q", scale=alt.Scale(type="log"), title="search latency, ms (p50, whisker to p95)")
     base = alt.Chart().encode(y=alt.Y("arm:N", sort=arms, title="arm"), yOffset=alt.YOffset("method:N", sort=methods),
-                              color=alt.Color("method:N", scale=categorical(methods), legend=alt.Legend(title="method")))
+                              color=alt.Color("method:N", scale=categorical(methods),
+                                              legend=alt.Legend(title="method")))
     whiskers = base.mark_rule(strokeWidth=1.5).encode(x=x, x2="p95_ms:Q")
     points = base.mark_point(filled=True, size=45).encode(
         x=x, tooltip=["system:N", "method:N", "arm:N", alt.Tooltip("p50_ms:Q", format=".2f"),

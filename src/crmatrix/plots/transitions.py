@@ -25,7 +25,8 @@ def chart(df: pd.DataFrame, *, dataset: str, system: str, method: str, n: int, b
     df = df.assign(x=df["base_rank"].where(df["base_rank"] > 0, miss), y=df["arm_rank"].where(df["arm_rank"] > 0, miss),
                    layer="query")
     # the diagonal's two ends, per panel: a facet draws one data set, so they travel in it
-    ends = pd.DataFrame([{"arm": a, "x": v, "y": v, "layer": "diagonal"} for a in dict.fromkeys(df["arm"]) for v in (1, miss)])
+    ends = pd.DataFrame([{"arm": a, "x": v, "y": v, "layer": "diagonal"}
+                         for a in dict.fromkeys(df["arm"]) for v in (1, miss)])
     df = pd.concat([df, ends], ignore_index=True)
     ticks = [t for t in TICKS if t <= deepest] + [miss]
     label = f"datum.value >= {miss} ? 'miss' : datum.label"

@@ -9,8 +9,8 @@ from crmatrix.datasets import ledger
 from crmatrix.datasets.tasks import read_tasks
 from crmatrix.evaluation import evaluate, provenance, tokenbench, trec
 from crmatrix.symbols import read_symbols
-from crmatrix.systems import SystemContext
 from crmatrix.systems.guard import DEFAULT_BUDGET_S, DEFAULT_TIMEOUT_S, Guard
+from crmatrix.systems.registry import SystemContext
 
 
 def run(*, tasks: Path, symbols: Path, manifest: Path, tree: Path, dataset_file: Path, out: Path,

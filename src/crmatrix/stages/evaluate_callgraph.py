@@ -8,7 +8,7 @@ from crmatrix import atomic
 from crmatrix.datasets.tasks import read_tasks
 from crmatrix.evaluation import callgraph
 from crmatrix.symbols import read_symbols
-from crmatrix.systems import SystemContext, make_system
+from crmatrix.systems.registry import SystemContext, make_system
 
 
 def run(*, tasks: Path, symbols: Path, manifest: Path, tree: Path, graph: Path | None, out: Path, dataset: str,

@@ -12,7 +12,7 @@ def run(*, runs: list[Path], trec_dirs: list[Path], log_dir: Path, options: dict
     """`options`: tracker name -> its options. Returns how many (run, tracker) pairs were new."""
     active = [trackers.make("jsonl", {"directory": Path(log_dir)})] + [trackers.make(n, o) for n, o in options.items()]
     sent = 0
-    for path, trec in zip(runs, trec_dirs):
+    for path, trec in zip(runs, trec_dirs, strict=True):
         run_json = atomic.read_json(Path(path))
         sent += sum(trackers.record(t, run_json, [Path(path), Path(trec)]) for t in active)
     return sent

@@ -86,7 +86,8 @@ class ExternalSystem:
         if not options.get("index"):
             for key in ("env", "cwd", "args", "methods", cls.CALL_KEY, "server", "setup", "batch"):
                 if key and templates.uses(options.get(key), "index"):
-                    raise CrmatrixError(f"{key}: uses {{index}}, but there is no index command (expected options.index)")
+                    raise CrmatrixError(f"{key}: uses {{index}}, but there is no index command "
+                                        "(expected options.index)")
 
     @classmethod
     def needs_tool(cls, options: dict) -> bool:

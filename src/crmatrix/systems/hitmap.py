@@ -184,7 +184,7 @@ def to_hits(records: list, fields: dict[str, str], table: SymbolTable, k: int) -
             hits.append(Hit(path, name or "", kind if isinstance(kind, str) else "", line or 0,
                             end or line or 0, 0.0))
     if hits and all(s is not None for s in scores):
-        hits = sorted((Hit(**{**h.to_dict(), "score": s}) for h, s in zip(hits, scores)), key=sort_key)
+        hits = sorted((Hit(**{**h.to_dict(), "score": s}) for h, s in zip(hits, scores, strict=True)), key=sort_key)
     else:  # ranks only: the system's order, score 1/rank
         hits = [Hit(**{**h.to_dict(), "score": 1.0 / r}) for r, h in enumerate(hits, 1)]
     seen, out = set(), []

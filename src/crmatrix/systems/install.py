@@ -170,7 +170,8 @@ def _installed(report: Path) -> tuple[dict[str, str], dict[str, str], list[str]]
     items = json.loads(report.read_text(encoding="utf-8"))["install"]
     every = {canonicalize_name(i["metadata"]["name"]): i["metadata"]["version"] for i in items}
     asked = [i for i in items if i.get("requested")]
-    return (dict(sorted(every.items())), {canonicalize_name(i["metadata"]["name"]): i["metadata"]["version"] for i in asked},
+    return (dict(sorted(every.items())),
+            {canonicalize_name(i["metadata"]["name"]): i["metadata"]["version"] for i in asked},
             [i.get("download_info", {}).get("url", "?") for i in asked])
 
 

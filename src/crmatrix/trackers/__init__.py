@@ -75,11 +75,12 @@ def describe(run: dict) -> tuple[dict[str, str], dict[str, str], dict[str, float
     prov = run["provenance"]
     params = flatten({"dataset": run["dataset"], "arm": run["arm"], "top_k": run["top_k"],
                       "system": {k: v for k, v in prov["system"].items() if k != "name"}, "system_name": run["system"],
-                      "env": prov["arm"]["env"], "corpus": {"name": prov["corpus"]["name"], "pin": prov["corpus"]["pin"]}})
+                      "env": prov["arm"]["env"],
+                      "corpus": {"name": prov["corpus"]["name"], "pin": prov["corpus"]["pin"]}})
     tags = flatten({"crmatrix_version": prov["crmatrix_version"], "python": prov["python"],
-                    "corpus_content_hash": prov["corpus"]["content_hash"], "corpus_language": prov["corpus"]["language"],
-                    "dataset_sha256": prov["dataset"]["sha256"], "model_sha256": (prov.get("model") or {}).get("sha256"),
-                    "config_hash": prov["config_hash"]})
+                    "corpus_content_hash": prov["corpus"]["content_hash"],
+                    "corpus_language": prov["corpus"]["language"], "dataset_sha256": prov["dataset"]["sha256"],
+                    "model_sha256": (prov.get("model") or {}).get("sha256"), "config_hash": prov["config_hash"]})
     metrics: dict[str, float] = {}
     for method, res in run["methods"].items():
         groups = {"": res["metrics"], **{f"{qt}.": m for qt, m in res.get("by_query_type", {}).items()}}

@@ -7,6 +7,7 @@ from __future__ import annotations
 from crmatrix.analysis.cells import GATE_METRIC, METRIC
 from crmatrix.analysis.matrix.rows import moved, significant
 
+
 def _p(p: float) -> str:
     return "<0.001" if p < 0.001 else f"{p:.3f}"
 
@@ -14,7 +15,9 @@ def _p(p: float) -> str:
 def _p_text(cell: dict) -> str:
     """The corrected p beside the unadjusted one; an arm outside the family shows the latter only."""
     raw = _p(cell["p_randomization"])
-    return f"p={raw} unadjusted (not in the family)" if cell["p_holm"] is None else f"p={_p(cell['p_holm'])} ({raw} unadj.)"
+    if cell["p_holm"] is None:
+        return f"p={raw} unadjusted (not in the family)"
+    return f"p={_p(cell['p_holm'])} ({raw} unadj.)"
 
 
 def _cell_text(cell: dict | None) -> str:
@@ -201,8 +204,8 @@ def _benchmarks_md(entries: list[dict], base: str) -> list[str]:
         if e["dropped"] is not None:
             d = e["dropped"]
             reasons = "; ".join(f"{n} {r}" for r, n in d["by_reason"].items())
-            lines += [f"{d['tasks']} tasks; {d['dropped']} rows or citations dropped" + (f": {reasons}" if reasons else ""),
-                      ""]
+            lines += [f"{d['tasks']} tasks; {d['dropped']} rows or citations dropped"
+                      + (f": {reasons}" if reasons else ""), ""]
         lines += ["| arm | " + " | ".join(e["metrics"]) + " |", "|---|" + "---:|" * len(e["metrics"])]
         for arm, scores in e["arms"].items():
             lines.append(f"| {arm} | " + " | ".join(_ci_text(scores[m]) for m in e["metrics"]) + " |")
@@ -212,8 +215,8 @@ def _benchmarks_md(entries: list[dict], base: str) -> list[str]:
             lines += ["", f"By stratum ({arm}):", "", "| stratum | n | " + " | ".join(e["metrics"]) + " |",
                       "|---|---:|" + "---:|" * len(e["metrics"])]
             for name, scores in strata.items():
-                lines.append(f"| {name or '—'} | {scores['n']} | " + " | ".join(_ci_text(scores[m]) for m in e["metrics"])
-                             + " |")
+                cis = " | ".join(_ci_text(scores[m]) for m in e["metrics"])
+                lines.append(f"| {name or '—'} | {scores['n']} | {cis} |")
         lines.append("")
     return lines
 

@@ -1,0 +1,154 @@
+"""Systems under test: anything that answers `search(query, method, k) -> ranked hits`.
+
+One module per system type: `builtin` (the reference engine), `command` (any CLI) and
+`mcp` (any stdio MCP server). They are registered here directly, so a source checkout works
+without installed metadata, and also under the entry-point group `crmatrix.systems`, where
+third-party types register too; a config names a type by `type:`. A notebook or test can
+add one with `register(name)`.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Protocol
+
+from crmatrix import CrmatrixError
+from crmatrix.hits import Hit
+from crmatrix.symbols import Symbol
+from crmatrix.systems import templates
+from crmatrix.systems.answers import Answer
+from crmatrix.systems.guard import DEFAULT_TIMEOUT_S
+
+ENTRY_POINT_GROUP = "crmatrix.systems"
+
+
+@dataclass
+class SystemContext:
+    """Everything a system may use to answer queries over one corpus under one arm."""
+
+    corpus_dir: Path
+    manifest: dict
+    symbols: list[Symbol]
+    env: dict[str, str] = field(default_factory=dict)
+    options: dict = field(default_factory=dict)
+    index_dir: Path | None = None  # the index built for this (corpus, index-time env), when the system has one
+    cache_dir: Path | None = None  # the shared embedding cache
+    threads: int | None = None
+    model_dir: Path | None = None  # the prepared model the arm names, when the builtin's index needs one
+    graph_file: Path | None = None  # the corpus's reference graph (crmatrix.graph), when the job needs it
+    home_dir: Path | None = None  # an external system's own HOME and caches (see sandbox)
+    venv_dir: Path | None = None  # the virtual environment the system's `install` made (crmatrix.systems.install)
+    timeout_s: float = DEFAULT_TIMEOUT_S  # per query; external systems enforce it on their process
+    name: str = ""  # the system's name in the config, for messages
+
+
+class System(Protocol):
+    """Optional members: `RESPONSE = "blob"` (answers are one composed context, scored at rank
+    1 only); `SELF_TIMED = True` (enforces `ctx.timeout_s` itself); `prepare(queries)`, run
+    once before the timed searches; `batch_size` with `search_batch(queries, method, k)`, for
+    tools that take many queries per call; `provenance()`, what the system ran with;
+    `close()`, run once at the end of the job. `search` returns hits or an `Answer`, and may
+    raise `crmatrix.systems.answers.QueryFailure` to name the kind of failure."""
+
+    METHODS: tuple[str, ...]
+
+    def search(self, query: str, method: str, k: int) -> list[Hit] | Answer: ...
+
+
+_REGISTERED: dict[str, type] = {}
+
+
+def register(name: str) -> Callable[[type], type]:
+    def deco(cls: type) -> type:
+        _REGISTERED[name] = cls
+        return cls
+
+    return deco
+
+
+def _own_types() -> dict[str, type]:
+    from crmatrix.systems.builtin import BuiltinSystem
+    from crmatrix.systems.command import CommandSystem
+    from crmatrix.systems.mcp import McpSystem
+
+    return {"builtin": BuiltinSystem, "command": CommandSystem, "mcp": McpSystem}
+
+
+@functools.cache
+def _installed_types() -> dict[str, type]:
+    """Types other packages register by entry point. Scanning the installed metadata costs
+    about 10 ms, and the workflow asks once per job while it plans: scan once per process."""
+    return {ep.name: ep.load() for ep in entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def registry() -> dict[str, type]:
+    # our own and explicitly registered types win over installed metadata of the same name
+    return {**_installed_types(), **_own_types(), **_REGISTERED}
+
+
+def system_class(type_name: str) -> type:
+    reg = registry()
+    if type_name not in reg:
+        raise CrmatrixError(f"unknown system type {type_name!r} (registered: {', '.join(sorted(reg))})")
+    return reg[type_name]
+
+
+def supported_methods(cls: type, options: dict) -> tuple[str, ...]:
+    """A type's methods: fixed (`METHODS`), or named by its options (`methods_for`)."""
+    return tuple(cls.methods_for(options)) if hasattr(cls, "methods_for") else tuple(cls.METHODS)
+
+
+def check_system_config(name: str, conf: dict) -> None:
+    """Resolve the system's type, check its options and fill in / check its methods
+    (config validation calls this after the schema)."""
+    try:
+        cls = system_class(conf["type"])
+    except CrmatrixError as e:
+        raise CrmatrixError(f"systems.{name}.type: {e}") from None
+    options = conf.setdefault("options", {})
+    if hasattr(cls, "check_options"):
+        try:
+            cls.check_options(options)
+        except CrmatrixError as e:
+            raise CrmatrixError(f"systems.{name}.options.{e}") from None
+    if "install" in conf:
+        from crmatrix.systems.external import ExternalSystem
+
+        if not issubclass(cls, ExternalSystem):
+            raise CrmatrixError(f"systems.{name}.install: only command and mcp systems run from an environment "
+                                f"of their own (type {conf['type']} runs in crmatrix's)")
+    elif templates.uses(options, "bin"):
+        raise CrmatrixError(f"systems.{name}.options: uses {{bin}}, but the system installs nothing "
+                            "(expected install: {pip: NAME==VERSION} or {git: URL, commit: SHA})")
+    supported = supported_methods(cls, options)
+    methods = conf.setdefault("methods", list(supported))
+    unknown = [m for m in methods if m not in supported]
+    if unknown:
+        raise CrmatrixError(f"systems.{name}.methods: {', '.join(unknown)} not supported by {conf['type']} "
+                            f"(expected some of: {', '.join(supported)})")
+
+
+def answers_calls(conf: dict) -> bool:
+    """Whether the system answers call-graph questions (a `calls` member, see crmatrix.evaluation.callgraph)."""
+    return hasattr(system_class(conf["type"]), "calls")
+
+
+def needs_index(conf: dict) -> bool:
+    """Whether the workflow must build an index for this system before evaluating it."""
+    cls = system_class(conf["type"])
+    return bool(cls.needs_index(conf)) if hasattr(cls, "needs_index") else False
+
+
+def index_env(conf: dict, env: dict[str, str]) -> dict[str, str]:
+    """The arm variables an index build of this system sees: arms that agree on them share
+    one index (the workflow's index key hashes them)."""
+    cls = system_class(conf["type"])
+    return dict(sorted(cls.index_env(conf, env).items())) if hasattr(cls, "index_env") else {}
+
+
+def make_system(conf: dict, ctx: SystemContext) -> System:
+    return system_class(conf["type"])(ctx)

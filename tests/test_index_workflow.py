@@ -153,12 +153,13 @@ def project_copy(dest: Path) -> Path:
     return dest
 
 
-# The charts follow the matrix, the trackers the runs.
-AFTER_RUNS = {"collect_matrix": 1, "plot_matrix": 1, "track_runs": 1}
+# A changed run's cell statistics, the matrix of them; the charts follow the matrix, the trackers the runs.
+AFTER_RUNS = {"cell_stats": 3, "collect_matrix": 1, "plot_matrix": 1, "track_runs": 1}
 
 
 @pytest.mark.parametrize("module, expected", [
-    ("stats.py", {"collect_matrix": 1, "gate_candidates": 1, "plot_matrix": 1}),
+    ("analysis/stats.py", {"cell_stats": 3, "collect_matrix": 1, "gate_candidates": 1, "plot_matrix": 1}),
+    ("analysis/matrix/markdown.py", {"collect_matrix": 1, "plot_matrix": 1}),  # no cell's statistics
     ("plots/heatmap.py", {"plot_matrix": 1}),
     # (the audit splits names with engine.identifiers, so importing it runs the engine package)
     ("engine/sparse.py", {"build_index": 2, "evaluate_arm": 3, "audit_dataset": 1, **AFTER_RUNS}),

@@ -134,7 +134,7 @@ def test_an_installed_peer_runs_its_baseline_arm_from_its_own_environment(work, 
     # a new version is a new environment, and the peer's index and run follow it
     cfg["systems"]["fake"] = {**FAKE, "install": {"pip": "crmatrix-fake-tool==0.2"}}
     (work / "config.yaml").write_text(yaml.safe_dump(cfg))
-    assert planned(work, env) == {"install_system": 1, "build_system_index": 1, "evaluate_arm": 1,
+    assert planned(work, env) == {"install_system": 1, "build_system_index": 1, "evaluate_arm": 1, "cell_stats": 1,
                                   "collect_matrix": 1, "plot_matrix": 1, "track_runs": 1}
     assert install.venv_dir("fake", {"pip": "crmatrix-fake-tool==0.2"}) != str(venv.relative_to(work))
 

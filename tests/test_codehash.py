@@ -99,3 +99,12 @@ def test_hash_changes_with_a_module_in_the_closure_only(tmp_path, monkeypatch):
     (pkg / "analysis/stats.py").write_text((pkg / "analysis/stats.py").read_text() + "\n# an edit\n")
     after = {s.stem: codehash.stage_hash(s) for s in SCRIPTS.glob("*.py")}
     assert sorted(s for s in before if before[s] != after[s]) == ["cell_stats", "collect_matrix", "gate_candidates"]
+
+
+def test_extraction_rules_are_the_symbols_stage_s_alone():
+    """A stage that reads symbols imports their record only: an edit to how symbols are found
+    re-runs extract_symbols, and what follows it only when the symbols it writes change."""
+    got = {s.stem: modules(s.stem) for s in SCRIPTS.glob("*.py")}
+    assert sorted(s for s, m in got.items() if "symbols/rules.py" in m) == ["extract_symbols"]
+    assert {"symbols/__init__.py", "symbols/record.py"} <= got["build_index"]
+    assert "symbols/grammars.py" not in got["build_index"]

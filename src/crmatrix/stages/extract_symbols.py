@@ -7,7 +7,8 @@ from pathlib import Path
 
 from crmatrix import atomic
 from crmatrix.corpora.tree import is_documents
-from crmatrix.symbols import Symbol, extract_documents, extract_files
+from crmatrix.symbols import Symbol
+from crmatrix.symbols.extract import extract_documents, extract_files
 
 
 def run(tree: Path, manifest: Path, out: Path) -> list[Symbol]:

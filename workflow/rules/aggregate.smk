@@ -52,6 +52,7 @@ rule collect_matrix:
     params:
         code=code("collect_matrix"),
         baseline_arm=CFG["baseline_arm"],
+        headline_method=CFG["headline_method"],
         arm_order=list(CFG["arms"]),
         archetypes={d: c.get("archetype") for d, c in CFG["datasets"].items()},
         splits={d: experiment.derived_split(CFG, d) for d in SPLIT_DATASETS},

@@ -5,6 +5,7 @@ with jobs.job(snakemake.log[0], snakemake.output):
     collect_matrix.run(
         snakemake.input.cells,
         snakemake.params.baseline_arm,
+        snakemake.params.headline_method,
         snakemake.params.arm_order,
         dict(snakemake.params.archetypes),
         snakemake.output.json,

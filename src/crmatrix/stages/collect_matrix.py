@@ -11,15 +11,15 @@ from crmatrix.analysis import matrix
 from crmatrix.datasets import ledger
 
 
-def run(cells: list[Path], baseline_arm: str, arm_order: list[str], archetypes: dict[str, str], json_out: Path,
-        md_out: Path, splits: dict[str, str] | None = None, comparisons: list[str] | None = None,
+def run(cells: list[Path], baseline_arm: str, headline_method: str, arm_order: list[str], archetypes: dict[str, str],
+        json_out: Path, md_out: Path, splits: dict[str, str] | None = None, comparisons: list[str] | None = None,
         ledger_path: Path = ledger.PATH, summaries: dict[str, Path] | None = None) -> dict:
     """`summaries`: dataset -> its dataset stage's summary file (dropped rows by reason)."""
     loaded = [atomic.read_json(Path(p)) for p in cells]
     scorings = [c["test_scoring"] for c in loaded if c["test_scoring"] is not None]
     book = ledger.read(ledger_path)
     changed = ledger.add(book, scorings)  # the matrix shows the counts with these runs in them
-    m = matrix.assemble(loaded, baseline_arm, arm_order, archetypes, splits, comparisons,
+    m = matrix.assemble(loaded, baseline_arm, headline_method, arm_order, archetypes, splits, comparisons,
                         test_ledger=ledger.entries(book, scorings),
                         summaries={d: atomic.read_json(Path(p)) for d, p in (summaries or {}).items()})
     matrix.write(m, Path(json_out), Path(md_out))

@@ -11,7 +11,8 @@ random-effects pool of its per-dataset deltas (`crmatrix.analysis.meta`).
 
 A cell's statistics come from its run and the baseline's run alone (`crmatrix.analysis.cells`,
 one job per cell in the workflow); `assemble` makes the matrix of them: `rows` (identity,
-family, correction, detectable effect), `rollups`, `pooling`, and `markdown` to write it.
+family, correction, detectable effect), `rollups`, `pooling`, `power` (what the matrix can
+tell: detectable effects and pooled verdicts per group), and `markdown` to write it.
 """
 
 from __future__ import annotations
@@ -20,16 +21,18 @@ from crmatrix import atomic
 from crmatrix.analysis import cells as cellstats
 from crmatrix.analysis import stats
 from crmatrix.analysis.cells import METRIC
-from crmatrix.analysis.matrix import pooling, rollups, rows
+from crmatrix.analysis.matrix import pooling, power, rollups, rows
 from crmatrix.analysis.matrix.markdown import to_markdown
 
 
-def assemble(cells: list[dict], baseline_arm: str, arm_order: list[str] = (), archetypes: dict[str, str] | None = None,
-             splits: dict[str, str] | None = None, comparisons: list[str] | None = None,
-             test_ledger: list[dict] | None = None, summaries: dict[str, dict] | None = None) -> dict:
+def assemble(cells: list[dict], baseline_arm: str, headline_method: str, arm_order: list[str] = (),
+             archetypes: dict[str, str] | None = None, splits: dict[str, str] | None = None,
+             comparisons: list[str] | None = None, test_ledger: list[dict] | None = None,
+             summaries: dict[str, dict] | None = None) -> dict:
     """The matrix of these cells' statistics (`cells.cell`), in any order: rows come sorted by
     dataset and system, columns in `arm_order` (the config's order) with the baseline first, so
-    the same cells give the same bytes.
+    the same cells give the same bytes. `headline_method`: the method the config prefers (each
+    row states the one it has; the power block names this one).
     `comparisons`: the arms whose tests form each row's correction family (None: every arm).
     `test_ledger`: how often each test-split run's config was scored there (crmatrix.datasets.ledger).
     `summaries`: each dataset stage's summary of dropped rows."""
@@ -42,12 +45,15 @@ def assemble(cells: list[dict], baseline_arm: str, arm_order: list[str] = (), ar
     matrix_rows = [rows.row(d, s, docs, arms, baseline_arm, (archetypes or {}).get(d), (splits or {}).get(d),
                             comparisons)
                    for (d, s), docs in sorted(table.items())]
+    formats = {d: next(iter(docs.values()))["format"] for (d, _), docs in table.items()}
+    pooled = pooling.pooled(matrix_rows, arms, baseline_arm)
     return {"metric": METRIC, "baseline_arm": baseline_arm, "arms": arms, "rows": matrix_rows,
             "by_language": rollups.rollup(matrix_rows, "language", arms, baseline_arm),
             "by_archetype": rollups.rollup(matrix_rows, "archetype", arms, baseline_arm),
             "knobs": rollups.knob_table(matrix_rows, arms, baseline_arm),
             "gates": rollups.gates(table, matrix_rows, splits or {}, arms, baseline_arm),
-            "pooled": pooling.pooled(matrix_rows, arms, baseline_arm),
+            "pooled": pooled,
+            "power": power.block(matrix_rows, pooled, arms, baseline_arm, formats, headline_method),
             "benchmarks": rollups.benchmarks(table, matrix_rows, arms, summaries or {}),
             "test_ledger": test_ledger or [],
             "statistics": {"bootstrap_resamples": 1000, "seed": 0, "level": 0.95, "alpha": stats.ALPHA,
@@ -70,7 +76,8 @@ def build(runs: list[dict], baseline_arm: str, preferred_method: str, arm_order:
     base = {(r["dataset"], r["system"]): r for r in runs if r["arm"] == baseline_arm}
     cells = [cellstats.cell(r, None if r["arm"] == baseline_arm else base.get((r["dataset"], r["system"])),
                             preferred_method, (formats or {}).get(r["dataset"])) for r in runs]
-    return assemble(cells, baseline_arm, arm_order, archetypes, splits, comparisons, test_ledger, summaries)
+    return assemble(cells, baseline_arm, preferred_method, arm_order, archetypes, splits, comparisons, test_ledger,
+                    summaries)
 
 
 def write(matrix: dict, json_path, md_path) -> None:

@@ -86,6 +86,37 @@ def _pooled_md(pooled: list[dict]) -> list[str]:
     return lines
 
 
+def _decided(g: dict, arms: list[str]) -> tuple[str, str]:
+    """A group's arms whose pooled interval decides, with it, and the ones it leaves undecided."""
+    judged = [(a, g["arms"][a]) for a in arms if a in g["arms"]]
+    decided = "; ".join(f"{a} {j['verdict']} {j['delta']:+.3f} [{j['ci'][0]:+.3f}, {j['ci'][1]:+.3f}]"
+                        for a, j in judged if j["verdict"] != "undecided")
+    return decided or "—", ", ".join(a for a, j in judged if j["verdict"] == "undecided") or "—"
+
+
+def _power_md(power: dict, arms: list[str]) -> list[str]:
+    if not power["groups"]:
+        return []
+    lines = ["", "## What this matrix can tell", "",
+             f"Per row, its n and MDE are in the first table. Per pooled group of a system's datasets (a language, a "
+             f"public benchmark with two datasets or more, all of them): its datasets and queries, its MDE (the "
+             f"smallest pooled |Δ| found with {power['target_power'] * 100:.0f} % power at α = {power['alpha']}, the "
+             "median "
+             "over its arms of (z(1 − α/2) + z(power)) × the pool's standard error), and the arms whose pooled 95 % "
+             "interval decides: positive or negative when it lies wholly beyond the flat band (|Δ| < 1 % of the "
+             "baseline, averaged over the pooled datasets with the pool's weights), flat when it lies within it. An "
+             "interval across an edge of the band decides nothing: more queries or datasets would. An arm that "
+             "moved no query on any dataset of the group has nothing to pool and is not listed.", "",
+             "| system | group | kind | datasets | queries | MDE | decided | undecided |",
+             "|---|---|---|---:|---:|---:|---|---|"]
+    for g in power["groups"]:
+        mde = "—" if g["mde"] is None else f"±{g['mde']:.3f}"
+        decided, undecided = _decided(g, arms)
+        lines.append(f"| {g['system']} | {g['group']} | {g['kind']} | {g['datasets']} | {g['queries']} | {mde} | "
+                     f"{decided} | {undecided} |")
+    return lines
+
+
 def _datasets(n: int) -> str:
     return f"{n} dataset" + ("" if n == 1 else "s")
 
@@ -144,6 +175,7 @@ def to_markdown(matrix: dict) -> str:
                         for d in k["datasets"])
         lines.append(f"| {k['arm']} | {k['better']} | {k['worse']} | {k['significant']} | {per} |")
     lines += _pooled_md(matrix["pooled"])
+    lines += _power_md(matrix["power"], arms)
     if matrix["gates"]:
         lines += ["", f"## Do-no-harm gate: {GATE_METRIC} on structural splits must not drop", "",
                   f"| dataset | system | {base} | " + " | ".join(a for a in arms if a != base) + " |",

@@ -59,13 +59,17 @@ def _correct(cells: dict, baseline: str, comparisons: list[str] | None) -> list[
 def _detectable(cells: dict, family: list[str], n: int, base_mean: float | None) -> dict:
     """The row's minimum detectable effect: its family's pooled per-query sd of differences, at
     the Bonferroni level alpha/m that bounds Holm's first step, with 80 % power; and for each
-    compared cell the queries its Δ would need at that level."""
+    compared cell the queries its Δ would need at that level. A flat Δ (under 1 % of the
+    baseline, the band the matrix calls no effect) needs none: detecting it would tell nothing,
+    and a Δ of rounding noise would ask for
+    millions of queries."""
     alpha = stats.ALPHA / max(len(family), 1)
     sd = math.sqrt(sum(cells[a]["sd_diff"] ** 2 for a in family) / len(family)) if family else None
     mde = stats.detectable_effect(sd, n, alpha) if family else None
     for cell in cells.values():
         if "sd_diff" in cell:
-            cell["queries_needed"] = stats.queries_needed(cell["sd_diff"], cell["delta_abs"], alpha)
+            cell["queries_needed"] = (None if cell["band"] == "flat"
+                                      else stats.queries_needed(cell["sd_diff"], cell["delta_abs"], alpha))
     return {"abs": mde, "rel": mde / base_mean if mde is not None and base_mean else None, "sd_diff": sd,
             "alpha": alpha, "power": stats.POWER, "n": n}
 

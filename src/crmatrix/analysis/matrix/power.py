@@ -1,0 +1,86 @@
+"""What the matrix can tell: the `power` block. Per row, its queries, its family of hypotheses
+and the effect it can detect; per pooled group of a system's datasets (a language, a public
+benchmark with two datasets or more, all plain datasets) each arm's pooled Δ with its
+interval, the interval's half-width, the effect the pool can detect, and a verdict called only
+where the interval leaves the flat band wholly on one side or holds it."""
+
+from __future__ import annotations
+
+import statistics
+
+from crmatrix.analysis import stats
+from crmatrix.analysis.cells import METRIC, is_benchmark
+from crmatrix.analysis.matrix.pooling import pool, study
+
+KINDS = ("language", "benchmark", "overall")  # the pooled groups power reports on, in this order
+
+
+def verdict(low: float, high: float, flat: float) -> str:
+    """A pooled Δ's verdict from its interval [low, high] and the flat band |Δ| < `flat`:
+    positive (negative) when the interval lies wholly above (below) the band and zero, flat when
+    it lies within the band, undecided when it reaches across an edge of it."""
+    if low >= flat and low > 0:
+        return "positive"
+    if high <= -flat and high < 0:
+        return "negative"
+    if -flat < low and high < flat:
+        return "flat"
+    return "undecided"
+
+
+def judge(pooled: dict, base: dict[str, float]) -> dict:
+    """One arm of a group: its random-effects pool (`meta.random_effects`, weights by dataset)
+    with the interval's half-width, the Δ it detects with the target power at alpha (two-sided),
+    and the verdict against a flat band of 1 % of `base` (each dataset's baseline metric) averaged
+    with the pool's weights, the baseline the pooled Δ is relative to."""
+    flat = stats.FLAT * sum(w * base[d] for d, w in pooled["weights"].items())
+    low, high = pooled["ci_low"], pooled["ci_high"]
+    return {"delta": pooled["estimate"], "ci": [low, high], "half_width": (high - low) / 2,
+            "mde": stats.z_sum(stats.ALPHA, stats.POWER) * pooled["se"], "verdict": verdict(low, high, flat)}
+
+
+def _pools(rows: list[dict], pooled: list[dict], arms: list[str], baseline: str, formats: dict[str, str]
+           ) -> dict[tuple[str, str, str], dict[str, dict]]:
+    """(system, kind, group) -> arm -> its pool: the language and overall pools of the matrix,
+    and one per public benchmark format that two plain datasets or more of the system share."""
+    out: dict[tuple[str, str, str], dict[str, dict]] = {}
+    for entry in pooled:
+        for g in (g for g in entry["groups"] if g["kind"] in KINDS):
+            out.setdefault((entry["system"], g["kind"], g["group"]), {})[entry["arm"]] = g["pooled"]
+    for system in sorted({r["system"] for r in rows}):
+        plain = [r for r in rows if r["system"] == system and not r["split"]]
+        for fmt in sorted({formats[r["dataset"]] for r in plain if is_benchmark(formats[r["dataset"]])}):
+            members = [r for r in plain if formats[r["dataset"]] == fmt]
+            if len(members) < 2:
+                continue
+            for arm in (a for a in arms if a != baseline):
+                studies = [study(r, arm) for r in members if "delta_abs" in r["cells"].get(arm, {})]
+                if studies:
+                    out.setdefault((system, "benchmark", fmt), {})[arm] = pool(fmt, "benchmark", studies)["pooled"]
+    return out
+
+
+def _members(rows: list[dict], system: str, kind: str, group: str, formats: dict[str, str]) -> list[dict]:
+    plain = [r for r in rows if r["system"] == system and not r["split"]]
+    if kind == "language":
+        return [r for r in plain if (r["language"] or "?") == group]
+    return plain if kind == "overall" else [r for r in plain if formats[r["dataset"]] == group]
+
+
+def block(rows: list[dict], pooled: list[dict], arms: list[str], baseline: str, formats: dict[str, str],
+          method: str) -> dict:
+    """The power block of a matrix's rows and pools; `formats`: each row's dataset's format."""
+    groups = []
+    pools = _pools(rows, pooled, arms, baseline, formats)
+    for system, kind, group in sorted(pools, key=lambda k: (k[0], KINDS.index(k[1]), k[2])):
+        members = _members(rows, system, kind, group, formats)
+        base = {r["dataset"]: r["cells"][baseline][METRIC] for r in members if baseline in r["cells"]}
+        judged = {a: judge(p, base) for a, p in pools[(system, kind, group)].items() if p is not None}
+        groups.append({"group": group, "kind": kind, "system": system, "datasets": len(members),
+                       "queries": sum(r["n"] for r in members),
+                       "mde": statistics.median(j["mde"] for j in judged.values()) if judged else None,
+                       "arms": judged})
+    return {"method": method, "metric": METRIC, "alpha": stats.ALPHA, "target_power": stats.POWER,
+            "rows": [{"dataset": r["dataset"], "system": r["system"], "n": r["n"], "hypotheses": len(r["family"]),
+                      "mde": r["detectable"]["abs"], "mde_rel": r["detectable"]["rel"]} for r in rows],
+            "groups": groups}

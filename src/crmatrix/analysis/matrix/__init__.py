@@ -46,14 +46,13 @@ def assemble(cells: list[dict], baseline_arm: str, headline_method: str, arm_ord
                             comparisons)
                    for (d, s), docs in sorted(table.items())]
     formats = {d: next(iter(docs.values()))["format"] for (d, _), docs in table.items()}
-    pooled = pooling.pooled(matrix_rows, arms, baseline_arm)
     return {"metric": METRIC, "baseline_arm": baseline_arm, "arms": arms, "rows": matrix_rows,
             "by_language": rollups.rollup(matrix_rows, "language", arms, baseline_arm),
             "by_archetype": rollups.rollup(matrix_rows, "archetype", arms, baseline_arm),
             "knobs": rollups.knob_table(matrix_rows, arms, baseline_arm),
             "gates": rollups.gates(table, matrix_rows, splits or {}, arms, baseline_arm),
-            "pooled": pooled,
-            "power": power.block(matrix_rows, pooled, arms, baseline_arm, formats, headline_method),
+            "pooled": pooling.pooled(matrix_rows, arms, baseline_arm),
+            "power": power.block(matrix_rows, arms, baseline_arm, formats, headline_method),
             "benchmarks": rollups.benchmarks(table, matrix_rows, arms, summaries or {}),
             "test_ledger": test_ledger or [],
             "statistics": {"bootstrap_resamples": 1000, "seed": 0, "level": 0.95, "alpha": stats.ALPHA,

@@ -12,8 +12,6 @@ from crmatrix.analysis import stats
 from crmatrix.analysis.cells import METRIC, is_benchmark
 from crmatrix.analysis.matrix.pooling import pool, study
 
-KINDS = ("language", "benchmark", "overall")  # the pooled groups power reports on, in this order
-
 
 def verdict(low: float, high: float, flat: float) -> str:
     """A pooled Δ's verdict from its interval [low, high] and the flat band |Δ| < `flat`:
@@ -39,43 +37,37 @@ def judge(pooled: dict, base: dict[str, float]) -> dict:
             "mde": stats.z_sum(stats.ALPHA, stats.POWER) * pooled["se"], "verdict": verdict(low, high, flat)}
 
 
-def _pools(rows: list[dict], pooled: list[dict], arms: list[str], baseline: str, formats: dict[str, str]
-           ) -> dict[tuple[str, str, str], dict[str, dict]]:
-    """(system, kind, group) -> arm -> its pool: the language and overall pools of the matrix,
-    and one per public benchmark format that two plain datasets or more of the system share."""
-    out: dict[tuple[str, str, str], dict[str, dict]] = {}
-    for entry in pooled:
-        for g in (g for g in entry["groups"] if g["kind"] in KINDS):
-            out.setdefault((entry["system"], g["kind"], g["group"]), {})[entry["arm"]] = g["pooled"]
+def _groups(rows: list[dict], formats: dict[str, str]) -> list[tuple[str, str, str, list[dict]]]:
+    """(system, kind, group, its rows) of every group power reports on, in order: per system its
+    plain datasets (structural splits re-ask a dataset's queries) by language, by public benchmark
+    format that two of them or more share, and all together."""
+    out = []
     for system in sorted({r["system"] for r in rows}):
         plain = [r for r in rows if r["system"] == system and not r["split"]]
+        for lang in sorted({r["language"] or "?" for r in plain}):
+            out.append((system, "language", lang, [r for r in plain if (r["language"] or "?") == lang]))
         for fmt in sorted({formats[r["dataset"]] for r in plain if is_benchmark(formats[r["dataset"]])}):
             members = [r for r in plain if formats[r["dataset"]] == fmt]
-            if len(members) < 2:
-                continue
-            for arm in (a for a in arms if a != baseline):
-                studies = [study(r, arm) for r in members if "delta_abs" in r["cells"].get(arm, {})]
-                if studies:
-                    out.setdefault((system, "benchmark", fmt), {})[arm] = pool(fmt, "benchmark", studies)["pooled"]
+            if len(members) >= 2:
+                out.append((system, "benchmark", fmt, members))
+        if plain:
+            out.append((system, "overall", "all datasets", plain))
     return out
 
 
-def _members(rows: list[dict], system: str, kind: str, group: str, formats: dict[str, str]) -> list[dict]:
-    plain = [r for r in rows if r["system"] == system and not r["split"]]
-    if kind == "language":
-        return [r for r in plain if (r["language"] or "?") == group]
-    return plain if kind == "overall" else [r for r in plain if formats[r["dataset"]] == group]
-
-
-def block(rows: list[dict], pooled: list[dict], arms: list[str], baseline: str, formats: dict[str, str],
-          method: str) -> dict:
-    """The power block of a matrix's rows and pools; `formats`: each row's dataset's format."""
+def block(rows: list[dict], arms: list[str], baseline: str, formats: dict[str, str], method: str) -> dict:
+    """The power block of a matrix's rows; `formats`: each row's dataset's format. Each arm of a
+    group is pooled as the matrix pools it (`pooling.pool`); one that moved no query on any of the
+    group's datasets has nothing to pool and is left out."""
     groups = []
-    pools = _pools(rows, pooled, arms, baseline, formats)
-    for system, kind, group in sorted(pools, key=lambda k: (k[0], KINDS.index(k[1]), k[2])):
-        members = _members(rows, system, kind, group, formats)
+    for system, kind, group, members in _groups(rows, formats):
         base = {r["dataset"]: r["cells"][baseline][METRIC] for r in members if baseline in r["cells"]}
-        judged = {a: judge(p, base) for a, p in pools[(system, kind, group)].items() if p is not None}
+        judged = {}
+        for arm in (a for a in arms if a != baseline):
+            studies = [study(r, arm) for r in members if "delta_abs" in r["cells"].get(arm, {})]
+            pooled = pool(group, kind, studies)["pooled"] if studies else None
+            if pooled is not None:
+                judged[arm] = judge(pooled, base)
         groups.append({"group": group, "kind": kind, "system": system, "datasets": len(members),
                        "queries": sum(r["n"] for r in members),
                        "mde": statistics.median(j["mde"] for j in judged.values()) if judged else None,

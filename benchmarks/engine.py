@@ -176,9 +176,9 @@ def big_corpus(tmp: Path) -> tuple[list, list]:
 
 
 # Hybrid under each fusion strategy of the default matrix's query-time arms (2e on, as above).
-FUSION_ARMS = {"codelens": {}, "rrf": {knobs.FUSION: "rrf"}, "wsi": {knobs.FUSION: "wsi"},
-               "wsi-dense": {knobs.FUSION: "wsi", knobs.WSI_WEIGHT: "0.8"},
-               "dense-only": {knobs.FUSION: "dense-only"}, "graph-expand": {knobs.GRAPH_EXPAND: "1"}}
+FUSION_ARMS = {"codelens": {}, "rrf": {"CRMATRIX_FUSION": "rrf"}, "wsi": {"CRMATRIX_FUSION": "wsi"},
+               "wsi-dense": {"CRMATRIX_FUSION": "wsi", "CRMATRIX_WSI_WEIGHT": "0.8"},
+               "dense-only": {"CRMATRIX_FUSION": "dense-only"}, "graph-expand": {"CRMATRIX_GRAPH_EXPAND": "1"}}
 
 
 def p50_p95(eng: Engine, qs: list[str], method: str) -> tuple[float, float]:
@@ -239,7 +239,8 @@ def peak_rss(tmp: Path, syms: list, models: dict) -> None:
     atomic.write_json(tmp / "big-manifest.json", {"languages": {"java": 1, "typescript": 1}})
     code = (f"from crmatrix.stages import build_index; build_index.run(symbols={str(sym_file)!r}, "
             f"manifest={str(tmp / 'big-manifest.json')!r}, model_dir={str(models['onnx'][1])!r}, "
-            f"env={{'CODELENS_EMBED_HINT_AUTO': '0'}}, cache_dir={str(tmp / 'rss-cache')!r}, "
+            f"knobs={knobs.index_spec({'CODELENS_EMBED_HINT_AUTO': '0'}, None)!r}, "
+            f"cache_dir={str(tmp / 'rss-cache')!r}, "
             f"out={str(tmp / 'rss-index')!r}, threads={THREADS})")
     t0 = time.perf_counter()
     subprocess.run([sys.executable, "-c", code], check=True, env={**os.environ, "HF_HUB_OFFLINE": "1"})

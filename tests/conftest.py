@@ -8,6 +8,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
+# The documentation: the README first (its commands make what the pages' commands use), then docs/.
+DOC_PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 BIN = Path(sys.executable).parent
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")

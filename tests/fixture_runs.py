@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 
 from crmatrix import atomic
+from crmatrix.datasets import registry
 from crmatrix.evaluation import metrics, tokenbench
 from crmatrix.stages import cell_stats
 
@@ -89,7 +90,12 @@ ETA = {  # a structural split (Python) on which `stacked` loses a hit: the do-no
     "auto": [1, 2, 3, None, 1, 2],
     "strict": [1, 1, 1, None, None, 2],
 }
-FORMATS = {"alpha": "swe-qa", "beta": "swe-qa", "gamma": "repoqa", "eta": "codelens"}
+def facts(fmt: str) -> dict:
+    """A format's facts as the matrix's jobs get them (crmatrix.pipeline.experiment.matrix_formats)."""
+    return registry.FORMATS.get(fmt).matrix_facts()
+
+
+FORMATS = {d: facts(f) for d, f in {"alpha": "swe-qa", "beta": "swe-qa", "gamma": "repoqa", "eta": "codelens"}.items()}
 SPLITS = {"eta": "structural"}
 
 

@@ -143,7 +143,8 @@ def corpus_of(rows: list[dict]) -> tuple[dict, list[Symbol]]:
 
 def repoqa_tasks(path: Path, tmp_path: Path) -> list:
     """Every repository of a RepoQA file written out as its corpus, and its needles' tasks."""
-    from crmatrix.corpora.tree import select_files, write_source
+    from crmatrix.corpora.tree import select_files
+    from crmatrix.datasets import repoqa
     from crmatrix.symbols.extract import extract_files
 
     tasks = []
@@ -151,7 +152,8 @@ def repoqa_tasks(path: Path, tmp_path: Path) -> list:
         for e in entries:
             spec = {"file": str(path), "repo": e["repo"]}
             work = tmp_path / e["repo"].replace("/", "+")
-            write_source("repoqa", spec, work / "src")
+            (work / "src").mkdir(parents=True)
+            repoqa.write_corpus(spec, work / "src")
             part = select_files(work / "src", work / "tree", ["**"], [])
             syms = extract_files(work / "tree", [f["path"] for f in part["files"] if f["language"]])
             tasks += registry.load(path, "repoqa", "c", {"pin": {"kind": "repoqa", "repoqa": spec}, **part}, syms)

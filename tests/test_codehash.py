@@ -42,7 +42,13 @@ def test_plot_stage_runs_the_plots_but_no_statistics():
 def test_fetch_runs_pins_and_corpus_but_no_parser_or_engine():
     assert modules("fetch_corpus") == BASE | {
         "stages/fetch_corpus.py", "corpora/__init__.py", "corpora/tree.py", "corpora/pins.py", "corpora/languages.py",
-        "pipeline/locations.py", "progress.py", "datasets/__init__.py", "datasets/records.py"}
+        "pipeline/locations.py", "progress.py"}
+
+
+def test_a_corpus_written_out_of_a_benchmark_file_runs_the_formats_which_fetching_does_not():
+    got = modules("write_corpus")
+    assert {"stages/fetch_corpus.py", "datasets/registry.py", "datasets/repoqa.py", "datasets/ds1000.py"} <= got
+    assert not any(m.startswith(("engine/", "embed/", "systems/")) for m in got)
 
 
 def test_an_install_runs_pins_and_processes_only_so_no_engine_edit_reinstalls_a_peer():
@@ -105,6 +111,6 @@ def test_extraction_rules_are_the_symbols_stage_s_alone():
     """A stage that reads symbols imports their record only: an edit to how symbols are found
     re-runs extract_symbols, and what follows it only when the symbols it writes change."""
     got = {s.stem: modules(s.stem) for s in SCRIPTS.glob("*.py")}
-    assert sorted(s for s, m in got.items() if "symbols/rules.py" in m) == ["extract_symbols"]
+    assert sorted(s for s, m in got.items() if "symbols/definitions.py" in m) == ["extract_symbols", "withhold_docs"]
     assert {"symbols/__init__.py", "symbols/record.py"} <= got["build_index"]
     assert "symbols/grammars.py" not in got["build_index"]

@@ -88,7 +88,7 @@ def test_corpus_needs_exactly_one_pin():
     cfg["corpora"]["c"] = {"git": "u", "commit": "abc123"}
     assert error_of(cfg) == "config: corpora.c.commit: expected a full 40-hex commit id, got 'abc123'"
     cfg["corpora"]["c"] = {"path": "a", "npm": "x@1", "integrity": "sha512-x"}
-    assert error_of(cfg) == ("config: corpora.c: needs exactly one of git, pypi, npm, path, repoqa, ds1000 "
+    assert error_of(cfg) == ("config: corpora.c: needs exactly one of git, pypi, npm, path, ds1000, repoqa "
                              "(found ['npm', 'path'])")
 
 
@@ -100,8 +100,25 @@ def test_baseline_arm_must_exist_and_methods_must_be_supported():
     cfg["systems"] = {"b": {"type": "builtin", "methods": ["telepathy"]}}
     assert error_of(cfg).startswith("config: systems.b.methods: telepathy not supported by builtin")
     cfg["systems"] = {"b": {"type": "nosuch"}}
-    assert error_of(cfg).startswith("config: systems.b.type: unknown system type 'nosuch' (registered: builtin, "
-                                    "command, mcp")
+    assert error_of(cfg).startswith("config: systems.b.type: unknown system type 'nosuch' (known: builtin, "
+                                    "command, mcp")  # (and any installed package's)
+    cfg["systems"] = {"b": {"type": "comand"}}
+    assert error_of(cfg).startswith("config: systems.b.type: unknown system type 'comand' (did you mean 'command'? "
+                                    "known: builtin, command, mcp")
+
+
+def test_dataset_formats_and_trackers_are_the_registered_ones():
+    cfg = copy.deepcopy(MINIMAL)
+    cfg["datasets"]["d"]["format"] = "swe_qa"
+    assert error_of(cfg).startswith("config: datasets.d.format: unknown dataset format 'swe_qa' (did you mean "
+                                    "'swe-qa'? known: callgraph, codelens, derived, ds1000, repoqa, swe-qa, swe-qa-pro")
+    cfg = copy.deepcopy(MINIMAL)
+    cfg["trackers"] = {"wandb": {"project": "x"}}
+    assert error_of(cfg).startswith("config: trackers.wandb: unknown tracker 'wandb' (known: jsonl, mlflow")
+    cfg["trackers"] = {"jsonl": {}}
+    assert error_of(cfg) == "config: trackers.jsonl: always written (results/tracking/), not named in the config"
+    cfg["trackers"] = {"mlflow": {}}
+    assert config.validate(cfg)["trackers"] == {"mlflow": {"tracking_uri": "results/mlruns", "experiment": "crmatrix"}}
 
 
 def test_comparisons_name_arms_other_than_the_baseline():
@@ -206,7 +223,7 @@ def test_a_dataset_split_and_its_seed_as_jobs_get_them():
     bad = copy.deepcopy(MINIMAL)
     bad["datasets"]["d"]["seed"] = 3
     assert error_of(bad) == ("config: datasets.d.seed: shuffles only a held-out split (split: dev, test, small_dev "
-                             "or small_test), not split 'all'")
+                             "or small_test) or a derived dataset's sample, not split 'all'")
     bad["datasets"]["d"]["split"] = "train"
     assert error_of(bad) == ("config: datasets.d.split: expected one of: all, dev, test, small_dev, small_test, "
                              "structural, got a string 'train'")

@@ -11,7 +11,7 @@ import pytest
 from crmatrix import CrmatrixError
 from crmatrix.corpora import languages
 from crmatrix.corpora import tree as corpus
-from crmatrix.stages import fetch_corpus
+from crmatrix.stages import extract_symbols, fetch_corpus, write_corpus
 
 
 @pytest.mark.parametrize(
@@ -108,6 +108,31 @@ def test_build_corpus_writes_tree_and_manifest(messy_tree, tmp_path):
     assert m["pin"] == {"kind": "path", "path": str(messy_tree)}
     assert [f["path"] for f in m["files"]] == ["pkg/a.py", "pkg/link_in.py"]
     assert sorted(p.name for p in tree.rglob("*") if p.is_file()) == ["a.py", "link_in.py"]
+    assert m["documents"] is False
+
+
+def test_a_corpus_written_out_of_a_benchmark_file_by_its_format(tmp_path):
+    """DS-1000's docs datastore: one document per distinct gold doc, extracted as one symbol each."""
+    rows = [{"prompt": "p0", "docs": [{"title": "numpy.sum", "text": "Sum of array elements."},
+                                      {"title": "numpy.mean", "text": "Arithmetic mean."}]},
+            {"prompt": "p1", "docs": [{"title": "numpy.sum", "text": "(another text: the first one stays)"}]},
+            {"prompt": "p2"}]
+    file = tmp_path / "ds1000.jsonl"
+    file.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "results"
+    m = write_corpus.run("docs", {"ds1000": {}, "exclude": ["numpy.mean.txt"]}, file, out / "tree", out / "man.json")
+    assert (m["pin"], m["origin"], m["documents"]) == (
+        {"kind": "ds1000", "ds1000": {"file": str(file)}}, {"source": str(file), "documents": 2}, True)
+    assert [f["path"] for f in m["files"]] == ["numpy.sum.txt"]
+    symbols = extract_symbols.run(out / "tree", out / "man.json", out / "symbols.jsonl")
+    assert [(s.name, s.kind, s.body) for s in symbols] == [("numpy.sum", "doc", "Sum of array elements.")]
+    with pytest.raises(CrmatrixError) as e:
+        write_corpus.run("c", {"path": str(tmp_path)}, file, out / "t2", out / "m2.json")
+    assert str(e.value) == "corpora.c: needs one of ds1000, repoqa (a corpus written out of a benchmark file)"
+    with pytest.raises(CrmatrixError) as e:  # and the fetch stage fetches, never writes
+        fetch_corpus.run("docs", {"ds1000": {"file": str(file)}}, out / "t3", out / "m3.json", [], {})
+    assert str(e.value) == "corpora.docs: needs exactly one of git, pypi, npm, path (found none)"
+    assert sorted(p.name for p in out.iterdir()) == ["man.json", "symbols.jsonl", "tree"]
 
 
 def test_selecting_nothing_is_an_error_and_leaves_nothing(messy_tree, tmp_path):

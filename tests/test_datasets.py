@@ -68,8 +68,8 @@ def test_unreadable_or_empty_dataset(tmp_path):
     p.write_text("[]")
     with pytest.raises(CrmatrixError, match=rf"^{p}: expected a non-empty JSON list"):
         registry.load(p, "codelens", "c", MANIFEST, SYMBOLS)
-    with pytest.raises(CrmatrixError, match=r"unknown dataset format 'trec' \(known: callgraph, codelens, ds1000, "
-                                             r"repoqa, swe-qa, swe-qa-pro\)"):
+    with pytest.raises(CrmatrixError, match=r"unknown dataset format 'trec' \(known: callgraph, codelens, derived, "
+                                             r"ds1000, repoqa, swe-qa, swe-qa-pro\)"):
         registry.load(p, "trec", "c", MANIFEST, SYMBOLS)
 
 

@@ -59,16 +59,13 @@ def test_an_auto_arm_shares_the_index_of_the_arm_its_knobs_resolve_to_on_a_decla
     assert key("defaults", "unknown") == key("baseline", "unknown")
     assert experiment.index_arms(c, BUILTIN, "c") == {key("baseline", "c"): "baseline", key("2b2c", "c"): "2b2c"}
     assert list(experiment.index_arms(c, BUILTIN, "unknown").values()) == ["baseline", "2b2c", "auto"]
-    # an index the plan resolved is built from the explicit variables of its knobs, whichever arm asks
-    assert experiment.index_env(c, BUILTIN, "auto", "c") == experiment.index_env(c, BUILTIN, "2b2c", "c") == {
-        "CODELENS_EMBED_HINT_AUTO": "0", "CODELENS_EMBED_HINT_LINES": "1", "CODELENS_EMBED_HINT_CHARS": "60",
-        "CODELENS_EMBED_HINT_INCLUDE_COMMENTS": "1", "CODELENS_EMBED_HINT_INCLUDE_API_CALLS": "1",
-        "CODELENS_EMBED_HINT_STRICT_LITERALS": "0", "CODELENS_EMBED_HINT_STRICT_COMMENTS": "0"}
-    assert experiment.index_env(c, BUILTIN, "auto", "unknown") == {"CODELENS_EMBED_HINT_AUTO": "1"}
-    assert experiment.index_knobs(c, "auto", "unknown") is None
-    assert experiment.index_knobs(c, "auto", "c") == {"hint_lines": 1, "hint_chars": 60, "nl_tokens": True,
-                                                      "api_calls": True, "strict_literals": False,
-                                                      "strict_comments": False}
+    # an index the plan resolved is built from its resolved fields, whichever arm asks; one that
+    # waits for the corpus's language, from the arm's explicit fields (its job settles the rest)
+    assert experiment.index_knobs(c, "auto", "c") == experiment.index_knobs(c, "2b2c", "c") == {
+        "hint_lines": 1, "hint_chars": 60, "nl_tokens": True, "api_calls": True, "strict_literals": False,
+        "strict_comments": False}
+    assert experiment.index_knobs(c, "auto", "unknown") == {"auto": True}
+    assert experiment.index_knobs(c, "auto") == {"auto": True}  # no corpus of the config (crmatrix run)
 
 
 def test_an_explicit_auto_lang_or_explicit_2b2c_needs_no_declared_language():
@@ -78,7 +75,8 @@ def test_an_explicit_auto_lang_or_explicit_2b2c_needs_no_declared_language():
              "half": {**AUTO, "CODELENS_EMBED_HINT_INCLUDE_COMMENTS": "1"}, "2b2c": B2C})
     key = lambda arm: experiment.index_key(c, BUILTIN, arm, "c")  # noqa: E731
     assert key("tagged") == key("pinned") == key("2b2c")
-    assert experiment.index_knobs(c, "half", "c") is None  # 2c is still left to the gating
+    # 2c is still left to the gating
+    assert experiment.index_knobs(c, "half", "c") == {"auto": True, "nl_tokens": True}
 
 
 def test_jobs_get_arm_variables_in_one_spelling():
@@ -89,8 +87,7 @@ def test_jobs_get_arm_variables_in_one_spelling():
         "CODELENS_EMBED_HINT_AUTO": "0", "CODELENS_EMBED_HINT_AUTO_LANG": "rust",
         "CODELENS_RANK_SPARSE_TERM_WEIGHT": "1", "CODELENS_RANK_SPARSE_THRESHOLD": "40",
         "OTHER_TOOL_FLAG": "Yes"}  # not ours: passed as written
-    assert experiment.index_env(c, BUILTIN, "spelled") == {"CODELENS_EMBED_HINT_AUTO": "0",
-                                                           "CODELENS_EMBED_HINT_AUTO_LANG": "rust"}
+    assert experiment.index_knobs(c, "spelled") == experiment.index_knobs(c, "baseline")
     # out of range is kept (the job clamps it and notes that), not silently rewritten here
     c = cfg({"big": {"CODELENS_RANK_SPARSE_THRESHOLD": "500"}})
     assert experiment.arm_env(c, "big")["CODELENS_RANK_SPARSE_THRESHOLD"] == "500"

@@ -7,7 +7,7 @@ from conftest import ROOT, SHARED, needs_shared
 
 from crmatrix import CrmatrixError
 from crmatrix.corpora import pins
-from crmatrix.corpora.tree import select_files, write_source
+from crmatrix.corpora.tree import select_files
 from crmatrix.datasets import astequiv, registry, relevance
 from crmatrix.datasets.records import read_records
 from crmatrix.datasets.sweqa import resolve
@@ -21,12 +21,14 @@ DS1000 = SHARED / "data" / "ds1000" / "ds1000_docs.jsonl"
 
 
 def corpus_of(tmp_path, kind, spec, src=None):
-    """A corpus as the fetch stage makes it: files selected into a tree, its manifest and symbols."""
+    """A corpus as the fetch or write stage makes it: files selected into a tree, its manifest and symbols."""
     src = src or tmp_path / "src"
-    if kind in pins.FILE_KINDS:
-        write_source(kind, spec, src)
+    fmt = registry.written_by({kind: spec})
+    if fmt is not None:
+        src.mkdir()
+        fmt.write_corpus(spec, src)
     part = select_files(src, tmp_path / "tree", ["**"], [])
-    manifest = {"pin": {"kind": kind, **spec} if kind not in pins.FILE_KINDS else {"kind": kind, kind: spec}, **part}
+    manifest = {"pin": {"kind": kind, **spec} if fmt is None else {"kind": kind, kind: spec}, **part}
     paths = [f["path"] for f in part["files"]]
     symbols = (extract_documents(tmp_path / "tree", paths) if kind == "ds1000"
                else extract_files(tmp_path / "tree",
@@ -88,7 +90,7 @@ def test_repoqa_bad_needle_and_unknown_repo(tmp_path):
                             "line number >= 1, got 0")
     with pytest.raises(CrmatrixError, match=r"no repository 'nope/nope' \(it has: crmatrix-fixtures/geomkit, "
                                             r"crmatrix-fixtures/tinyqueue\)"):
-        write_source("repoqa", {"file": str(FIXTURE), "repo": "nope/nope"}, tmp_path / "x")
+        registry.FORMATS.get("repoqa").write_corpus({"file": str(FIXTURE), "repo": "nope/nope"}, tmp_path)
 
 
 def test_ast_equivalence_ignores_layout_comments_and_decorators_not_code(tmp_path):

@@ -38,6 +38,9 @@ def test_swe_qa_flask_and_repoqa_in_the_matrix_with_recall_ndcg_and_intervals(tm
     assert all(v["ci_low"] < v["mean"] < v["ci_high"] for v in base.values())
     assert bench["rq"]["metrics"] == ["pass@1", "recall@5", "recall@10", "ndcg@10"]
     assert round(bench["rq"]["arms"]["baseline"]["pass@1"]["mean"], 3) == 0.6
+    # the RepoQA corpus is written out of its file by its format's rule; flask is fetched
+    assert sorted(p.parent.name + "/" + p.stem for p in (tmp_path / "logs").glob("*_corpus/*.log")) == [
+        "fetch_corpus/flask", "write_corpus/rq"]
     md = (tmp_path / "results/matrix/phase-matrix.md").read_text()
     assert "48 tasks; 13 rows or citations dropped: 4 absent citation; 9 ambiguous citation" in md
     assert "| baseline | 0.752 [" in md and "| arm | pass@1 | recall@5 | recall@10 | ndcg@10 |" in md

@@ -3,7 +3,7 @@
 import pytest
 
 from crmatrix.engine.bm25 import split_words
-from crmatrix.engine.identifiers import alnum_words, words
+from crmatrix.identifiers import alnum_words, words
 
 
 @pytest.mark.parametrize("name,expected", [

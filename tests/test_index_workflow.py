@@ -161,8 +161,7 @@ AFTER_RUNS = {"cell_stats": 3, "collect_matrix": 1, "plot_matrix": 1, "track_run
     ("analysis/stats.py", {"cell_stats": 3, "collect_matrix": 1, "gate_candidates": 1, "plot_matrix": 1}),
     ("analysis/matrix/markdown.py", {"collect_matrix": 1, "plot_matrix": 1}),  # no cell's statistics
     ("plots/heatmap.py", {"plot_matrix": 1}),
-    # (the audit splits names with engine.identifiers, so importing it runs the engine package)
-    ("engine/sparse.py", {"build_index": 2, "evaluate_arm": 3, "audit_dataset": 1, **AFTER_RUNS}),
+    ("engine/sparse.py", {"build_index": 2, "evaluate_arm": 3, **AFTER_RUNS}),
     ("embed/cache.py", {"build_index": 2, "evaluate_arm": 3, **AFTER_RUNS}),
     ("datasets/codelens.py", {"prepare_dataset": 1, "grep_baseline": 1, "evaluate_arm": 3, "audit_dataset": 1,
                               **AFTER_RUNS}),

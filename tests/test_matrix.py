@@ -46,7 +46,7 @@ class NameLookup:
 @pytest.fixture
 def stage(tmp_path, monkeypatch):
     """Runs the stages a user's matrix runs, up to one run per (system, arm)."""
-    monkeypatch.setitem(systems._REGISTERED, "lookup", NameLookup)
+    monkeypatch.setitem(systems.TYPES.own, "lookup", NameLookup)
     src = tmp_path / "proj"
     (src / "lib").mkdir(parents=True)
     (src / "lib" / "util.py").write_text(SOURCE)
@@ -311,7 +311,8 @@ def test_power_per_row_and_per_group_on_a_hand_computed_matrix():
     brings two queries to rank 1 (differences 0.5, 0.5, 0, 0), `half` one (0.5, 0, 0, 0)."""
     ranks = {"baseline": [2, 2, 2, 2], "lift": [1, 1, 2, 2], "half": [1, 2, 2, 2]}
     runs = [fixture_runs.run(d, arm, r, "python") for d in ("d1", "d2") for arm, r in ranks.items()]
-    m = matrix.build(runs, "baseline", "hybrid", list(ranks), formats={"d1": "swe-qa", "d2": "swe-qa"})
+    swe_qa = fixture_runs.facts("swe-qa")
+    m = matrix.build(runs, "baseline", "hybrid", list(ranks), formats={"d1": swe_qa, "d2": swe_qa})
     p = m["power"]
     assert (p["method"], p["metric"], p["alpha"], p["target_power"]) == ("hybrid", "mrr", 0.05, 0.8)
     # per row: two hypotheses at 0.05 / 2, the family's sd √((1/12 + 1/16) / 2), n 4
@@ -344,9 +345,10 @@ def test_power_per_row_and_per_group_on_a_hand_computed_matrix():
 def test_a_benchmark_pools_only_from_two_datasets():
     runs = [fixture_runs.run(d, arm, r, "python") for d in ("d1", "d2") for arm, r in
             {"baseline": [2, 2, 2, 2], "lift": [1, 1, 2, 2]}.items()]
-    m = matrix.build(runs, "baseline", "hybrid", formats={"d1": "swe-qa", "d2": "repoqa"})
+    facts = fixture_runs.facts
+    m = matrix.build(runs, "baseline", "hybrid", formats={"d1": facts("swe-qa"), "d2": facts("repoqa")})
     assert [g["kind"] for g in m["power"]["groups"]] == ["language", "overall"]
-    hand_built = matrix.build(runs, "baseline", "hybrid", formats={"d1": "codelens", "d2": "codelens"})
+    hand_built = matrix.build(runs, "baseline", "hybrid", formats={"d1": facts("codelens"), "d2": facts("codelens")})
     assert [g["kind"] for g in hand_built["power"]["groups"]] == ["language", "overall"]
 
 

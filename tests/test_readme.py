@@ -1,5 +1,5 @@
-"""Every `make`, `snakemake` and `crmatrix` command line of the README, run as printed in a
-copy of the project (Snakemake as a dry run where the real thing would be slow)."""
+"""Every `make`, `snakemake` and `crmatrix` command line of the README and of docs/, run as
+printed in a copy of the project (Snakemake as a dry run where the real thing would be slow)."""
 
 import os
 import re
@@ -9,16 +9,27 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import BIN, ROOT
+from conftest import BIN, DOC_PAGES, ROOT
 
 VENV = BIN.parent
 PROGRAMS = ("make", ".venv/bin/snakemake", ".venv/bin/crmatrix")
 
 
-def readme_commands() -> list[str]:
-    """Command lines in the README's code blocks (indented or fenced), continuations joined."""
-    lines, out, cont = (ROOT / "README.md").read_text().splitlines(), [], ""
-    for line in lines:
+def code_lines(text: str) -> list[str]:
+    """The lines of a page's code blocks: fenced, or indented by four spaces (also in a list item)."""
+    out, fenced = [], False
+    for line in text.splitlines():
+        if line.strip().startswith("```"):
+            fenced = not fenced
+        elif fenced or line.startswith("    "):
+            out.append(line)
+    return out
+
+
+def page_commands(page: Path) -> list[str]:
+    """Command lines in a page's code blocks, continuations joined."""
+    out, cont = [], ""
+    for line in code_lines(page.read_text()):
         text = line.strip()
         if cont:
             text = cont + " " + text
@@ -32,10 +43,19 @@ def readme_commands() -> list[str]:
     return out
 
 
-def test_the_readme_has_commands_to_check():
-    cmds = readme_commands()
-    assert "make run" in cmds and "make test" in cmds and "make resume" in cmds
+def doc_commands() -> list[str]:
+    """Every page's commands in page order, each once: they run in one copy of the project,
+    so a page's command may use what an earlier one made (the README's `run.json`)."""
+    return list(dict.fromkeys(c for page in DOC_PAGES for c in page_commands(page)))
+
+
+def test_the_docs_have_commands_to_check():
+    readme = page_commands(ROOT / "README.md")
+    assert "make run" in readme and "make test" in readme
+    cmds = doc_commands()
+    assert "make resume" in cmds and "make lint" in cmds
     assert any(c.startswith(".venv/bin/crmatrix check") for c in cmds)
+    assert any(c.startswith(".venv/bin/crmatrix promote") for c in cmds)
     assert not [c for c in cmds if re.search(r"--configfile \S+ (all|results/)", c)], "target after --configfile"
 
 
@@ -74,8 +94,8 @@ def workspace(tmp_path_factory) -> Path:
     return work
 
 
-@pytest.mark.parametrize("cmd", readme_commands())
-def test_readme_command_works_as_printed(workspace, cmd):
+@pytest.mark.parametrize("cmd", doc_commands())
+def test_doc_command_works_as_printed(workspace, cmd):
     argv = as_run(cmd)
     if argv is None:
         pytest.skip("`make test` is the suite running this test")

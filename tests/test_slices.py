@@ -1,6 +1,6 @@
 """A target per dataset, per corpus and per arm: what each slice holds, the jobs a slice's
 target plans on the tiny matrix of test_workflow, its matrix built from its runs alone, and
-the README's recipes for forcing a slice to run again."""
+the recipes of docs/slices.md for forcing a slice to run again."""
 
 import json
 import re
@@ -89,7 +89,7 @@ def test_a_slice_matrix_is_made_of_its_runs_alone(matrix):  # noqa: F811
     assert [r for r in whole["rows"] if r["dataset"] == "pathds"] == m["rows"]
     assert planned(work, "dataset_pathds") == []
 
-    # the README's recipes: force one rule of one slice (a rule with a file target), or stop early
+    # the recipes of docs/slices.md: force one rule of one slice (a rule with a file target), or stop early
     assert planned(work, "results/matrix/slices/dataset_pathds/phase-matrix.md", "-R", "evaluate_arm") == sorted(
         ["collect_slice_matrix", *CELLS * 2])
     assert planned(work, "dataset_gitds", "--forcerun", "prepare_dataset") == sorted(

@@ -112,7 +112,7 @@ def test_the_seed_matrix_carries_the_seeds_three_by_three_sparse_sweep():
     assert [cell["arm"] for cell in grid["cells"]] == [f"sparse-t{t}-m{m}" for t in (20, 40, 60) for m in (20, 30, 40)]
     assert c["arms"]["sparse-t40-m40"] == c["arms"]["2e-only"]  # the seed's tuned arm is the grid's cell (40, 40)
     raw = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
-    assert "sweeps" not in raw  # the default matrix stays small (README: "Sweeps")
+    assert "sweeps" not in raw  # the default matrix stays small (docs/arms.md: "Sweeps")
 
 
 def test_validate_counts_the_cells_among_the_arms(capsys):
@@ -120,5 +120,5 @@ def test_validate_counts_the_cells_among_the_arms(capsys):
 
     path = str(ROOT / "config" / "seed-matrix.yaml")
     assert main(["validate", path]) == 0
-    assert capsys.readouterr().out == (f"{path}: ok (8 corpora, 16 datasets, 1 systems, 22 arms, 9 of them from "
-                                       "1 sweep)\n")
+    assert capsys.readouterr().out == (f"{path}: ok (8 corpora + 8 docs-withheld views, 24 datasets, 1 systems, "
+                                       "22 arms, 9 of them from 1 sweep)\n")

@@ -286,7 +286,7 @@ def plugin():
 
     systems.register("test-plugin")(Plugin)
     yield
-    del systems._REGISTERED["test-plugin"]
+    del systems.TYPES.own["test-plugin"]
 
 
 def test_an_in_process_plugin_that_hangs_costs_a_timeout_not_the_job(prepared, tmp_path, plugin):

@@ -48,8 +48,9 @@ def test_jsonl_event_log_per_run(tmp_path, two_runs):
 
 
 def test_an_unknown_tracker_is_named():
-    with pytest.raises(CrmatrixError, match=r"trackers.nope: unknown tracker \(known: jsonl, mlflow\)"):
-        trackers.make("nope", {})
+    with pytest.raises(CrmatrixError, match=r"^trackers.mlfow: unknown tracker 'mlfow' \(did you mean 'mlflow'\? "
+                                            r"known: jsonl, mlflow"):
+        trackers.make("mlfow", {})
 
 
 def test_mlflow_records_each_run_once(tmp_path, two_runs, monkeypatch):

@@ -226,7 +226,7 @@ def test_lint_is_clean():
 
 @needs_shared
 def test_seed_config_runs_ripgrep_from_the_shared_mirror(tmp_path):
-    """The README's example: a git corpus at a pinned commit via the mirror, plus a dataset,
+    """The example of docs/datasets.md: a git corpus at a pinned commit via the mirror, plus a dataset,
     is a config edit only. Lexical methods keep it quick; every dataset row must validate."""
     cfg = yaml.safe_load((ROOT / "config" / "seed.yaml").read_text())
     cfg["git_mirrors"] = [str(SHARED / "corpora")]

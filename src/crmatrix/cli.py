@@ -9,7 +9,9 @@
     crmatrix cache compact [--cache-dir D]
     crmatrix cache evict [--older-than 7d] [--corpus C] [--all] [--cache-dir D]
     crmatrix dataset show FORMAT FILE --corpus DIR [--split S] [--seed N]
-    crmatrix dataset audit FILE --corpus DIR [--format F] [--split S] [--json]
+    crmatrix knobs
+    crmatrix dataset show derived --corpus DIR [--max-queries N] [--seed N]
+    crmatrix dataset audit [FILE] --corpus DIR [--format F] [--split S] [--json]
 """
 
 from __future__ import annotations
@@ -23,8 +25,10 @@ from pathlib import Path
 
 from crmatrix import CrmatrixError, __version__, atomic
 from crmatrix.analysis import baseline, check
+from crmatrix.corpora import views
 from crmatrix.corpora.tree import select_files
-from crmatrix.datasets import audit, holdout, registry, tasks
+from crmatrix.datasets import audit, derived, holdout, registry, tasks
+from crmatrix.engine import knobs
 from crmatrix.pipeline import caches, config, experiment, locations, sweeps
 from crmatrix.stages import (
     build_index,
@@ -53,6 +57,9 @@ def _matrix_config(args) -> dict:
 
 
 def cmd_run(args) -> int:
+    if args.format == derived.FORMAT:  # scored here on the corpus itself, its queries would be its own docs
+        raise CrmatrixError(f"run: format {derived.FORMAT} is scored on the corpus's docs-withheld view, which the "
+                            f"workflow makes: give a config a dataset {{format: {derived.FORMAT}, corpus: NAME}}")
     cfg = _matrix_config(args)
     if args.arm not in cfg["arms"]:
         raise CrmatrixError(f"--arm {args.arm!r} is not an arm of the config (known: {', '.join(cfg['arms'])})")
@@ -76,17 +83,18 @@ def cmd_run(args) -> int:
         prepare_dataset.run(Path(args.dataset), args.format, name, t / "manifest.json", t / "symbols.jsonl",
                             t / "tasks.jsonl")
         index = model = None
-        index_env = experiment.index_env(cfg, sysconf, args.arm)
         if needs_index(sysconf) and sysconf["type"] != "builtin":  # an external system's own index command
             index = t / "index"
-            build_system_index.run(system=args.system, system_conf=sysconf, tree=t / "tree", env=index_env,
-                                   out=index, home_dir=t / "home", venv=venv)
+            build_system_index.run(system=args.system, system_conf=sysconf, tree=t / "tree",
+                                   env=experiment.index_env(cfg, sysconf, args.arm), out=index,
+                                   home_dir=t / "home", venv=venv)
         elif needs_index(sysconf):
             model = t / "model"
             prepare_model.run(cfg["models"][experiment.arm_model(cfg, args.arm)], model)
             index = t / "index"
             build_index.run(symbols=t / "symbols.jsonl", manifest=t / "manifest.json", model_dir=model,
-                            env=index_env, cache_dir=cache_dir, out=index, threads=cfg["embed_threads"])
+                            knobs=experiment.index_knobs(cfg, args.arm), cache_dir=cache_dir, out=index,
+                            threads=cfg["embed_threads"])
         out = Path(args.out) if args.out else t / "run.json"
         run = evaluate_arm.run(tasks=t / "tasks.jsonl", symbols=t / "symbols.jsonl", manifest=t / "manifest.json",
                                tree=t / "tree", dataset_file=Path(args.dataset), out=out,
@@ -123,7 +131,9 @@ def cmd_validate(args) -> int:
         print(f"crmatrix: warning: {args.config}: {line}", file=sys.stderr)
     cells = sum(len(g["cells"]) for g in sweeps.grids(cfg).values())
     swept = f", {cells} of them from {len(cfg['sweeps'])} sweep{'s' * (len(cfg['sweeps']) != 1)}" if cells else ""
-    print(f"{args.config}: ok ({len(cfg['corpora'])} corpora, {len(cfg['datasets'])} datasets, "
+    seen = sum(1 for c in cfg["corpora"].values() if views.source(c))
+    made = f" + {seen} docs-withheld view{'s' * (seen != 1)}" if seen else ""
+    print(f"{args.config}: ok ({len(cfg['corpora']) - seen} corpora{made}, {len(cfg['datasets'])} datasets, "
           f"{len(cfg['systems'])} systems, {len(cfg['arms'])} arms{swept})")
     return 0
 
@@ -207,23 +217,44 @@ def cmd_cache_evict(args) -> int:
     return 0
 
 
+def _dataset_file(args) -> Path | None:
+    """The dataset file the command names: none for a derived dataset, which is made of --corpus."""
+    if args.format == derived.FORMAT:
+        if args.file:
+            raise CrmatrixError(f"dataset {args.dataset_command}: format {derived.FORMAT} reads no FILE (its queries "
+                                "come from the leading docs of --corpus)")
+        return None
+    if not args.file:
+        raise CrmatrixError(f"dataset {args.dataset_command}: format {args.format} needs a dataset FILE")
+    if args.max_queries is not None:
+        raise CrmatrixError(f"--max-queries samples only format {derived.FORMAT}, not {args.format}")
+    return Path(args.file)
+
+
 def _dataset_tasks(args) -> list[tasks.Task]:
     """The dataset file loaded as the pipeline would, against the corpus directory as its files
     and symbols are selected and extracted (in a scratch copy; nothing is written elsewhere),
-    narrowed to the split; the loader's summary and each dropped row go to stderr."""
+    sampled (derived) and narrowed to the split; the loader's summary and each dropped row go
+    to stderr."""
     src = Path(args.corpus)
     if not src.is_dir():
         raise CrmatrixError(f"--corpus {args.corpus}: not a directory")
+    file = _dataset_file(args)
     name = src.resolve().name
     with tempfile.TemporaryDirectory(prefix="crmatrix-dataset-") as tmp:
         part = select_files(src, Path(tmp) / "tree", args.include or ["**"], args.exclude or [])
         symbols = extract_files(Path(tmp) / "tree", [f["path"] for f in part["files"] if f["language"]])
     manifest = {"corpus": name, "pin": {"kind": "path", "path": str(src)}, **part}
-    loaded = registry.load_all(Path(args.file), args.format, name, manifest, symbols)
-    tasks = holdout.select(loaded.tasks, args.split, args.seed, args.file)
+    where = str(file or src)
+    loaded = registry.load_all(file or src, args.format, name, manifest, symbols)
+    found = loaded.tasks
+    if file is None:
+        found = holdout.sample(found, args.max_queries or derived.DEFAULT_MAX_QUERIES, args.seed, where)
+    tasks = holdout.select(found, args.split, args.seed, where)
     summary = loaded.summary(args.format)
     reasons = "".join(f", {n} {r}" for r, n in summary["dropped_by_reason"].items())
-    print(f"{args.file}: format {args.format}: {summary['tasks']} tasks, {summary['dropped']} dropped{reasons}; "
+    sampled = f"; sampled {len(found)}" if file is None else ""
+    print(f"{where}: format {args.format}: {summary['tasks']} tasks, {summary['dropped']} dropped{reasons}{sampled}; "
           f"split {args.split}: {len(tasks)} tasks", file=sys.stderr)
     for d in summary["drops"]:
         print(f"  dropped row {d['row']}: {d['reason']}: {d['detail']}", file=sys.stderr)
@@ -238,9 +269,14 @@ def cmd_dataset_show(args) -> int:
 
 
 def cmd_dataset_audit(args) -> int:
-    name = Path(args.file).stem
+    name = Path(args.file).stem if args.file else f"{Path(args.corpus).resolve().name}-{derived.FORMAT}"
     result = {"dataset": name, **audit.audit(_dataset_tasks(args))}
     print(atomic.dumps_canonical(result) if args.json else audit.to_text(result, name), end="\n" if args.json else "")
+    return 0
+
+
+def cmd_knobs(args) -> int:
+    print(knobs.markdown(), end="")
     return 0
 
 
@@ -250,7 +286,10 @@ def _dataset_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--exclude", action="append", help="glob of files to leave out (repeatable)")
     p.add_argument("--split", default="all", choices=holdout.SPLITS, help="which tasks (default: all)")
     p.add_argument("--seed", type=int, default=holdout.DEFAULT_SEED,
-                   help=f"the shuffle of a dev/test split (default: {holdout.DEFAULT_SEED})")
+                   help=f"the shuffle of a dev/test split and of a derived sample (default: {holdout.DEFAULT_SEED})")
+    p.add_argument("--max-queries", type=int, metavar="N",
+                   help=f"a derived dataset's size: a seeded sample of at most N, stratified over directories "
+                        f"(default: {derived.DEFAULT_MAX_QUERIES})")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -309,17 +348,19 @@ def parser() -> argparse.ArgumentParser:
     d = sub.add_parser("dataset", help="what a loader makes of a dataset file, and what its queries give away")
     dsub = d.add_subparsers(dest="dataset_command", required=True)
     show = dsub.add_parser("show", help="the normalized tasks as JSONL on stdout, the dropped rows on stderr")
-    show.add_argument("format", help="dataset format (e.g. codelens)")
-    show.add_argument("file", help="dataset file")
+    show.add_argument("format", help="dataset format (e.g. codelens, derived)")
+    show.add_argument("file", nargs="?", help="dataset file (none for derived)")
     _dataset_options(show)
     show.set_defaults(func=cmd_dataset_show)
     au = dsub.add_parser("audit", help="name overlap of queries and gold, near-duplicate queries, query types, "
                                        "gold spread over files; flags a set whose queries restate the names")
-    au.add_argument("file", help="dataset file")
+    au.add_argument("file", nargs="?", help="dataset file (none for --format derived)")
     au.add_argument("--format", default="codelens", help="dataset format (default: codelens)")
     au.add_argument("--json", action="store_true", help="print the audit as JSON")
     _dataset_options(au)
     au.set_defaults(func=cmd_dataset_audit)
+    k = sub.add_parser("knobs", help="the arm knobs of the builtin engine as a Markdown table (docs/knobs.md)")
+    k.set_defaults(func=cmd_knobs)
     return p
 
 

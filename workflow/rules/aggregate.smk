@@ -29,7 +29,7 @@ rule cell_stats:
     params:
         code=code("cell_stats"),
         headline_method=CFG["headline_method"],
-        format=lambda wc: CFG["datasets"][wc.dataset]["format"],
+        format=lambda wc: experiment.matrix_formats(CFG, [wc.dataset])[wc.dataset],
     script:
         "../scripts/cell_stats.py"
 

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from crmatrix import CrmatrixError
+from crmatrix.corpora import views
 from crmatrix.pipeline import config as crconfig
 from crmatrix.pipeline import experiment
 from crmatrix.systems import install
@@ -15,7 +16,8 @@ from crmatrix.pipeline import locations
 from crmatrix.pipeline import sweeps
 from crmatrix.pipeline import slices as crslices
 from crmatrix.pipeline.codehash import stage_hash
-from crmatrix.corpora.pins import FILE_KINDS, path_fingerprint
+from crmatrix.corpora.pins import path_fingerprint
+from crmatrix.datasets.registry import written_by
 from crmatrix.plots import names as plot_names
 from crmatrix.systems.registry import answers_calls, needs_index
 
@@ -47,6 +49,12 @@ envvars:
 
 
 CORPORA = sorted(CFG["corpora"])
+# the docs-withheld views of corpora that derived datasets are scored on (crmatrix.corpora.views)
+VIEWS = sorted(c for c in CORPORA if views.source(CFG["corpora"][c]))
+# Corpora written out of a benchmark file by its dataset format (rule write_corpus), and the
+# fetched ones (rule fetch_corpus)
+WRITTEN_CORPORA = sorted(c for c in CORPORA if written_by(CFG["corpora"][c]))
+FETCHED_CORPORA = sorted(set(CORPORA) - set(WRITTEN_CORPORA) - set(VIEWS))
 DATASETS = experiment.retrieval_datasets(CFG)
 CALLGRAPH_DATASETS = experiment.callgraph_datasets(CFG)
 SPLIT_DATASETS = sorted(d for d in CFG["datasets"] if experiment.derived_split(CFG, d))
@@ -91,9 +99,13 @@ def index_arm(wildcards):
     return INDEX_ARM[wildcards.system][wildcards.corpus][wildcards.index_key]
 
 
+def index_knobs(wildcards):
+    return experiment.index_knobs(CFG, index_arm(wildcards), wildcards.corpus)
+
+
 def index_env(wildcards):
     conf = CFG["systems"][wildcards.system]
-    return experiment.index_env(CFG, conf, index_arm(wildcards), wildcards.corpus)
+    return experiment.index_env(CFG, conf, index_arm(wildcards))
 
 
 def one_of(names):
@@ -184,23 +196,43 @@ def split_inputs(wildcards):
     }
 
 
+def dataset_inputs(wildcards):
+    """A dataset's file, and the manifest and symbols of the corpus it is read against; a
+    derived dataset's file is that corpus's symbols, which it derives its rows from."""
+    source = experiment.dataset_source(CFG, wildcards.dataset)
+    symbols = f"results/symbols/{source}.jsonl"
+    derived = source != dataset_corpus(wildcards)
+    return {
+        "file": symbols if derived else CFG["datasets"][wildcards.dataset]["file"],
+        "manifest": f"results/corpora/{source}/manifest.json",
+        "symbols": symbols,
+    }
+
+
+def view_source(wildcards):
+    """The corpus a view is made of."""
+    return views.source(CFG["corpora"][wildcards.corpus])
+
+
 def corpus_params(wildcards):
     """The pin and selection; a path corpus adds a fingerprint of its files so edits re-run it.
-    A corpus written out from a benchmark file gets the file as an input (corpus_inputs), so
-    its parameters hold what is taken from it, never where it lies."""
+    A corpus written out of a benchmark file gets the file as an input (written_corpus_file),
+    so its parameters hold what is taken from it, never where it lies."""
     conf = dict(CFG["corpora"][wildcards.corpus])
     if "path" in conf:
         conf["fingerprint"] = path_fingerprint(conf["path"])
-    for kind in FILE_KINDS:
-        if kind in conf:
-            conf[kind] = {k: v for k, v in conf[kind].items() if k != "file"}
+    fmt = written_by(conf)
+    if fmt is not None:
+        conf[fmt.corpus_kind] = {
+            k: v for k, v in conf[fmt.corpus_kind].items() if k != "file"
+        }
     return conf
 
 
-def corpus_inputs(wildcards):
-    """The benchmark file a repoqa or ds1000 corpus is written out from."""
+def written_corpus_file(wildcards):
+    """The benchmark file a corpus is written out of (a repoqa or ds1000 corpus)."""
     conf = CFG["corpora"][wildcards.corpus]
-    return {"file": conf[kind]["file"] for kind in FILE_KINDS if kind in conf}
+    return conf[written_by(conf).corpus_kind]["file"]
 
 
 def dataset_corpus(wildcards):

@@ -5,8 +5,6 @@ localrules:
 
 
 rule fetch_corpus:
-    input:
-        unpack(corpus_inputs),
     output:
         tree=directory("results/corpora/{corpus}/tree"),
         manifest="results/corpora/{corpus}/manifest.json",
@@ -14,6 +12,8 @@ rule fetch_corpus:
         "logs/fetch_corpus/{corpus}.log",
     benchmark:
         "logs/benchmarks/fetch_corpus/{corpus}.tsv"
+    wildcard_constraints:
+        corpus=one_of(FETCHED_CORPORA),
     conda:
         "../../envs/crmatrix.yaml"
     threads: 1
@@ -25,3 +25,57 @@ rule fetch_corpus:
         corpus=corpus_params,
     script:
         "../scripts/fetch_corpus.py"
+
+
+# A corpus written out of a benchmark file by its dataset format (repoqa, ds1000): a rule of
+# its own, so that fetching runs (and its code hash holds) none of the formats' code.
+rule write_corpus:
+    input:
+        file=written_corpus_file,
+    output:
+        tree=directory("results/corpora/{corpus}/tree"),
+        manifest="results/corpora/{corpus}/manifest.json",
+    log:
+        "logs/write_corpus/{corpus}.log",
+    benchmark:
+        "logs/benchmarks/write_corpus/{corpus}.tsv"
+    wildcard_constraints:
+        corpus=one_of(WRITTEN_CORPORA),
+    conda:
+        "../../envs/crmatrix.yaml"
+    threads: 1
+    resources:
+        mem_mb=1024,
+        runtime=30,
+    params:
+        code=code("write_corpus"),
+        corpus=corpus_params,
+    script:
+        "../scripts/write_corpus.py"
+
+
+# A corpus's docs-withheld view, made of its tree (crmatrix.corpora.views): once per corpus, for
+# every derived dataset of it; its symbols and indexes are built by the rules of any corpus.
+rule withhold_docs:
+    input:
+        tree=lambda wc: f"results/corpora/{view_source(wc)}/tree",
+        manifest=lambda wc: f"results/corpora/{view_source(wc)}/manifest.json",
+    output:
+        tree=directory("results/corpora/{corpus}/tree"),
+        manifest="results/corpora/{corpus}/manifest.json",
+    log:
+        "logs/withhold_docs/{corpus}.log",
+    benchmark:
+        "logs/benchmarks/withhold_docs/{corpus}.tsv"
+    wildcard_constraints:
+        corpus=one_of(VIEWS),
+    conda:
+        "../../envs/crmatrix.yaml"
+    threads: 1
+    resources:
+        mem_mb=1024,
+        runtime=20,
+    params:
+        code=code("withhold_docs"),
+    script:
+        "../scripts/withhold_docs.py"

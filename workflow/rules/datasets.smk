@@ -1,8 +1,6 @@
 rule prepare_dataset:
     input:
-        file=lambda wc: CFG["datasets"][wc.dataset]["file"],
-        manifest=lambda wc: f"results/corpora/{dataset_corpus(wc)}/manifest.json",
-        symbols=lambda wc: f"results/symbols/{dataset_corpus(wc)}.jsonl",
+        unpack(dataset_inputs),
     output:
         tasks="results/datasets/{dataset}.jsonl",
         qrels="results/trec/{dataset}.qrels",
@@ -22,6 +20,7 @@ rule prepare_dataset:
         format=lambda wc: CFG["datasets"][wc.dataset]["format"],
         corpus=dataset_corpus,
         split=lambda wc: experiment.dataset_split(CFG, wc.dataset),
+        sample=lambda wc: experiment.dataset_sample(CFG, wc.dataset),
     script:
         "../scripts/prepare_dataset.py"
 

@@ -20,7 +20,7 @@ rule build_index:
         runtime=60,
     params:
         code=code("build_index"),
-        env=index_env,
+        knobs=index_knobs,
         embed_threads=CFG["embed_threads"],
     script:
         "../scripts/build_index.py"

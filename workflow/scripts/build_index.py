@@ -6,7 +6,7 @@ with jobs.job(snakemake.log[0], snakemake.output):
         symbols=snakemake.input.symbols,
         manifest=snakemake.input.manifest,
         model_dir=snakemake.input.model,
-        env=dict(snakemake.params.env),
+        knobs=dict(snakemake.params.knobs),
         cache_dir=locations.cache_dir(),
         out=snakemake.output[0],
         threads=snakemake.params.embed_threads,

@@ -9,5 +9,4 @@ with jobs.job(snakemake.log[0], snakemake.output):
         snakemake.output.manifest,
         locations.mirrors(),
         locations.registries(),
-        file=snakemake.input.get("file"),
     )

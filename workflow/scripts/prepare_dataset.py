@@ -13,4 +13,5 @@ with jobs.job(snakemake.log[0], snakemake.output):
         snakemake.output.summary,
         split=snakemake.params.split["split"],
         seed=snakemake.params.split["seed"],
+        sample=snakemake.params.sample,
     )

@@ -22,10 +22,8 @@ METRIC = "mrr"
 # The do-no-harm gate on structural splits (crmatrix.datasets.splits): an arm must not lose recall@10 there.
 GATE_METRIC = "recall@10"
 # Public benchmarks (every format but the hand-built ones) report these beside the MRR, each
-# with its bootstrap interval; RepoQA's pass@1 is whether the first hit is the needle.
-HAND_BUILT_FORMATS = ("codelens", "callgraph")
+# with its bootstrap interval; pass@1 (RepoQA's) is whether the first hit is the gold: acc@1.
 BENCHMARK_METRICS = ("recall@5", "recall@10", "ndcg@10")
-PASS_AT_1 = {"repoqa": "acc@1"}
 # What a comparison with the baseline adds to a cell, as stats.compare_arm names it.
 COMPARED = ("delta_abs", "delta_rel", "band", "direction", "sd_diff", "p_randomization", "mcnemar_b", "mcnemar_c",
             "p_mcnemar", "improved", "regressed", "unchanged")
@@ -41,9 +39,10 @@ def headline_method(run: dict, preferred: str) -> str:
     return preferred if preferred in methods else methods[0]
 
 
-def is_benchmark(fmt: str | None) -> bool:
-    """Whether a dataset of this format is a public benchmark (None: a format nobody named)."""
-    return fmt is not None and fmt not in HAND_BUILT_FORMATS
+def is_benchmark(fmt: dict | None) -> bool:
+    """Whether a dataset of a format with these facts (crmatrix.datasets.registry.Format.matrix_facts)
+    is a public benchmark (None: a format nobody named)."""
+    return fmt is not None and not fmt["hand_built"]
 
 
 def _notes(run: dict, method: str) -> dict:
@@ -84,10 +83,10 @@ def _scores(rows: list[dict], names: dict[str, str]) -> dict:
     return {label: _with_ci(metrics.per_query(rows, metric)) for label, metric in names.items()}
 
 
-def _benchmark(queries: list[dict], fmt: str) -> dict:
-    """A public benchmark's recall@5/10, ndcg@10 (and pass@1 for RepoQA) with bootstrap
-    intervals, and the same per stratum (repository or library) when the tasks have more than one."""
-    names = {**({"pass@1": PASS_AT_1[fmt]} if fmt in PASS_AT_1 else {}), **{m: m for m in BENCHMARK_METRICS}}
+def _benchmark(queries: list[dict], fmt: dict) -> dict:
+    """A public benchmark's recall@5/10, ndcg@10 (and pass@1 where its format reports it) with
+    bootstrap intervals, and the same per stratum (repository or library) when the tasks have more than one."""
+    names = {**({"pass@1": "acc@1"} if fmt["pass_at_1"] else {}), **{m: m for m in BENCHMARK_METRICS}}
     strata: dict[str, list[dict]] = {}
     for q in queries:
         strata.setdefault(q.get("stratum", ""), []).append(q)
@@ -96,10 +95,10 @@ def _benchmark(queries: list[dict], fmt: str) -> dict:
             if len(strata) > 1 else None}
 
 
-def cell(run: dict, base: dict | None, preferred: str, fmt: str | None = None) -> dict:
+def cell(run: dict, base: dict | None, preferred: str, fmt: dict | None = None) -> dict:
     """The statistics of `run`'s cell: against `base` (the baseline arm's run of the same
-    dataset and system) unless it is None, as for the baseline's own cell. `fmt`: the
-    dataset's format (a public benchmark's cell holds its metrics)."""
+    dataset and system) unless it is None, as for the baseline's own cell. `fmt`: the facts of
+    the dataset's format (`Format.matrix_facts`; a public benchmark's cell holds its metrics)."""
     method = headline_method(base or run, preferred)
     rows = _queries(run, method)
     values = metrics.per_query(rows, METRIC)

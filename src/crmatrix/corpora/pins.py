@@ -43,26 +43,28 @@ CHUNK_BYTES = 1 << 20
 # Seconds slept before each retry of a transient failure (so 1 + len attempts in all).
 RETRY_DELAYS_S = (1.0, 3.0, 9.0)
 _SHA40 = re.compile(r"^[0-9a-f]{40}$")
-# Kinds written out from a benchmark file (crmatrix.corpora.tree.write_source, by the fetch stage):
-# a RepoQA repository's content, DS-1000's docs datastore.
-FILE_KINDS = ("repoqa", "ds1000")
-KINDS = ("git", "pypi", "npm", "path", *FILE_KINDS)
+# The kinds fetched; others are written out of a benchmark file by its dataset format
+# (crmatrix.datasets.registry.Format.corpus_kind: a RepoQA repository's content, DS-1000's
+# docs datastore), and their callers name them (`written`).
+KINDS = ("git", "pypi", "npm", "path")
 
 
 @dataclass(frozen=True)
 class Pin:
-    """What a corpus is pinned to; `kind` is git, pypi, npm, path, or one written out from a
-    benchmark file (`repoqa`, `ds1000`: crmatrix.corpora.tree.write_source)."""
+    """What a corpus is pinned to; `kind` is git, pypi, npm, path, or one written out of a
+    benchmark file (`repoqa`, `ds1000`: its spec is that key's)."""
 
     kind: str
     spec: dict
 
     @classmethod
-    def from_config(cls, name: str, corpus: dict) -> Pin:
-        kinds = [k for k in KINDS if k in corpus]
+    def from_config(cls, name: str, corpus: dict, written: tuple[str, ...] = ()) -> Pin:
+        """`written`: the kinds written out of a benchmark file that the caller knows of."""
+        known = (*KINDS, *written)
+        kinds = [k for k in known if k in corpus]
         if len(kinds) != 1:
             raise CrmatrixError(
-                f"corpora.{name}: needs exactly one of {', '.join(KINDS)} (found {kinds or 'none'})"
+                f"corpora.{name}: needs exactly one of {', '.join(known)} (found {kinds or 'none'})"
             )
         kind = kinds[0]
         needs = {"git": "commit", "pypi": "sha256", "npm": "integrity"}
@@ -361,7 +363,7 @@ def fetch_npm(spec: str, integrity: str, dest: Path, registry: str = DEFAULT_NPM
 
 def fetch(pin: Pin, scratch: Path, mirrors: list[str], registries: dict) -> tuple[Path, dict]:
     """Make the pinned source available as a directory; returns it and where it came from
-    (not for FILE_KINDS, which the fetch stage writes out of their file).
+    (not for a kind written out of a benchmark file: the write_corpus stage makes those).
 
     Downloads and clones go into `scratch` (owned by the caller); a path corpus is read in place.
     """

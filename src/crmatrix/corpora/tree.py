@@ -3,26 +3,22 @@
 The manifest is the corpus's identity downstream: every file with its size and sha256,
 per-language counts, what was skipped and why, and one content hash over all of it.
 
-Two source kinds are written out from a benchmark file rather than fetched (pins.FILE_KINDS):
-`repoqa` (a RepoQA repository's `content`, path -> text) and `ds1000` (DS-1000's docs
-datastore: every distinct gold document, one `{title}.txt` each). The second is a
-documents corpus: each file is one document, not source to parse (`DOCUMENT_KINDS`).
+Some corpora are written out of a benchmark file rather than fetched (their dataset format
+writes them: crmatrix.datasets.registry.Format.corpus_kind); the selection is the same.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import stat
 from collections.abc import Callable
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from wcmatch import glob as wcglob
 
-from crmatrix import CrmatrixError, atomic
+from crmatrix import atomic
 from crmatrix.corpora.languages import language_for
-from crmatrix.datasets.records import read_records
 
 MAX_FILE_BYTES = 1 << 20
 # Never part of a corpus: version-control and dependency/build directories.
@@ -122,88 +118,10 @@ def select_files(src: Path, dest: Path, include: list[str], exclude: list[str]) 
         "skipped": skipped,
         "skipped_counts": dict(sorted(skipped_counts.items())),
         "excluded_by_glob": excluded,
-        "content_hash": atomic.hash_obj([[f["path"], f["sha256"]] for f in files]),
+        "content_hash": content_hash(files),
     }
 
 
-# --- corpora written out from a benchmark file -------------------------------------------------
-
-DOCUMENT_KINDS = ("ds1000",)
-DOCUMENT_SUFFIX = ".txt"
-
-
-def is_documents(manifest: dict) -> bool:
-    """Whether a corpus's files are documents (one symbol each), not source to parse."""
-    return manifest.get("pin", {}).get("kind") in DOCUMENT_KINDS
-
-
-def read_repoqa(path: Path) -> dict[str, list[dict]]:
-    """A RepoQA file: `{language: [{repo, commit_sha, content, needles}]}`."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise CrmatrixError(f"{path}: not readable as JSON: {e}") from e
-    if not isinstance(data, dict) or not data or not all(isinstance(v, list) for v in data.values()):
-        raise CrmatrixError(f"{path}: expected an object of language -> list of repositories (RepoQA's shape)")
-    return data
-
-
-def repoqa_repo(path: Path, repo: str) -> tuple[str, int, dict, dict[str, str]]:
-    """(language, index, entry, content) of `repo` in a RepoQA file; content is checked to be
-    relative paths inside the repository, each with its text."""
-    known = []
-    for language, entries in read_repoqa(path).items():
-        for i, entry in enumerate(entries):
-            where = f"{path}: {language}[{i}]"
-            if not isinstance(entry, dict) or not isinstance(entry.get("repo"), str):
-                raise CrmatrixError(f"{where}: expected an object with a string field 'repo'")
-            if entry["repo"] != repo:
-                known.append(entry["repo"])
-                continue
-            content = entry.get("content")
-            if not isinstance(content, dict) or not content:
-                raise CrmatrixError(f"{where}: field 'content' must be an object of path -> file text")
-            for rel, text in content.items():
-                parts = PurePosixPath(rel).parts
-                if not isinstance(text, str) or rel.startswith("/") or ".." in parts or not parts:
-                    raise CrmatrixError(f"{where}: content {rel!r}: expected a relative path inside the repository "
-                                        "and its text")
-            return language, i, entry, content
-    raise CrmatrixError(f"{path}: no repository {repo!r} (it has: {', '.join(sorted(known))})")
-
-
-def ds1000_docs(row, where: str) -> list[dict]:
-    """A DS-1000 row's gold documents `{title, text, ...}` (none: an empty list)."""
-    docs = row.get("docs") if isinstance(row, dict) else None
-    if docs is None:
-        return []
-    if not isinstance(docs, list):
-        raise CrmatrixError(f"{where}: field 'docs' must be a list of {{function, title, text}}")
-    for k, d in enumerate(docs):
-        for key in ("title", "text"):
-            if not isinstance(d, dict) or not isinstance(d.get(key), str) or not d[key].strip():
-                raise CrmatrixError(f"{where}: docs[{k}]: field '{key}' must be a non-empty string")
-        if "/" in d["title"]:
-            raise CrmatrixError(f"{where}: docs[{k}]: title {d['title']!r} is not a document id (it has a '/')")
-    return docs
-
-
-def write_source(kind: str, spec: dict, dest: Path) -> dict:
-    """Lay a written-out corpus's files out in dest; returns where they came from."""
-    file = Path(spec["file"])
-    dest.mkdir(parents=True, exist_ok=True)
-    if kind == "repoqa":
-        language, _, entry, content = repoqa_repo(file, spec["repo"])
-        for rel, text in content.items():
-            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
-            (dest / rel).write_text(text, encoding="utf-8")
-        return {"source": str(file), "repo": spec["repo"], "commit_sha": entry.get("commit_sha"), "language": language}
-    texts: dict[str, str] = {}  # title -> the first text of it in file order
-    for i, row in enumerate(read_records(file)):
-        for d in ds1000_docs(row, f"{file}: row {i}"):
-            texts.setdefault(d["title"], d["text"])
-    if not texts:
-        raise CrmatrixError(f"{file}: no row has gold docs to make a datastore of")
-    for title, text in texts.items():
-        (dest / f"{title}{DOCUMENT_SUFFIX}").write_text(text, encoding="utf-8")
-    return {"source": str(file), "documents": len(texts)}
+def content_hash(files: list[dict]) -> str:
+    """One hash over a manifest's files (each path with its sha256): the corpus's identity."""
+    return atomic.hash_obj([[f["path"], f["sha256"]] for f in files])

@@ -5,9 +5,10 @@ time against the corpus as indexed, so a bad row stops the run before any search
 A format may also drop rows it cannot use (a public benchmark's citation that names no file
 of the pinned tree): each drop is counted with its reason, never silent.
 
-Adding a format is one module here with a `@register("name")` loader (named in the import
-at the end of `registry.py`, so that importing the package registers it), or, from another
-package, an entry point in the group `crmatrix.datasets` naming its loader. A loader is
+Adding a format is one module here with a `@register("name", **facts)` loader (named in
+`_builtin_formats` of `registry.py`, which imports the formats before the first lookup; the
+facts are `registry.Format`'s), or, from another package, an entry point in the group
+`crmatrix.datasets` naming its loader or a `Format`. A loader is
 `(path, corpus, manifest, symbols) -> Loaded | list[Task]`.
 
 Gold comes in kinds, each with its relevance rule (`is_relevant`) and unit of ranking:

@@ -24,7 +24,7 @@ import re
 from collections import Counter
 
 from crmatrix.datasets.tasks import Task
-from crmatrix.engine.identifiers import words
+from crmatrix.identifiers import words
 
 NEAR_DUPLICATE = 90.0  # token-set ratio, 0..100: 90 tolerates a word of difference in ~10
 RESTATES = 0.5  # a query that holds half of the name's words or more restates the name

@@ -13,7 +13,7 @@ from crmatrix.datasets.tasks import Task
 from crmatrix.symbols import Symbol
 
 
-@register("callgraph")
+@register("callgraph", hand_built=True, callgraph=True)
 def load_callgraph(path: Path, corpus: str, manifest: dict, symbols: list[Symbol]) -> list[Task]:
     """One `callees` task per caller (gold: the names it calls) and one `callers` task per
     callee (gold: its callers and their files)."""

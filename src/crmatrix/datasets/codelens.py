@@ -12,7 +12,7 @@ from crmatrix.datasets.tasks import Task
 from crmatrix.symbols import Symbol
 
 
-@register("codelens")
+@register("codelens", hand_built=True)
 def load_codelens(path: Path, corpus: str, manifest: dict, symbols: list[Symbol]) -> list[Task]:
     rows = read_rows(path)
     paths = [f["path"] for f in manifest["files"]]

@@ -6,7 +6,7 @@ Rows (JSONL or parquet, read through the `datasets` library) are
 (`pandas.reference.api.pandas.dataframe.where`). The query is the prompt; the stratum the
 library (`Pandas`, `Numpy`, ...), for the per-library breakdown.
 
-Corpus kind `ds1000: {file}` (crmatrix.corpora.tree) is the docs datastore: every distinct
+Corpus kind `ds1000: {file}` (`write_corpus`) is the docs datastore: every distinct
 document of the file's `docs`, one file `{title}.txt` each, whose symbol is the document. A corpus document
 is relevant when its id is a gold title or its text matches a gold text with rapidfuzz's
 `partial_ratio` >= 85 (the same passage cut or reformatted elsewhere), decided at load time.
@@ -20,7 +20,6 @@ from pathlib import Path
 from rapidfuzz import fuzz, process
 
 from crmatrix import CrmatrixError
-from crmatrix.corpora.tree import ds1000_docs
 from crmatrix.datasets.records import read_records
 from crmatrix.datasets.registry import Loaded, register
 from crmatrix.datasets.rows import check_fields, query_key
@@ -28,6 +27,38 @@ from crmatrix.datasets.tasks import Task
 from crmatrix.symbols import DOCUMENT_KIND, Symbol
 
 FUZZY_MIN = 85
+DOCUMENT_SUFFIX = ".txt"
+
+
+def ds1000_docs(row, where: str) -> list[dict]:
+    """A DS-1000 row's gold documents `{title, text, ...}` (none: an empty list)."""
+    docs = row.get("docs") if isinstance(row, dict) else None
+    if docs is None:
+        return []
+    if not isinstance(docs, list):
+        raise CrmatrixError(f"{where}: field 'docs' must be a list of {{function, title, text}}")
+    for k, d in enumerate(docs):
+        for key in ("title", "text"):
+            if not isinstance(d, dict) or not isinstance(d.get(key), str) or not d[key].strip():
+                raise CrmatrixError(f"{where}: docs[{k}]: field '{key}' must be a non-empty string")
+        if "/" in d["title"]:
+            raise CrmatrixError(f"{where}: docs[{k}]: title {d['title']!r} is not a document id (it has a '/')")
+    return docs
+
+
+def write_corpus(spec: dict, dest: Path) -> dict:
+    """Corpus kind `ds1000: {file}`: every distinct gold document of the file, one
+    `{title}.txt` each, in dest (a title's first text in file order); returns where it came from."""
+    file = Path(spec["file"])
+    texts: dict[str, str] = {}
+    for i, row in enumerate(read_records(file)):
+        for d in ds1000_docs(row, f"{file}: row {i}"):
+            texts.setdefault(d["title"], d["text"])
+    if not texts:
+        raise CrmatrixError(f"{file}: no row has gold docs to make a datastore of")
+    for title, text in texts.items():
+        (dest / f"{title}{DOCUMENT_SUFFIX}").write_text(text, encoding="utf-8")
+    return {"source": str(file), "documents": len(texts)}
 
 
 class _Matcher:
@@ -47,7 +78,7 @@ class _Matcher:
         return sorted({*([self.by_id[title]] if title in self.by_id else []), *self.fuzzy[text]})
 
 
-@register("ds1000")
+@register("ds1000", corpus_kind="ds1000", write_corpus=write_corpus, documents=True)
 def load_ds1000(path: Path, corpus: str, manifest: dict, symbols: list[Symbol]) -> Loaded:
     rows = read_records(path)
     metas = []

@@ -9,6 +9,10 @@
   the head of its shuffled order; test's 40 / 24 / 16 give 15 / 9 / 6.
 - `all`: every task.
 
+`sample` draws at most N tasks the way small splits do (a derived dataset's `max_queries`,
+crmatrix.datasets.derived): apportioned over the strata, each share from the head of its
+stratum's shuffled order; strata of 6 / 3 / 1 sampled to 5 give 3 / 2 / 0.
+
 The shuffle orders a stratum by sha256 of (seed, task_id), ties (none in practice) by
 task_id: the same order in every process (nothing rests on Python's hash randomization) and
 whatever order the loader yields the tasks in. Tasks keep the loader's order in the result.
@@ -61,20 +65,32 @@ def _strata(tasks: list[Task], seed: int) -> dict[str, list[str]]:
     return {s: sorted(ids, key=lambda i: _order_key(seed, i)) for s, ids in sorted(out.items())}
 
 
-def _small(strata: dict[str, list[str]]) -> set[str]:
-    seats = min(SMALL_SIZE, sum(map(len, strata.values())))
+def _heads(strata: dict[str, list[str]], size: int) -> set[str]:
+    """`size` ids (or all, if fewer) apportioned over the strata, each share from its head."""
+    seats = min(size, sum(map(len, strata.values())))
     share = apportion({s: len(ids) for s, ids in strata.items()}, seats)
     return {i for s, ids in strata.items() for i in ids[:share[s]]}
+
+
+def _check_ids(tasks: list[Task], where: str) -> None:
+    ids = [t.task_id for t in tasks]
+    if len(set(ids)) != len(ids):
+        dup = next(i for i in ids if ids.count(i) > 1)
+        raise CrmatrixError(f"{where}: task id {dup!r} occurs twice; a split or a sample needs unique task ids")
+
+
+def sample(tasks: list[Task], size: int, seed: int = DEFAULT_SEED, where: str = "dataset") -> list[Task]:
+    """At most `size` of the tasks, stratified and seeded like a small split, in the loader's order."""
+    _check_ids(tasks, where)
+    chosen = _heads(_strata(tasks, seed), size)
+    return [t for t in tasks if t.task_id in chosen]
 
 
 def select(tasks: list[Task], split: str, seed: int = DEFAULT_SEED, where: str = "dataset") -> list[Task]:
     """The tasks of `split`, in the loader's order."""
     if split not in SPLITS:
         raise CrmatrixError(f"{where}: unknown split {split!r} (expected one of: {', '.join(SPLITS)})")
-    ids = [t.task_id for t in tasks]
-    if len(set(ids)) != len(ids):
-        dup = next(i for i in ids if ids.count(i) > 1)
-        raise CrmatrixError(f"{where}: task id {dup!r} occurs twice; a split needs unique task ids")
+    _check_ids(tasks, where)
     if split == "all":
         return list(tasks)
     strata = _strata(tasks, seed)
@@ -83,8 +99,8 @@ def select(tasks: list[Task], split: str, seed: int = DEFAULT_SEED, where: str =
     chosen = {
         "dev": {i for ids in dev.values() for i in ids},
         "test": {i for ids in test.values() for i in ids},
-        "small_dev": _small(dev),
-        "small_test": _small(test),
+        "small_dev": _heads(dev, SMALL_SIZE),
+        "small_test": _heads(test, SMALL_SIZE),
     }[split]
     if not chosen:
         raise CrmatrixError(f"{where}: split {split} holds no task ({len(tasks)} tasks in {len(strata)} "

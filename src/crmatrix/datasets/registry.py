@@ -1,19 +1,25 @@
-"""The registry of dataset formats: `@register("name")` on a loader, or an entry point in the
-group `crmatrix.datasets`; `load` runs a format's loader and counts its drops."""
+"""The registry of dataset formats: `@register("name", **facts)` on a loader, or an entry point
+in the group `crmatrix.datasets` naming a loader or a `Format`; `load` runs a format's loader
+and counts its drops.
+
+A format's facts live on its entry (`Format`), for what the rest of the pipeline asks of it:
+whether the matrix treats its rows as hand-built, whether it reports pass@1, whether it is
+the call-graph format, and which corpus kind it writes out of its benchmark file, with the
+writer. The workflow reads them while it plans and hands a job the facts it needs, so a
+job that needs no loader does not run (nor hash) the loaders' code.
+"""
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from importlib.metadata import entry_points
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from crmatrix import CrmatrixError
 from crmatrix.datasets.tasks import Task
+from crmatrix.registry import Registry
 from crmatrix.symbols import Symbol
-
-ENTRY_POINT_GROUP = "crmatrix.datasets"
 
 
 @dataclass
@@ -31,29 +37,73 @@ class Loaded:
 
 
 Loader = Callable[[Path, str, dict, list[Symbol]], "Loaded | list[Task]"]
-LOADERS: dict[str, Loader] = {}
+# (the corpora entry's KIND spec, with its `file`; an existing empty directory to lay the files
+# out in) -> where they came from
+CorpusWriter = Callable[[dict, Path], dict]
 
 
-def register(name: str) -> Callable[[Loader], Loader]:
-    def deco(fn: Loader) -> Loader:
-        LOADERS[name] = fn
-        return fn
+@dataclass(frozen=True)
+class Format:
+    """A dataset format: its loader and its facts.
 
-    return deco
+    hand_built   rows written for this project (the seed's), not a public benchmark's: the
+                 matrix shows no benchmark metrics (recall@k, nDCG) for them
+    pass_at_1    reports pass@1, whether the first hit is the gold (RepoQA's headline)
+    callgraph    gold call edges, scored by crmatrix.evaluation.callgraph, not in the phase matrix
+    corpus_kind  the corpus kind written out of its benchmark file (a corpora entry
+                 `KIND: {file, ...}`), by `write_corpus`; None: its corpora are fetched
+    documents    the written-out corpus's files are documents, one symbol each (not source to parse)
+    """
+
+    name: str
+    load: Loader
+    hand_built: bool = False
+    pass_at_1: bool = False
+    callgraph: bool = False
+    corpus_kind: str | None = None
+    write_corpus: CorpusWriter | None = None
+    documents: bool = False
+
+    def __post_init__(self):
+        if (self.corpus_kind is None) != (self.write_corpus is None) or (self.documents and not self.corpus_kind):
+            raise CrmatrixError(f"dataset format {self.name}: corpus_kind and write_corpus go together, "
+                                "and documents needs them")
+
+    def matrix_facts(self) -> dict:
+        """What the phase matrix reads of the format (its job gets them as a parameter)."""
+        return {"name": self.name, "hand_built": self.hand_built, "pass_at_1": self.pass_at_1}
 
 
-def _loader(fmt: str, path: Path) -> Loader:
-    if fmt not in LOADERS:
-        for ep in entry_points(group=ENTRY_POINT_GROUP, name=fmt):
-            LOADERS[fmt] = ep.load()
-    if fmt not in LOADERS:
-        raise CrmatrixError(f"{path}: unknown dataset format {fmt!r} (known: {', '.join(sorted(LOADERS))})")
-    return LOADERS[fmt]
+def _format(name: str, obj, **facts) -> Format:
+    """A registry entry from a decorated loader, or an entry point's loader or Format."""
+    return replace(obj, name=name, **facts) if isinstance(obj, Format) else Format(name, obj, **facts)
+
+
+def _builtin_formats() -> None:
+    # Written out, not looped over names, so that crmatrix.pipeline.codehash sees every format
+    # module a dataset stage runs (an edit of one re-runs the dataset stages).
+    from crmatrix.datasets import callgraph, codelens, derived, ds1000, repoqa, sweqa  # noqa: F401 - they register themselves
+
+
+FORMATS: Registry[Format] = Registry("dataset format", "crmatrix.datasets", _builtin_formats, _format)
+register = FORMATS.register
+
+
+def corpus_kinds() -> list[str]:
+    """The corpus kinds written out of a benchmark file, sorted."""
+    return sorted(f.corpus_kind for f in FORMATS.entries().values() if f.corpus_kind)
+
+
+def written_by(corpus: dict) -> Format | None:
+    """The format whose benchmark file a corpora entry is written out of (by its KIND key);
+    None for a fetched corpus (git, pypi, npm, path)."""
+    found = [f for f in FORMATS.entries().values() if f.corpus_kind in corpus]
+    return found[0] if found else None
 
 
 def load_all(path: Path, fmt: str, corpus: str, manifest: dict, symbols: list[Symbol]) -> Loaded:
     """The tasks and the dropped rows, with their reasons."""
-    out = _loader(fmt, path)(Path(path), corpus, manifest, symbols)
+    out = FORMATS.get(fmt, str(path)).load(Path(path), corpus, manifest, symbols)
     loaded = out if isinstance(out, Loaded) else Loaded(list(out))
     if not loaded.tasks:
         reasons = ", ".join(f"{n} {r}" for r, n in loaded.summary(fmt)["dropped_by_reason"].items())
@@ -64,10 +114,3 @@ def load_all(path: Path, fmt: str, corpus: str, manifest: dict, symbols: list[Sy
 
 def load(path: Path, fmt: str, corpus: str, manifest: dict, symbols: list[Symbol]) -> list[Task]:
     return load_all(path, fmt, corpus, manifest, symbols).tasks
-
-
-
-# The formats register themselves when imported. The import is written out, not looped over
-# FORMATS, so that crmatrix.pipeline.codehash sees every format module a dataset stage runs (an edit
-# of one re-runs the dataset stages).
-from crmatrix.datasets import callgraph, codelens, ds1000, repoqa, sweqa  # noqa: E402,F401

@@ -5,7 +5,7 @@ release shape): `content` maps each path of the repository to its text, and each
 `{name, path, start_line, end_line, description}` with 1-based inclusive lines. The query
 is the description (written, as RepoQA's are, about behaviour, not the name).
 
-Corpus kind `repoqa: {file, repo}` (crmatrix.corpora.tree) writes that repository's `content` out, so
+Corpus kind `repoqa: {file, repo}` (`write_corpus`) writes that repository's `content` out, so
 the benchmark runs with no other download; the dataset picks its repository's needles by
 the corpus's repo (a written-out corpus's `repo`, or a git corpus's `owner/name`).
 
@@ -18,11 +18,11 @@ through the `datasets` library: it is one object keyed by language, not a table 
 
 from __future__ import annotations
 
-from pathlib import Path
+import json
+from pathlib import Path, PurePosixPath
 
 from crmatrix import CrmatrixError
 from crmatrix.atomic import sha256_bytes
-from crmatrix.corpora.tree import repoqa_repo
 from crmatrix.datasets.astequiv import Fingerprinter
 from crmatrix.datasets.registry import Loaded, register
 from crmatrix.datasets.rows import check_fields, corpus_repo, query_key
@@ -30,6 +30,52 @@ from crmatrix.datasets.tasks import Task
 from crmatrix.symbols import Symbol
 
 FUNCTION_KINDS = ("function", "method")
+
+
+def read_repoqa(path: Path) -> dict[str, list[dict]]:
+    """A RepoQA file: `{language: [{repo, commit_sha, content, needles}]}`."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise CrmatrixError(f"{path}: not readable as JSON: {e}") from e
+    if not isinstance(data, dict) or not data or not all(isinstance(v, list) for v in data.values()):
+        raise CrmatrixError(f"{path}: expected an object of language -> list of repositories (RepoQA's shape)")
+    return data
+
+
+def repoqa_repo(path: Path, repo: str) -> tuple[str, int, dict, dict[str, str]]:
+    """(language, index, entry, content) of `repo` in a RepoQA file; content is checked to be
+    relative paths inside the repository, each with its text."""
+    known = []
+    for language, entries in read_repoqa(path).items():
+        for i, entry in enumerate(entries):
+            where = f"{path}: {language}[{i}]"
+            if not isinstance(entry, dict) or not isinstance(entry.get("repo"), str):
+                raise CrmatrixError(f"{where}: expected an object with a string field 'repo'")
+            if entry["repo"] != repo:
+                known.append(entry["repo"])
+                continue
+            content = entry.get("content")
+            if not isinstance(content, dict) or not content:
+                raise CrmatrixError(f"{where}: field 'content' must be an object of path -> file text")
+            for rel, text in content.items():
+                parts = PurePosixPath(rel).parts
+                if not isinstance(text, str) or rel.startswith("/") or ".." in parts or not parts:
+                    raise CrmatrixError(f"{where}: content {rel!r}: expected a relative path inside the repository "
+                                        "and its text")
+            return language, i, entry, content
+    raise CrmatrixError(f"{path}: no repository {repo!r} (it has: {', '.join(sorted(known))})")
+
+
+def write_corpus(spec: dict, dest: Path) -> dict:
+    """Corpus kind `repoqa: {file, repo}`: the repository's `content` laid out in dest; returns
+    where it came from."""
+    file = Path(spec["file"])
+    language, _, entry, content = repoqa_repo(file, spec["repo"])
+    for rel, text in content.items():
+        (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+        (dest / rel).write_text(text, encoding="utf-8")
+    return {"source": str(file), "repo": spec["repo"], "commit_sha": entry.get("commit_sha"), "language": language}
 
 
 def _needle_fields(needle, where: str) -> None:
@@ -41,7 +87,7 @@ def _needle_fields(needle, where: str) -> None:
         raise CrmatrixError(f"{where}: end_line {needle['end_line']} is before start_line {needle['start_line']}")
 
 
-@register("repoqa")
+@register("repoqa", pass_at_1=True, corpus_kind="repoqa", write_corpus=write_corpus)
 def load_repoqa(path: Path, corpus: str, manifest: dict, symbols: list[Symbol]) -> Loaded:
     repo = corpus_repo(manifest, corpus)
     language, i, entry, content = repoqa_repo(path, repo)

@@ -34,7 +34,7 @@ def corpus_repo(manifest: dict, corpus: str) -> str:
     corpus (from its URL), else the pinned package's or the corpus's name."""
     pin = manifest.get("pin", {})
     spec = pin.get(pin.get("kind"))
-    if isinstance(spec, dict):  # written out from a benchmark file (crmatrix.corpora.tree)
+    if isinstance(spec, dict):  # written out of a benchmark file (crmatrix.stages.write_corpus)
         return spec.get("repo", corpus)
     if pin.get("kind") == "git":
         parts = [p for p in re.split(r"[/:]", pin["git"].rstrip("/")) if p]

@@ -12,7 +12,7 @@ import bm25s
 import numpy as np
 import Stemmer
 
-from crmatrix.engine.identifiers import words
+from crmatrix.identifiers import words
 from crmatrix.symbols import Symbol
 
 _IDENTIFIER = re.compile(r"\w+")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from crmatrix.engine import identifiers
+from crmatrix import identifiers
 from crmatrix.engine.knobs import Knobs
 from crmatrix.symbols import Symbol
 

@@ -44,7 +44,7 @@ def fuse(kn: Knobs, query: str, lexical: np.ndarray | None, semantic: list[tuple
         return wsi(lexical, semantic, kn.wsi_weight)
     if kn.fusion == "dense-only":
         return dense_only(semantic, n)
-    raise ValueError(f"unknown fusion {kn.fusion!r}")  # knobs.resolve admits only FUSIONS
+    raise ValueError(f"unknown fusion {kn.fusion!r}")  # the CRMATRIX_FUSION knob admits only these
 
 
 def tie_ranks(scores: np.ndarray) -> np.ndarray:

@@ -37,7 +37,8 @@ def build(symbols: list[Symbol], knobs: Knobs, model_dir: Path, cache_dir: Path,
     vectors, stats = embed_with_cache(texts, lambda: load_embedder(model, Path(model_dir), threads),
                                       model["sha256"], EmbeddingCache(Path(cache_dir) / SUBDIR))
     stats["seconds"] = round(time.perf_counter() - t0, 3)
-    meta = {"model": model, "knobs": knobs.to_dict(), "symbols": len(symbols),
+    # the index-time knobs only: the query-time ones of whichever arm built it are no part of it
+    meta = {"model": model, "knobs": knobs.index_fields(), "symbols": len(symbols),
             "symbols_hash": symbols_hash(symbols), "embedding": stats}
     with atomic.staged_dir(Path(out)) as d:
         np.save(d / "vectors.npy", vectors.astype(np.float32))

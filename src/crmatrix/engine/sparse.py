@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from crmatrix.engine.identifiers import alnum_words
+from crmatrix.identifiers import alnum_words
 from crmatrix.symbols import Symbol
 
 # Short on purpose: only words that regularly dilute coverage in code-search queries.

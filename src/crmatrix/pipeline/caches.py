@@ -30,7 +30,7 @@ from pathlib import Path
 
 from crmatrix import CrmatrixError, atomic
 from crmatrix.embed.cache import SUBDIR, EmbeddingCache, text_sha
-from crmatrix.engine.knobs import Knobs
+from crmatrix.engine.knobs import INDEX, table
 from crmatrix.systems.external import INDEX_INFO, ExternalSystem
 
 INDEX_META = "meta.json"  # what the builtin engine's index builder writes (crmatrix.engine.index)
@@ -118,11 +118,8 @@ def read_runs(results: Path) -> list[Run]:
     return out
 
 
-_INDEX_FIELDS = tuple(Knobs().index_fields())
-
-
 def _index_fields(knob_values: dict) -> dict:
-    return {k: knob_values.get(k) for k in _INDEX_FIELDS}
+    return {k: knob_values.get(k) for k in table.fields(INDEX)}
 
 
 @dataclass

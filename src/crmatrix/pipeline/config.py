@@ -14,13 +14,23 @@ import yaml
 
 from crmatrix import CrmatrixError
 from crmatrix.analysis.check import json_type
+from crmatrix.corpora import views
 from crmatrix.corpora.languages import LANGUAGES
 from crmatrix.corpora.pins import Pin
+from crmatrix.datasets import derived
+from crmatrix.datasets.registry import FORMATS, corpus_kinds, written_by
 from crmatrix.engine.knobs import MODEL_VAR
 from crmatrix.pipeline import sweeps
+from crmatrix.pipeline.experiment import compare_pairs, split_ranker
+from crmatrix.systems import install
+from crmatrix.systems.registry import check_system_config
+from crmatrix.trackers import ALWAYS_TRACKED, TRACKERS
 
 SCHEMA_FILE = "config.schema.yaml"
 KNOWN_LANGUAGES = frozenset(LANGUAGES.values())
+# Where the dataset stage writes a dataset's tasks (rule prepare_dataset's output): a derived
+# dataset's rows, which runs' provenance hashes as its file.
+TASKS_FILE = "results/datasets/{dataset}.jsonl"
 
 
 def schema() -> dict:
@@ -76,9 +86,13 @@ def validate(config: dict, source: str = "config") -> dict:
     errors = sorted(Validator(schema()).iter_errors(cfg), key=lambda e: (list(map(str, e.absolute_path)), e.message))
     if errors:
         raise CrmatrixError(f"{source}: {_message(errors[0])}")
+    written = tuple(corpus_kinds())
     for name, corpus in cfg["corpora"].items():
+        if views.SEPARATOR in name:
+            raise CrmatrixError(f"{source}: corpora.{name}: {views.SEPARATOR!r} is kept for the views crmatrix makes "
+                                f"of a corpus ({views.view_name('NAME')}); rename the corpus")
         try:
-            Pin.from_config(name, corpus)
+            Pin.from_config(name, corpus, written)
         except CrmatrixError as e:
             raise CrmatrixError(f"{source}: {e}") from None
         if "language" in corpus and corpus["language"] not in KNOWN_LANGUAGES:
@@ -90,14 +104,25 @@ def validate(config: dict, source: str = "config") -> dict:
     except CrmatrixError as e:
         raise CrmatrixError(f"{source}: {e}") from None
     for name, ds in cfg["datasets"].items():
+        FORMATS.get(ds["format"], f"{source}: datasets.{name}.format")
         if ds["corpus"] not in cfg["corpora"]:
             raise CrmatrixError(
                 f"{source}: datasets.{name}.corpus: names corpus {ds['corpus']!r}, which is not in corpora "
                 f"(known: {', '.join(sorted(cfg['corpora']))})"
             )
+        if ds["format"] == derived.FORMAT:
+            continue
+        if "max_queries" in ds:
+            raise CrmatrixError(f"{source}: datasets.{name}.max_queries: samples only a derived dataset "
+                                f"(format: {derived.FORMAT}), not format {ds['format']!r}")
         if "seed" in ds and ds.get("split", "all") in ("all", "structural"):
             raise CrmatrixError(f"{source}: datasets.{name}.seed: shuffles only a held-out split (split: dev, "
-                                f"test, small_dev or small_test), not split {ds.get('split', 'all')!r}")
+                                f"test, small_dev or small_test) or a derived dataset's sample, not split "
+                                f"{ds.get('split', 'all')!r}")
+    # after every dataset named its corpus: a view is no corpus a config may name
+    for name, ds in cfg["datasets"].items():
+        if ds["format"] == derived.FORMAT:
+            _derive(cfg, name, ds, source)
     if cfg["baseline_arm"] not in cfg["arms"]:
         raise CrmatrixError(f"{source}: baseline_arm: {cfg['baseline_arm']!r} is not one of the arms "
                             f"({', '.join(cfg['arms'])})")
@@ -106,9 +131,6 @@ def validate(config: dict, source: str = "config") -> dict:
             raise CrmatrixError(f"{source}: comparisons.{i}: {arm!r} is not an arm compared with the baseline "
                                 f"({', '.join(a for a in cfg['arms'] if a != cfg['baseline_arm'])})")
     _check_models_and_arms(cfg, source)
-    from crmatrix.systems import install
-    from crmatrix.systems.registry import check_system_config
-
     for name, sysconf in cfg["systems"].items():
         try:
             check_system_config(name, sysconf)
@@ -117,8 +139,11 @@ def validate(config: dict, source: str = "config") -> dict:
             _check_system_arms(cfg, name, sysconf)
         except CrmatrixError as e:
             raise CrmatrixError(f"{source}: {e}") from None
-    from crmatrix.pipeline.experiment import compare_pairs, split_ranker
-
+    for name in cfg["trackers"]:
+        if name == ALWAYS_TRACKED:
+            raise CrmatrixError(f"{source}: trackers.{name}: always written (results/tracking/), "
+                                "not named in the config")
+        TRACKERS.get(name, f"{source}: trackers.{name}")
     try:
         for name in cfg["datasets"]:
             split_ranker(cfg, name)
@@ -126,6 +151,29 @@ def validate(config: dict, source: str = "config") -> dict:
     except CrmatrixError as e:
         raise CrmatrixError(f"{source}: {e}") from None
     return cfg
+
+
+def _derive(cfg: dict, name: str, ds: dict, source: str) -> None:
+    """A derived dataset is scored on its corpus's docs-withheld view (crmatrix.corpora.views),
+    which becomes a corpus of the config, once for every derived dataset of that corpus; the
+    dataset names the view as its corpus, and its rows as its file."""
+    where = f"{source}: datasets.{name}"
+    corpus = ds["corpus"]
+    if "file" in ds:
+        raise CrmatrixError(f"{where}.file: a derived dataset reads no file (its queries come from the leading "
+                            f"docs of corpus {corpus!r})")
+    if ds.get("split") == "structural":
+        raise CrmatrixError(f"{where}.split: structural swaps the gold of a dataset file's rows; a derived "
+                            "dataset has none (dev, test, small_dev or small_test split it)")
+    written = written_by(cfg["corpora"][corpus])
+    if written is not None and written.documents:
+        raise CrmatrixError(f"{where}.corpus: corpus {corpus!r} is a documents corpus ({written.corpus_kind}), "
+                            "no source the symbol extractor parses: it has no leading docs to derive queries from")
+    ds.setdefault("max_queries", derived.DEFAULT_MAX_QUERIES)
+    view = views.view_name(corpus)
+    cfg["corpora"].setdefault(view, views.view_conf(corpus, cfg["corpora"][corpus]))
+    ds["corpus"] = view
+    ds["file"] = TASKS_FILE.format(dataset=name)
 
 
 def _check_system_arms(cfg: dict, name: str, conf: dict) -> None:

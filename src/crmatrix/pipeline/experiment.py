@@ -8,14 +8,15 @@ from __future__ import annotations
 
 from crmatrix import CrmatrixError, atomic
 from crmatrix.analysis import check
+from crmatrix.corpora import views
 from crmatrix.datasets import holdout
+from crmatrix.datasets.registry import FORMATS
 from crmatrix.engine import knobs
-from crmatrix.pipeline.config import MODEL_VAR
+from crmatrix.engine.knobs import MODEL_VAR
 from crmatrix.systems import install
 from crmatrix.systems import registry as systems
 from crmatrix.systems.registry import needs_index
 
-CALLGRAPH_FORMAT = "callgraph"
 # splits made by crmatrix.datasets.splits (rule derive_split), not by crmatrix.datasets.holdout
 DERIVED_SPLITS = ("structural",)
 # What a system's config says to the DAG rather than to its jobs: which arms it runs, and what
@@ -33,27 +34,18 @@ def arm_model(cfg: dict, arm: str) -> str:
     return cfg["arms"][arm].get(MODEL_VAR, cfg["default_model"])
 
 
-def index_knobs(cfg: dict, arm: str, corpus: str) -> dict | None:
-    """The builtin's index-time knobs (`Knobs.index_fields`) of the arm on the corpus, resolved
-    at plan time; None while they wait for the corpus's dominant language, known after its
-    fetch (an arm gating by language, on a corpus that declares none)."""
-    env = cfg["arms"][arm]
-    language = cfg["corpora"][corpus].get("language")
-    if language is None and knobs.needs_language(env):
-        return None
-    return knobs.resolve(env, language).index_fields()
+def index_knobs(cfg: dict, arm: str, corpus: str | None = None) -> dict:
+    """What the builtin's index of the corpus is built from under the arm, as knob fields
+    (`knobs.index_spec`): its index-time knobs resolved on the corpus's declared language, or
+    the arm's explicit ones while they wait for the dominant language found by the fetch (also
+    without a corpus of the config, as for `crmatrix run`). The index job gets exactly this."""
+    language = cfg["corpora"][corpus].get("language") if corpus is not None else None
+    return knobs.index_spec(cfg["arms"][arm], language)
 
 
-def index_env(cfg: dict, system_conf: dict, arm: str, corpus: str | None = None) -> dict[str, str]:
-    """The variables the system's index of the corpus is built with. The builtin: the arm's
-    index-time knobs, as the explicit variables of their resolved values when the plan knows
-    them (so every arm sharing the index gives the job one parameter) and else as the arm
-    spells them (also without a corpus of the config, as for `crmatrix run`); an external
-    system: the variables its `index_env` option lists."""
-    if system_conf["type"] == "builtin" and corpus is not None:
-        fields = index_knobs(cfg, arm, corpus)
-        if fields is not None:
-            return knobs.explicit_index_env(fields)
+def index_env(cfg: dict, system_conf: dict, arm: str) -> dict[str, str]:
+    """The variables an external system's index is built with: those its `index_env` option
+    lists (the builtin's index takes knob fields, `index_knobs`)."""
     return systems.index_env(system_conf, arm_env(cfg, arm))
 
 
@@ -81,14 +73,11 @@ _EXTERNAL_INDEX_OPTIONS = ("index", "env", "pass_env", "cwd")
 
 def index_key(cfg: dict, system_conf: dict, arm: str, corpus: str) -> str:
     """Arms whose indexes of the corpus would be built alike share one. The builtin's key
-    hashes the index-time knobs resolved on the corpus (`index_knobs`; else the arm's parsed
-    index-time variables, marked unresolved, so that arm shares with no resolved one) and the
-    model's definition, never the arm's or the model's name; an external system's, its index
-    command and environment (by key) with the variables it sees."""
+    hashes its index fields (`index_knobs`) and the model's definition, never the arm's or the
+    model's name; an external system's, its index command and environment (by key) with the
+    variables it sees."""
     if system_conf["type"] == "builtin":
-        fields = index_knobs(cfg, arm, corpus)
-        spec = {"knobs": fields if fields is not None else {"unresolved": knobs.index_spec(cfg["arms"][arm])},
-                "model": cfg["models"][arm_model(cfg, arm)]}
+        spec = {"knobs": index_knobs(cfg, arm, corpus), "model": cfg["models"][arm_model(cfg, arm)]}
     else:
         options = system_conf["options"]
         spec = {"type": system_conf["type"],
@@ -100,7 +89,7 @@ def index_key(cfg: dict, system_conf: dict, arm: str, corpus: str) -> str:
 
 def index_arms(cfg: dict, system_conf: dict, corpus: str) -> dict[str, str]:
     """Index key -> the first of the system's arms (in config order) with that key on the
-    corpus; its model builds the index, and its variables (`index_env`)."""
+    corpus; its model builds the index, and its knobs (`index_knobs`) or variables (`index_env`)."""
     out: dict[str, str] = {}
     for arm in system_arms(cfg, system_conf):
         out.setdefault(index_key(cfg, system_conf, arm, corpus), arm)
@@ -115,11 +104,17 @@ def needs_graph(cfg: dict, system: str, arm: str) -> bool:
 
 def retrieval_datasets(cfg: dict) -> list[str]:
     """The datasets of the phase matrix: every one but the call-graph edge sets."""
-    return sorted(d for d, conf in cfg["datasets"].items() if conf["format"] != CALLGRAPH_FORMAT)
+    return sorted(d for d, conf in cfg["datasets"].items() if not FORMATS.get(conf["format"]).callgraph)
 
 
 def callgraph_datasets(cfg: dict) -> list[str]:
-    return sorted(d for d, conf in cfg["datasets"].items() if conf["format"] == CALLGRAPH_FORMAT)
+    return sorted(d for d, conf in cfg["datasets"].items() if FORMATS.get(conf["format"]).callgraph)
+
+
+def matrix_formats(cfg: dict, datasets: list[str]) -> dict[str, dict]:
+    """Each dataset's format as the matrix job gets it: the facts the matrix reads of it
+    (`Format.matrix_facts`), so its key holds them and it runs none of the loaders' code."""
+    return {d: FORMATS.get(cfg["datasets"][d]["format"]).matrix_facts() for d in datasets}
 
 
 def derived_split(cfg: dict, dataset: str) -> str | None:
@@ -136,6 +131,22 @@ def dataset_split(cfg: dict, dataset: str) -> dict:
     split = conf.get("split", "all")
     seed = conf.get("seed", holdout.DEFAULT_SEED) if split in holdout.SPLITS and split != "all" else None
     return {"split": split, "seed": seed}
+
+
+def dataset_source(cfg: dict, dataset: str) -> str:
+    """The corpus a dataset's rows are read against: its own, or, for a derived dataset, the
+    corpus its docs-withheld view is made of (whose symbols still have their docs)."""
+    corpus = cfg["datasets"][dataset]["corpus"]
+    return views.source(cfg["corpora"][corpus]) or corpus
+
+
+def dataset_sample(cfg: dict, dataset: str) -> dict | None:
+    """How many of the loader's tasks a derived dataset keeps, and the seed of its sample
+    (crmatrix.datasets.holdout.sample); None for a dataset that keeps them all."""
+    conf = cfg["datasets"][dataset]
+    if "max_queries" not in conf:
+        return None
+    return {"max_queries": conf["max_queries"], "seed": conf.get("seed", holdout.DEFAULT_SEED)}
 
 
 def split_ranker(cfg: dict, dataset: str) -> dict:

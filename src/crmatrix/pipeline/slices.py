@@ -8,6 +8,7 @@ against the baseline arm, so an arm's slice holds the baseline's runs too.
 
 from __future__ import annotations
 
+from crmatrix.corpora import views
 from crmatrix.pipeline import experiment
 from crmatrix.systems.registry import answers_calls
 
@@ -23,7 +24,8 @@ def slices(cfg: dict) -> dict[str, dict]:
 
     `cells` are the slice's runs of the phase matrix as (dataset, system, arm), in dataset,
     system, then the system's arm order; `calls` its call-graph evaluations as (dataset,
-    system); `corpora` the corpora the slice prepares even without a dataset (a corpus's own)."""
+    system); `corpora` the corpora the slice prepares even without a dataset (a corpus's own).
+    A corpus's slice also holds the derived datasets scored on its docs-withheld view."""
     systems = sorted(cfg["systems"])
     arms = {s: experiment.system_arms(cfg, cfg["systems"][s]) for s in systems}
     callers = [s for s in systems if answers_calls(cfg["systems"][s])]
@@ -39,7 +41,9 @@ def slices(cfg: dict) -> dict[str, dict]:
     for d in sorted(cfg["datasets"]):
         out[slice_name("dataset", d)] = of_datasets("dataset", d, [d], [])
     for c in sorted(cfg["corpora"]):
-        of_corpus = sorted(d for d, conf in cfg["datasets"].items() if conf["corpus"] == c)
+        if views.source(cfg["corpora"][c]):
+            continue  # a view's datasets are its corpus's (experiment.dataset_source)
+        of_corpus = sorted(d for d in cfg["datasets"] if experiment.dataset_source(cfg, d) == c)
         out[slice_name("corpus", c)] = of_datasets("corpus", c, of_corpus, [c])
     baseline = cfg["baseline_arm"]
     for arm in cfg["arms"]:

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from crmatrix import atomic
 from crmatrix.corpora.languages import dominant_language
-from crmatrix.engine import index, knobs
+from crmatrix.engine import index
+from crmatrix.engine.knobs import settle
 from crmatrix.symbols import read_symbols
 
 
-def run(*, symbols: Path, manifest: Path, model_dir: Path, env: dict, cache_dir: Path, out: Path,
+def run(*, symbols: Path, manifest: Path, model_dir: Path, knobs: dict[str, Any], cache_dir: Path, out: Path,
         threads: int | None = None) -> dict:
-    kn = knobs.resolve(env, dominant_language(atomic.read_json(manifest)))
+    """`knobs` are the index's fields (`experiment.index_knobs`), already parsed; the ones it
+    leaves to auto gating are settled on the corpus's dominant language."""
+    kn = settle(knobs, dominant_language(atomic.read_json(manifest)))
     return index.build(read_symbols(symbols), kn, Path(model_dir), Path(cache_dir), Path(out), threads)

@@ -10,8 +10,9 @@ from crmatrix.analysis import cells
 from crmatrix.datasets import ledger
 
 
-def run(run_path: Path, base_path: Path | None, headline_method: str, fmt: str | None, out: Path) -> dict:
-    """`fmt`: the dataset's format (a public benchmark's cell holds its metrics). The cell carries
+def run(run_path: Path, base_path: Path | None, headline_method: str, fmt: dict | None, out: Path) -> dict:
+    """`fmt`: the facts of the dataset's format (crmatrix.pipeline.experiment.matrix_formats; a
+    public benchmark's cell holds its metrics). The cell carries
     its run's test-split scoring (crmatrix.datasets.ledger), which collect_matrix records."""
     run_json = atomic.read_json(Path(run_path))
     base = None if base_path is None else atomic.read_json(Path(base_path))

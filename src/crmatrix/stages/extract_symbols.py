@@ -6,14 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from crmatrix import atomic
-from crmatrix.corpora.tree import is_documents
 from crmatrix.symbols import Symbol
 from crmatrix.symbols.extract import extract_documents, extract_files
 
 
 def run(tree: Path, manifest: Path, out: Path) -> list[Symbol]:
     man = atomic.read_json(manifest)
-    if is_documents(man):
+    if man["documents"]:  # each file one document (fetch_corpus.keep)
         symbols = extract_documents(Path(tree), [f["path"] for f in man["files"]])
     else:
         symbols = extract_files(Path(tree), [f["path"] for f in man["files"] if f["language"]])

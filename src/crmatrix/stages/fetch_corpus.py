@@ -8,35 +8,35 @@ from pathlib import Path
 from crmatrix import CrmatrixError, atomic
 from crmatrix.corpora import pins
 from crmatrix.corpora.languages import dominant_language
-from crmatrix.corpora.tree import select_files, write_source
+from crmatrix.corpora.tree import select_files
 
 
-def run(name: str, corpus: dict, tree: Path, manifest_path: Path, mirrors: list[str], registries: dict,
-        file: Path | None = None) -> dict:
-    """Fetch the pinned source, keep the selected files as `tree`, write `manifest_path`.
-    `file`: the benchmark file a repoqa or ds1000 corpus is written out from (the workflow's
-    input; its config entry then need not name it).
+def run(name: str, corpus: dict, tree: Path, manifest_path: Path, mirrors: list[str], registries: dict) -> dict:
+    """Fetch the pinned source (git, pypi, npm or path), keep the selected files as `tree`,
+    write `manifest_path`.
 
     Nothing is left at either output unless everything succeeded, nor when the corpus's
     declared `language` is not the dominant language of what was fetched.
     """
-    if file is not None:
-        corpus = {k: ({**v, "file": str(file)} if k in pins.FILE_KINDS else v) for k, v in corpus.items()}
     pin = pins.Pin.from_config(name, corpus)
+    with tempfile.TemporaryDirectory(prefix="crmatrix-fetch-") as scratch:
+        src, origin = pins.fetch(pin, Path(scratch), mirrors, registries)
+        return keep(name, corpus, pin, src, origin, tree, manifest_path)
+
+
+def keep(name: str, corpus: dict, pin: pins.Pin, src: Path, origin: dict, tree: Path, manifest_path: Path,
+         documents: bool = False) -> dict:
+    """The files of `src` the corpus's globs select, as `tree`, and the manifest; `documents`:
+    each file is one document (one symbol), not source to parse (crmatrix.stages.write_corpus)."""
     include = corpus.get("include") or ["**"]
     exclude = corpus.get("exclude") or []
-    with tempfile.TemporaryDirectory(prefix="crmatrix-fetch-") as scratch:
-        if pin.kind in pins.FILE_KINDS:
-            src, origin = Path(scratch), write_source(pin.kind, pin.spec[pin.kind], Path(scratch))
-        else:
-            src, origin = pins.fetch(pin, Path(scratch), mirrors, registries)
-        with atomic.staged_dir(Path(tree)) as stage:
-            part = select_files(src, stage, include, exclude)
-            if not part["files"]:
-                raise CrmatrixError(f"corpora.{name}: include/exclude select no readable file from {origin['source']}")
-            _check_language(name, corpus.get("language"), part)
+    with atomic.staged_dir(Path(tree)) as stage:
+        part = select_files(src, stage, include, exclude)
+        if not part["files"]:
+            raise CrmatrixError(f"corpora.{name}: include/exclude select no readable file from {origin['source']}")
+        _check_language(name, corpus.get("language"), part)
     manifest = {"corpus": name, "pin": {"kind": pin.kind, **pin.spec}, "origin": origin,
-                "include": include, "exclude": exclude, **part}
+                "include": include, "exclude": exclude, "documents": documents, **part}
     atomic.write_json(Path(manifest_path), manifest)
     return manifest
 

@@ -1,6 +1,6 @@
-"""prepare_dataset: a dataset file loaded and checked against its corpus, narrowed to its split
-(crmatrix.datasets.holdout), as tasks, TREC qrels and a summary of what the loader dropped (counts by
-reason, each drop; also logged)."""
+"""prepare_dataset: a dataset file loaded and checked against its corpus, sampled (a derived
+dataset's max_queries) and narrowed to its split (crmatrix.datasets.holdout), as tasks, TREC qrels
+and a summary of what the loader dropped (counts by reason, each drop; also logged)."""
 
 from __future__ import annotations
 
@@ -16,9 +16,13 @@ from crmatrix.symbols import read_symbols
 log = logging.getLogger(__name__)
 
 
-def write_summary(path: Path | None, loaded: registry.Loaded, fmt: str) -> None:
-    """Log every drop with its reason, and write the summary the matrix shows."""
-    summary = loaded.summary(fmt)
+def write_summary(path: Path | None, loaded: registry.Loaded, fmt: str, sampled: dict | None = None) -> None:
+    """Log every drop with its reason, and write the summary the matrix shows. `sampled`: how
+    the tasks were sampled from the loader's ({max_queries, seed, candidates, sampled})."""
+    summary = {**loaded.summary(fmt), **({"sample": sampled} if sampled else {})}
+    if sampled:
+        log.info("sampled %d of %d tasks (max_queries %d, seed %d)", sampled["sampled"], sampled["candidates"],
+                 sampled["max_queries"], sampled["seed"])
     log.info("%d tasks, %d dropped%s", summary["tasks"], summary["dropped"],
              "".join(f"; {n} {r}" for r, n in summary["dropped_by_reason"].items()))
     for d in summary["drops"]:
@@ -29,13 +33,18 @@ def write_summary(path: Path | None, loaded: registry.Loaded, fmt: str) -> None:
 
 def run(file: Path, fmt: str, corpus_name: str, manifest: Path, symbols: Path, out: Path,
         qrels: Path | None = None, summary: Path | None = None, split: str = "all",
-        seed: int | None = None) -> list[Task]:
-    """`summary`: the drops and the count of tasks in the split."""
+        seed: int | None = None, sample: dict | None = None) -> list[Task]:
+    """`summary`: the drops and the count of tasks in the split. `sample`: {max_queries, seed}
+    when the loader's tasks are sampled before the split (None: all of them)."""
     syms = read_symbols(symbols)
     loaded = registry.load_all(Path(file), fmt, corpus_name, atomic.read_json(manifest), syms)
-    tasks = holdout.select(loaded.tasks, split, holdout.DEFAULT_SEED if seed is None else seed, str(file))
+    tasks, sampled = loaded.tasks, None
+    if sample:
+        tasks = holdout.sample(tasks, sample["max_queries"], sample["seed"], str(file))
+        sampled = {**sample, "candidates": len(loaded.tasks), "sampled": len(tasks)}
+    tasks = holdout.select(tasks, split, holdout.DEFAULT_SEED if seed is None else seed, str(file))
     atomic.write_jsonl(Path(out), [t.to_dict() for t in tasks])
     if qrels is not None:
         trec.write_qrels(Path(qrels), relevance.qrels(tasks, syms))
-    write_summary(summary, registry.Loaded(tasks, loaded.dropped), fmt)
+    write_summary(summary, registry.Loaded(tasks, loaded.dropped), fmt, sampled)
     return tasks

@@ -10,7 +10,8 @@ from crmatrix import atomic, trackers
 
 def run(*, runs: list[Path], trec_dirs: list[Path], log_dir: Path, options: dict) -> int:
     """`options`: tracker name -> its options. Returns how many (run, tracker) pairs were new."""
-    active = [trackers.make("jsonl", {"directory": Path(log_dir)})] + [trackers.make(n, o) for n, o in options.items()]
+    active = [trackers.make(trackers.ALWAYS_TRACKED, {"directory": Path(log_dir)}),
+              *(trackers.make(n, o) for n, o in options.items())]
     sent = 0
     for path, trec in zip(runs, trec_dirs, strict=True):
         run_json = atomic.read_json(Path(path))

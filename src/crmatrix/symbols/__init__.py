@@ -5,11 +5,11 @@ location, a one-line signature, its leading documentation and the exact source t
 definition, so later pipeline stages can index and match symbols without re-parsing.
 
 The package is one module per part: `record` (the Symbol every stage reads, and its file),
-`grammars` (the parser of each language), `tree` (a definition as located in the tree),
-`rules` (which nodes are definitions, per language), `docs` (their documentation) and
-`extract` (files and documents to symbols). Only the record is imported here: a stage that
-reads symbols runs no parser, so an edit to the extraction re-runs the symbols stage alone
-(`crmatrix.pipeline.codehash`), what follows it only when the symbols it writes change.
+`grammars` (the parser of each language), `nodes` (reading a node), `definitions` (which
+nodes are definitions, per language), `docs` (their leading documentation and where it lies)
+and `extract` (files and documents to symbols). Only the record is imported here: a stage
+that reads symbols runs no parser, so an edit to the extraction re-runs the symbols stage
+alone (`crmatrix.pipeline.codehash`), what follows it only when the symbols it writes change.
 """
 
 from crmatrix.symbols.record import DOCUMENT_KIND, Symbol, read_symbols, symbols_hash

@@ -1,22 +1,21 @@
 """Symbols from source files: each file parsed with its language's grammar, its definitions
-found by the language's rules, each with its location, a one-line signature, its leading
-documentation and the exact source text of the definition; and a documents corpus's files,
-one symbol each."""
+found by the language's rules (`definitions`), each with its location, a one-line signature,
+its leading documentation (`docs`) and the exact source text of the definition; where those
+docs lie, for the docs-withheld view of a corpus; and a documents corpus's files, one symbol each."""
 
 from __future__ import annotations
 
 import pathlib
 from collections.abc import Iterable
 
-from tree_sitter import Node
-
 from crmatrix.corpora.languages import language_for
 from crmatrix.progress import Progress
-from crmatrix.symbols.docs import doc
+from crmatrix.symbols.definitions import CLASSIFIERS, Def, head_start, walk
+from crmatrix.symbols.docs import leading_doc
 from crmatrix.symbols.grammars import parser
+from crmatrix.symbols.nodes import last_row
+from crmatrix.symbols.nodes import text as node_text
 from crmatrix.symbols.record import DOCUMENT_KIND, Symbol, sort_key
-from crmatrix.symbols.rules import CLASSIFIERS
-from crmatrix.symbols.tree import Classifier, Def, Scope, decode, head_start, last_row
 
 SIGNATURE_MAX = 300
 
@@ -28,9 +27,19 @@ def extract_source(source: bytes, path: str, language: str) -> list[Symbol]:
     lines = source.split(b"\n")
     symbols = [
         _to_symbol(d, source, lines, path, language)
-        for d in _walk(tree.root_node, classify)
+        for d in walk(tree.root_node, classify)
     ]
     return sorted(symbols, key=sort_key)
+
+
+def doc_ranges(source: bytes, language: str) -> list[tuple[int, int]]:
+    """The byte ranges of `source` that hold a definition's leading doc (crmatrix.symbols.docs),
+    sorted, for every definition `extract_source` finds."""
+    tree = parser(language).parse(source)
+    lines = source.split(b"\n")
+    found = {r for d in walk(tree.root_node, CLASSIFIERS[language])
+             for r in leading_doc(d.node, d.span, source, lines, language).ranges}
+    return sorted(found)
 
 
 def extract_files(root: pathlib.Path, paths: Iterable[str]) -> list[Symbol]:
@@ -62,23 +71,6 @@ def extract_documents(root: pathlib.Path, paths: Iterable[str]) -> list[Symbol]:
     return sorted(symbols, key=sort_key)
 
 
-def _walk(root: Node, classify: Classifier) -> list[Def]:
-    # An explicit stack: generated or minified code nests deeper than Python's
-    # recursion limit.
-    found: list[Def] = []
-    stack: list[tuple[Node, Scope]] = [(root, ("", ""))]
-    while stack:
-        node, scope = stack.pop()
-        for child in node.named_children:
-            definition, inner = classify(child, scope)
-            # Error recovery can yield a definition without its name.
-            if definition is not None and definition.name:
-                found.append(definition)
-            if inner is not None and child.named_child_count:
-                stack.append((child, inner))
-    return found
-
-
 def _to_symbol(d: Def, source: bytes, lines: list[bytes], path: str, language: str) -> Symbol:
     span = d.span
     head = source[head_start(span) : d.head_end]
@@ -90,7 +82,7 @@ def _to_symbol(d: Def, source: bytes, lines: list[bytes], path: str, language: s
         language=language,
         start_line=span.start_point.row + 1,
         end_line=last_row(span) + 1,
-        signature=" ".join(decode(head).split())[:SIGNATURE_MAX],
-        doc=doc(d, source, lines, language),
-        body=decode(source[span.start_byte : span.end_byte]),
+        signature=" ".join(node_text(head).split())[:SIGNATURE_MAX],
+        doc=leading_doc(d.node, span, source, lines, language).text,
+        body=node_text(source[span.start_byte : span.end_byte]),
     )

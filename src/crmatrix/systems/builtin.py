@@ -6,10 +6,11 @@ from crmatrix import CrmatrixError
 from crmatrix.corpora.languages import dominant_language
 from crmatrix.engine import INDEX_METHODS, Engine
 from crmatrix.engine import METHODS as BUILTIN_METHODS
-from crmatrix.engine.knobs import INDEX_TIME_VARS
 from crmatrix.hits import Hit
+from crmatrix.systems.registry import register
 
 
+@register("builtin")
 class BuiltinSystem:
     METHODS = BUILTIN_METHODS
 
@@ -33,10 +34,6 @@ class BuiltinSystem:
     def needs_index(cls, conf: dict) -> bool:
         """An embedding index, for the methods that search vectors."""
         return bool(INDEX_METHODS & set(conf["methods"]))
-
-    @classmethod
-    def index_env(cls, conf: dict, env: dict[str, str]) -> dict[str, str]:
-        return {k: v for k, v in env.items() if k in INDEX_TIME_VARS}
 
     def prepare(self, queries: list[str]) -> None:
         self.engine.prepare(queries)

@@ -23,8 +23,10 @@ from crmatrix import CrmatrixError, atomic
 from crmatrix.systems import hitmap, sandbox, templates
 from crmatrix.systems.answers import Answer, QueryFailure
 from crmatrix.systems.external import PER_QUERY, ExternalSystem
+from crmatrix.systems.registry import register
 
 
+@register("command")
 class CommandSystem(ExternalSystem):
     CALL_KEY = "search"
 

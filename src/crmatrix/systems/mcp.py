@@ -35,6 +35,7 @@ from crmatrix.systems import templates
 from crmatrix.systems.answers import Answer, QueryFailure
 from crmatrix.systems.external import STATIC, ExternalSystem
 from crmatrix.systems.guard import GRACE_S
+from crmatrix.systems.registry import register
 
 SHUTDOWN_S = 10.0  # > the SDK's own escalation (2 s after stdin closes, 2 s after SIGTERM, 2 s to reap)
 
@@ -143,6 +144,7 @@ class _Server:
             self._thread.join(timeout=SHUTDOWN_S)
 
 
+@register("mcp")
 class McpSystem(ExternalSystem):
     @classmethod
     def check_options(cls, options: dict) -> None:

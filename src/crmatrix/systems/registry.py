@@ -1,29 +1,25 @@
-"""Systems under test: anything that answers `search(query, method, k) -> ranked hits`.
+"""The contract of a system under test (anything that answers `search(query, method, k) ->
+ranked hits`) and the registry of system types.
 
 One module per system type: `builtin` (the reference engine), `command` (any CLI) and
-`mcp` (any stdio MCP server). They are registered here directly, so a source checkout works
-without installed metadata, and also under the entry-point group `crmatrix.systems`, where
-third-party types register too; a config names a type by `type:`. A notebook or test can
-add one with `register(name)`.
+`mcp` (any stdio MCP server), each registered with `@register("name")` (crmatrix.registry:
+third-party types register under the entry-point group `crmatrix.systems`, a notebook or
+test with the same decorator); a config names a type by `type:`.
 """
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Protocol
 
 from crmatrix import CrmatrixError
 from crmatrix.hits import Hit
+from crmatrix.registry import Registry
 from crmatrix.symbols import Symbol
 from crmatrix.systems import templates
 from crmatrix.systems.answers import Answer
 from crmatrix.systems.guard import DEFAULT_TIMEOUT_S
-
-ENTRY_POINT_GROUP = "crmatrix.systems"
 
 
 @dataclass
@@ -59,42 +55,16 @@ class System(Protocol):
     def search(self, query: str, method: str, k: int) -> list[Hit] | Answer: ...
 
 
-_REGISTERED: dict[str, type] = {}
+def _builtin_types() -> None:
+    from crmatrix.systems import builtin, command, mcp  # noqa: F401 - they register themselves
 
 
-def register(name: str) -> Callable[[type], type]:
-    def deco(cls: type) -> type:
-        _REGISTERED[name] = cls
-        return cls
-
-    return deco
-
-
-def _own_types() -> dict[str, type]:
-    from crmatrix.systems.builtin import BuiltinSystem
-    from crmatrix.systems.command import CommandSystem
-    from crmatrix.systems.mcp import McpSystem
-
-    return {"builtin": BuiltinSystem, "command": CommandSystem, "mcp": McpSystem}
-
-
-@functools.cache
-def _installed_types() -> dict[str, type]:
-    """Types other packages register by entry point. Scanning the installed metadata costs
-    about 10 ms, and the workflow asks once per job while it plans: scan once per process."""
-    return {ep.name: ep.load() for ep in entry_points(group=ENTRY_POINT_GROUP)}
-
-
-def registry() -> dict[str, type]:
-    # our own and explicitly registered types win over installed metadata of the same name
-    return {**_installed_types(), **_own_types(), **_REGISTERED}
+TYPES: Registry[type] = Registry("system type", "crmatrix.systems", _builtin_types)
+register = TYPES.register
 
 
 def system_class(type_name: str) -> type:
-    reg = registry()
-    if type_name not in reg:
-        raise CrmatrixError(f"unknown system type {type_name!r} (registered: {', '.join(sorted(reg))})")
-    return reg[type_name]
+    return TYPES.get(type_name)
 
 
 def supported_methods(cls: type, options: dict) -> tuple[str, ...]:
@@ -105,10 +75,7 @@ def supported_methods(cls: type, options: dict) -> tuple[str, ...]:
 def check_system_config(name: str, conf: dict) -> None:
     """Resolve the system's type, check its options and fill in / check its methods
     (config validation calls this after the schema)."""
-    try:
-        cls = system_class(conf["type"])
-    except CrmatrixError as e:
-        raise CrmatrixError(f"systems.{name}.type: {e}") from None
+    cls = TYPES.get(conf["type"], f"systems.{name}.type")
     options = conf.setdefault("options", {})
     if hasattr(cls, "check_options"):
         try:

@@ -1,6 +1,7 @@
 """Trackers: where each run of the matrix is also recorded, as an experiment tracker sees a run.
 
-A tracker is a class registered by name with `register`, built with its config options,
+A tracker is a class registered by name with `@register("name")` (crmatrix.registry; another
+package's under the entry-point group `crmatrix.trackers`), built with its config options,
 and told one run at a time: `start_run(name, params, tags)`, `log_metrics`, `log_artifact`,
 `end_run(status)` (the pydocs-mcp-eval seam: adding a tracker is one module). `record`
 turns a run JSON into those calls: parameters are the run's settings flattened to
@@ -13,11 +14,11 @@ metrics are `method.metric` and `method.query_type.metric` means and latencies.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
-from crmatrix import CrmatrixError, atomic
+from crmatrix import atomic
+from crmatrix.registry import Registry
 
 
 class Tracker(Protocol):
@@ -31,24 +32,18 @@ class Tracker(Protocol):
     def end_run(self, status: str) -> None: ...
 
 
-_REGISTERED: dict[str, Callable[..., Tracker]] = {}
+def _builtin_trackers() -> None:
+    from crmatrix.trackers import jsonl, mlflow  # noqa: F401 - they register themselves
 
 
-def register(name: str):
-    def add(cls):
-        _REGISTERED[name] = cls
-        return cls
-
-    return add
+TRACKERS: Registry[type] = Registry("tracker", "crmatrix.trackers", _builtin_trackers)
+register = TRACKERS.register
+ALWAYS_TRACKED = "jsonl"  # every run's event log, beside the trackers the config names
 
 
 def make(name: str, options: dict) -> Tracker:
     """Tracker `name` built with its config options."""
-    from crmatrix.trackers import jsonl, mlflow  # noqa: F401 - the builtin trackers register themselves
-
-    if name not in _REGISTERED:
-        raise CrmatrixError(f"trackers.{name}: unknown tracker (known: {', '.join(sorted(_REGISTERED))})")
-    return _REGISTERED[name](**options)
+    return TRACKERS.get(name, f"trackers.{name}")(**options)
 
 
 def flatten(obj, prefix: str = "") -> dict[str, str]:

@@ -37,7 +37,7 @@ def judge(pooled: dict, base: dict[str, float]) -> dict:
             "mde": stats.z_sum(stats.ALPHA, stats.POWER) * pooled["se"], "verdict": verdict(low, high, flat)}
 
 
-def _groups(rows: list[dict], formats: dict[str, str]) -> list[tuple[str, str, str, list[dict]]]:
+def _groups(rows: list[dict], formats: dict[str, dict | None]) -> list[tuple[str, str, str, list[dict]]]:
     """(system, kind, group, its rows) of every group power reports on, in order: per system its
     plain datasets (structural splits re-ask a dataset's queries) by language, by public benchmark
     format that two of them or more share, and all together."""
@@ -46,8 +46,10 @@ def _groups(rows: list[dict], formats: dict[str, str]) -> list[tuple[str, str, s
         plain = [r for r in rows if r["system"] == system and not r["split"]]
         for lang in sorted({r["language"] or "?" for r in plain}):
             out.append((system, "language", lang, [r for r in plain if (r["language"] or "?") == lang]))
-        for fmt in sorted({formats[r["dataset"]] for r in plain if is_benchmark(formats[r["dataset"]])}):
-            members = [r for r in plain if formats[r["dataset"]] == fmt]
+        benchmarks = {r["dataset"]: formats[r["dataset"]]["name"] for r in plain
+                      if is_benchmark(formats[r["dataset"]])}
+        for fmt in sorted(set(benchmarks.values())):
+            members = [r for r in plain if benchmarks.get(r["dataset"]) == fmt]
             if len(members) >= 2:
                 out.append((system, "benchmark", fmt, members))
         if plain:
@@ -55,10 +57,10 @@ def _groups(rows: list[dict], formats: dict[str, str]) -> list[tuple[str, str, s
     return out
 
 
-def block(rows: list[dict], arms: list[str], baseline: str, formats: dict[str, str], method: str) -> dict:
-    """The power block of a matrix's rows; `formats`: each row's dataset's format. Each arm of a
-    group is pooled as the matrix pools it (`pooling.pool`); one that moved no query on any of the
-    group's datasets has nothing to pool and is left out."""
+def block(rows: list[dict], arms: list[str], baseline: str, formats: dict[str, dict | None], method: str) -> dict:
+    """The power block of a matrix's rows; `formats`: the facts of each row's dataset's format.
+    Each arm of a group is pooled as the matrix pools it (`pooling.pool`); one that moved no
+    query on any of the group's datasets has nothing to pool and is left out."""
     groups = []
     for system, kind, group, members in _groups(rows, formats):
         base = {r["dataset"]: r["cells"][baseline][METRIC] for r in members if baseline in r["cells"]}

@@ -74,7 +74,7 @@ def benchmarks(table: dict[tuple, dict], rows: list[dict], arms: list[str], summ
         fmt = docs[present[0]]["format"]
         if not is_benchmark(fmt):
             continue
-        entry = {"dataset": r["dataset"], "system": r["system"], "method": r["method"], "format": fmt,
+        entry = {"dataset": r["dataset"], "system": r["system"], "method": r["method"], "format": fmt["name"],
                  "metrics": docs[present[0]]["benchmark"]["metrics"], "arms": {}, "strata": {}, "dropped": None}
         for arm in present:
             entry["arms"][arm] = docs[arm]["benchmark"]["scores"]

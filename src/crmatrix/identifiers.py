@@ -1,5 +1,10 @@
 """Words of identifiers: the two rules the builtin engine splits code text by.
 
+A module outside the engine package because datasets split names the same way (the audit's
+name overlap, a derived dataset's drop of queries that name their gold) without running the
+engine: a stage's code hash follows its imports (crmatrix.pipeline.codehash), so an engine
+edit re-runs no dataset stage.
+
 There are two because the CodeLens mechanisms the engine mirrors use two, and an arm must
 mean the same in both engines:
 

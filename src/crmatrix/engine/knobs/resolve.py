@@ -1,0 +1,147 @@
+"""An arm's knob variables parsed (`parse`), settled on a corpus's language (`settle`) into
+the engine's `Knobs`, and the two forms the pipeline hands on: the variables in one spelling
+(`canonical`) and what an index is built from (`index_spec`).
+
+Knob values travel as fields (field -> value, `parse`'s shape): an index job gets them
+already parsed, and completes them with `settle` once the corpus's language is known.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from crmatrix.engine.knobs import table
+from crmatrix.engine.knobs.kinds import KnobError
+from crmatrix.engine.knobs.table import GATING, INDEX
+
+
+class Knobs:
+    """One arm's knob values, resolved: an attribute per knob of `table.KNOBS` (named by its
+    field; unset ones at their default) and `notes`, one line per clamped value. Immutable,
+    compared by value."""
+
+    __slots__ = ("_values", "notes")
+
+    def __init__(self, notes: Iterable[str] = (), **values: Any):
+        known = table.by_field()
+        unknown = sorted(set(values) - set(known))
+        if unknown:
+            raise TypeError(f"Knobs: no knob {unknown[0]!r} (knobs: {', '.join(known)})")
+        object.__setattr__(self, "_values", {f: values.get(f, k.default) for f, k in known.items()})
+        object.__setattr__(self, "notes", tuple(notes))
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):  # _values itself, were it unset: no endless recursion
+            raise AttributeError(name)
+        try:
+            return self._values[name]
+        except KeyError:
+            raise AttributeError(f"Knobs has no knob {name!r}") from None
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("Knobs are immutable")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Knobs) and (self._values, self.notes) == (other._values, other.notes)
+
+    def __hash__(self) -> int:
+        return hash((tuple(self._values.items()), self.notes))
+
+    def __reduce__(self):  # copy and pickle, as the frozen dataclass this replaces allowed
+        return _knobs, (self.notes, self._values)
+
+    def __repr__(self) -> str:
+        return f"Knobs({', '.join(f'{f}={v!r}' for f, v in self._values.items())}, notes={self.notes!r})"
+
+    def index_fields(self) -> dict[str, Any]:
+        """The settings that change a symbol's embedding text."""
+        return {f: self._values[f] for f in table.fields(INDEX)}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self._values, "notes": list(self.notes)}
+
+
+def _knobs(notes: tuple[str, ...], values: dict[str, Any]) -> Knobs:
+    return Knobs(notes, **values)
+
+
+def parse(env: Mapping[str, str]) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """The knobs `env` sets, field -> value (parsed, clamped), in table order, and one note per
+    clamped value. Variables outside the knobs' name space are not ours and left alone."""
+    given = _ours(env)
+    values, notes = {}, []
+    for knob in table.KNOBS:
+        if knob.var in given:
+            values[knob.field], note = knob.kind.parse(knob.var, given[knob.var])
+            if note:
+                notes.append(note)
+    return values, tuple(notes)
+
+
+def settle(values: Mapping[str, Any], dominant_language: str | None, notes: Iterable[str] = ()) -> Knobs:
+    """The knobs of explicit field `values` on a corpus whose dominant language is given: a
+    gated knob left unset follows auto gating, every other one its default."""
+    known = table.by_field()
+    unknown = sorted(set(values) - set(known))
+    if unknown:
+        raise KnobError(f"unknown knob {unknown[0]!r}; known: {', '.join(known)}")
+    language = values.get(table.AUTO_LANG.field)
+    if language is None and dominant_language is not None:
+        language = dominant_language.lower()
+    auto = values.get(table.AUTO.field, table.AUTO.default)
+    out = {k.field: values[k.field] if k.field in values
+           else (auto and language in k.gate.languages) if k.gate is not None
+           else k.default
+           for k in table.KNOBS}
+    out[table.AUTO_LANG.field] = language
+    return Knobs(notes, **out)
+
+
+def resolve(env: Mapping[str, str], dominant_language: str | None) -> Knobs:
+    """The knobs an arm's `env` sets on a corpus whose dominant language is given."""
+    values, notes = parse(env)
+    return settle(values, dominant_language, notes)
+
+
+def index_spec(env: Mapping[str, str], language: str | None) -> dict[str, Any]:
+    """What the builtin's index of a corpus is built from under `env`, as fields: the
+    index-time knobs resolved on the corpus's `language` — or, while they wait for its
+    dominant language (auto gating left to decide a knob of the index, no language known),
+    the arm's explicit index-time and gating fields, which the index job `settle`s.
+
+    Arms with equal specs embed the corpus alike, so they share its index; spelling and
+    query-time knobs do not show. A waiting spec lacks a gated field every resolved one
+    holds, so the two never coincide.
+    """
+    values, _ = parse(env)
+    waits = (language is None and values.get(table.AUTO.field, table.AUTO.default)
+             and table.AUTO_LANG.field not in values
+             and any(k.gate is not None and k.field not in values for k in table.KNOBS if k.phase == INDEX))
+    if waits:
+        return {f: v for f, v in values.items() if table.by_field()[f].phase in (INDEX, GATING)}
+    return settle(values, language).index_fields()
+
+
+def canonical(env: Mapping[str, str]) -> dict[str, str]:
+    """`env` with each knob in one spelling: on/off as "1"/"0", numbers without padding,
+    language tags and choices lower-cased; other variables as given. Values are parsed (so a
+    bad one raises here) but not clamped, so the job still notes a clamped value."""
+    knobs = table.by_var()
+    out = dict(env)
+    for var, raw in _ours(env).items():
+        out[var] = knobs[var].kind.spell(var, raw)
+    return dict(sorted(out.items()))
+
+
+def _ours(env: Mapping[str, str]) -> dict[str, str]:
+    """The knob variables of `env`; an unknown one in the knobs' name space is an error."""
+    given = {k: v for k, v in env.items() if table.ours(k)}
+    known = sorted(table.by_var())
+    unknown = sorted(set(given) - set(known))
+    if unknown:
+        close = difflib.get_close_matches(unknown[0], known, n=1)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        raise KnobError(f"unknown variable {unknown[0]}{hint}; known: {', '.join(known)}")
+    return given

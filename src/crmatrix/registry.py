@@ -1,0 +1,95 @@
+"""Named kinds of one thing (system types, dataset formats, trackers), one registry each.
+
+An entry comes from one of three places, in this order of precedence:
+- this package: its modules register themselves with `@register("name")` when imported,
+  and the registry imports them (`builtins`) before its first lookup;
+- the process: a notebook or a test registers with the same decorator;
+- another installed package: an entry point in the registry's group, whose names are
+  read from the installed metadata once per process and which is loaded when first named.
+
+Our own entries win over installed metadata of the same name, so a source checkout
+behaves as its code says even where an older install's metadata names the same entry.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+from collections.abc import Callable
+from importlib.metadata import EntryPoint, entry_points
+from typing import Generic, TypeVar
+
+from crmatrix import CrmatrixError
+
+E = TypeVar("E")
+T = TypeVar("T")
+
+
+def _as_is(name: str, obj):
+    return obj
+
+
+class Registry(Generic[E]):
+    """`kind` names an entry in messages ("system type"); `group` is the entry-point group;
+    `builtins` imports this package's own modules of the kind; `entry(name, obj, **facts)`
+    makes the entry from what the decorator or the entry point gives (default: that object,
+    with no facts)."""
+
+    def __init__(self, kind: str, group: str, builtins: Callable[[], object] | None = None,
+                 entry: Callable[..., E] = _as_is):
+        self.kind, self.group = kind, group
+        self._builtins, self._entry = builtins, entry
+        self.own: dict[str, E] = {}  # registered in this process (the builtins among them once imported)
+        self._installed: dict[str, E] = {}  # entry points loaded so far
+
+    def register(self, name: str, **facts) -> Callable[[T], T]:
+        """`@register("name", **facts)`: the decorated object as the entry `name`."""
+        def deco(obj: T) -> T:
+            self.own[name] = self._entry(name, obj, **facts)
+            return obj
+
+        return deco
+
+    def _own(self) -> dict[str, E]:
+        if self._builtins is not None:
+            builtins, self._builtins = self._builtins, None  # once: importing registers them
+            builtins()
+        return self.own
+
+    @functools.cached_property
+    def _entry_points(self) -> dict[str, EntryPoint]:
+        """The group's entry points by name. Scanning the installed metadata costs about 10 ms
+        and the workflow asks while it plans: once per process."""
+        return {ep.name: ep for ep in entry_points(group=self.group)}
+
+    def names(self) -> list[str]:
+        return sorted({*self._own(), *self._entry_points})
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._own() or name in self._entry_points
+
+    def get(self, name: str, where: str = "") -> E:
+        """The entry `name`; else one line naming it, the closest known name and all of them
+        (prefixed with `where`, the file or key that named it)."""
+        own = self._own()
+        if name in own:
+            return own[name]
+        if name not in self._installed and name in self._entry_points:
+            ep = self._entry_points[name]
+            try:
+                obj = ep.load()
+            except Exception as e:  # another package's code: name it, not our traceback
+                raise CrmatrixError(f"{where + ': ' if where else ''}{self.kind} {name!r}: entry point "
+                                    f"{ep.value} (group {self.group}) does not load: {type(e).__name__}: {e}") from e
+            self._installed[name] = self._entry(name, obj)
+        if name in self._installed:
+            return self._installed[name]
+        known = self.names()
+        close = difflib.get_close_matches(name, known, n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        raise CrmatrixError(f"{where + ': ' if where else ''}unknown {self.kind} {name!r} "
+                            f"({hint}known: {', '.join(known)})")
+
+    def entries(self) -> dict[str, E]:
+        """Every entry, by name (loads every installed one)."""
+        return {name: self.get(name) for name in self.names()}

@@ -1,0 +1,127 @@
+"""One registry for system types, dataset formats and trackers: own entries, entry points, facts."""
+
+import pytest
+
+from crmatrix import CrmatrixError, registry, trackers
+from crmatrix.datasets import registry as formats
+from crmatrix.pipeline import experiment
+from crmatrix.systems import registry as systems
+
+
+class FakeEntryPoint:
+    """An installed package's entry point: counts its loads."""
+
+    def __init__(self, name, obj, value="pkg.mod:obj"):
+        self.name, self.obj, self.value, self.loads = name, obj, value, 0
+
+    def load(self):
+        self.loads += 1
+        if isinstance(self.obj, Exception):
+            raise self.obj
+        return self.obj
+
+
+@pytest.fixture
+def installed(monkeypatch):
+    """The installed metadata of one group, with a count of the scans."""
+    scans = []
+    eps = {"g": [FakeEntryPoint("beta", "beta-entry"), FakeEntryPoint("own", "installed-own")]}
+
+    def entry_points(group):
+        scans.append(group)
+        return eps.get(group, [])
+
+    monkeypatch.setattr(registry, "entry_points", entry_points)
+    return scans, eps["g"]
+
+
+def test_own_entries_builtins_and_entry_points(installed):
+    scans, (beta, own_ep) = installed
+    imported = []
+
+    def builtins():  # as a package's own modules register themselves when imported
+        imported.append("own")
+        reg.register("own")("own-entry")
+
+    reg = registry.Registry("widget", "g", builtins)
+    reg.register("alpha")("alpha-entry")
+    assert imported == [] and scans == []  # nothing imported nor scanned before a lookup
+    assert reg.get("alpha") == "alpha-entry" and imported == ["own"] and scans == []
+    assert reg.get("own") == "own-entry"  # ours wins over installed metadata of the same name
+    assert reg.names() == ["alpha", "beta", "own"] and scans == ["g"] and beta.loads == 0  # named, not loaded
+    assert reg.get("beta") == reg.get("beta") == "beta-entry" and beta.loads == 1 and own_ep.loads == 0
+    assert "beta" in reg and "gamma" not in reg
+    assert reg.entries() == {"alpha": "alpha-entry", "beta": "beta-entry", "own": "own-entry"}
+    assert scans == ["g"] and imported == ["own"]  # once per process
+
+
+def test_an_unknown_name_is_one_line_with_the_closest_and_every_known_name(installed):
+    reg = registry.Registry("widget", "g")
+    reg.register("alpha")(object)
+    with pytest.raises(CrmatrixError) as e:
+        reg.get("alpah", "conf.x")
+    assert str(e.value) == "conf.x: unknown widget 'alpah' (did you mean 'alpha'? known: alpha, beta, own)"
+    with pytest.raises(CrmatrixError) as e:
+        reg.get("zzz")
+    assert str(e.value) == "unknown widget 'zzz' (known: alpha, beta, own)"
+
+
+def test_an_installed_entry_that_does_not_load_is_named(monkeypatch):
+    reg = registry.Registry("widget", "g")
+    monkeypatch.setattr(reg, "_entry_points", {"broken": FakeEntryPoint("broken", ImportError("no module named x"),
+                                                                        "other.plugin:Widget")})
+    with pytest.raises(CrmatrixError) as e:
+        reg.get("broken", "conf.w")
+    assert str(e.value) == ("conf.w: widget 'broken': entry point other.plugin:Widget (group g) does not load: "
+                            "ImportError: no module named x")
+
+
+def test_systems_datasets_and_trackers_share_the_registry_and_its_decorator():
+    assert [r.group for r in (systems.TYPES, formats.FORMATS, trackers.TRACKERS)] == [
+        "crmatrix.systems", "crmatrix.datasets", "crmatrix.trackers"]
+    from crmatrix.systems.builtin import BuiltinSystem
+    from crmatrix.trackers.jsonl import JsonlTracker
+
+    assert systems.system_class("builtin") is BuiltinSystem and trackers.TRACKERS.get("jsonl") is JsonlTracker
+    assert formats.FORMATS.get("codelens").load.__name__ == "load_codelens"
+
+
+def test_a_format_carries_its_facts():
+    facts = {name: (f.hand_built, f.pass_at_1, f.callgraph, f.corpus_kind, f.documents)
+             for name, f in formats.FORMATS.entries().items() if name in formats.FORMATS.own}
+    assert facts == {"callgraph": (True, False, True, None, False), "codelens": (True, False, False, None, False),
+                     "ds1000": (False, False, False, "ds1000", True), "repoqa": (False, True, False, "repoqa", False),
+                     "swe-qa": (False, False, False, None, False), "swe-qa-pro": (False, False, False, None, False),
+                     "derived": (False, False, False, None, False)}
+    from crmatrix.datasets import ds1000, repoqa
+
+    assert formats.FORMATS.get("repoqa").write_corpus is repoqa.write_corpus
+    assert formats.FORMATS.get("ds1000").write_corpus is ds1000.write_corpus
+    assert formats.corpus_kinds() == ["ds1000", "repoqa"]
+    assert formats.written_by({"repoqa": {"file": "f", "repo": "r"}, "include": ["**"]}).name == "repoqa"
+    assert formats.written_by({"git": "u", "commit": "c" * 40}) is None
+    with pytest.raises(CrmatrixError, match=r"^dataset format x: corpus_kind and write_corpus go together"):
+        formats.Format("x", lambda *a: [], corpus_kind="x")
+
+
+def test_an_installed_format_is_a_loader_or_a_format_with_facts(monkeypatch):
+    def load_it(path, corpus, manifest, symbols):
+        return []
+
+    monkeypatch.setattr(formats.FORMATS, "_entry_points", {
+        "plain": FakeEntryPoint("plain", load_it),
+        "judged": FakeEntryPoint("judged", formats.Format("whatever", load_it, pass_at_1=True))})
+    monkeypatch.setattr(formats.FORMATS, "_installed", {})
+    assert formats.FORMATS.get("plain") == formats.Format("plain", load_it)  # a public benchmark by default
+    assert formats.FORMATS.get("judged") == formats.Format("judged", load_it, pass_at_1=True)
+
+
+def test_the_matrix_and_the_plan_read_the_facts():
+    cfg = {"datasets": {"seed": {"format": "codelens"}, "rq": {"format": "repoqa"}, "calls": {"format": "callgraph"},
+                        "qa": {"format": "swe-qa"}}}
+    assert experiment.retrieval_datasets(cfg) == ["qa", "rq", "seed"]
+    assert experiment.callgraph_datasets(cfg) == ["calls"]
+    assert experiment.matrix_formats(cfg, ["qa", "rq", "seed"]) == {
+        "qa": {"name": "swe-qa", "hand_built": False, "pass_at_1": False},
+        "rq": {"name": "repoqa", "hand_built": False, "pass_at_1": True},
+        "seed": {"name": "codelens", "hand_built": True, "pass_at_1": False}}

@@ -12,7 +12,7 @@ from crmatrix.datasets import astequiv, registry, relevance
 from crmatrix.datasets.records import read_records
 from crmatrix.datasets.sweqa import resolve
 from crmatrix.hits import Hit
-from crmatrix.symbols import extract_documents, extract_files
+from crmatrix.symbols.extract import extract_documents, extract_files
 
 FIXTURE = ROOT / "datasets" / "repoqa-fixture.json"
 FLASK_COMMIT = "85c5d93cbd049c4bd0679c36fd1ddcae8c37b642"

@@ -153,15 +153,17 @@ def project_copy(dest: Path) -> Path:
     return dest
 
 
-# The charts of statistics follow the matrix (one dataset, two compared arms; the page holds
-# them all), the latency charts and the trackers the runs.
+# A changed run's cell statistics and the matrix of them; the charts of statistics follow the
+# matrix (one dataset, two compared arms; the page holds them all), the latency charts and the
+# trackers the runs.
 CHARTS = {"plot_arms": 1, "plot_transitions": 1, "plot_forest": 2, "plot_heatmap": 1, "plot_latency": 1,
           "plot_gallery": 1}
-AFTER_RUNS = {"collect_matrix": 1, "track_runs": 1, **CHARTS}
+AFTER_RUNS = {"cell_stats": 3, "collect_matrix": 1, "track_runs": 1, **CHARTS}
 
 
 @pytest.mark.parametrize("module, expected", [
-    ("analysis/stats.py", {"collect_matrix": 1, "gate_candidates": 1, **CHARTS}),
+    ("analysis/stats.py", {"cell_stats": 3, "collect_matrix": 1, "gate_candidates": 1, **CHARTS}),
+    ("analysis/matrix/markdown.py", {"collect_matrix": 1, **CHARTS}),  # no cell's statistics
     # one chart's code draws that chart again, and the page that holds it
     ("plots/heatmap.py", {"plot_heatmap": 1, "plot_gallery": 1}),
     ("plots/forest.py", {"plot_forest": 2, "plot_gallery": 1}),

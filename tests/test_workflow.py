@@ -114,6 +114,8 @@ def test_matrix_end_to_end_then_noop_then_one_dataset(matrix):
         "results/datasets/pathds.jsonl, results/trec/pathds.qrels, results/datasets/pathds.summary.json",
         "results/runs/pathds/builtin/baseline.json, results/trec/pathds/builtin/baseline",
         "results/runs/pathds/builtin/knob.json, results/trec/pathds/builtin/knob",
+        "results/cells/pathds/builtin/baseline.json",
+        "results/cells/pathds/builtin/knob.json",
         "results/matrix/phase-matrix.json, results/matrix/phase-matrix.md",
         "results/tokenbench/pathds.json",
     ])
@@ -368,8 +370,10 @@ def plan(work, cfg) -> tuple[list[str], list[str]]:
     return rules, outputs
 
 
-# What follows any new or changed run: the matrix and the trackers (track_runs sends every
-# run); gate_candidates only follows the runs of a `compare:` pair, and this matrix has none.
+# A new or changed run comes with its cell's statistics (cell_stats); what follows any of them:
+# the matrix assembling the cells and the trackers (track_runs sends every run);
+# gate_candidates only follows the runs of a `compare:` pair, and this matrix has none.
+RUN = ["evaluate_arm", "cell_stats"]
 AFTER_RUNS = ["collect_matrix", "track_runs"]
 MATRIX = "results/matrix/phase-matrix.json, results/matrix/phase-matrix.md"
 
@@ -384,7 +388,9 @@ def charts_after_runs(cfg) -> list[str]:
 
 
 def evaluations(arm, datasets=("gitds", "pathds")):
-    return [f"results/runs/{d}/builtin/{arm}.json, results/trec/{d}/builtin/{arm}" for d in datasets]
+    """The outputs of an arm's runs on these datasets, and of their cells."""
+    return [out for d in datasets for out in (f"results/runs/{d}/builtin/{arm}.json, results/trec/{d}/builtin/{arm}",
+                                              f"results/cells/{d}/builtin/{arm}.json")]
 
 
 def test_incremental_work_is_exactly_what_changed(indexed, two_commit_repo):
@@ -396,16 +402,17 @@ def test_incremental_work_is_exactly_what_changed(indexed, two_commit_repo):
     assert plan(work, cfg) == ([], [])
     assert "Nothing to be done" in run(work, "-n", "all").stdout
 
-    # a query-time arm: its evaluations and what follows runs, no index
+    # a query-time arm: its evaluations, their cells (no other arm's cell: each is its run against
+    # the baseline's, and neither changed) and what follows runs, no index
     query_time = {**cfg, "arms": {**cfg["arms"], "2e": {**OFF, "CODELENS_RANK_SPARSE_TERM_WEIGHT": "1",
                                                         "CODELENS_RANK_SPARSE_THRESHOLD": "40"}}}
-    assert plan(work, query_time) == (sorted(["evaluate_arm"] * 2 + AFTER_RUNS + charts_after_runs(query_time)),
+    assert plan(work, query_time) == (sorted(RUN * 2 + AFTER_RUNS + charts_after_runs(query_time)),
                                       sorted([*evaluations("2e"), MATRIX]))
 
     # an index-time arm: one index job per corpus
     strict = {**cfg, "arms": {**cfg["arms"], "strict": {**B2C, "CODELENS_EMBED_HINT_STRICT_LITERALS": "1"}}}
     rules, outputs = plan(work, strict)
-    assert rules == sorted(["build_index"] * 2 + ["evaluate_arm"] * 2 + AFTER_RUNS + charts_after_runs(strict))
+    assert rules == sorted(["build_index"] * 2 + RUN * 2 + AFTER_RUNS + charts_after_runs(strict))
     built = [o for o in outputs if o.startswith("results/index/")]
     assert [o.rsplit("/", 2)[0] for o in built] == ["results/index/gitc", "results/index/pathc"]
     assert sorted(set(outputs) - set(built)) == sorted([*evaluations("strict"), MATRIX])
@@ -414,7 +421,7 @@ def test_incremental_work_is_exactly_what_changed(indexed, two_commit_repo):
     # git corpus, whose language is known only after the fetch, it builds its own
     auto = {**cfg, "arms": {**cfg["arms"], "auto": {"CODELENS_EMBED_HINT_AUTO": "1"}}}
     rules, outputs = plan(work, auto)
-    assert rules == sorted(["build_index"] + ["evaluate_arm"] * 2 + AFTER_RUNS + charts_after_runs(auto))
+    assert rules == sorted(["build_index"] + RUN * 2 + AFTER_RUNS + charts_after_runs(auto))
     assert [o.rsplit("/", 1)[0] for o in outputs if o.startswith("results/index/")] == ["results/index/gitc/builtin"]
     run(work, "all")  # the shared index serves auto: it checks the knobs it was built with against auto's
     assert sorted(p.name for p in (work / "results/index/pathc/builtin").iterdir()) == indexes["pathc"]
@@ -435,9 +442,9 @@ def test_incremental_work_is_exactly_what_changed(indexed, two_commit_repo):
     rules, outputs = plan(work, moved)
     assert rules == sorted(["fetch_corpus", "extract_symbols", "prepare_dataset", "grep_baseline", "audit_dataset"]
                            + ["build_index"] * 3
-                           + ["evaluate_arm"] * 4 + AFTER_RUNS + charts_after_runs(moved))
+                           + RUN * 4 + AFTER_RUNS + charts_after_runs(moved))
     assert [o for o in outputs if "pathc" in o or "pathds" in o] == []
-    assert sorted(o for o in outputs if o.startswith("results/runs/")) == sorted(
+    assert sorted(o for o in outputs if o.startswith(("results/runs/", "results/cells/"))) == sorted(
         r for a in moved["arms"] for r in evaluations(a, ["gitds"]))
 
 

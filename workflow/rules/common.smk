@@ -265,6 +265,21 @@ def run_files():
     return cells("results/runs/{d}/{s}/{a}.json")
 
 
+def cell_files():
+    return cells("results/cells/{d}/{s}/{a}.json")
+
+
+def cell_inputs(wildcards):
+    """A cell's run, and the baseline's run of its dataset and system to compare it with (the
+    baseline's own cell has none)."""
+    inputs = {"run": "results/runs/{dataset}/{system}/{arm}.json".format(**wildcards)}
+    if wildcards.arm != CFG["baseline_arm"]:
+        inputs["base"] = "results/runs/{dataset}/{system}/{baseline}.json".format(
+            baseline=CFG["baseline_arm"], **wildcards
+        )
+    return inputs
+
+
 def trec_dirs():
     return cells("results/trec/{d}/{s}/{a}")
 
@@ -416,8 +431,8 @@ def matrix_outputs():
 SLICES = crslices.slices(CFG)
 
 
-def slice_runs(name):
-    return [f"results/runs/{d}/{s}/{a}.json" for d, s, a in SLICES[name]["cells"]]
+def slice_cells(name):
+    return [f"results/cells/{d}/{s}/{a}.json" for d, s, a in SLICES[name]["cells"]]
 
 
 def slice_arms(name):

@@ -61,6 +61,7 @@ def submissions(state: Path) -> list[tuple[str, str, str]]:
     return out
 
 
+@pytest.mark.slow
 def test_the_matrix_runs_through_the_cluster_generic_profile(matrix, tmp_path):  # noqa: F811
     work, _ = matrix
     state = tmp_path / "slurm"
@@ -85,6 +86,7 @@ def test_the_matrix_runs_through_the_cluster_generic_profile(matrix, tmp_path): 
     assert "Nothing to be done" in smk(work, "--cores", "1", "-n", "all").stdout
 
 
+@pytest.mark.slow
 def test_a_job_that_fails_on_the_cluster_fails_the_run(matrix, tmp_path):  # noqa: F811
     """The status script says `failed` for a job whose script exited non-zero: Snakemake stops
     and shows the job's log, instead of waiting for it."""

@@ -207,6 +207,7 @@ def test_swe_qa_flask_real_data(flask_tree):
 
 # --- DS-1000 --------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 @needs_shared
 def test_ds1000_real_data(tmp_path):
     manifest, symbols = corpus_of(tmp_path, "ds1000", {"file": str(DS1000)})

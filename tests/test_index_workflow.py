@@ -97,6 +97,7 @@ def planned_jobs(work, cfg) -> dict[str, int]:
     return counts
 
 
+@pytest.mark.slow
 def test_arms_share_indexes_by_knobs_not_names(built):
     work, _ = built
     keys = sorted(p.name for p in (work / "results/index/rs/builtin").iterdir())
@@ -124,6 +125,7 @@ def test_query_time_arm_schedules_no_index_and_index_time_arm_one(built):
     assert jobs["build_index"] == 1 and jobs["evaluate_arm"] == 1
 
 
+@pytest.mark.slow
 def test_rerun_gives_byte_identical_statistics(built):
     work, cfg = built
     (work / "config.yaml").write_text(yaml.safe_dump(cfg))
@@ -172,6 +174,7 @@ AFTER_RUNS = {"cell_stats": 3, "collect_matrix": 1, "track_runs": 1, **CHARTS}
     ("datasets/codelens.py", {"prepare_dataset": 1, "grep_baseline": 1, "evaluate_arm": 3, "audit_dataset": 1,
                               **AFTER_RUNS}),
 ])
+@pytest.mark.slow
 def test_a_library_edit_plans_the_stages_that_run_it(built, tmp_path, module, expected):
     work, cfg = built
     (work / "config.yaml").write_text(yaml.safe_dump(cfg))

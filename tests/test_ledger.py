@@ -57,6 +57,7 @@ def test_runs_are_counted_once_each_and_a_second_scoring_is_refused_unless_force
         ledger.read(path)
 
 
+@pytest.mark.slow
 def test_through_snakemake_a_test_split_is_scored_once_then_refused_until_forced(matrix):  # noqa: F811
     work, cfg = matrix
     cfg["datasets"]["gitds"]["split"] = "test"

@@ -78,6 +78,7 @@ SWEEPS = {
 }
 
 
+@pytest.mark.slow
 def test_the_charts_are_the_ones_the_workflow_declares(drawn):
     _, stems, _, _ = drawn
     sweeps = {w: [c["arm"] for c in g["cells"]] for w, g in SWEEPS.items()}

@@ -62,6 +62,7 @@ def reported(tmp_path_factory):
     return work
 
 
+@pytest.mark.slow
 def test_all_writes_every_chart_and_the_report_holds_each_with_its_caption(reported):
     stems = names.stems(["store"], {"builtin": list(ARMS), "fake": list(ARMS)}, "baseline")
     for stem in stems:

@@ -5,6 +5,7 @@ the recipes of docs/slices.md for forcing a slice to run again."""
 import json
 import re
 
+import pytest
 from test_workflow import matrix, run  # noqa: F401 (the fixture)
 
 from crmatrix.pipeline import config, slices
@@ -62,6 +63,7 @@ CHAIN = ["extract_symbols", "fetch_corpus", "grep_baseline", "prepare_dataset"]
 CELLS = ["cell_stats", "evaluate_arm"]  # a run and its cell's statistics
 
 
+@pytest.mark.slow
 def test_slice_targets_plan_their_runs_and_their_matrix_only(matrix):  # noqa: F811
     work, _ = matrix
     assert planned(work, "dataset_pathds") == sorted(
@@ -73,6 +75,7 @@ def test_slice_targets_plan_their_runs_and_their_matrix_only(matrix):  # noqa: F
     assert "results/matrix/slices/arm_knob/phase-matrix.md" in out and "results/matrix/phase-matrix" not in out
 
 
+@pytest.mark.slow
 def test_a_slice_matrix_is_made_of_its_runs_alone(matrix):  # noqa: F811
     work, _ = matrix
     run(work, "dataset_pathds")

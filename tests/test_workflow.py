@@ -69,6 +69,7 @@ def planned_outputs(work) -> list[str]:
     return sorted(re.findall(r"^\s+output: (.+)$", out, flags=re.M))
 
 
+@pytest.mark.slow
 def test_matrix_end_to_end_then_noop_then_one_dataset(matrix):
     work, _ = matrix
     run(work, "all")
@@ -130,6 +131,7 @@ def test_matrix_end_to_end_then_noop_then_one_dataset(matrix):
                                                                                        "results/tracking/")))
 
 
+@pytest.mark.slow
 def test_reruns_give_identical_ranks_whatever_the_cores(matrix):
     work, _ = matrix
     run(work, "all")
@@ -187,6 +189,7 @@ def test_bad_dataset_row_stops_its_dataset_with_the_line_on_the_terminal(matrix)
     assert re.findall(r"^rule (\w+):", out, flags=re.M) == ["prepare_dataset"]
 
 
+@pytest.mark.slow
 def test_a_corrupt_intermediate_is_one_line_naming_it(matrix):
     """Not our error class at the source (a JSON decode error), but the user sees which file."""
     work, _ = matrix
@@ -199,6 +202,7 @@ def test_a_corrupt_intermediate_is_one_line_naming_it(matrix):
     assert "Traceback" not in proc.stderr
 
 
+@pytest.mark.slow
 def test_where_things_are_found_is_no_reason_to_rerun(matrix, tmp_path):
     """Mirrors, registries and the cache's location change no result, so no job re-runs."""
     work, cfg = matrix
@@ -228,6 +232,7 @@ def test_lint_is_clean():
     assert "Congratulations, your workflow is in a good condition!" in proc.stdout + proc.stderr
 
 
+@pytest.mark.slow
 @needs_shared
 def test_seed_config_runs_ripgrep_from_the_shared_mirror(tmp_path):
     """The example of docs/datasets.md: a git corpus at a pinned commit via the mirror, plus a dataset,
@@ -296,6 +301,7 @@ def test_battery_a_commit_found_nowhere(matrix):
     assert planned_rules(work, "results/corpora/gitc/manifest.json") == ["fetch_corpus"]
 
 
+@pytest.mark.slow
 def test_battery_an_out_of_range_knob_is_warned_and_flagged(matrix):
     work, cfg = matrix
     cfg["arms"]["knob"]["CODELENS_RANK_SPARSE_THRESHOLD"] = "500"
@@ -393,6 +399,7 @@ def evaluations(arm, datasets=("gitds", "pathds")):
                                               f"results/cells/{d}/builtin/{arm}.json")]
 
 
+@pytest.mark.slow
 def test_incremental_work_is_exactly_what_changed(indexed, two_commit_repo):
     work, cfg = indexed
     indexes = {c: sorted(p.name for p in (work / "results/index" / c / "builtin").iterdir()) for c in ("gitc", "pathc")}

@@ -117,12 +117,12 @@ def test_arms_share_indexes_by_knobs_not_names(built):
 def test_query_time_arm_schedules_no_index_and_index_time_arm_one(built):
     work, cfg = built
     query_time = {**cfg, "arms": {**cfg["arms"], "2e": {**OFF, "CODELENS_RANK_SPARSE_TERM_WEIGHT": "1"}}}
-    jobs = planned_jobs(work, query_time)
-    assert "build_index" not in jobs and jobs["evaluate_arm"] == 1
+    # its run and cell, the matrix, the charts of every arm and its own forest: not the other arms'
+    added = {"evaluate_arm": 1, **AFTER_RUNS, "cell_stats": 1, "plot_forest": 1, "all": 1}
+    assert planned_jobs(work, query_time) == added
 
     index_time = {**cfg, "arms": {**cfg["arms"], "strict": {**B2C, "CODELENS_EMBED_HINT_STRICT_LITERALS": "1"}}}
-    jobs = planned_jobs(work, index_time)
-    assert jobs["build_index"] == 1 and jobs["evaluate_arm"] == 1
+    assert planned_jobs(work, index_time) == {"build_index": 1, **added}
 
 
 @pytest.mark.slow
@@ -155,9 +155,11 @@ def project_copy(dest: Path) -> Path:
     return dest
 
 
-# A changed run's cell statistics and the matrix of them; the charts of statistics follow the
-# matrix (one dataset, two compared arms; the page holds them all), the latency charts and the
-# trackers the runs.
+# A changed run's cell statistics and the matrix of them; the charts of every arm follow the
+# matrix (one dataset; the page holds them all), each compared arm's forest its cells (two), the
+# latency charts and the trackers the runs. A forest's stage runs the matrix's row and pooling
+# code, and with it the package `analysis.matrix` (its __init__ imports the Markdown writer too),
+# so an edit of any of it draws the forests again.
 CHARTS = {"plot_arms": 1, "plot_transitions": 1, "plot_forest": 2, "plot_heatmap": 1, "plot_latency": 1,
           "plot_gallery": 1}
 AFTER_RUNS = {"cell_stats": 3, "collect_matrix": 1, "track_runs": 1, **CHARTS}

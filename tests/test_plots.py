@@ -17,7 +17,7 @@ from conftest import chart_data, chart_spec
 
 from crmatrix import CrmatrixError, atomic
 from crmatrix.analysis import matrix
-from crmatrix.plots import arms, forest, frames, latency, names, power, sources
+from crmatrix.plots import arms, cellview, forest, frames, latency, names, power, sources
 from crmatrix.stages import (
     plot_arms,
     plot_forest,
@@ -35,7 +35,8 @@ MODELS = {"builtin": {**{a: "minilm" for a in fixture_runs.ARMS}, "strict": "min
 
 @pytest.fixture(scope="module")
 def drawn(tmp_path_factory):
-    """Each chart drawn by its stage into plots/, and the gallery of them all."""
+    """Each chart drawn by its stage into plots/ from the files its job is handed (the matrix, or
+    the cells of its arms and the baseline's), and the gallery of them all."""
     d = tmp_path_factory.mktemp("plots")
     runs = fixture_runs.runs()
     m = matrix.build(runs, "baseline", "hybrid", fixture_runs.ARMS)
@@ -44,6 +45,7 @@ def drawn(tmp_path_factory):
     for r in runs:
         paths.append(d / "runs" / f"{r['dataset']}.{r['arm']}.json")
         atomic.write_json(paths[-1], r)
+    cells = fixture_runs.cell_files(paths, "baseline", "hybrid")
     out, stats, runtime = d / "plots", [d / "m.json"], d / "plots" / "vega" / "vega-embed.js"
     sweeps = {w: [c["arm"] for c in g["cells"]] for w, g in SWEEPS.items()}
     stems = names.stems(["alpha", "beta", "gamma"], {"builtin": fixture_runs.ARMS}, "baseline", sweeps)
@@ -55,9 +57,12 @@ def drawn(tmp_path_factory):
         elif kind == "transitions":
             plot_transitions.run(**common, system=parts[0], dataset=parts[1])
         elif kind == "forest":
-            plot_forest.run(**common, system=parts[0], arm=parts[1])
+            plot_forest.run(**own_cells(common, cells, [parts[1]]), system=parts[0], arm=parts[1],
+                            baseline_arm="baseline", splits={})
         elif kind == "sweep":
-            plot_sweep.run(**common, system=parts[0], sweep_name=parts[1], grid=SWEEPS[parts[1]])
+            grid = SWEEPS[parts[1]]
+            plot_sweep.run(**own_cells(common, cells, [c["arm"] for c in grid["cells"]]), system=parts[0],
+                           sweep_name=parts[1], grid=grid, baseline_arm="baseline")
         elif kind == "heatmap":
             plot_heatmap.run(**common)
     plot_latency.run(runs=paths, stats=stats, out_dir=out, models=MODELS, runtime=runtime)
@@ -65,6 +70,14 @@ def drawn(tmp_path_factory):
                              matrix_md=d / "m.md", out=out / "index.html")
     assert sorted(shown) == sorted(stems)
     return out, stems, sources.view(stats), runs
+
+
+def own_cells(common: dict, cells: list[Path], arms: list[str]) -> dict:
+    """A chart job's arguments with, for the matrix, the cells of `arms` and the baseline's (as
+    common.smk's `system_cells` hands them; the fixture's cells are `<dataset>.<arm>.cell.json`)."""
+    keep = {"baseline", *arms}
+    return {**{k: v for k, v in common.items() if k != "stats"},
+            "cells": [c for c in cells if c.name.split(".")[1] in keep]}
 
 
 # Grids over the fixture's arms, as crmatrix.pipeline.sweeps.grids gives them: a 2 × 2 and a one-axis sweep.
@@ -127,8 +140,10 @@ def test_every_chart_is_saved_as_svg_png_and_a_page_loading_the_one_runtime(draw
 
 def test_a_chart_is_drawn_alike_each_time(drawn, tmp_path):
     out, _, m, _ = drawn
-    again = plot_forest.run(stats=[m["source"]], out=tmp_path / "forest/builtin/stacked", system="builtin",
-                            arm="stacked", runtime=tmp_path / "vega" / "vega-embed.js")
+    cells = sorted(out.parent.glob("runs/*.cell.json"))
+    again = plot_forest.run(**own_cells({}, cells, ["stacked"]), out=tmp_path / "forest/builtin/stacked",
+                            system="builtin", arm="stacked", baseline_arm="baseline", splits={},
+                            runtime=tmp_path / "vega" / "vega-embed.js")
     assert [p.name for p in again] == ["stacked.svg", "stacked.png", "stacked.html"]
     for path in again:
         assert path.read_bytes() == (out / "forest/builtin" / path.name).read_bytes(), path.name
@@ -250,3 +265,53 @@ def test_runs_of_other_inputs_are_not_drawn_side_by_side(drawn):
                   for r in runs]
     with pytest.raises(CrmatrixError, match="dataset sha256 alpha-sha vs .* dataset sha256 edited"):
         latency.draw(other_file, m, MODELS)
+
+
+def test_a_forest_from_its_cells_is_the_forest_from_the_matrix(tmp_path):
+    """Every forest of the varied matrix (a structural split, a second system) drawn from its arm's
+    and the baseline's cells alone equals the one drawn from the phase matrix, but for the marks
+    of an arm repeating another compared arm, which the cells leave to the matrix (cellview)."""
+    runs = fixture_runs.varied_runs()
+    paths = []
+    for r in runs:
+        paths.append(tmp_path / f"{r['dataset']}.{r['system']}.{r['arm']}.json")
+        atomic.write_json(paths[-1], r)
+    cells = fixture_runs.cell_files(paths, "baseline", "hybrid", fixture_runs.FORMATS)
+    m = matrix.build(runs, "baseline", "hybrid", fixture_runs.ARMS, splits=fixture_runs.SPLITS,
+                     formats=fixture_runs.FORMATS)
+    matrix.write(m, tmp_path / "m.json", tmp_path / "m.md")
+    whole = sources.view([tmp_path / "m.json"])
+    pairs = [(s, a) for s in ("builtin", "peer") for a in fixture_runs.ARMS[1:] if s == "builtin" or a == "stacked"]
+    marks = set()
+    for system, arm in pairs:
+        own = [c for c in cells if c.name.split(".")[1] == system and c.name.split(".")[2] in ("baseline", arm)]
+        from_cells = forest.draw(cellview.view(own, "baseline", [arm], fixture_runs.SPLITS), system=system,
+                                 arm=arm).to_dict()
+        from_matrix = json.dumps(forest.draw(whole, system=system, arm=arm).to_dict(), ensure_ascii=False)
+        repeated = set(re.findall(r" \(≡ (\w+)\)", from_matrix)) - {"baseline"}
+        marks |= repeated
+        for other in repeated:
+            from_matrix = from_matrix.replace(f" (≡ {other})", "")
+        # Altair names each inline data set by a hash of its rows, which the labels are part of
+        unnamed = [re.sub(r"data-[0-9a-f]{32}", "data", t) for t in (json.dumps(from_cells, ensure_ascii=False),
+                                                                       from_matrix)]
+        assert unnamed[0] == unnamed[1], (system, arm)
+    assert marks == {"stacked"}  # auto and strict repeat stacked on some datasets: only the matrix says so
+    auto = chart_data(forest.draw(cellview.view([c for c in cells if c.name.split(".")[1:3] in (
+        ["builtin", "baseline"], ["builtin", "auto"])], "baseline", ["auto"], fixture_runs.SPLITS),
+        system="builtin", arm="auto").to_dict())
+    assert [d["label"] for d in auto if d["kind"] == "dataset"] == [
+        "alpha (≡ baseline)", "beta (≡ baseline)", "gamma", "eta (≡ baseline)"]
+
+
+def test_cells_handed_to_a_chart_must_be_cells_of_its_arms(drawn, tmp_path):
+    out = drawn[0]
+    cells = sorted(out.parent.glob("runs/*.cell.json"))
+    atomic.write_json(tmp_path / "m.json", {"rows": []})
+    with pytest.raises(CrmatrixError, match=r"m.json: not a cell's statistics \(no dataset, system, arm, "):
+        cellview.view([tmp_path / "m.json"], "baseline", ["sparse"])
+    with pytest.raises(CrmatrixError, match=r"alpha.auto.cell.json: a cell of arm 'auto', expected one of "
+                                            r"baseline, sparse$"):
+        cellview.view(cells, "baseline", ["sparse"])
+    with pytest.raises(CrmatrixError, match="expected the statistics of at least one cell file, got none"):
+        cellview.view([], "baseline", ["sparse"])

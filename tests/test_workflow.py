@@ -384,12 +384,13 @@ AFTER_RUNS = ["collect_matrix", "track_runs"]
 MATRIX = "results/matrix/phase-matrix.json, results/matrix/phase-matrix.md"
 
 
-def charts_after_runs(cfg) -> list[str]:
-    """The chart jobs that follow any new or changed run while every chart of statistics reads
-    the phase matrix (common.smk's `*_chart_inputs`): each row's two, each compared arm's forest,
-    the heatmap, the latency charts (every run) and the page of them all; never the runtime."""
-    datasets, arms = cfg["datasets"], [a for a in cfg["arms"] if a != "baseline"]
-    return (["plot_arms"] * len(datasets) + ["plot_transitions"] * len(datasets) + ["plot_forest"] * len(arms)
+def charts_after_runs(cfg, forests: int = 1) -> list[str]:
+    """The chart jobs that follow new or changed runs (common.smk's `*_chart_inputs`): those that
+    read the phase matrix or every run (each row's two, the heatmap, the latency charts and the
+    page of them all), and the forests of the `forests` arms whose cells changed (a forest reads
+    its arm's and the baseline's cells alone); never the runtime."""
+    datasets = cfg["datasets"]
+    return (["plot_arms"] * len(datasets) + ["plot_transitions"] * len(datasets) + ["plot_forest"] * forests
             + ["plot_heatmap", "plot_latency", "plot_gallery"])
 
 
@@ -410,7 +411,7 @@ def test_incremental_work_is_exactly_what_changed(indexed, two_commit_repo):
     assert "Nothing to be done" in run(work, "-n", "all").stdout
 
     # a query-time arm: its evaluations, their cells (no other arm's cell: each is its run against
-    # the baseline's, and neither changed) and what follows runs, no index
+    # the baseline's, and neither changed), what follows runs and its own forest, no index
     query_time = {**cfg, "arms": {**cfg["arms"], "2e": {**OFF, "CODELENS_RANK_SPARSE_TERM_WEIGHT": "1",
                                                         "CODELENS_RANK_SPARSE_THRESHOLD": "40"}}}
     assert plan(work, query_time) == (sorted(RUN * 2 + AFTER_RUNS + charts_after_runs(query_time)),
@@ -449,7 +450,7 @@ def test_incremental_work_is_exactly_what_changed(indexed, two_commit_repo):
     rules, outputs = plan(work, moved)
     assert rules == sorted(["fetch_corpus", "extract_symbols", "prepare_dataset", "grep_baseline", "audit_dataset"]
                            + ["build_index"] * 3
-                           + RUN * 4 + AFTER_RUNS + charts_after_runs(moved))
+                           + RUN * 4 + AFTER_RUNS + charts_after_runs(moved, forests=len(moved["arms"]) - 1))
     assert [o for o in outputs if "pathc" in o or "pathds" in o] == []
     assert sorted(o for o in outputs if o.startswith(("results/runs/", "results/cells/"))) == sorted(
         r for a in moved["arms"] for r in evaluations(a, ["gitds"]))
@@ -464,8 +465,9 @@ def chart_jobs(dry_run: str) -> list[tuple[str, str]]:
 def test_incremental_charts_an_added_arm_plans_the_charts_that_draw_it_and_leaves_the_others(matrix):
     """A query-time arm on one of two systems, beside a sweep: the chart jobs it plans are the
     ones whose inputs it changes (the input functions in common.smk), and every other chart
-    file keeps its mtime. While the charts of statistics read the phase matrix, which any run
-    changes, that is all of them but the runtime; narrower inputs narrow the list below."""
+    file keeps its mtime: the charts of every arm (rows, heatmap, latency, the page) read the
+    phase matrix or every run, which it changes, and its own forest is new; the other arms'
+    forests and the sweep's grid read their own arms' cells, which it leaves be."""
     work, cfg = matrix
     cfg = {**cfg, "sweeps": {"sparse": {"env": {"CODELENS_RANK_SPARSE_TERM_WEIGHT": "1"},
                                         "axes": [{"var": "CODELENS_RANK_SPARSE_THRESHOLD", "name": "t",
@@ -485,11 +487,9 @@ def test_incremental_charts_an_added_arm_plans_the_charts_that_draw_it_and_leave
     assert planned == sorted(
         [("plot_arms", f"results/plots/arms/{r}") for r in rows]
         + [("plot_transitions", f"results/plots/transitions/{r}") for r in rows]
-        # 2e's forest is new; the others', the sweep's and peer's charts read the matrix, which 2e changes
-        + [("plot_forest", f"results/plots/forest/{f}") for f in ("builtin/knob", "builtin/sparse-t20",
-                                                                  "builtin/sparse-t40", "builtin/2e", "peer/knob")]
-        + [("plot_sweep", "results/plots/sweep/builtin/sparse"), ("plot_heatmap", "results/plots/heatmap"),
-           ("plot_latency", "results/plots/latency"), ("plot_gallery", "results/plots/index.html")])
+        + [("plot_forest", "results/plots/forest/builtin/2e")]  # new; not knob's, the sweep's arms' nor peer's
+        + [("plot_heatmap", "results/plots/heatmap"), ("plot_latency", "results/plots/latency"),
+           ("plot_gallery", "results/plots/index.html")])
     assert "plot_runtime" not in {r for r, _ in planned}  # written once
 
     run(work, "all")
@@ -500,7 +500,12 @@ def test_incremental_charts_an_added_arm_plans_the_charts_that_draw_it_and_leave
     assert set(after) - set(before) == {work / f"results/plots/forest/builtin/2e{ext}" for ext in (".svg", ".png",
                                                                                                   ".html")}
     assert sorted(p for p in before if after[p] != before[p]) == sorted(redrawn & set(before))
-    assert sorted(p for p in before if after[p] == before[p]) == [work / "results/plots/vega/vega-embed.js"]
+    # the other arms' forests and the sweep's grid keep their files untouched, as does the runtime
+    kept = [work / f"results/plots/{stem}{ext}" for ext in (".svg", ".png", ".html")
+            for stem in ("forest/builtin/knob", "forest/builtin/sparse-t20", "forest/builtin/sparse-t40",
+                         "forest/peer/knob", "sweep/builtin/sparse")]
+    kept.append(work / "results/plots/vega/vega-embed.js")
+    assert sorted(p for p in before if after[p] == before[p]) == sorted(kept)
     assert "Nothing to be done" in run(work, "-n", "all").stdout
 
 

@@ -55,7 +55,7 @@ rule collect_matrix:
         headline_method=CFG["headline_method"],
         arm_order=list(CFG["arms"]),
         archetypes={d: c.get("archetype") for d, c in CFG["datasets"].items()},
-        splits={d: experiment.derived_split(CFG, d) for d in SPLIT_DATASETS},
+        splits=DATASET_SPLITS,
         comparisons=CFG.get("comparisons"),
         summary_datasets=DATASETS,
     script:

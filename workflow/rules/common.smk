@@ -60,6 +60,8 @@ DATASETS = experiment.retrieval_datasets(CFG)
 CALLGRAPH_DATASETS = experiment.callgraph_datasets(CFG)
 SPLIT_DATASETS = sorted(d for d in CFG["datasets"] if experiment.derived_split(CFG, d))
 PLAIN_DATASETS = sorted(set(CFG["datasets"]) - set(SPLIT_DATASETS))
+# dataset -> its structural split: the matrix and the forests pool such a dataset apart
+DATASET_SPLITS = {d: experiment.derived_split(CFG, d) for d in SPLIT_DATASETS}
 SYSTEMS = sorted(CFG["systems"])
 COMPARE = experiment.compare_pairs(CFG)
 # system -> corpus -> index key -> the first arm with that key, whose model builds the index
@@ -364,11 +366,24 @@ def chart_models(system):
     return {a: experiment.arm_model(CFG, a) for a in SYSTEM_ARMS[system]}
 
 
-# What each family of charts draws from (plots.smk), one input function per family. The
-# statistics come from the phase matrix today, which changes with any run, so every chart of
-# statistics follows every run; a family switches to narrower files here alone, since the
-# charts read whichever files they are handed through crmatrix.plots.sources.
+# What each family of charts draws from (plots.smk), one input function per family. A family
+# whose chart shows every arm of a row or of the matrix (a new arm is a new bar, column or
+# point) reads the phase matrix, which changes with any run; a family of a few arms reads
+# their cells alone (results/cells, which change only with their runs and the baseline's), so
+# an added arm leaves its charts be. The charts read whichever files they are handed
+# (crmatrix.plots.sources for the matrix, crmatrix.plots.cellview for cells).
 MATRIX_STATS = ["results/matrix/phase-matrix.json"]
+
+
+def system_cells(system, arms):
+    """The cells of these arms and the baseline's on every dataset of `system` (those it runs)."""
+    wanted = {CFG["baseline_arm"], *arms}
+    return [
+        f"results/cells/{d}/{system}/{a}.json"
+        for d in DATASETS
+        for a in SYSTEM_ARMS[system]
+        if a in wanted
+    ]
 
 
 def arms_chart_inputs(wildcards):
@@ -382,13 +397,17 @@ def transitions_chart_inputs(wildcards):
 
 
 def forest_chart_inputs(wildcards):
-    """{arm} against the baseline on every dataset of {system}, and their pools."""
-    return {"stats": MATRIX_STATS}
+    """{arm} against the baseline on every dataset of {system}, and their pools: their cells."""
+    return {"cells": system_cells(wildcards.system, [wildcards.arm])}
 
 
 def sweep_chart_inputs(wildcards):
     """The cells of the sweep's arms and the baseline on every dataset of {system}."""
-    return {"stats": MATRIX_STATS}
+    return {
+        "cells": system_cells(
+            wildcards.system, [c["arm"] for c in SWEEPS[wildcards.sweep]["cells"]]
+        )
+    }
 
 
 def heatmap_chart_inputs(wildcards):

@@ -94,6 +94,8 @@ rule plot_forest:
     params:
         code=code("plot_forest"),
         captions=chart_captions("forest"),
+        baseline_arm=CFG["baseline_arm"],
+        splits=DATASET_SPLITS,
         runtime=PLOT_RUNTIME,
     script:
         "../scripts/plot_forest.py"
@@ -121,6 +123,7 @@ rule plot_sweep:
         code=code("plot_sweep"),
         captions=chart_captions("sweep"),
         grid=lambda wc: SWEEPS[wc.sweep],
+        baseline_arm=CFG["baseline_arm"],
         runtime=PLOT_RUNTIME,
     script:
         "../scripts/plot_sweep.py"

@@ -5,10 +5,11 @@ from crmatrix.stages import plot_sweep
 
 with jobs.job(snakemake.log[0], snakemake.output):
     plot_sweep.run(
-        stats=snakemake.input.stats,
+        cells=snakemake.input.cells,
         out=Path(snakemake.output.svg).with_suffix(""),
         system=snakemake.wildcards.system,
         sweep_name=snakemake.wildcards.sweep,
         grid=dict(snakemake.params.grid),
+        baseline_arm=snakemake.params.baseline_arm,
         runtime=snakemake.params.runtime,
     )

@@ -3,10 +3,10 @@
 (one per dataset and system: each arm's cell and the per-query decomposition against the
 baseline), `pooled` (per system and arm) and `statistics` (alpha and the like).
 
-A chart job is handed the files that hold what it draws and reads them here, so a chart does
-not care which files they are. Today each is fed `results/matrix/phase-matrix.json` (which
-changes with any run); files of narrower statistics, read into the same shape here, narrow a
-chart's inputs without touching the chart.
+A chart job is handed the files that hold what it draws, so a chart does not care which files
+they are: a chart of every arm is fed `results/matrix/phase-matrix.json` (which changes with
+any run) and reads it here; a chart of a few arms is fed their cells, read into the same shape
+by `crmatrix.plots.cellview`. The look-ups below serve both.
 """
 
 from __future__ import annotations

@@ -81,10 +81,12 @@ def _check_baseline(docs: dict, baseline: str) -> None:
                                 f"expected the matrix's baseline {baseline!r}")
 
 
-def row(dataset: str, system: str, docs: dict[str, dict], arms: list[str], baseline: str, archetype: str | None,
-        split: str | None = None, comparisons: list[str] | None = None) -> dict:
-    """`docs`: arm -> its cell's statistics, in the order the cells came (the first stands for the
-    row when the baseline's is missing)."""
+def plain(dataset: str, system: str, docs: dict[str, dict], arms: list[str], baseline: str,
+          split: str | None = None) -> dict:
+    """A row before anything decided across its family of hypotheses: its cells, each marked
+    with the first arm of `arms` whose answers it repeats (so among the arms handed in alone),
+    and the row's facts. `docs`: arm -> its cell's statistics, in the order the cells came (the
+    first stands for the row when the baseline's is missing)."""
     _check_baseline(docs, baseline)
     head = docs.get(baseline) or next(iter(docs.values()))
     present = [a for a in arms if a in docs]
@@ -92,12 +94,20 @@ def row(dataset: str, system: str, docs: dict[str, dict], arms: list[str], basel
     same = _identical_to(docs, arms)
     for arm, cell in cells.items():
         cell["identical_to"] = same.get(arm)
-    family = _correct(cells, baseline, comparisons)
-    n = cells[present[0]]["n"]
     return {"dataset": dataset, "system": system, "method": head["method"], "corpus": head["corpus"],
-            "language": head["language"], "archetype": archetype, "split": split, "n": n,
-            "family": family, "detectable": _detectable(cells, family, n, cells.get(baseline, {}).get(METRIC)),
-            "cells": cells,
+            "language": head["language"], "split": split, "n": cells[present[0]]["n"], "cells": cells}
+
+
+def row(dataset: str, system: str, docs: dict[str, dict], arms: list[str], baseline: str, archetype: str | None,
+        split: str | None = None, comparisons: list[str] | None = None) -> dict:
+    """`plain`'s row with Holm's correction across its family, the effect it can detect, and
+    the decompositions and diagnostics of its cells."""
+    out = plain(dataset, system, docs, arms, baseline, split)
+    cells, present = out["cells"], list(out["cells"])
+    family = _correct(cells, baseline, comparisons)
+    head = docs.get(baseline) or next(iter(docs.values()))
+    return {**out, "archetype": archetype, "family": family,
+            "detectable": _detectable(cells, family, out["n"], cells.get(baseline, {}).get(METRIC)),
             "decomposition": {a: docs[a]["decomposition"] for a in present if docs[a]["decomposition"] is not None},
             # in the categories' own order: a cell file holds them sorted by name
             "hybrid_diagnostics": {a: {k: docs[a]["hybrid_diagnostics"][k] for k in stats.HYBRID_CATEGORIES}

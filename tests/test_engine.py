@@ -12,6 +12,7 @@ import pytest
 from test_index_workflow import RUST
 
 from crmatrix import CrmatrixError, atomic
+from crmatrix.embed.queries import query_encoder
 from crmatrix.engine import Engine, hybrid, index, knobs, sparse
 from crmatrix.stages import prepare_model
 from crmatrix.symbols import Symbol, extract_source
@@ -113,7 +114,7 @@ def ranks(files, env, language, model_dir, tmp) -> dict:
     out = tmp / f"idx-{len(list(tmp.iterdir()))}"
     index.build(syms, kn, model_dir, tmp / "cache", out)
     vectors, meta = index.load(out, syms, kn, model_dir)
-    eng = Engine(syms, kn, vectors, index.query_encoder(model_dir, tmp / "cache"))
+    eng = Engine(syms, kn, vectors, query_encoder(model_dir, tmp / "cache"))
     texts = (out / "texts.jsonl").read_text()
     return {"texts": texts, **{m: [[(h.path, h.symbol, h.score) for h in eng.search(q, m, 10)] for q in QUERIES]
                                 for m in ("lexical", "semantic", "hybrid")}}

@@ -165,6 +165,7 @@ def evaluate_inputs(wildcards):
         inputs["index"] = f"results/index/{corpus}/{wildcards.system}/{key}"
         if conf["type"] == "builtin":
             inputs["model"] = f"results/models/{arm_model(wildcards)}"
+            inputs["query_vectors"] = f"results/queries/{wildcards.dataset}/{arm_model(wildcards)}"
     if experiment.needs_graph(CFG, wildcards.system, wildcards.arm):
         inputs["graph"] = f"results/graph/{corpus}.json"
     return {**inputs, **system_venv(wildcards)}

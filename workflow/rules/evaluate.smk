@@ -1,3 +1,28 @@
+# A dataset's queries embedded once per model, read by every arm's evaluation (none loads a model).
+rule embed_queries:
+    input:
+        tasks="results/datasets/{dataset}.jsonl",
+        model="results/models/{model}",
+    output:
+        directory("results/queries/{dataset}/{model}"),
+    log:
+        "logs/embed_queries/{dataset}/{model}.log",
+    benchmark:
+        "logs/benchmarks/embed_queries/{dataset}/{model}.tsv"
+    conda:
+        "../../envs/crmatrix.yaml"
+    threads: CFG["embed_threads"]
+    # loads the model (at most the index build's, which holds it and a corpus's texts)
+    resources:
+        mem_mb=2048,
+        runtime=20,
+    params:
+        code=code("embed_queries"),
+        embed_threads=CFG["embed_threads"],
+    script:
+        "../scripts/embed_queries.py"
+
+
 rule evaluate_arm:
     input:
         unpack(evaluate_inputs),
@@ -11,7 +36,7 @@ rule evaluate_arm:
     conda:
         "../../envs/crmatrix.yaml"
     threads: 1
-    # loads an index (vectors, BM25) and the model to embed queries, or runs a peer's server
+    # maps an index (vectors, BM25) and reads the query vectors, or runs a peer's server
     resources:
         mem_mb=2048,
         runtime=evaluate_minutes,

@@ -11,6 +11,7 @@ with jobs.job(snakemake.log[0], snakemake.output):
         dataset_file=snakemake.input.dataset_file,
         index=snakemake.input.get("index"),
         model=snakemake.input.get("model"),
+        query_vectors=snakemake.input.get("query_vectors"),
         graph=snakemake.input.get("graph"),
         cache_dir=locations.cache_dir(),
         out=snakemake.output.run,

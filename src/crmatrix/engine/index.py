@@ -17,20 +17,13 @@ import numpy as np
 from crmatrix import CrmatrixError, atomic
 from crmatrix.embed.backends import load_embedder
 from crmatrix.embed.cache import SUBDIR, EmbeddingCache, embed_with_cache, text_sha
+from crmatrix.embed.models import read_model
 from crmatrix.engine.bm25 import BM25Index
 from crmatrix.engine.embedtext import embedding_text
 from crmatrix.engine.knobs import Knobs
 from crmatrix.symbols import Symbol, symbols_hash
 
-MODEL_META = "model.json"
 BM25_DIR = "bm25"
-
-
-def read_model(model_dir: Path) -> dict:
-    path = Path(model_dir) / MODEL_META
-    if not path.is_file():
-        raise CrmatrixError(f"{path}: not a prepared model (no {MODEL_META})")
-    return atomic.read_json(path)
 
 
 def build(symbols: list[Symbol], knobs: Knobs, model_dir: Path, cache_dir: Path, out: Path,
@@ -87,15 +80,3 @@ def load_bm25(index_dir: Path, symbols: list[Symbol]) -> BM25Index:
     if not path.is_dir():
         raise CrmatrixError(f"{index_dir}: holds no BM25 (built by an older crmatrix); delete the index and run again")
     return BM25Index.load(path, len(symbols))
-
-
-def query_encoder(model_dir: Path, cache_dir: Path, threads: int | None = None):
-    """Embeds queries through the same cache, so every arm after the first pays nothing."""
-    model = read_model(model_dir)
-    cache = EmbeddingCache(Path(cache_dir) / SUBDIR)
-
-    def encode(queries: list[str]) -> np.ndarray:
-        return embed_with_cache(queries, lambda: load_embedder(model, Path(model_dir), threads),
-                                model["sha256"], cache)[0]
-
-    return encode

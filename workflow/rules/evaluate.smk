@@ -23,9 +23,10 @@ rule embed_queries:
         "../scripts/embed_queries.py"
 
 
+# What a cell reads and the parameters it takes are its plan (experiment.cell), as in `crmatrix run`.
 rule evaluate_arm:
     input:
-        unpack(evaluate_inputs),
+        unpack(lambda wc: cell(wc).inputs),
     output:
         run="results/runs/{dataset}/{system}/{arm}.json",
         trec=directory("results/trec/{dataset}/{system}/{arm}"),
@@ -42,11 +43,11 @@ rule evaluate_arm:
         runtime=evaluate_minutes,
     params:
         code=code("evaluate_arm"),
-        system=job_system,
-        env=lambda wc: experiment.arm_env(CFG, wc.arm),
-        top_k=CFG["top_k"],
-        split=lambda wc: experiment.dataset_split(CFG, wc.dataset),
-        home=home_dir,
+        system_conf=lambda wc: cell(wc).params["system_conf"],
+        env=lambda wc: cell(wc).params["env"],
+        top_k=lambda wc: cell(wc).params["top_k"],
+        split=lambda wc: cell(wc).params["split"],
+        home_dir=lambda wc: cell(wc).params["home_dir"],
         embed_threads=CFG["embed_threads"],
     script:
         "../scripts/evaluate_arm.py"

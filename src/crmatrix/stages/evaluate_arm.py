@@ -19,7 +19,8 @@ def run(*, tasks: Path, symbols: Path, manifest: Path, tree: Path, dataset_file:
         threads: int | None = None, trec_dir: Path | None = None, home_dir: Path | None = None,
         graph: Path | None = None, venv: Path | None = None, split: dict | None = None,
         grep: Path | None = None, query_vectors: Path | None = None) -> dict:
-    """`home_dir`: an external system's own HOME (the workflow's results/home/{system}); None
+    """The files and parameters are what `crmatrix.pipeline.experiment.cell` plans for the cell.
+    `home_dir`: an external system's own HOME (the workflow's results/home/{system}); None
     gives it a temporary one for this job. `graph`: the corpus's reference graph, for arms
     that expand along it. `query_vectors`: the dataset's queries embedded with the arm's
     model (stages.embed_queries; None: the builtin embeds them here). `venv`: the environment

@@ -36,6 +36,7 @@ from crmatrix import __version__
 from crmatrix.embed.backends import load_embedder
 from crmatrix.embed.cache import EmbeddingCache, embed_with_cache
 from crmatrix.embed.models import resolve_model_dir
+from crmatrix.embed.queries import query_encoder
 from crmatrix.engine import Engine, index, knobs
 from crmatrix.engine.embedtext import embedding_text
 from crmatrix.graph import extract as graph_extract
@@ -196,7 +197,7 @@ def latency(tmp: Path, syms: list, neighbours: list, models: dict) -> None:
     out = tmp / "index-int8"
     _, build_s = timed(lambda: index.build(syms, kn, model_dir, tmp / "cache-int8", out, THREADS))
     vectors, _ = index.load(out, syms, kn, model_dir)
-    eng = Engine(syms, kn, vectors, index.query_encoder(model_dir, tmp / "cache-int8", THREADS))
+    eng = Engine(syms, kn, vectors, query_encoder(model_dir, tmp / "cache-int8", THREADS))
     qs = [q for ds in DATASETS for q in queries_of(ds)]
     eng.prepare(qs)
     say(f"## 3. Search latency on {len(syms)} symbols (gson + jest + ripgrep), query embedding excluded")
@@ -222,7 +223,7 @@ def latency(tmp: Path, syms: list, neighbours: list, models: dict) -> None:
     for arm, extra in FUSION_ARMS.items():
         arm_kn = knobs.resolve(
             {"CODELENS_EMBED_HINT_AUTO": "0", "CODELENS_RANK_SPARSE_TERM_WEIGHT": "1", **extra}, None)
-        arm_eng = Engine(syms, arm_kn, vectors, index.query_encoder(model_dir, tmp / "cache-int8", THREADS),
+        arm_eng = Engine(syms, arm_kn, vectors, query_encoder(model_dir, tmp / "cache-int8", THREADS),
                          neighbours=neighbours)
         arm_eng.prepare(qs)
         p50, p95 = p50_p95(arm_eng, qs, "hybrid")

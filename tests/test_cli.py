@@ -6,6 +6,8 @@ import subprocess
 import pytest
 import yaml
 from conftest import BIN, ROOT
+from test_graph_workflow import CORPUS as GRAPH_CORPUS
+from test_graph_workflow import OFF
 
 CLI = [str(BIN / "crmatrix")]
 
@@ -38,6 +40,32 @@ def test_run_on_a_directory_writes_a_run(tmp_path):
     bad = crmatrix("run", "--corpus", str(src), "--dataset", str(ds), "--config", str(cfg), "--arm", "nope")
     assert bad.returncode == 2
     assert bad.stderr.strip() == "crmatrix: --arm 'nope' is not an arm of the config (known: baseline, 2e)"
+
+
+def test_run_of_a_graph_expansion_arm_builds_the_graph_its_plan_names(tmp_path):
+    """`get` calls `read_page`: a short query finds `get` alone, and only one-hop expansion over
+    the corpus's graph (which `crmatrix run` extracts because the arm's plan names it) adds its callee."""
+    src = tmp_path / "proj"
+    for rel, text in GRAPH_CORPUS.items():
+        (src / rel).parent.mkdir(parents=True, exist_ok=True)
+        (src / rel).write_text(text)
+    ds = tmp_path / "ds.json"
+    ds.write_text(json.dumps([{"query": "value lookup", "expected_symbol": "read_page",
+                               "expected_file_suffix": "store.py", "query_type": "natural_language"}]))
+    cfg = tmp_path / "m.yaml"
+    cfg.write_text(yaml.safe_dump({"arms": {"baseline": OFF, "graph-expand": {**OFF, "CRMATRIX_GRAPH_EXPAND": "1"}},
+                                   "systems": {"builtin": {"type": "builtin", "methods": ["hybrid"]}}}))
+    runs = {}
+    for arm in ("baseline", "graph-expand"):
+        out = tmp_path / f"{arm}.json"
+        proc = crmatrix("run", "--corpus", str(src), "--dataset", str(ds), "--config", str(cfg), "--arm", arm,
+                        "--cache-dir", str(tmp_path / "cache"), "--out", str(out))
+        assert proc.returncode == 0, proc.stderr
+        runs[arm] = json.loads(out.read_text())
+    found = {arm: [(q["rank"], q["hits"], q["top_candidate"]["symbol"]) for q in r["methods"]["hybrid"]["queries"]]
+             for arm, r in runs.items()}
+    assert found == {"baseline": [(None, 1, "get")], "graph-expand": [(2, 2, "get")]}
+    assert [r["provenance"]["system_run"]["knobs"]["graph_expand"] for r in runs.values()] == [False, True]
 
 
 def test_validate_names_the_bad_key(tmp_path):

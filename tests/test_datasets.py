@@ -4,7 +4,8 @@ import pytest
 
 from crmatrix import CrmatrixError
 from crmatrix.datasets import registry, relevance
-from crmatrix.hits import Hit
+from crmatrix.datasets.tasks import Task
+from crmatrix.hits import Hit, docid
 from crmatrix.symbols import Symbol
 
 MANIFEST = {"files": [{"path": "src/pkg/core.py"}, {"path": "src/pkg/util.py"}, {"path": "README.md"}]}
@@ -108,3 +109,23 @@ def test_a_repeated_query_names_both_rows_and_writes_nothing(tmp_path, second, m
         prepare_dataset.run(p, "codelens", "c", manifest, symbols, out, qrels)
     assert str(e.value) == f"{p}: {message}"
     assert not (tmp_path / "out").exists()
+
+
+def test_qrels_look_up_each_gold_by_name_or_path_and_find_what_a_pass_over_the_corpus_finds():
+    syms = [Symbol(n, "function", "", p, "python", line, line + 1, "", "", "")
+            for line, (n, p) in enumerate([("parse", "a/io.py"), ("load", "a/io.py"), ("parse", "b/io.py"),
+                                           ("parse", "b/cli.py"), ("run", "b/cli.py"), ("Parse", "c/x.py")], 1)]
+    golds = {"symbol": {"type": "symbol", "symbol": "parse", "file_suffix": "io.py"},
+             "calls": {"type": "calls", "answers": [["run", "cli.py"], ["parse", "b/io.py"], ["nope", "x.py"]]},
+             "files": {"type": "file_set", "file_set": ["b/cli.py", "z.py"]},
+             "docs": {"type": "docs", "documents": ["c/x.py"]},
+             "needle": {"type": "needle", "equivalent": [["b/cli.py", "run", 5, 5], ["a/io.py", "load", 9, 9]]}}
+    tasks = [Task(k, "q", "nl", g, "c") for k, g in golds.items()]
+
+    def ids(*pos):
+        return [docid(Hit(syms[i].path, syms[i].name, "function", syms[i].start_line, syms[i].end_line, 0.0))
+                for i in pos]
+
+    assert relevance.qrels(tasks, syms) == {"symbol": ids(0, 2), "calls": ids(2, 4), "files": ["b/cli.py", "z.py"],
+                                            "docs": ids(5), "needle": ids(4)}
+    assert relevance.qrels(tasks, syms) == {t.task_id: relevance.relevant_ids(t.gold, syms) for t in tasks}

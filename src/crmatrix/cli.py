@@ -33,74 +33,57 @@ from crmatrix.pipeline import caches, config, experiment, locations, sweeps
 from crmatrix.stages import (
     build_index,
     build_system_index,
+    embed_queries,
     evaluate_arm,
+    extract_graph,
     extract_symbols,
     fetch_corpus,
+    grep_baseline,
     install_system,
     prepare_dataset,
     prepare_model,
 )
 from crmatrix.symbols.extract import extract_files
-from crmatrix.systems.registry import check_system_config, needs_index
+from crmatrix.systems.registry import check_system_config
 
 DEFAULT_CONFIG = Path("config/config.yaml")
 
 
-def _matrix_config(args) -> dict:
-    """The matrix config (arms, systems, models), or the built-in defaults when there is none."""
+def _run_config(args, corpus: str, dataset: str) -> dict:
+    """The matrix config (arms, systems, models; default: config/config.yaml if present, else
+    built-in defaults) with this run's corpus directory and dataset file as its only corpus
+    and dataset, and --methods and --top-k in place of the config's."""
     path = Path(args.config) if args.config else (DEFAULT_CONFIG if DEFAULT_CONFIG.exists() else None)
-    if path:
-        return config.load(path)
-    return config.validate({"corpora": {"cli": {"path": args.corpus}},
-                            "datasets": {"cli": {"file": args.dataset, "corpus": "cli"}},
-                            "arms": {"baseline": {}}}, "built-in defaults")
+    raw = (config.read_yaml(path) or {}) if path else {"arms": {"baseline": {}}}
+    raw["corpora"] = {corpus: {"path": args.corpus, "include": args.include or ["**"], "exclude": args.exclude or []}}
+    raw["datasets"] = {dataset: {"file": args.dataset, "corpus": corpus, "format": args.format}}
+    if args.top_k is not None:
+        raw["top_k"] = args.top_k
+    cfg = config.validate(raw, str(path) if path else "built-in defaults")
+    if args.arm not in cfg["arms"]:
+        raise CrmatrixError(f"--arm {args.arm!r} is not an arm of the config (known: {', '.join(cfg['arms'])})")
+    if args.system not in cfg["systems"]:
+        raise CrmatrixError(f"--system {args.system!r} is not a system of the config "
+                            f"(known: {', '.join(cfg['systems'])})")
+    if args.methods:
+        cfg["systems"][args.system]["methods"] = args.methods.split(",")
+        check_system_config(args.system, cfg["systems"][args.system])
+    return cfg
 
 
 def cmd_run(args) -> int:
     if args.format == derived.FORMAT:  # scored here on the corpus itself, its queries would be its own docs
         raise CrmatrixError(f"run: format {derived.FORMAT} is scored on the corpus's docs-withheld view, which the "
                             f"workflow makes: give a config a dataset {{format: {derived.FORMAT}, corpus: NAME}}")
-    cfg = _matrix_config(args)
-    if args.arm not in cfg["arms"]:
-        raise CrmatrixError(f"--arm {args.arm!r} is not an arm of the config (known: {', '.join(cfg['arms'])})")
-    if args.system not in cfg["systems"]:
-        raise CrmatrixError(f"--system {args.system!r} is not a system of the config "
-                            f"(known: {', '.join(cfg['systems'])})")
-    env = experiment.arm_env(cfg, args.arm)
-    sysconf = dict(cfg["systems"][args.system])
-    if args.methods:
-        sysconf["methods"] = args.methods.split(",")
-        check_system_config(args.system, sysconf)
-    sysconf = experiment.job_conf(sysconf)
-    venv = _venv(cfg, args.system)
-    name = Path(args.corpus).resolve().name
+    corpus, dataset = Path(args.corpus).resolve().name, Path(args.dataset).stem
+    cfg = _run_config(args, corpus, dataset)
     cache_dir = Path(args.cache_dir or cfg["cache_dir"])
     with tempfile.TemporaryDirectory(prefix="crmatrix-run-") as tmp:
-        t = Path(tmp)
-        corpus_conf = {"path": args.corpus, "include": args.include or ["**"], "exclude": args.exclude or []}
-        fetch_corpus.run(name, corpus_conf, t / "tree", t / "manifest.json", [], {})
-        extract_symbols.run(t / "tree", t / "manifest.json", t / "symbols.jsonl")
-        prepare_dataset.run(Path(args.dataset), args.format, name, t / "manifest.json", t / "symbols.jsonl",
-                            t / "tasks.jsonl")
-        index = model = None
-        if needs_index(sysconf) and sysconf["type"] != "builtin":  # an external system's own index command
-            index = t / "index"
-            build_system_index.run(system=args.system, system_conf=sysconf, tree=t / "tree",
-                                   env=experiment.index_env(cfg, sysconf, args.arm), out=index,
-                                   home_dir=t / "home", venv=venv)
-        elif needs_index(sysconf):
-            model = t / "model"
-            prepare_model.run(cfg["models"][experiment.arm_model(cfg, args.arm)], model)
-            index = t / "index"
-            build_index.run(symbols=t / "symbols.jsonl", manifest=t / "manifest.json", model_dir=model,
-                            knobs=experiment.index_knobs(cfg, args.arm), cache_dir=cache_dir, out=index,
-                            threads=cfg["embed_threads"])
-        out = Path(args.out) if args.out else t / "run.json"
-        run = evaluate_arm.run(tasks=t / "tasks.jsonl", symbols=t / "symbols.jsonl", manifest=t / "manifest.json",
-                               tree=t / "tree", dataset_file=Path(args.dataset), out=out,
-                               dataset=Path(args.dataset).stem, system=args.system, system_conf=sysconf,
-                               arm=args.arm, env=env, top_k=args.top_k, index=index, model=model,
-                               cache_dir=cache_dir, threads=cfg["embed_threads"], home_dir=t / "home", venv=venv)
+        cell = experiment.cell(cfg, dataset, args.system, args.arm, root=tmp)
+        _build_inputs(cfg, cell, cache_dir)
+        out = Path(args.out) if args.out else Path(cell.outputs["run"])
+        run = evaluate_arm.run(**cell.inputs, **cell.params, out=out, dataset=dataset, system=args.system,
+                               arm=args.arm, cache_dir=cache_dir, threads=cfg["embed_threads"])
     print(f"{run['dataset']} · {run['system']} · {run['arm']}")
     for method, res in run["methods"].items():
         m = res["metrics"]
@@ -112,17 +95,44 @@ def cmd_run(args) -> int:
     return 0
 
 
-def _venv(cfg: dict, system: str) -> Path | None:
-    """The system's own environment where the workflow keeps it, installed first if it is not there."""
-    venv = experiment.venv_dir(cfg, system)
-    if venv is None:
-        return None
-    if not Path(venv).is_dir():
+def _build_inputs(cfg: dict, cell: experiment.Cell, cache_dir: Path) -> None:
+    """Every input the cell's plan names, made by the stage the workflow makes it with (in the
+    order they depend on each other), but the system's environment, made where the workflow keeps it."""
+    i, corpus = cell.inputs, cfg["corpora"][cell.corpus]
+    fetch_corpus.run(cell.corpus, corpus, Path(i["tree"]), Path(i["manifest"]), [], {})
+    extract_symbols.run(Path(i["tree"]), Path(i["manifest"]), Path(i["symbols"]))
+    ds = cfg["datasets"][cell.dataset]
+    prepare_dataset.run(Path(ds["file"]), ds["format"], cell.corpus, Path(i["manifest"]), Path(i["symbols"]),
+                        Path(i["tasks"]))
+    grep_baseline.run(tasks=Path(i["tasks"]), tree=Path(i["tree"]), manifest=Path(i["manifest"]),
+                      symbols=Path(i["symbols"]), out=Path(i["grep"]))
+    if "graph" in i:
+        extract_graph.run(Path(i["tree"]), Path(i["manifest"]), Path(i["symbols"]), Path(i["graph"]))
+    if "venv" in i:
+        _install(cfg, cell.system, Path(i["venv"]))
+    conf = cfg["systems"][cell.system]
+    if "model" in i:
+        prepare_model.run(cfg["models"][experiment.arm_model(cfg, cell.arm)], Path(i["model"]))
+    if "index" in i and conf["type"] == "builtin":
+        build_index.run(symbols=Path(i["symbols"]), manifest=Path(i["manifest"]), model_dir=Path(i["model"]),
+                        knobs=experiment.index_knobs(cfg, cell.arm, cell.corpus), cache_dir=cache_dir,
+                        out=Path(i["index"]), threads=cfg["embed_threads"])
+    elif "index" in i:  # an external system's own index command
+        build_system_index.run(system=cell.system, system_conf=cell.params["system_conf"], tree=Path(i["tree"]),
+                               env=experiment.index_env(cfg, conf, cell.arm), out=Path(i["index"]),
+                               home_dir=Path(cell.params["home_dir"]), venv=i.get("venv"))
+    if "query_vectors" in i:
+        embed_queries.run(tasks=Path(i["tasks"]), model_dir=Path(i["model"]), cache_dir=cache_dir,
+                          out=Path(i["query_vectors"]), threads=cfg["embed_threads"])
+
+
+def _install(cfg: dict, system: str, venv: Path) -> None:
+    """The system's own environment, where the workflow keeps it, installed if it is not there yet."""
+    if not venv.is_dir():
         print(f"installing {system} into {venv}", file=sys.stderr)
         locations.export(cfg)
-        install_system.run(system=system, install_conf=cfg["systems"][system]["install"], out=Path(venv),
+        install_system.run(system=system, install_conf=cfg["systems"][system]["install"], out=venv,
                            mirrors=locations.mirrors())
-    return Path(venv)
 
 
 def cmd_validate(args) -> int:
@@ -307,7 +317,7 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--methods", help="comma-separated methods (default: the system's)")
     r.add_argument("--include", action="append", help="glob of files to index (repeatable; default: **)")
     r.add_argument("--exclude", action="append", help="glob of files to leave out (repeatable)")
-    r.add_argument("--top-k", type=int, default=100)
+    r.add_argument("--top-k", type=int, help="ranking depth (default: the config's top_k, 100 if it names none)")
     r.add_argument("--cache-dir", help="embedding cache directory (default: the config's cache_dir)")
     r.add_argument("--out", help="write the run JSON here")
     r.set_defaults(func=cmd_run)

@@ -1,6 +1,7 @@
 # Config validation and the helpers the rules share. Everything a job depends on is handed
 # to it as input or params from here, never read from `config` inside a script; what it
 # does not depend on (where mirrors, registries and caches are) goes by environment.
+import functools
 import math
 import re
 import sys
@@ -94,10 +95,6 @@ def code(rule_name):
     return stage_hash(SCRIPTS / f"{rule_name}.py")
 
 
-def arm_model(wildcards):
-    return experiment.arm_model(CFG, wildcards.arm)
-
-
 def index_arm(wildcards):
     return INDEX_ARM[wildcards.system][wildcards.corpus][wildcards.index_key]
 
@@ -159,9 +156,8 @@ def system_venv(wildcards):
 
 def home_dir(wildcards):
     """An external system's own HOME for one job (a tool's caches and state), under results/."""
-    return f"results/home/{wildcards.system}/" + "/".join(
-        f"{k}={v}" for k, v in sorted(wildcards.items()) if k != "system"
-    )
+    where = {k: v for k, v in wildcards.items() if k != "system"}
+    return experiment.home_dir("results", wildcards.system, where)
 
 
 def embeds(system):
@@ -171,25 +167,14 @@ def embeds(system):
     return conf["type"] == "builtin" and needs_index(conf)
 
 
-def evaluate_inputs(wildcards):
-    corpus = dataset_corpus(wildcards)
-    inputs = {
-        "tasks": f"results/datasets/{wildcards.dataset}.jsonl",
-        "grep": f"results/tokenbench/{wildcards.dataset}.json",
-        "dataset_file": CFG["datasets"][wildcards.dataset]["file"],
-        "tree": f"results/corpora/{corpus}/tree",
-        "manifest": f"results/corpora/{corpus}/manifest.json",
-        "symbols": f"results/symbols/{corpus}.jsonl",
-    }
-    conf = CFG["systems"][wildcards.system]
-    if needs_index(conf):
-        key = experiment.index_key(CFG, conf, wildcards.arm, corpus)
-        inputs["index"] = f"results/index/{corpus}/{wildcards.system}/{key}"
-    if embeds(wildcards.system):
-        inputs["model"] = f"results/models/{arm_model(wildcards)}"
-    if experiment.needs_graph(CFG, wildcards.system, wildcards.arm):
-        inputs["graph"] = f"results/graph/{corpus}.json"
-    return {**inputs, **system_venv(wildcards)}
+@functools.cache  # asked once per input and parameter of each evaluate_arm job
+def _cell(dataset, system, arm):
+    return experiment.cell(CFG, dataset, system, arm)
+
+
+def cell(wildcards):
+    """The plan of an evaluation cell (experiment.cell): what `crmatrix run` builds and reads too."""
+    return _cell(wildcards.dataset, wildcards.system, wildcards.arm)
 
 
 def split_inputs(wildcards):

@@ -1,6 +1,32 @@
+# A dataset's queries embedded once per model, read by every arm's evaluation (none loads a model).
+rule embed_queries:
+    input:
+        tasks="results/datasets/{dataset}.jsonl",
+        model="results/models/{model}",
+    output:
+        directory("results/queries/{dataset}/{model}"),
+    log:
+        "logs/embed_queries/{dataset}/{model}.log",
+    benchmark:
+        "logs/benchmarks/embed_queries/{dataset}/{model}.tsv"
+    conda:
+        "../../envs/crmatrix.yaml"
+    threads: CFG["embed_threads"]
+    # loads the model (at most the index build's, which holds it and a corpus's texts)
+    resources:
+        mem_mb=2048,
+        runtime=20,
+    params:
+        code=code("embed_queries"),
+        embed_threads=CFG["embed_threads"],
+    script:
+        "../scripts/embed_queries.py"
+
+
+# What a cell reads and the parameters it takes are its plan (experiment.cell), as in `crmatrix run`.
 rule evaluate_arm:
     input:
-        unpack(evaluate_inputs),
+        unpack(lambda wc: cell(wc).inputs),
     output:
         run="results/runs/{dataset}/{system}/{arm}.json",
         trec=directory("results/trec/{dataset}/{system}/{arm}"),
@@ -11,17 +37,17 @@ rule evaluate_arm:
     conda:
         "../../envs/crmatrix.yaml"
     threads: 1
-    # loads an index (vectors, BM25) and the model to embed queries, or runs a peer's server
+    # maps an index (vectors, BM25) and reads the query vectors, or runs a peer's server
     resources:
         mem_mb=2048,
         runtime=evaluate_minutes,
     params:
         code=code("evaluate_arm"),
-        system=job_system,
-        env=lambda wc: experiment.arm_env(CFG, wc.arm),
-        top_k=CFG["top_k"],
-        split=lambda wc: experiment.dataset_split(CFG, wc.dataset),
-        home=home_dir,
+        system_conf=lambda wc: cell(wc).params["system_conf"],
+        env=lambda wc: cell(wc).params["env"],
+        top_k=lambda wc: cell(wc).params["top_k"],
+        split=lambda wc: cell(wc).params["split"],
+        home_dir=lambda wc: cell(wc).params["home_dir"],
         embed_threads=CFG["embed_threads"],
     script:
         "../scripts/evaluate_arm.py"

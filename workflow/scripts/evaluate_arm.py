@@ -3,26 +3,17 @@ from crmatrix.stages import evaluate_arm
 
 with jobs.job(snakemake.log[0], snakemake.output):
     evaluate_arm.run(
-        tasks=snakemake.input.tasks,
-        grep=snakemake.input.grep,
-        symbols=snakemake.input.symbols,
-        manifest=snakemake.input.manifest,
-        tree=snakemake.input.tree,
-        dataset_file=snakemake.input.dataset_file,
-        index=snakemake.input.get("index"),
-        model=snakemake.input.get("model"),
-        graph=snakemake.input.get("graph"),
+        **dict(snakemake.input.items()),  # as its plan names them (experiment.cell)
         cache_dir=locations.cache_dir(),
         out=snakemake.output.run,
         trec_dir=snakemake.output.trec,
         dataset=snakemake.wildcards.dataset,
         system=snakemake.wildcards.system,
-        system_conf=dict(snakemake.params.system),
+        system_conf=dict(snakemake.params.system_conf),
         arm=snakemake.wildcards.arm,
         env=dict(snakemake.params.env),
         top_k=snakemake.params.top_k,
-        threads=snakemake.params.embed_threads,
-        home_dir=snakemake.params.home,
-        venv=snakemake.input.get("venv"),
         split=dict(snakemake.params.split),
+        home_dir=snakemake.params.home_dir,
+        threads=snakemake.params.embed_threads,
     )

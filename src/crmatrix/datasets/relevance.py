@@ -68,8 +68,31 @@ def ranked_units(gold: dict, hits: list[Hit]) -> list[tuple[str, bool]]:
     return [(p, p in gold["file_set"]) for p in files]
 
 
+def _keys(gold: dict) -> tuple[str, list[str]]:
+    """What a relevant symbol must have, by kind of gold: one of these names, or one of these paths."""
+    kind = gold.get("type")
+    if kind == "file_set":
+        return "path", list(gold["file_set"])
+    if kind == "docs":
+        return "path", list(gold["documents"])
+    if kind == "needle":
+        return "path", [span[0] for span in gold["equivalent"]]
+    return "name", [name for name, _ in _golds(gold)]
+
+
 def qrels(tasks: list[Task], symbols: list[Symbol]) -> dict[str, list[str]]:
-    """Everything that counts as a hit for each task (so recall and TREC tools see the same gold)."""
-    return {t.task_id: relevant_ids(t.gold, symbols) for t in tasks}
+    """Everything that counts as a hit for each task (so recall and TREC tools see the same gold).
+    Each task looks at the symbols of its gold's names or paths only (in corpus order), so a
+    dataset of hundreds of tasks costs one pass over the corpus, not one per task."""
+    positions: dict[tuple[str, str], list[int]] = {}
+    for i, s in enumerate(symbols):
+        positions.setdefault(("name", s.name), []).append(i)
+        positions.setdefault(("path", s.path), []).append(i)
+    out = {}
+    for t in tasks:
+        field, keys = _keys(t.gold)
+        candidates = sorted({i for k in keys for i in positions.get((field, k), ())})
+        out[t.task_id] = relevant_ids(t.gold, [symbols[i] for i in candidates])
+    return out
 
 

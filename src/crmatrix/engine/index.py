@@ -1,8 +1,10 @@
 """The builtin engine's index of one corpus under one set of index-time knobs.
 
-An index is the embedding text of every symbol and its vector. Vectors come from the
-content-addressed cache, keyed by (model sha256, text sha256), so an index whose knobs
-leave most texts unchanged embeds only the texts that changed.
+An index is the embedding text of every symbol and its vector, and the corpus's BM25
+(`crmatrix.engine.bm25`), built once here rather than in every evaluation. Vectors come
+from the content-addressed cache, keyed by (model sha256, text sha256), so an index whose
+knobs leave most texts unchanged embeds only the texts that changed. An evaluation
+memory-maps the arrays: they are never written after the build, and most of BM25's go unread.
 """
 
 from __future__ import annotations
@@ -15,18 +17,13 @@ import numpy as np
 from crmatrix import CrmatrixError, atomic
 from crmatrix.embed.backends import load_embedder
 from crmatrix.embed.cache import SUBDIR, EmbeddingCache, embed_with_cache, text_sha
+from crmatrix.embed.models import read_model
+from crmatrix.engine.bm25 import BM25Index
 from crmatrix.engine.embedtext import embedding_text
 from crmatrix.engine.knobs import Knobs
 from crmatrix.symbols import Symbol, symbols_hash
 
-MODEL_META = "model.json"
-
-
-def read_model(model_dir: Path) -> dict:
-    path = Path(model_dir) / MODEL_META
-    if not path.is_file():
-        raise CrmatrixError(f"{path}: not a prepared model (no {MODEL_META})")
-    return atomic.read_json(path)
+BM25_DIR = "bm25"
 
 
 def build(symbols: list[Symbol], knobs: Knobs, model_dir: Path, cache_dir: Path, out: Path,
@@ -46,6 +43,7 @@ def build(symbols: list[Symbol], knobs: Knobs, model_dir: Path, cache_dir: Path,
                                                 "text_sha": text_sha(t), "text": t}
                                                for s, t in zip(symbols, texts, strict=True)])
         atomic.write_json(d / "meta.json", meta)
+        BM25Index.build(symbols).save(d / BM25_DIR)
     return meta
 
 
@@ -69,7 +67,7 @@ def load(index_dir: Path, symbols: list[Symbol], knobs: Knobs, model_dir: Path) 
         raise CrmatrixError(f"{index_dir}: built with model {meta['model']['sha256'][:12]}, but the arm's model "
                             f"{model_dir} is {model['sha256'][:12]}")
     try:
-        vectors = np.load(index_dir / "vectors.npy")
+        vectors = np.load(index_dir / "vectors.npy", mmap_mode="r")
     except (OSError, ValueError) as e:
         raise CrmatrixError(f"{index_dir / 'vectors.npy'}: unreadable ({e}); delete the index and run again") from None
     if vectors.shape != (len(symbols), model["dim"]):
@@ -78,13 +76,9 @@ def load(index_dir: Path, symbols: list[Symbol], knobs: Knobs, model_dir: Path) 
     return vectors, meta
 
 
-def query_encoder(model_dir: Path, cache_dir: Path, threads: int | None = None):
-    """Embeds queries through the same cache, so every arm after the first pays nothing."""
-    model = read_model(model_dir)
-    cache = EmbeddingCache(Path(cache_dir) / SUBDIR)
-
-    def encode(queries: list[str]) -> np.ndarray:
-        return embed_with_cache(queries, lambda: load_embedder(model, Path(model_dir), threads),
-                                model["sha256"], cache)[0]
-
-    return encode
+def load_bm25(index_dir: Path, symbols: list[Symbol]) -> BM25Index:
+    """The BM25 stored with the index (`load` checked which symbols it was built from)."""
+    path = Path(index_dir) / BM25_DIR
+    if not path.is_dir():
+        raise CrmatrixError(f"{index_dir}: holds no BM25 (built by an older crmatrix); delete the index and run again")
+    return BM25Index.load(path, len(symbols))

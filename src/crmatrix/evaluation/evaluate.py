@@ -14,7 +14,7 @@ import numpy as np
 
 from crmatrix import CrmatrixError
 from crmatrix.atomic import dumps_canonical
-from crmatrix.datasets.relevance import ranked_units, relevant_ids
+from crmatrix.datasets.relevance import qrels, ranked_units
 from crmatrix.datasets.tasks import Task
 from crmatrix.evaluation import metrics, tokenbench
 from crmatrix.evaluation.tokens import count_tokens
@@ -171,7 +171,7 @@ def evaluate(system: System, tasks: list[Task], symbols: list[Symbol], methods: 
         except QueryFailure as e:
             raise CrmatrixError(f"prepare: {e}") from None
         prepare_s = guard.last_elapsed_s
-    n_relevant = {t.task_id: len(relevant_ids(t.gold, symbols)) for t in tasks}  # the same for every method
+    n_relevant = {task: len(ids) for task, ids in qrels(tasks, symbols).items()}  # the same for every method
     results, ranked = {}, {}
     for m in methods:
         results[m], ranked[m] = run_method(system, tasks, n_relevant, m, k, guard)

@@ -1,10 +1,13 @@
 """What a validated matrix config means for the DAG: the model and index each arm uses,
-which arm builds each index, and each arm's variables in their parsed form.
+which arm builds each index, each arm's variables in their parsed form, and the plan of
+one evaluation cell (`cell`).
 
 The workflow and the CLI both ask these questions; answering them here keeps one answer.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from crmatrix import CrmatrixError, atomic
 from crmatrix.analysis import check
@@ -100,6 +103,61 @@ def needs_graph(cfg: dict, system: str, arm: str) -> bool:
     """Whether the builtin engine reads the corpus's graph under this arm: only when the arm
     expands over it, so a graph edit re-runs no arm that does not."""
     return cfg["systems"][system]["type"] == "builtin" and knobs.resolve(cfg["arms"][arm], None).graph_expand
+
+
+def home_dir(root: str, system: str, where: dict[str, str]) -> str:
+    """An external system's own HOME for one job (a tool's caches and state): a directory per
+    system, and in it one per job, named by the job's other wildcards (`where`)."""
+    return f"{root}/home/{system}/" + "/".join(f"{k}={v}" for k, v in sorted(where.items()))
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One evaluation (dataset × system × arm) as `stages.evaluate_arm.run` takes it: the
+    files it reads (`inputs`: tasks, grep, dataset_file, tree, manifest, symbols; and as the
+    system and arm need them index, model, query_vectors, graph, venv), the other arguments
+    its result depends on (`params`: system_conf, env, top_k, split, home_dir), and where it
+    writes (`outputs`: run, trec_dir). Each key is the stage's argument of that name."""
+
+    dataset: str
+    system: str
+    arm: str
+    corpus: str
+    inputs: dict[str, str]
+    params: dict
+    outputs: dict[str, str]
+
+
+def cell(cfg: dict, dataset: str, system: str, arm: str, root: str = "results") -> Cell:
+    """The plan of one cell, its files under `root` (the workflow's results/; `crmatrix run`'s
+    scratch directory), except a system's installed environment, which is where the workflow
+    keeps it."""
+    conf = cfg["systems"][system]
+    corpus = cfg["datasets"][dataset]["corpus"]
+    inputs = {
+        "tasks": f"{root}/datasets/{dataset}.jsonl",
+        "grep": f"{root}/tokenbench/{dataset}.json",
+        "dataset_file": cfg["datasets"][dataset]["file"],
+        "tree": f"{root}/corpora/{corpus}/tree",
+        "manifest": f"{root}/corpora/{corpus}/manifest.json",
+        "symbols": f"{root}/symbols/{corpus}.jsonl",
+    }
+    if needs_index(conf):
+        inputs["index"] = f"{root}/index/{corpus}/{system}/{index_key(cfg, conf, arm, corpus)}"
+        if conf["type"] == "builtin":
+            model = arm_model(cfg, arm)
+            inputs["model"] = f"{root}/models/{model}"
+            inputs["query_vectors"] = f"{root}/queries/{dataset}/{model}"
+    if needs_graph(cfg, system, arm):
+        inputs["graph"] = f"{root}/graph/{corpus}.json"
+    venv = venv_dir(cfg, system)
+    if venv is not None:
+        inputs["venv"] = venv
+    params = {"system_conf": job_conf(conf), "env": arm_env(cfg, arm), "top_k": cfg["top_k"],
+              "split": dataset_split(cfg, dataset),
+              "home_dir": home_dir(root, system, {"dataset": dataset, "arm": arm})}
+    outputs = {"run": f"{root}/runs/{dataset}/{system}/{arm}.json", "trec_dir": f"{root}/trec/{dataset}/{system}/{arm}"}
+    return Cell(dataset, system, arm, corpus, inputs, params, outputs)
 
 
 def retrieval_datasets(cfg: dict) -> list[str]:

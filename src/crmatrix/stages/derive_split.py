@@ -10,6 +10,7 @@ from crmatrix import atomic, graph
 from crmatrix.corpora.languages import dominant_language
 from crmatrix.datasets import registry, relevance, splits
 from crmatrix.datasets.tasks import Task
+from crmatrix.embed.queries import query_encoder
 from crmatrix.engine import Engine, index, knobs
 from crmatrix.evaluation import trec
 from crmatrix.stages import prepare_dataset
@@ -25,7 +26,7 @@ def run(*, file: Path, fmt: str, split: str, corpus_name: str, manifest: Path, s
     base = loaded.tasks
     kn = knobs.resolve(env, dominant_language(man))
     vectors, _ = index.load(Path(index_dir), syms, kn, Path(model))
-    dense = Engine(syms, kn, vectors, index.query_encoder(Path(model), Path(cache_dir), threads))
+    dense = Engine(syms, kn, vectors, query_encoder(Path(model), Path(cache_dir), threads))
     tasks = splits.derive(split, base, syms, graph.read(Path(graph_file), syms), dense, str(file))
     atomic.write_jsonl(Path(out), [t.to_dict() for t in tasks])
     if qrels is not None:

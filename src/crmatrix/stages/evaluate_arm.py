@@ -18,13 +18,16 @@ def run(*, tasks: Path, symbols: Path, manifest: Path, tree: Path, dataset_file:
         index: Path | None = None, model: Path | None = None, cache_dir: Path | None = None,
         threads: int | None = None, trec_dir: Path | None = None, home_dir: Path | None = None,
         graph: Path | None = None, venv: Path | None = None, split: dict | None = None,
-        grep: Path | None = None) -> dict:
-    """`home_dir`: an external system's own HOME (the workflow's results/home/{system}); None
+        grep: Path | None = None, query_vectors: Path | None = None) -> dict:
+    """The files and parameters are what `crmatrix.pipeline.experiment.cell` plans for the cell.
+    `home_dir`: an external system's own HOME (the workflow's results/home/{system}); None
     gives it a temporary one for this job. `graph`: the corpus's reference graph, for arms
-    that expand along it. `venv`: the environment the system's `install` made. `split`: which
-    of the file's tasks `tasks` holds ({split, seed}, experiment.dataset_split; None: all); on a
-    test split the ledger must not hold the config yet (crmatrix.datasets.ledger). `grep`: the dataset's
-    grep-and-read baseline (stages.grep_baseline; None: grep here, as a one-off CLI run does)."""
+    that expand along it. `query_vectors`: the dataset's queries embedded with the arm's
+    model (stages.embed_queries; None: the builtin embeds them here). `venv`: the environment
+    the system's `install` made. `split`: which of the file's tasks `tasks` holds ({split, seed},
+    experiment.dataset_split; None: all); on a test split the ledger must not hold the config
+    yet (crmatrix.datasets.ledger). `grep`: the dataset's grep-and-read baseline
+    (stages.grep_baseline; None: grep here)."""
     split = split or {"split": "all", "seed": None}
     syms = read_symbols(symbols)
     man = atomic.read_json(manifest)
@@ -34,6 +37,7 @@ def run(*, tasks: Path, symbols: Path, manifest: Path, tree: Path, dataset_file:
     ctx = SystemContext(Path(tree), man, syms, env, system_conf.get("options", {}),
                         index_dir=Path(index) if index else None, cache_dir=Path(cache_dir) if cache_dir else None,
                         threads=threads, model_dir=Path(model) if model else None,
+                        query_vectors=Path(query_vectors) if query_vectors else None,
                         graph_file=Path(graph) if graph else None,
                         home_dir=Path(home_dir) if home_dir else None, venv_dir=Path(venv) if venv else None,
                         timeout_s=guard.timeout_s, name=system)

@@ -16,19 +16,25 @@ class BuiltinSystem:
 
     def __init__(self, ctx):
         from crmatrix import graph
+        from crmatrix.embed import queries
         from crmatrix.engine import index, knobs
 
         # Auto gating follows the corpus's dominant language unless the arm names one.
         self.knobs = knobs.resolve(ctx.env, dominant_language(ctx.manifest))
-        vectors, encode, self.index_meta = None, None, None
+        vectors, encode, bm25, self.index_meta = None, None, None, None
         if ctx.index_dir is not None:
             if ctx.model_dir is None:
                 raise CrmatrixError(f"{ctx.index_dir}: an index needs the arm's prepared model directory")
             vectors, self.index_meta = index.load(ctx.index_dir, ctx.symbols, self.knobs, ctx.model_dir)
-            encode = index.query_encoder(ctx.model_dir, ctx.cache_dir, ctx.threads)
+            bm25 = index.load_bm25(ctx.index_dir, ctx.symbols)
+            # the queries embedded once for every arm (no model loaded here), else embedded now
+            if ctx.query_vectors is not None:
+                encode = queries.reader(ctx.query_vectors, self.index_meta["model"]["sha256"])
+            else:
+                encode = queries.query_encoder(ctx.model_dir, ctx.cache_dir, ctx.threads)
         self.graph = graph.read(ctx.graph_file, ctx.symbols) if ctx.graph_file is not None else None
         self.engine = Engine(ctx.symbols, self.knobs, vectors, encode,
-                             self.graph.neighbours(ctx.symbols) if self.graph is not None else None)
+                             self.graph.neighbours(ctx.symbols) if self.graph is not None else None, bm25)
 
     @classmethod
     def needs_index(cls, conf: dict) -> bool:

@@ -35,6 +35,7 @@ class SystemContext:
     cache_dir: Path | None = None  # the shared embedding cache
     threads: int | None = None
     model_dir: Path | None = None  # the prepared model the arm names, when the builtin's index needs one
+    query_vectors: Path | None = None  # the dataset's queries embedded with that model (crmatrix.embed.queries)
     graph_file: Path | None = None  # the corpus's reference graph (crmatrix.graph), when the job needs it
     home_dir: Path | None = None  # an external system's own HOME and caches (see sandbox)
     venv_dir: Path | None = None  # the virtual environment the system's `install` made (crmatrix.systems.install)

@@ -9,8 +9,8 @@ from crmatrix import CrmatrixError
 from crmatrix.corpora import pins
 from crmatrix.corpora.tree import select_files
 from crmatrix.datasets import astequiv, registry, relevance
+from crmatrix.datasets.citations import resolve_path
 from crmatrix.datasets.records import read_records
-from crmatrix.datasets.sweqa import resolve
 from crmatrix.hits import Hit
 from crmatrix.symbols.extract import extract_documents, extract_files
 
@@ -123,7 +123,7 @@ PATHS = ["src/flask/app.py", "src/flask/sansio/app.py", "src/flask/json/provider
     ("views.py", None, []),
 ])
 def test_citations_resolve_by_path_then_suffix_then_basename(cited, found, candidates):
-    assert resolve(cited, PATHS) == (found, candidates)
+    assert resolve_path(cited, PATHS) == (found, candidates)
 
 
 def sweqa_manifest(repo="https://github.com/pallets/flask", commit=FLASK_COMMIT):
@@ -169,15 +169,18 @@ def test_a_hub_dataset_offline_is_one_clear_error(monkeypatch):
                             "hub access is off (HF_DATASETS_OFFLINE=1); set HF_DATASETS_OFFLINE=0 to download it")
 
 
-def test_a_malformed_jsonl_row_is_named(tmp_path):
+def test_an_empty_file_a_broken_line_and_a_bad_field_are_one_line_naming_the_file(tmp_path):
     p = tmp_path / "bad.jsonl"
-    p.write_text('{"question": "q", "answer": "a"}\n{"question": \n')
-    with pytest.raises(CrmatrixError, match=rf"^{p}: not readable as json: ArrowInvalid: JSON parse error"):
-        registry.load(p, "swe-qa", "c", sweqa_manifest(), [])
-    p.write_text('{"question": "q", "answer": 3}\n')
-    with pytest.raises(CrmatrixError) as e:
-        registry.load(p, "swe-qa", "c", sweqa_manifest(), [])
-    assert str(e.value) == f"{p}: row 0: field 'answer' must be a non-empty string, got 3"
+    for text, error in [
+        ("", "empty file"),
+        ("\n\n", "empty file"),
+        ('{"question": "q", "answer": "a"}\n{"question": \n', "line 2: not JSON: Expecting value at column 14"),
+        ('{"question": "q", "answer": 3}\n', "row 0: field 'answer' must be a non-empty string, got 3"),
+    ]:
+        p.write_text(text)
+        with pytest.raises(CrmatrixError) as e:
+            registry.load(p, "swe-qa", "c", sweqa_manifest(), [])
+        assert str(e.value) == f"{p}: {error}"
 
 
 @pytest.fixture(scope="module")
@@ -192,16 +195,23 @@ def test_swe_qa_flask_real_data(flask_tree):
     manifest, symbols = flask_tree
     loaded = registry.load_all(SWE_QA, "swe-qa", "flask", manifest, symbols)
     s = loaded.summary("swe-qa")
-    assert (s["tasks"], s["dropped"]) == (48, 13)
-    assert s["dropped_by_reason"] == {"absent citation": 4, "ambiguous citation": 9}
-    assert loaded.dropped[1] == {"row": 1, "reason": "ambiguous citation",
-                                 "detail": "blueprints.py: 2 files "
-                                           "(src/flask/blueprints.py, src/flask/sansio/blueprints.py)"}
-    gold = {t.task_id: t.gold["file_set"] for t in loaded.tasks}
-    assert gold["q000"] == ["src/flask/json/provider.py", "tests/test_json.py"]
+    assert (s["tasks"], s["dropped"]) == (48, 334)
+    assert s["dropped_by_reason"] == {"absent citation": 4, "ambiguous citation": 9, "ambiguous name": 64,
+                                      "unresolved name": 257}
+    assert loaded.dropped[:3] == [
+        {"row": 0, "reason": "absent citation", "detail": "app.json: no such file"},
+        {"row": 0, "reason": "unresolved name", "detail": "ensure_ascii: no definition or module"},
+        {"row": 0, "reason": "ambiguous name",
+         "detail": "dumps: 3 files (src/flask/json/__init__.py, src/flask/json/provider.py, src/flask/json/tag.py)"}]
+    gold = {t.task_id: t.gold for t in loaded.tasks}
+    # cited by path, and `json.dumps` by name: the module flask.json's function
+    assert gold["q000"]["file_set"] == ["src/flask/json/__init__.py", "src/flask/json/provider.py",
+                                        "tests/test_json.py"]
+    assert gold["q000"]["citations"][2:] == [{"name": "DefaultJSONProvider", "file": "src/flask/json/provider.py"},
+                                             {"name": "json.dumps", "file": "src/flask/json/__init__.py"}]
     # row 1 cites `blueprints.py` (two files: dropped) and `sansio/scaffold.py` by path and suffix
-    assert gold["q001"] == ["src/flask/sansio/blueprints.py", "src/flask/sansio/scaffold.py"]
-    assert gold["q003"] == ["docs/errorhandling.rst", "src/flask/debughelpers.py"]
+    assert gold["q001"]["file_set"] == ["src/flask/sansio/blueprints.py", "src/flask/sansio/scaffold.py"]
+    assert gold["q003"]["file_set"] == ["docs/errorhandling.rst", "src/flask/debughelpers.py"]
     assert {t.stratum for t in loaded.tasks} == {"pallets/flask"}
 
 

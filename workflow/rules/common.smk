@@ -334,9 +334,13 @@ def audit_files():
 
 def matrix_outputs():
     """What `all` builds: the phase matrix and its charts, the release/candidate gate, every
-    run's tracking, each dataset's audit, and the call-graph table when the config has edge datasets.
+    run and its tracking, each dataset's audit, and the call-graph table when the config has
+    edge datasets. The runs are named themselves: Snakemake plans a missing file only for a
+    target or a job that runs anyway, so a run a failed job removed would otherwise stay
+    missing under a matrix that still shows it.
     """
     out = [
+        *run_files(),
         "results/matrix/phase-matrix.json",
         "results/matrix/phase-matrix.md",
         "results/plots/index.html",
@@ -374,11 +378,13 @@ def slice_retrieval_datasets(name):
 
 
 def slice_targets(name):
+    """A slice's outputs, its runs named themselves as in matrix_outputs."""
     sl, out = SLICES[name], []
     for c in sl["corpora"]:
         out += [f"results/corpora/{c}/manifest.json", f"results/symbols/{c}.jsonl"]
     if sl["cells"]:
         out += [
+            *slice_runs(name),
             f"results/matrix/slices/{name}/phase-matrix.json",
             f"results/matrix/slices/{name}/phase-matrix.md",
         ]

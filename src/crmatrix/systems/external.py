@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from crmatrix import CrmatrixError, atomic
+from crmatrix import CrmatrixError, atomic, integrity
 from crmatrix.systems import hitmap, sandbox, templates
 from crmatrix.systems.answers import BLOB, Answer, QueryFailure
 
@@ -94,6 +94,8 @@ class ExternalSystem:
         return True
 
     def __init__(self, ctx):
+        if ctx.index_dir is not None:  # before anything is started or made for the job
+            integrity.verify(ctx.index_dir)
         self.ctx = ctx
         self.options = ctx.options
         self.RESPONSE = self.options["response"]
@@ -161,4 +163,5 @@ def build_index(conf: dict, *, corpus_dir: Path, env: dict[str, str], out: Path,
     info = {"argv": options["index"], "env": dict(sorted(index_vars.items())),
             "seconds": round(time.perf_counter() - t0, 3), "stdout_tail": stdout[-2000:]}
     atomic.write_json(out / INDEX_INFO, info)
+    integrity.record(out)
     return info

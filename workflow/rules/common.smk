@@ -13,6 +13,7 @@ from crmatrix.pipeline import experiment
 from crmatrix.systems import install
 from crmatrix.datasets import ledger
 from crmatrix.pipeline import locations
+from crmatrix.pipeline import rescoring
 from crmatrix.pipeline import sweeps
 from crmatrix.pipeline import slices as crslices
 from crmatrix.pipeline.codehash import stage_hash
@@ -241,6 +242,32 @@ def dataset_corpus(wildcards):
 
 # system -> the arms it takes part in (config `arms:` of the system; default all)
 SYSTEM_ARMS = {s: experiment.system_arms(CFG, CFG["systems"][s]) for s in SYSTEMS}
+
+
+def refuse_rescoring(dag):
+    """Run before any job (the Snakefile's onstart), so before Snakemake removes a run it
+    would replace: a planned scoring of a test split the ledger holds is refused here.
+    """
+    jobs = list(dag.needrun_jobs())
+    planned = [
+        rescoring.Planned(
+            run=job.output.run,
+            dataset=job.wildcards.dataset,
+            split=job.params.split["split"],
+            dataset_file=Path(job.input.dataset_file),
+            system_conf=dict(job.params.system),
+            env=dict(job.params.env),
+            model_dir=Path(job.input.model) if job.input.get("model") else None,
+        )
+        for job in jobs
+        if job.rule.name == "evaluate_arm"
+    ]
+    try:
+        rescoring.refuse(
+            planned, {Path(f) for job in jobs for f in job.output}, ledger.forced()
+        )
+    except CrmatrixError as e:
+        sys.exit(f"crmatrix: {e}")
 
 
 def cells(pattern):

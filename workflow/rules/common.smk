@@ -22,8 +22,10 @@ from crmatrix.datasets.registry import written_by
 from crmatrix.plots import names as plot_names
 from crmatrix.systems.registry import answers_calls, needs_index
 
+# The file(s) the config was read from, for its errors and warnings.
+CONFIG_SOURCE = ", ".join(map(str, workflow.configfiles)) or "config"
 try:
-    CFG = crconfig.validate(config, source="config")
+    CFG = crconfig.validate(config, source=CONFIG_SOURCE)
     # system -> its own environment, for the systems the workflow installs (keyed by what it holds)
     VENVS = {
         s: experiment.venv_dir(CFG, s)
@@ -36,7 +38,7 @@ except CrmatrixError as e:
 for _warning in crconfig.clamp_warnings(
     CFG
 ):  # a valid config, but an arm that measures another value
-    print(f"crmatrix: warning: config: {_warning}", file=sys.stderr)
+    print(f"crmatrix: warning: {CONFIG_SOURCE}: {_warning}", file=sys.stderr)
 locations.export(CFG)
 install.export_sources(CFG)
 ledger.export(

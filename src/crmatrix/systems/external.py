@@ -8,6 +8,7 @@ find_symbol, args: {name: "{query}"}}}`); without it the one method is `search`.
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 import time
@@ -92,6 +93,27 @@ class ExternalSystem:
     @classmethod
     def needs_tool(cls, options: dict) -> bool:
         return True
+
+    @classmethod
+    def argvs(cls, options: dict) -> dict[str, list | None]:
+        """Every argv template the system runs, by its option's key (None: not given)."""
+        return {"index": options.get("index")}
+
+    @classmethod
+    def check_programs(cls, conf: dict) -> None:
+        """Each program the system runs is on this host's PATH (or at its absolute path), so a
+        missing one stops `crmatrix validate`, not the first query. Not checked: one the workflow
+        installs (`install:`), one a placeholder names, one relative to the system's `cwd`."""
+        if conf.get("install"):
+            return
+        for key, argv in cls.argvs(conf["options"]).items():
+            program = argv[0] if argv else None
+            if program is None or templates.names(program) or (os.sep in program and not os.path.isabs(program)):
+                continue
+            if shutil.which(program) is None:
+                raise CrmatrixError(f"options.{key}[0]: {program!r} is not a program on PATH, and the system "
+                                    "installs nothing (expected an executable on PATH, its absolute path, or "
+                                    "install: {pip: NAME==VERSION})")
 
     def __init__(self, ctx):
         if ctx.index_dir is not None:  # before anything is started or made for the job

@@ -40,7 +40,8 @@ from crmatrix.engine import Engine, index, knobs
 from crmatrix.engine.embedtext import embedding_text
 from crmatrix.graph import extract as graph_extract
 from crmatrix.stages import fetch_corpus, prepare_model
-from crmatrix.symbols import extract_files, read_symbols
+from crmatrix.symbols import read_symbols
+from crmatrix.symbols.extract import extract_files
 
 ROOT = Path(__file__).resolve().parents[1]
 MIRROR = ROOT.parent / "shared" / "corpora"

@@ -1,3 +1,4 @@
+import json
 import os
 import shutil
 import subprocess
@@ -28,10 +29,9 @@ def git(cwd: Path, *args: str) -> str:
     return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True, env=env).stdout.strip()
 
 
-@pytest.fixture
-def two_commit_repo(tmp_path: Path) -> tuple[Path, str, str]:
-    """A git repository whose first commit has `pkg/core.py`; the second changes and adds files."""
-    repo = tmp_path / "repo"
+def make_two_commit_repo(repo: Path) -> tuple[Path, str, str]:
+    """A git repository at `repo` whose first commit has `pkg/core.py`; the second changes and adds
+    files. Returns it with the two commits (the same hashes every time: the dates are fixed)."""
     (repo / "pkg").mkdir(parents=True)
     git(repo, "init", "-q", "-b", "main")
     (repo / "pkg" / "core.py").write_text(
@@ -47,6 +47,11 @@ def two_commit_repo(tmp_path: Path) -> tuple[Path, str, str]:
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "second")
     return repo, first, git(repo, "rev-parse", "HEAD")
+
+
+@pytest.fixture
+def two_commit_repo(tmp_path: Path) -> tuple[Path, str, str]:
+    return make_two_commit_repo(tmp_path / "repo")
 
 
 def snakemake_cmd(workdir: Path, snakefile: Path = ROOT / "Snakefile") -> list[str]:
@@ -67,3 +72,14 @@ def copy_tree():
         return dst
 
     return _copy
+
+
+def chart_spec(page: Path) -> dict:
+    """The Vega-Lite spec a chart's HTML page (crmatrix.plots.style.page) draws."""
+    text = page.read_text(encoding="utf-8")
+    return json.loads(text[text.index('vegaEmbed("#vis", ') + 18:text.rindex(', {"mode": "vega-lite"})')])
+
+
+def chart_data(spec: dict) -> list[dict]:
+    """A chart's table: the largest of its inline data sets (a layer may draw a filtered copy)."""
+    return max(spec["datasets"].values(), key=len)

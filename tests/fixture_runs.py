@@ -8,7 +8,13 @@ The ranks are chosen so that the statistics can be worked out on paper:
 
 from __future__ import annotations
 
-from crmatrix.evaluation import metrics
+import json
+from pathlib import Path
+
+from crmatrix import atomic
+from crmatrix.datasets import registry
+from crmatrix.evaluation import metrics, tokenbench
+from crmatrix.stages import cell_stats
 
 # dataset -> (language, arm -> first relevant rank per query of the headline method, None = miss)
 RANKS = {
@@ -74,3 +80,70 @@ def run(dataset: str, arm: str, ranks: list, language: str, system: str = "built
 
 def runs() -> list[dict]:
     return [run(d, arm, ranks, lang) for d, (lang, by_arm) in RANKS.items() for arm, ranks in by_arm.items()]
+
+
+# `varied_runs`: the same matrix with every kind of row and note a phase matrix can show.
+ETA = {  # a structural split (Python) on which `stacked` loses a hit: the do-no-harm gate fails
+    "baseline": [1, 2, 3, None, 1, 2],
+    "sparse": [1, 1, 3, None, 1, 2],
+    "stacked": [1, 1, 1, None, None, 2],
+    "auto": [1, 2, 3, None, 1, 2],
+    "strict": [1, 1, 1, None, None, 2],
+}
+def facts(fmt: str) -> dict:
+    """A format's facts as the matrix's jobs get them (crmatrix.pipeline.experiment.matrix_formats)."""
+    return registry.FORMATS.get(fmt).matrix_facts()
+
+
+FORMATS = {d: facts(f) for d, f in {"alpha": "swe-qa", "beta": "swe-qa", "gamma": "repoqa", "eta": "codelens"}.items()}
+SPLITS = {"eta": "structural"}
+
+
+def _find(runs: list[dict], dataset: str, arm: str, system: str = "builtin") -> dict:
+    return next(r for r in runs if (r["dataset"], r["system"], r["arm"]) == (dataset, system, arm))
+
+
+def varied_runs() -> list[dict]:
+    """`runs()` plus a structural split (`eta`, scored on a test split), a second system
+    (`peer`: lexical only, two arms, on alpha), and per run what makes a cell read differently:
+    strata (alpha), a semantic method (hybrid diagnostics on gamma), failed queries, a clamped
+    knob, a blob response and the token benchmark (alpha's hybrid rows)."""
+    out = runs() + [run("eta", arm, ranks, "python") for arm, ranks in ETA.items()]
+    for r in out:
+        if r["dataset"] == "eta":
+            r["provenance"]["dataset"]["split"] = "test"
+        if r["dataset"] == "alpha":
+            for q in r["methods"]["hybrid"]["queries"]:
+                q["stratum"] = "repo-a" if int(q["task_id"][1:]) % 2 else "repo-b"
+            tokenbench.annotate(r["methods"]["hybrid"], {q["task_id"]: {
+                "tokens": 400 + 10 * i, "hit": i % 3 != 0, "files": []}
+                for i, q in enumerate(r["methods"]["hybrid"]["queries"])}, 5)
+        if r["dataset"] == "gamma":  # semantic: lexical's ranks, but the first three queries missed
+            r["methods"]["semantic"] = json.loads(json.dumps(r["methods"]["lexical"]))
+            for q in r["methods"]["semantic"]["queries"][:3]:
+                q["rank"] = None
+    for r in (_find(out, "beta", "sparse"), _find(out, "gamma", "stacked")):
+        r["methods"]["hybrid"]["failures"] = {"crash": 1, "timeout": 0} if r["dataset"] == "beta" else {"timeout": 2}
+    _find(out, "alpha", "strict")["provenance"]["system_run"] = {
+        "knobs": {"notes": ["CODELENS_RANK_SPARSE_THRESHOLD=500 clamped to 90"]}}
+    _find(out, "beta", "auto")["methods"]["hybrid"]["response"] = "blob"
+    for arm in ("baseline", "stacked"):
+        peer = run("alpha", arm, RANKS["alpha"][1][arm][::-1], "python", system="peer")
+        del peer["methods"]["hybrid"]
+        peer["provenance"]["system"]["methods"] = ["lexical"]
+        out.append(peer)
+    return out
+
+
+def cell_files(run_paths: list[Path], baseline: str, headline_method: str, formats: dict[str, str] | None = None
+               ) -> list[Path]:
+    """Each run file's cell statistics as the workflow makes them (stages.cell_stats: the run
+    against the baseline's run of its dataset and system), beside the run as `<name>.cell.json`."""
+    runs = {Path(p): atomic.read_json(Path(p)) for p in run_paths}
+    base = {(r["dataset"], r["system"]): p for p, r in runs.items() if r["arm"] == baseline}
+    out = []
+    for p, r in runs.items():
+        out.append(p.with_suffix(".cell.json"))
+        cell_stats.run(p, None if r["arm"] == baseline else base.get((r["dataset"], r["system"])), headline_method,
+                       (formats or {}).get(r["dataset"]), out[-1])
+    return out

@@ -145,7 +145,7 @@ def repoqa_tasks(path: Path, tmp_path: Path) -> list:
     """Every repository of a RepoQA file written out as its corpus, and its needles' tasks."""
     from crmatrix.corpora.tree import select_files
     from crmatrix.datasets import repoqa
-    from crmatrix.symbols import extract_files
+    from crmatrix.symbols.extract import extract_files
 
     tasks = []
     for entries in json.loads(path.read_text()).values():

@@ -19,8 +19,10 @@ FAKE_SLURM = ROOT / "tests" / "fakes" / "slurm"
 STATUS = PROFILES / "cluster-generic" / "status-sacct.sh"
 # The tiny matrix's jobs: the ones a scheduler gets, and the local rules that run beside Snakemake.
 REMOTE = {"extract_symbols": 2, "prepare_dataset": 2, "grep_baseline": 2, "evaluate_arm": 4}
-LOCAL = {"fetch_corpus": 2, "audit_dataset": 2, "collect_matrix": 1, "gate_candidates": 1, "track_runs": 1,
-         "plot_matrix": 1, "all": 1}
+LOCAL = {"fetch_corpus": 2, "audit_dataset": 2, "cell_stats": 4, "collect_matrix": 1, "gate_candidates": 1,
+         "track_runs": 1,
+         "plot_arms": 2, "plot_transitions": 2, "plot_forest": 1, "plot_heatmap": 1, "plot_latency": 1,
+         "plot_runtime": 1, "plot_gallery": 1, "all": 1}
 # --time and --mem of each remote rule: its declared runtime and mem_mb (evaluate_arm: the
 # default budget_s of 1800 s as 30 minutes, plus 10 for loading)
 SUBMITTED = {"extract_symbols": "--cpus-per-task=1 --mem=1024 --time=20",
@@ -59,6 +61,7 @@ def submissions(state: Path) -> list[tuple[str, str, str]]:
     return out
 
 
+@pytest.mark.slow
 def test_the_matrix_runs_through_the_cluster_generic_profile(matrix, tmp_path):  # noqa: F811
     work, _ = matrix
     state = tmp_path / "slurm"
@@ -83,6 +86,7 @@ def test_the_matrix_runs_through_the_cluster_generic_profile(matrix, tmp_path): 
     assert "Nothing to be done" in smk(work, "--cores", "1", "-n", "all").stdout
 
 
+@pytest.mark.slow
 def test_a_job_that_fails_on_the_cluster_fails_the_run(matrix, tmp_path):  # noqa: F811
     """The status script says `failed` for a job whose script exited non-zero: Snakemake stops
     and shows the job's log, instead of waiting for it."""
@@ -99,28 +103,53 @@ def test_a_job_that_fails_on_the_cluster_fails_the_run(matrix, tmp_path):  # noq
     assert line in proc.stdout + proc.stderr  # show-failed-logs
     rules = {r: (state / f"{i}.rc").read_text() for i, r, _ in submissions(state)}
     assert rules == {"extract_symbols": "0\n", "prepare_dataset": "1\n"}
+    # the status script names the job and gives the scheduler's state and reason, beside Snakemake's error
+    failed = next(i for i, r, _ in submissions(state) if r == "prepare_dataset")
+    assert (f"status-sacct.sh: Slurm job {failed} (crmatrix-prepare_dataset) ended FAILED, reason NonZeroExitCode"
+            in proc.stderr.splitlines())
     assert not (work / "results/datasets/gitds.jsonl").exists()
 
 
-@pytest.mark.parametrize(("sacct", "squeue", "answer"), [
-    ("COMPLETED", "", "success"),
-    ("PENDING", "", "running"),
-    ("RUNNING", "", "running"),
-    ("CANCELLED by 1000", "", "failed"),
-    ("TIMEOUT", "", "failed"),
-    ("OUT_OF_MEMORY", "", "failed"),
-    ("", "PENDING", "running"),  # not in the accounting yet, but queued
-    ("", "", "failed"),  # known to neither
+# sacct and squeue answering one line; squeue, like Slurm's, lists a job that has ended only
+# when asked for every state (-t all)
+FAKE_QUERY = {"sacct": """#!/bin/sh
+echo '{line}' | grep .
+exit 0
+""", "squeue": """#!/bin/sh
+case '{line}' in PENDING*|RUNNING*) ;; *) case " $* " in *" -t all "*) ;; *) exit 0 ;; esac ;; esac
+echo '{line}' | grep .
+exit 0
+"""}
+
+
+@pytest.mark.parametrize(("sacct", "squeue", "answer", "said"), [
+    ("COMPLETED|None|crmatrix-x", "", "success", ""),
+    ("PENDING|Priority|crmatrix-x", "", "running", ""),
+    ("RUNNING|None|crmatrix-x", "", "running", ""),
+    ("CANCELLED by 1000|None|crmatrix-x", "", "failed", "ended CANCELLED by 1000, reason None"),
+    ("TIMEOUT|TimeLimit|crmatrix-x", "", "failed", "ended TIMEOUT, reason TimeLimit"),
+    ("OUT_OF_MEMORY|OutOfMemory|crmatrix-x", "", "failed", "ended OUT_OF_MEMORY, reason OutOfMemory"),
+    # Slurm 22.05 without cgroups, a job killed over its --mem (JobAcctGatherParams=OverMemoryKill)
+    ("FAILED|JobLaunchFailure|crmatrix-x", "", "failed", "ended FAILED, reason JobLaunchFailure"),
+    ("", "PENDING|Priority|crmatrix-x", "running", ""),  # not in the accounting yet, but queued
+    # no accounting (sacct fails), but the controller still holds the finished job
+    ("", "COMPLETED|None|crmatrix-x", "success", ""),
+    ("", "FAILED|NonZeroExitCode|crmatrix-x", "failed", "ended FAILED, reason NonZeroExitCode"),
+    ("", "", "failed", "neither sacct nor squeue knows Slurm job 1234"),
 ])
-def test_the_status_script_reads_slurm_states(tmp_path, sacct, squeue, answer):
+def test_the_status_script_reads_slurm_states(tmp_path, sacct, squeue, answer, said):
+    """One word on stdout for Snakemake; for a failed job one line on stderr with Slurm's state and reason."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     for name, text in (("sacct", sacct), ("squeue", squeue)):
-        (bin_dir / name).write_text(f"#!/bin/sh\n[ -n '{text}' ] && echo '{text}'\nexit 0\n")
+        (bin_dir / name).write_text(FAKE_QUERY[name].format(line=text))
         (bin_dir / name).chmod(0o755)
     env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}"}
     proc = subprocess.run([str(STATUS), "1234;cluster"], capture_output=True, text=True, env=env, timeout=30)
     assert (proc.returncode, proc.stdout) == (0, answer + "\n")
+    if said.startswith("ended"):
+        said = f"Slurm job 1234 (crmatrix-x) {said}"
+    assert proc.stderr == (f"status-sacct.sh: {said}\n" if said else "")
 
 
 def planned(out: str) -> dict[str, int]:

@@ -17,18 +17,35 @@ def modules(stage: str) -> set[str]:
 BASE = {"__init__.py", "atomic.py", "pipeline/__init__.py", "pipeline/jobs.py", "stages/__init__.py"}
 
 
+STATISTICS = {"analysis/__init__.py", "analysis/cells.py", "analysis/stats.py", "evaluation/__init__.py",
+              "evaluation/metrics.py", "datasets/__init__.py", "datasets/ledger.py", "datasets/holdout.py",
+              "datasets/tasks.py"}
+ASSEMBLY = {"analysis/matrix/__init__.py", "analysis/matrix/rows.py", "analysis/matrix/rollups.py",
+            "analysis/matrix/pooling.py", "analysis/matrix/power.py", "analysis/matrix/markdown.py", "analysis/meta.py"}
+
+
 def test_matrix_stage_runs_matrix_stats_and_metrics_only():
-    assert modules("collect_matrix") == BASE | {
-        "stages/collect_matrix.py", "analysis/__init__.py", "analysis/matrix.py", "analysis/stats.py",
-        "analysis/meta.py", "evaluation/__init__.py", "evaluation/metrics.py", "datasets/__init__.py",
-        "datasets/ledger.py", "datasets/holdout.py", "datasets/tasks.py"}
+    assert modules("collect_matrix") == BASE | STATISTICS | ASSEMBLY | {"stages/collect_matrix.py"}
 
 
-def test_plot_stage_runs_the_plots_but_no_statistics():
-    got = modules("plot_matrix")
-    assert {"plots/catalog.py", "plots/forest.py", "plots/style.py", "plots/gallery.py"} <= got
-    # the statistics come in the matrix JSON
-    assert not got & {"analysis/matrix.py", "analysis/stats.py", "analysis/meta.py"}
+def test_a_cell_runs_its_statistics_but_not_the_matrix_so_no_table_edit_recomputes_a_cell():
+    assert modules("cell_stats") == BASE | STATISTICS | {"stages/cell_stats.py"}
+
+
+def test_each_chart_stage_runs_its_own_chart_and_no_statistics():
+    charts = {"plot_arms": "arms", "plot_transitions": "transitions", "plot_forest": "forest", "plot_sweep": "sweep",
+              "plot_heatmap": "heatmap", "plot_latency": "latency"}
+    modules_of_charts = {f"plots/{kind}.py" for kind in charts.values()}
+    for stage, kind in charts.items():
+        got = modules(stage)
+        own = {f"stages/{stage}.py", f"plots/{kind}.py"}
+        assert own | {"plots/sources.py", "plots/frames.py", "plots/style.py"} <= got
+        assert got & modules_of_charts == {f"plots/{kind}.py"}, stage  # another chart's edit leaves this one be
+        assert not any(m.startswith("analysis/") for m in got), stage  # the statistics come in the files handed in
+    # the page and the runtime draw nothing: no chart, no frame, no Altair (style)
+    assert {"plots/gallery.py", "plots/names.py", "plots/power.py"} <= modules("plot_gallery")
+    for stage in ("plot_gallery", "plot_runtime"):
+        assert not modules(stage) & (modules_of_charts | {"plots/frames.py", "plots/style.py", "plots/sources.py"})
 
 
 def test_fetch_runs_pins_and_corpus_but_no_parser_or_engine():
@@ -66,7 +83,7 @@ def test_dataset_stage_runs_no_engine_and_no_system():
 def test_engine_edits_reach_index_and_evaluation_but_not_fetch_or_symbols():
     for stage in ("build_index", "evaluate_arm"):
         assert "engine/lexical.py" in modules(stage)  # via engine/__init__, which every engine import runs
-    for stage in ("fetch_corpus", "extract_symbols", "prepare_model", "collect_matrix"):
+    for stage in ("fetch_corpus", "extract_symbols", "prepare_model", "cell_stats", "collect_matrix"):
         assert not any(m.startswith("engine/") for m in modules(stage)), stage
     assert {"evaluation/evaluate.py", "systems/registry.py", "systems/builtin.py", "systems/mcp.py", "systems/guard.py",
             "evaluation/provenance.py", "evaluation/tokens.py", "evaluation/tokenbench.py",
@@ -96,4 +113,13 @@ def test_hash_changes_with_a_module_in_the_closure_only(tmp_path, monkeypatch):
     assert {s.stem: codehash.stage_hash(s) for s in SCRIPTS.glob("*.py")} == before  # the path is not hashed
     (pkg / "analysis/stats.py").write_text((pkg / "analysis/stats.py").read_text() + "\n# an edit\n")
     after = {s.stem: codehash.stage_hash(s) for s in SCRIPTS.glob("*.py")}
-    assert sorted(s for s in before if before[s] != after[s]) == ["collect_matrix", "gate_candidates"]
+    assert sorted(s for s in before if before[s] != after[s]) == ["cell_stats", "collect_matrix", "gate_candidates"]
+
+
+def test_extraction_rules_are_the_symbols_stage_s_alone():
+    """A stage that reads symbols imports their record only: an edit to how symbols are found
+    re-runs extract_symbols, and what follows it only when the symbols it writes change."""
+    got = {s.stem: modules(s.stem) for s in SCRIPTS.glob("*.py")}
+    assert sorted(s for s, m in got.items() if "symbols/definitions.py" in m) == ["extract_symbols", "withhold_docs"]
+    assert {"symbols/__init__.py", "symbols/record.py"} <= got["build_index"]
+    assert "symbols/grammars.py" not in got["build_index"]

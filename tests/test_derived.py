@@ -15,7 +15,8 @@ from crmatrix.datasets import holdout, registry
 from crmatrix.engine import bm25, knobs, lexical
 from crmatrix.engine.embedtext import embedding_text
 from crmatrix.stages import prepare_dataset
-from crmatrix.symbols import extract_files, read_symbols
+from crmatrix.symbols import read_symbols
+from crmatrix.symbols.extract import extract_files
 
 PYTHON = {
     "src/pkg/io/reader.py": '''import json

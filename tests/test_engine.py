@@ -10,7 +10,8 @@ from test_index_workflow import RUST
 from crmatrix import CrmatrixError
 from crmatrix.engine import Engine, hybrid, index, knobs, sparse
 from crmatrix.stages import prepare_model
-from crmatrix.symbols import Symbol, extract_source
+from crmatrix.symbols import Symbol
+from crmatrix.symbols.extract import extract_source
 
 
 def sym(name, path="src/a.py", sig="", kind="function", line=1, parent=""):
@@ -142,7 +143,7 @@ def test_explicit_zero_beats_auto(model_dir, tmp_path):
 
 def test_vectorized_lexical_and_sparse_equal_the_definitions():
     from crmatrix.engine import lexical
-    from crmatrix.symbols import extract_files
+    from crmatrix.symbols.extract import extract_files
 
     root = Path(lexical.__file__).parents[1]  # this package's own source: always at hand
     syms = extract_files(root, sorted(p.relative_to(root).as_posix() for p in root.rglob("*.py")))

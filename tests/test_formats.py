@@ -12,7 +12,7 @@ from crmatrix.datasets import astequiv, registry, relevance
 from crmatrix.datasets.records import read_records
 from crmatrix.datasets.sweqa import resolve
 from crmatrix.hits import Hit
-from crmatrix.symbols import extract_documents, extract_files
+from crmatrix.symbols.extract import extract_documents, extract_files
 
 FIXTURE = ROOT / "datasets" / "repoqa-fixture.json"
 FLASK_COMMIT = "85c5d93cbd049c4bd0679c36fd1ddcae8c37b642"
@@ -207,6 +207,7 @@ def test_swe_qa_flask_real_data(flask_tree):
 
 # --- DS-1000 --------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 @needs_shared
 def test_ds1000_real_data(tmp_path):
     manifest, symbols = corpus_of(tmp_path, "ds1000", {"file": str(DS1000)})

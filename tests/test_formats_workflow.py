@@ -3,10 +3,12 @@
 
 import json
 
+import pytest
 import yaml
 from conftest import ROOT, SHARED, needs_shared, snakemake
 
 
+@pytest.mark.slow
 @needs_shared
 def test_swe_qa_flask_and_repoqa_in_the_matrix_with_recall_ndcg_and_intervals(tmp_path):
     cfg = {

@@ -7,7 +7,7 @@ import numpy as np
 from crmatrix import graph
 from crmatrix.corpora.languages import language_for
 from crmatrix.graph.extract import build
-from crmatrix.symbols import extract_source
+from crmatrix.symbols.extract import extract_source
 
 FILES = {
     "pkg/__init__.py": "from .base import Base\n",

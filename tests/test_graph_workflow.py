@@ -56,6 +56,7 @@ def graph_work(tmp_path_factory):
     return work, cfg
 
 
+@pytest.mark.slow
 def test_graph_split_gate_and_call_table_end_to_end(graph_work):
     work, _ = graph_work
     g = json.loads((work / "results/graph/rs.json").read_text())

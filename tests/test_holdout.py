@@ -57,7 +57,8 @@ def test_same_seed_same_split_in_any_order_another_seed_another():
 
 
 def test_the_split_is_the_same_in_another_process_whatever_its_hash_seed():
-    code = ("import sys; sys.path.insert(0, 'tests'); from test_holdout import TASKS; from crmatrix import holdout; "
+    code = ("import sys; sys.path.insert(0, 'tests'); from test_holdout import TASKS; "
+            "from crmatrix.datasets import holdout; "
             "print(','.join(t.task_id for t in holdout.select(TASKS, 'small_test', 11)))")
     here = ",".join(t.task_id for t in holdout.select(TASKS, "small_test", 11))
     for hash_seed in ("1", "2"):

@@ -97,6 +97,7 @@ def planned_jobs(work, cfg) -> dict[str, int]:
     return counts
 
 
+@pytest.mark.slow
 def test_arms_share_indexes_by_knobs_not_names(built):
     work, _ = built
     keys = sorted(p.name for p in (work / "results/index/rs/builtin").iterdir())
@@ -124,6 +125,7 @@ def test_query_time_arm_schedules_no_index_and_index_time_arm_one(built):
     assert jobs["build_index"] == 1 and jobs["evaluate_arm"] == 1
 
 
+@pytest.mark.slow
 def test_rerun_gives_byte_identical_statistics(built):
     work, cfg = built
     (work / "config.yaml").write_text(yaml.safe_dump(cfg))
@@ -153,18 +155,26 @@ def project_copy(dest: Path) -> Path:
     return dest
 
 
-# The charts follow the matrix, the trackers the runs.
-AFTER_RUNS = {"collect_matrix": 1, "plot_matrix": 1, "track_runs": 1}
+# A changed run's cell statistics and the matrix of them; the charts of statistics follow the
+# matrix (one dataset, two compared arms; the page holds them all), the latency charts and the
+# trackers the runs.
+CHARTS = {"plot_arms": 1, "plot_transitions": 1, "plot_forest": 2, "plot_heatmap": 1, "plot_latency": 1,
+          "plot_gallery": 1}
+AFTER_RUNS = {"cell_stats": 3, "collect_matrix": 1, "track_runs": 1, **CHARTS}
 
 
 @pytest.mark.parametrize("module, expected", [
-    ("stats.py", {"collect_matrix": 1, "gate_candidates": 1, "plot_matrix": 1}),
-    ("plots/heatmap.py", {"plot_matrix": 1}),
+    ("analysis/stats.py", {"cell_stats": 3, "collect_matrix": 1, "gate_candidates": 1, **CHARTS}),
+    ("analysis/matrix/markdown.py", {"collect_matrix": 1, **CHARTS}),  # no cell's statistics
+    # one chart's code draws that chart again, and the page that holds it
+    ("plots/heatmap.py", {"plot_heatmap": 1, "plot_gallery": 1}),
+    ("plots/forest.py", {"plot_forest": 2, "plot_gallery": 1}),
     ("engine/sparse.py", {"build_index": 2, "evaluate_arm": 3, **AFTER_RUNS}),
     ("embed/cache.py", {"build_index": 2, "evaluate_arm": 3, **AFTER_RUNS}),
     ("datasets/codelens.py", {"prepare_dataset": 1, "grep_baseline": 1, "evaluate_arm": 3, "audit_dataset": 1,
                               **AFTER_RUNS}),
 ])
+@pytest.mark.slow
 def test_a_library_edit_plans_the_stages_that_run_it(built, tmp_path, module, expected):
     work, cfg = built
     (work / "config.yaml").write_text(yaml.safe_dump(cfg))

@@ -103,6 +103,7 @@ def write_config(work: Path, fake: dict, **extra) -> dict:
     return cfg
 
 
+@pytest.mark.slow
 def test_an_installed_peer_runs_its_baseline_arm_from_its_own_environment(work, wheelhouse):
     cfg = write_config(work, FAKE, compare={"knob-as-default": {"release": "builtin", "candidate": "builtin@knob"}})
     env = offline_pip(wheelhouse)
@@ -134,11 +135,15 @@ def test_an_installed_peer_runs_its_baseline_arm_from_its_own_environment(work, 
     # a new version is a new environment, and the peer's index and run follow it
     cfg["systems"]["fake"] = {**FAKE, "install": {"pip": "crmatrix-fake-tool==0.2"}}
     (work / "config.yaml").write_text(yaml.safe_dump(cfg))
-    assert planned(work, env) == {"install_system": 1, "build_system_index": 1, "evaluate_arm": 1,
-                                  "collect_matrix": 1, "plot_matrix": 1, "track_runs": 1}
+    # (and the charts of statistics, which read the matrix: each system's row, builtin's knob, the
+    # heatmap; the latency charts, which read every run; and the page of them all)
+    assert planned(work, env) == {"install_system": 1, "build_system_index": 1, "evaluate_arm": 1, "cell_stats": 1,
+                                  "collect_matrix": 1, "track_runs": 1, "plot_arms": 2, "plot_transitions": 2,
+                                  "plot_forest": 1, "plot_heatmap": 1, "plot_latency": 1, "plot_gallery": 1}
     assert install.venv_dir("fake", {"pip": "crmatrix-fake-tool==0.2"}) != str(venv.relative_to(work))
 
 
+@pytest.mark.slow
 def test_a_failed_install_leaves_no_environment_and_says_why_in_one_line(work, wheelhouse):
     write_config(work, {**FAKE, "install": {"pip": "crmatrix-fake-tool==9.9"}})
     proc = smk(work, "results/runs/d/fake/baseline.json", env=offline_pip(wheelhouse), check=False)
@@ -151,6 +156,7 @@ def test_a_failed_install_leaves_no_environment_and_says_why_in_one_line(work, w
     assert not (work / "results/systems").exists() or not any((work / "results/systems").rglob("*"))
 
 
+@pytest.mark.slow
 def test_a_git_commit_installs_from_a_mirror_bundle_and_runs_where_it_lands(work, tmp_path):
     repo = fake_project(tmp_path / "tool", "0.3")
     git(repo, "init", "-q", "-b", "main")

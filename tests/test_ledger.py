@@ -39,21 +39,24 @@ def test_a_config_is_what_the_score_stands_on_not_names_or_paths():
 def test_runs_are_counted_once_each_and_a_second_scoring_is_refused_unless_forced(tmp_path):
     path = tmp_path / "baselines" / "test-ledger.json"
     book = ledger.read(path)
-    runs = [(fake_run(), "r1"), (fake_run(split="dev"), "r2"), (fake_run(split="all", arm="knob"), "r3")]
+    runs = [ledger.scoring(fake_run(), "r1"), ledger.scoring(fake_run(split="dev"), "r2"),
+            ledger.scoring(fake_run(split="all", arm="knob"), "r3")]
+    assert runs[1:] == [None, None]  # dev and all are no test splits
+    runs = [s for s in runs if s]
     assert ledger.add(book, runs, dt.date(2026, 12, 1)) is True
     # the same run file again (a matrix rebuilt over unchanged runs): nothing to add
     assert ledger.add(book, runs[:1], dt.date(2026, 12, 2)) is False
     ledger.write(book, path)
     key = ledger.run_key(fake_run())
-    assert list(ledger.read(path)["configs"]) == [key]  # dev and all are no test splits
+    assert list(ledger.read(path)["configs"]) == [key]
     ledger.check(ledger.run_key(fake_run(split="small_test")), "d", "small_test", False, path)  # not scored yet
     with pytest.raises(CrmatrixError) as e:
         ledger.check(key, "d", "test", False, path)
     assert str(e.value) == (f"config {key} was scored on test split of d 1 time(s) on 2026-12-01 ({path}); "
                             "iterate on small_dev, or pass --config force_test=true to score it again")
     ledger.check(key, "d", "test", True, path)
-    assert ledger.add(book, [(fake_run(), "r4")], dt.date(2026, 12, 3))  # a new scoring: another run file
-    assert ledger.entries(book, [fake_run(), fake_run(split="dev")]) == [
+    assert ledger.add(book, [ledger.scoring(fake_run(), "r4")], dt.date(2026, 12, 3))  # another run file
+    assert ledger.entries(book, runs) == [
         {"dataset": "d", "system": "builtin", "arm": "baseline", "split": "test", "config": key, "count": 2,
          "dates": ["2026-12-01", "2026-12-03"]}]
     path.write_text('{"configs": []}')
@@ -85,7 +88,7 @@ def test_an_indexed_arm_is_keyed_with_its_model_before_scoring_as_its_run_record
     assert rescoring.planned_key(planned, remade={model_dir}) is None  # a model made anew: keyed by the job
 
     book = ledger.read()
-    ledger.add(book, [(first, "r1")])
+    ledger.add(book, [ledger.scoring(first, "r1")])
     ledger.write(book)
     with pytest.raises(CrmatrixError, match=rf"^results/runs/ds/fake/a.json: config {key} was scored on test "):
         rescoring.refuse([planned], set(), force=False)
@@ -95,6 +98,7 @@ def test_an_indexed_arm_is_keyed_with_its_model_before_scoring_as_its_run_record
         evaluate()
 
 
+@pytest.mark.slow
 def test_through_snakemake_a_test_split_is_scored_once_then_refused_until_forced(matrix):  # noqa: F811
     work, cfg = matrix
     cfg["datasets"]["gitds"]["split"] = "test"

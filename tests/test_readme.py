@@ -94,6 +94,7 @@ def workspace(tmp_path_factory) -> Path:
     return work
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cmd", doc_commands())
 def test_doc_command_works_as_printed(workspace, cmd):
     argv = as_run(cmd)

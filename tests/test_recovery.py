@@ -84,6 +84,7 @@ def started(work: Path, phase: str) -> bool:
     return logs.is_dir() and any(logs.rglob("*.log"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("phase", ["build_index", "evaluate_arm"])
 def test_kill_9_then_the_named_command_gives_the_same_runs(tmp_path, uninterrupted, phase):
     work = checkout(tmp_path)

@@ -62,12 +62,20 @@ def reported(tmp_path_factory):
     return work
 
 
+@pytest.mark.slow
 def test_all_writes_every_chart_and_the_report_holds_each_with_its_caption(reported):
     stems = names.stems(["store"], {"builtin": list(ARMS), "fake": list(ARMS)}, "baseline")
     for stem in stems:
         for fmt in ("svg", "png", "html"):
             assert (reported / "results/plots" / f"{stem}.{fmt}").is_file(), f"{stem}.{fmt}"
-    assert (reported / "logs/plot_matrix.log").read_text() == ""  # no warning either
+    logs = sorted((reported / "logs").glob("plot_*.log")) + sorted((reported / "logs").glob("plot_*/**/*.log"))
+    assert len(logs) == len(stems) - 1 + 2  # one job per chart but both latency charts, the runtime, the page
+    assert {p: p.read_text() for p in logs} == {p: "" for p in logs}  # no warning either
+    # one Vega runtime for every chart's page: a classic script (a module would not load from file://)
+    runtime = (reported / "results/plots/vega/vega-embed.js").read_text()
+    assert runtime.startswith("// Vega ") and "window.vegaEmbed=" in runtime
+    pages = [reported / "results/plots" / f"{stem}.html" for stem in stems]
+    assert max(p.stat().st_size for p in pages) < 60_000 < len(runtime)
     m = json.loads((reported / "results/matrix/phase-matrix.json").read_text())
     fake = next(r for r in m["rows"] if r["system"] == "fake")
     assert fake["cells"]["again"]["identical_to"] == "weakest" and fake["family"] == ["weakest"]
@@ -79,6 +87,37 @@ def test_all_writes_every_chart_and_the_report_holds_each_with_its_caption(repor
     for phrase in ("diamonds pool them by random effects", "with its 95 % bootstrap interval over queries",
                    "one panel per system", "below them,"):  # the captions of forest, arms, latency, the page
         assert phrase in report, phrase
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="no chromium on this machine (Debian: apt-get install -y chromium); "
+                                             "the report is not looked at in a browser")
+def test_a_charts_page_draws_it_offline_with_the_shared_runtime(reported):
+    """A chart's HTML page, opened from the disk: the runtime it loads by a relative path draws
+    the chart (Vega-Embed's SVG renderer, with its tooltips), and nothing else is fetched."""
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e .[test])")
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            page = browser.new_page(viewport={"width": 1200, "height": 900})
+            errors, fetched = [], []
+            page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+            page.on("request", lambda req: fetched.append(req.url))
+            chart = reported / "results/plots/arms/fake/store.html"
+            page.goto(chart.as_uri())
+            page.wait_for_selector("#vis svg.marks")
+            drawn = page.evaluate("""(() => { const s = document.querySelector('#vis svg.marks');
+                return [s.getBoundingClientRect().width, s.getBoundingClientRect().height,
+                        s.querySelectorAll('path').length, Array.from(s.querySelectorAll('text'), t => t.textContent)];
+                })()""")
+            assert drawn[0] > 200 and drawn[1] > 200 and drawn[2] > 5, drawn
+            # the title and the arms on the x axis, drawn by Vega in the browser from the page's spec
+            assert {"store · fake: mrr of search per arm (n = 4 queries)", *ARMS} <= set(drawn[3]), drawn[3]
+            page.screenshot(path=str(ARTIFACTS / "chart-arms.png"))
+            assert errors == [], errors
+            assert fetched == [chart.as_uri(), (reported / "results/plots/vega/vega-embed.js").as_uri()]
+        finally:
+            browser.close()
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="no chromium on this machine (Debian: apt-get install -y chromium); "

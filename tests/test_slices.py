@@ -5,6 +5,7 @@ the recipes of docs/slices.md for forcing a slice to run again."""
 import json
 import re
 
+import pytest
 from test_workflow import matrix, run  # noqa: F401 (the fixture)
 
 from crmatrix.pipeline import config, slices
@@ -59,21 +60,22 @@ def planned(work, *args) -> list[str]:
 
 
 CHAIN = ["extract_symbols", "fetch_corpus", "grep_baseline", "prepare_dataset"]
+CELLS = ["cell_stats", "evaluate_arm"]  # a run and its cell's statistics
 
 
+@pytest.mark.slow
 def test_slice_targets_plan_their_runs_and_their_matrix_only(matrix):  # noqa: F811
     work, _ = matrix
     assert planned(work, "dataset_pathds") == sorted(
-        ["dataset_pathds", "collect_slice_matrix", *CHAIN, "evaluate_arm", "evaluate_arm"])
-    assert planned(work, "corpus_gitc") == sorted(["corpus_gitc", "collect_slice_matrix", *CHAIN, "evaluate_arm",
-                                                   "evaluate_arm"])
+        ["dataset_pathds", "collect_slice_matrix", *CHAIN, *CELLS * 2])
+    assert planned(work, "corpus_gitc") == sorted(["corpus_gitc", "collect_slice_matrix", *CHAIN, *CELLS * 2])
     # an arm: both datasets under it and under the baseline
-    assert planned(work, "arm_knob") == sorted(["arm_knob", "collect_slice_matrix", *CHAIN, *CHAIN,
-                                                *["evaluate_arm"] * 4])
+    assert planned(work, "arm_knob") == sorted(["arm_knob", "collect_slice_matrix", *CHAIN, *CHAIN, *CELLS * 4])
     out = run(work, "-n", "arm_knob").stdout
     assert "results/matrix/slices/arm_knob/phase-matrix.md" in out and "results/matrix/phase-matrix" not in out
 
 
+@pytest.mark.slow
 def test_a_slice_matrix_is_made_of_its_runs_alone(matrix):  # noqa: F811
     work, _ = matrix
     run(work, "dataset_pathds")
@@ -91,10 +93,10 @@ def test_a_slice_matrix_is_made_of_its_runs_alone(matrix):  # noqa: F811
     assert planned(work, "dataset_pathds") == []
 
     # the recipes of docs/slices.md: force one rule of one slice (a rule with a file target), or stop early
-    assert planned(work, "results/matrix/slices/dataset_pathds/phase-matrix.md", "-R", "evaluate_arm") == [
-        "collect_slice_matrix", "evaluate_arm", "evaluate_arm"]
-    assert planned(work, "dataset_gitds", "--forcerun", "prepare_dataset") == [
-        "collect_slice_matrix", "dataset_gitds", "evaluate_arm", "evaluate_arm", "grep_baseline", "prepare_dataset"]
+    assert planned(work, "results/matrix/slices/dataset_pathds/phase-matrix.md", "-R", "evaluate_arm") == sorted(
+        ["collect_slice_matrix", *CELLS * 2])
+    assert planned(work, "dataset_gitds", "--forcerun", "prepare_dataset") == sorted(
+        ["collect_slice_matrix", "dataset_gitds", *CELLS * 2, "grep_baseline", "prepare_dataset"])
     (work / "ds" / "gitds.json").write_text((work / "ds" / "gitds.json").read_text().replace("parse config",
                                                                                            "parse the config"))
     assert planned(work, "arm_knob", "--until", "evaluate_arm") == ["evaluate_arm", "evaluate_arm",

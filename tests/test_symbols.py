@@ -5,7 +5,8 @@ import textwrap
 import pytest
 
 from crmatrix.corpora.languages import language_for
-from crmatrix.symbols import Symbol, extract_files, extract_source
+from crmatrix.symbols import Symbol
+from crmatrix.symbols.extract import extract_files, extract_source
 
 
 def extract(code: str, language: str, path: str = "f") -> list[Symbol]:

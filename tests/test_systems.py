@@ -9,6 +9,7 @@ import sys
 import time
 from pathlib import Path
 
+import fixture_runs
 import pytest
 
 from crmatrix import CrmatrixError
@@ -345,7 +346,8 @@ def test_the_matrix_cell_shows_failures_and_blob_scoring_and_the_token_table(pre
         r["system"] = name
         runs.append(tmp_path / f"{name}.json")
         runs[-1].write_text(json.dumps(r))
-    m = collect_matrix.run(runs, "a", "search", ["a"], {}, tmp_path / "m.json", tmp_path / "m.md")
+    m = collect_matrix.run(fixture_runs.cell_files(runs, "a", "search"), "a", "search", ["a"], {},
+                           tmp_path / "m.json", tmp_path / "m.md")
     cells = {r["system"]: r["cells"]["a"] for r in m["rows"]}
     assert cells["ranked"]["failures"] == {"crash": 1, "timeout": 1} and "response" not in cells["ranked"]
     assert cells["blob"]["response"] == "blob" and cells["blob"]["failures"] == {}

@@ -5,6 +5,7 @@ another. Every job finishes; the failures are counted in the runs and shown in t
 import json
 import re
 
+import pytest
 import yaml
 from conftest import snakemake
 from test_systems import CORPUS, DATASET, INDEXED, MCP
@@ -12,6 +13,7 @@ from test_systems import CORPUS, DATASET, INDEXED, MCP
 FAULTY = "crash-on:parse|hang-on:save"
 
 
+@pytest.mark.slow
 def test_a_crashing_and_a_hanging_system_finish_their_jobs_and_show_in_the_matrix(tmp_path):
     for rel, text in CORPUS.items():
         (tmp_path / "src" / rel).parent.mkdir(parents=True, exist_ok=True)

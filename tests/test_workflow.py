@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import BIN, ROOT, SHARED, needs_shared, snakemake, snakemake_cmd
+from conftest import BIN, ROOT, SHARED, chart_data, chart_spec, needs_shared, snakemake, snakemake_cmd
 
 PATH_CORPUS = {
     "lib/strings.js": (
@@ -33,10 +33,8 @@ PATH_DATASET = [
 ]
 
 
-@pytest.fixture
-def matrix(tmp_path, two_commit_repo):
-    repo, first, _ = two_commit_repo
-    work = tmp_path / "work"
+def write_matrix(work: Path, repo: Path, first: str) -> tuple[Path, dict]:
+    """The tiny matrix in the new directory `work`: its git corpus is `repo` pinned at `first`."""
     (work / "local" / "lib").mkdir(parents=True)
     for rel, text in PATH_CORPUS.items():
         (work / "local" / rel).write_text(text)
@@ -56,6 +54,12 @@ def matrix(tmp_path, two_commit_repo):
     return work, cfg
 
 
+@pytest.fixture
+def matrix(tmp_path, two_commit_repo):
+    repo, first, _ = two_commit_repo
+    return write_matrix(tmp_path / "work", repo, first)
+
+
 def run(work, *args, check=True):
     return snakemake(work, "--configfile", str(work / "config.yaml"), "--cores", "2", *args, check=check)
 
@@ -65,6 +69,7 @@ def planned_outputs(work) -> list[str]:
     return sorted(re.findall(r"^\s+output: (.+)$", out, flags=re.M))
 
 
+@pytest.mark.slow
 def test_matrix_end_to_end_then_noop_then_one_dataset(matrix):
     work, _ = matrix
     run(work, "all")
@@ -104,12 +109,14 @@ def test_matrix_end_to_end_then_noop_then_one_dataset(matrix):
     # and the trackers)
     (work / "ds" / "pathds.json").write_text(json.dumps(PATH_DATASET, indent=1))
     planned = planned_outputs(work)
-    assert sum(p.startswith(("results/plots/index.html, ", "results/tracking/gitds/")) for p in planned) == 2
+    assert sum(p == "results/plots/index.html" or p.startswith("results/tracking/gitds/") for p in planned) == 2
     assert [p for p in planned if not p.startswith(("results/plots/", "results/tracking/"))] == sorted([
         "results/audit/pathds.json, results/audit/pathds.md, results/audit/pathds.html",
         "results/datasets/pathds.jsonl, results/trec/pathds.qrels, results/datasets/pathds.summary.json",
         "results/runs/pathds/builtin/baseline.json, results/trec/pathds/builtin/baseline",
         "results/runs/pathds/builtin/knob.json, results/trec/pathds/builtin/knob",
+        "results/cells/pathds/builtin/baseline.json",
+        "results/cells/pathds/builtin/knob.json",
         "results/matrix/phase-matrix.json, results/matrix/phase-matrix.md",
         "results/tokenbench/pathds.json",
     ])
@@ -124,6 +131,7 @@ def test_matrix_end_to_end_then_noop_then_one_dataset(matrix):
                                                                                        "results/tracking/")))
 
 
+@pytest.mark.slow
 def test_reruns_give_identical_ranks_whatever_the_cores(matrix):
     work, _ = matrix
     run(work, "all")
@@ -182,6 +190,7 @@ def test_bad_dataset_row_stops_its_dataset_with_the_line_on_the_terminal(matrix)
     assert re.findall(r"^rule (\w+):", out, flags=re.M) == ["prepare_dataset"]
 
 
+@pytest.mark.slow
 def test_a_corrupt_intermediate_is_one_line_naming_it(matrix):
     """Not our error class at the source (a JSON decode error), but the user sees which file."""
     work, _ = matrix
@@ -194,6 +203,7 @@ def test_a_corrupt_intermediate_is_one_line_naming_it(matrix):
     assert "Traceback" not in proc.stderr
 
 
+@pytest.mark.slow
 def test_where_things_are_found_is_no_reason_to_rerun(matrix, tmp_path):
     """Mirrors, registries and the cache's location change no result, so no job re-runs."""
     work, cfg = matrix
@@ -223,6 +233,7 @@ def test_lint_is_clean():
     assert "Congratulations, your workflow is in a good condition!" in proc.stdout + proc.stderr
 
 
+@pytest.mark.slow
 @needs_shared
 def test_seed_config_runs_ripgrep_from_the_shared_mirror(tmp_path):
     """The example of docs/datasets.md: a git corpus at a pinned commit via the mirror, plus a dataset,
@@ -291,6 +302,7 @@ def test_battery_a_commit_found_nowhere(matrix):
     assert planned_rules(work, "results/corpora/gitc/manifest.json") == ["fetch_corpus"]
 
 
+@pytest.mark.slow
 def test_battery_an_out_of_range_knob_is_warned_and_flagged(matrix):
     work, cfg = matrix
     cfg["arms"]["knob"]["CODELENS_RANK_SPARSE_THRESHOLD"] = "500"
@@ -366,17 +378,30 @@ def plan(work, cfg) -> tuple[list[str], list[str]]:
     return rules, outputs
 
 
-# What follows any new or changed run: the matrix, its charts (plot_matrix reads the matrix and
-# the runs) and the trackers (track_runs sends every run); gate_candidates only follows the
-# runs of a `compare:` pair, and this matrix has none.
-AFTER_RUNS = ["collect_matrix", "plot_matrix", "track_runs"]
+# A new or changed run comes with its cell's statistics (cell_stats); what follows any of them:
+# the matrix assembling the cells and the trackers (track_runs sends every run);
+# gate_candidates only follows the runs of a `compare:` pair, and this matrix has none.
+RUN = ["evaluate_arm", "cell_stats"]
+AFTER_RUNS = ["collect_matrix", "track_runs"]
 MATRIX = "results/matrix/phase-matrix.json, results/matrix/phase-matrix.md"
 
 
+def charts_after_runs(cfg) -> list[str]:
+    """The chart jobs that follow any new or changed run while every chart of statistics reads
+    the phase matrix (common.smk's `*_chart_inputs`): each row's two, each compared arm's forest,
+    the heatmap, the latency charts (every run) and the page of them all; never the runtime."""
+    datasets, arms = cfg["datasets"], [a for a in cfg["arms"] if a != "baseline"]
+    return (["plot_arms"] * len(datasets) + ["plot_transitions"] * len(datasets) + ["plot_forest"] * len(arms)
+            + ["plot_heatmap", "plot_latency", "plot_gallery"])
+
+
 def evaluations(arm, datasets=("gitds", "pathds")):
-    return [f"results/runs/{d}/builtin/{arm}.json, results/trec/{d}/builtin/{arm}" for d in datasets]
+    """The outputs of an arm's runs on these datasets, and of their cells."""
+    return [out for d in datasets for out in (f"results/runs/{d}/builtin/{arm}.json, results/trec/{d}/builtin/{arm}",
+                                              f"results/cells/{d}/builtin/{arm}.json")]
 
 
+@pytest.mark.slow
 def test_incremental_work_is_exactly_what_changed(indexed, two_commit_repo):
     work, cfg = indexed
     indexes = {c: sorted(p.name for p in (work / "results/index" / c / "builtin").iterdir()) for c in ("gitc", "pathc")}
@@ -386,15 +411,17 @@ def test_incremental_work_is_exactly_what_changed(indexed, two_commit_repo):
     assert plan(work, cfg) == ([], [])
     assert "Nothing to be done" in run(work, "-n", "all").stdout
 
-    # a query-time arm: its evaluations and what follows runs, no index
+    # a query-time arm: its evaluations, their cells (no other arm's cell: each is its run against
+    # the baseline's, and neither changed) and what follows runs, no index
     query_time = {**cfg, "arms": {**cfg["arms"], "2e": {**OFF, "CODELENS_RANK_SPARSE_TERM_WEIGHT": "1",
                                                         "CODELENS_RANK_SPARSE_THRESHOLD": "40"}}}
-    assert plan(work, query_time) == (sorted(["evaluate_arm"] * 2 + AFTER_RUNS), sorted([*evaluations("2e"), MATRIX]))
+    assert plan(work, query_time) == (sorted(RUN * 2 + AFTER_RUNS + charts_after_runs(query_time)),
+                                      sorted([*evaluations("2e"), MATRIX]))
 
     # an index-time arm: one index job per corpus
     strict = {**cfg, "arms": {**cfg["arms"], "strict": {**B2C, "CODELENS_EMBED_HINT_STRICT_LITERALS": "1"}}}
     rules, outputs = plan(work, strict)
-    assert rules == sorted(["build_index"] * 2 + ["evaluate_arm"] * 2 + AFTER_RUNS)
+    assert rules == sorted(["build_index"] * 2 + RUN * 2 + AFTER_RUNS + charts_after_runs(strict))
     built = [o for o in outputs if o.startswith("results/index/")]
     assert [o.rsplit("/", 2)[0] for o in built] == ["results/index/gitc", "results/index/pathc"]
     assert sorted(set(outputs) - set(built)) == sorted([*evaluations("strict"), MATRIX])
@@ -403,7 +430,7 @@ def test_incremental_work_is_exactly_what_changed(indexed, two_commit_repo):
     # git corpus, whose language is known only after the fetch, it builds its own
     auto = {**cfg, "arms": {**cfg["arms"], "auto": {"CODELENS_EMBED_HINT_AUTO": "1"}}}
     rules, outputs = plan(work, auto)
-    assert rules == sorted(["build_index"] + ["evaluate_arm"] * 2 + AFTER_RUNS)
+    assert rules == sorted(["build_index"] + RUN * 2 + AFTER_RUNS + charts_after_runs(auto))
     assert [o.rsplit("/", 1)[0] for o in outputs if o.startswith("results/index/")] == ["results/index/gitc/builtin"]
     run(work, "all")  # the shared index serves auto: it checks the knobs it was built with against auto's
     assert sorted(p.name for p in (work / "results/index/pathc/builtin").iterdir()) == indexes["pathc"]
@@ -414,6 +441,9 @@ def test_incremental_work_is_exactly_what_changed(indexed, two_commit_repo):
     assert {k: knobs["gitds"][k] for k in ("auto", "language", "nl_tokens", "api_calls")} == {
         "auto": True, "language": None, "nl_tokens": False, "api_calls": False}
     assert runs["pathds"]["provenance"]["arm"]["env"] == {"CODELENS_EMBED_HINT_AUTO": "1"}
+    # the charts' legends name the model by the config's name for it (the default), not by its source
+    arms_chart = chart_data(chart_spec(work / "results/plots/arms/builtin/pathds.html"))
+    assert {d["arm"]: d["model"] for d in arms_chart} == {a: "minilm" for a in auto["arms"]}
 
     # a new pin of one corpus: everything downstream of it, nothing of the other
     _, _, second = two_commit_repo
@@ -421,10 +451,59 @@ def test_incremental_work_is_exactly_what_changed(indexed, two_commit_repo):
     rules, outputs = plan(work, moved)
     assert rules == sorted(["fetch_corpus", "extract_symbols", "prepare_dataset", "grep_baseline", "audit_dataset"]
                            + ["build_index"] * 3
-                           + ["evaluate_arm"] * 4 + AFTER_RUNS)
+                           + RUN * 4 + AFTER_RUNS + charts_after_runs(moved))
     assert [o for o in outputs if "pathc" in o or "pathds" in o] == []
-    assert sorted(o for o in outputs if o.startswith("results/runs/")) == sorted(
+    assert sorted(o for o in outputs if o.startswith(("results/runs/", "results/cells/"))) == sorted(
         r for a in moved["arms"] for r in evaluations(a, ["gitds"]))
+
+
+def chart_jobs(dry_run: str) -> list[tuple[str, str]]:
+    """The chart jobs of a dry run: (rule, the chart's path without suffix, or its one output)."""
+    jobs = re.findall(r"^(?:local)?rule (plot_\w+):\n(?:\s+\w+: .*\n)*?\s+output: ([^,\n]+)", dry_run, flags=re.M)
+    return sorted((rule, out.removesuffix(".svg")) for rule, out in jobs)
+
+
+def test_incremental_charts_an_added_arm_plans_the_charts_that_draw_it_and_leaves_the_others(matrix):
+    """A query-time arm on one of two systems, beside a sweep: the chart jobs it plans are the
+    ones whose inputs it changes (the input functions in common.smk), and every other chart
+    file keeps its mtime. While the charts of statistics read the phase matrix, which any run
+    changes, that is all of them but the runtime; narrower inputs narrow the list below."""
+    work, cfg = matrix
+    cfg = {**cfg, "sweeps": {"sparse": {"env": {"CODELENS_RANK_SPARSE_TERM_WEIGHT": "1"},
+                                        "axes": [{"var": "CODELENS_RANK_SPARSE_THRESHOLD", "name": "t",
+                                                  "values": ["20", "40"]}]}},
+           "systems": {**cfg["systems"],
+                       "peer": {"type": "builtin", "methods": ["bm25"], "arms": ["baseline", "knob"]}}}
+    (work / "config.yaml").write_text(yaml.safe_dump(cfg))
+    run(work, "all")
+    files = sorted(p for p in (work / "results/plots").rglob("*") if p.is_file())
+    before = {p: p.stat().st_mtime_ns for p in files}
+
+    added = {**cfg, "arms": {**cfg["arms"], "2e": {"CODELENS_RANK_SPARSE_TERM_WEIGHT": "1",
+                                                   "CODELENS_RANK_SPARSE_THRESHOLD": "60"}}}
+    (work / "config.yaml").write_text(yaml.safe_dump(added))
+    planned = chart_jobs(run(work, "-n", "all").stdout)
+    rows = [f"{s}/{d}" for s in ("builtin", "peer") for d in ("gitds", "pathds")]
+    assert planned == sorted(
+        [("plot_arms", f"results/plots/arms/{r}") for r in rows]
+        + [("plot_transitions", f"results/plots/transitions/{r}") for r in rows]
+        # 2e's forest is new; the others', the sweep's and peer's charts read the matrix, which 2e changes
+        + [("plot_forest", f"results/plots/forest/{f}") for f in ("builtin/knob", "builtin/sparse-t20",
+                                                                  "builtin/sparse-t40", "builtin/2e", "peer/knob")]
+        + [("plot_sweep", "results/plots/sweep/builtin/sparse"), ("plot_heatmap", "results/plots/heatmap"),
+           ("plot_latency", "results/plots/latency"), ("plot_gallery", "results/plots/index.html")])
+    assert "plot_runtime" not in {r for r, _ in planned}  # written once
+
+    run(work, "all")
+    redrawn = {work / f"{out}{ext}" for _, out in planned
+               for ext in ((".svg", ".png", ".html") if not out.endswith(".html") else ("",))}
+    redrawn |= {work / f"results/plots/quality-latency{ext}" for ext in (".svg", ".png", ".html")}  # plot_latency's
+    after = {p: p.stat().st_mtime_ns for p in (work / "results/plots").rglob("*") if p.is_file()}
+    assert set(after) - set(before) == {work / f"results/plots/forest/builtin/2e{ext}" for ext in (".svg", ".png",
+                                                                                                  ".html")}
+    assert sorted(p for p in before if after[p] != before[p]) == sorted(redrawn & set(before))
+    assert sorted(p for p in before if after[p] == before[p]) == [work / "results/plots/vega/vega-embed.js"]
+    assert "Nothing to be done" in run(work, "-n", "all").stdout
 
 
 def test_a_declared_language_is_checked_at_the_fetch(matrix):

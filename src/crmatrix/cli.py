@@ -40,7 +40,7 @@ from crmatrix.stages import (
     prepare_dataset,
     prepare_model,
 )
-from crmatrix.symbols import extract_files
+from crmatrix.symbols.extract import extract_files
 from crmatrix.systems.registry import check_programs, check_system_config, needs_index
 
 DEFAULT_CONFIG = Path("config/config.yaml")

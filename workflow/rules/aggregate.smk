@@ -1,15 +1,42 @@
-# Aggregations: seconds of work over small JSON files, so local rules (no queue wait on a
-# cluster); the trackers may also reach an MLflow server, which only the submit host may see.
+# Aggregations: seconds of work over small JSON files (a cell's statistics: a second or so of
+# bootstrap over one run and its baseline's), so local rules (no queue wait on a cluster); the
+# trackers may also reach an MLflow server, which only the submit host may see.
 localrules:
+    cell_stats,
     collect_matrix,
     collect_callgraph,
     gate_candidates,
     track_runs,
 
 
+# A cell's statistics against the baseline come from its run and the baseline's run alone, so
+# a new or changed run costs its own cells and the matrix only assembles them.
+rule cell_stats:
+    input:
+        unpack(cell_inputs),
+    output:
+        "results/cells/{dataset}/{system}/{arm}.json",
+    log:
+        "logs/cell_stats/{dataset}/{system}/{arm}.log",
+    benchmark:
+        "logs/benchmarks/cell_stats/{dataset}/{system}/{arm}.tsv"
+    conda:
+        "../../envs/crmatrix.yaml"
+    threads: 1
+    resources:
+        mem_mb=1024,
+        runtime=10,
+    params:
+        code=code("cell_stats"),
+        headline_method=CFG["headline_method"],
+        format=lambda wc: experiment.matrix_formats(CFG, [wc.dataset])[wc.dataset],
+    script:
+        "../scripts/cell_stats.py"
+
+
 rule collect_matrix:
     input:
-        runs=run_files(),
+        cells=cell_files(),
         summaries=[f"results/datasets/{d}.summary.json" for d in DATASETS],
     output:
         json="results/matrix/phase-matrix.json",
@@ -30,7 +57,6 @@ rule collect_matrix:
         archetypes={d: c.get("archetype") for d, c in CFG["datasets"].items()},
         splits={d: experiment.derived_split(CFG, d) for d in SPLIT_DATASETS},
         comparisons=CFG.get("comparisons"),
-        formats=experiment.matrix_formats(CFG, sorted(CFG["datasets"])),
         summary_datasets=DATASETS,
     script:
         "../scripts/collect_matrix.py"

@@ -20,6 +20,7 @@ from crmatrix.pipeline.codehash import stage_hash
 from crmatrix.corpora.pins import path_fingerprint
 from crmatrix.datasets.registry import written_by
 from crmatrix.plots import names as plot_names
+from crmatrix.plots import runtime as plot_runtime
 from crmatrix.systems.registry import answers_calls, needs_index
 
 # The file(s) the config was read from, for its errors and warnings.
@@ -164,6 +165,13 @@ def home_dir(wildcards):
     )
 
 
+def embeds(system):
+    """Whether the system's runs embed with a model the workflow prepares: the builtin engine
+    when its methods need an index."""
+    conf = CFG["systems"][system]
+    return conf["type"] == "builtin" and needs_index(conf)
+
+
 def evaluate_inputs(wildcards):
     corpus = dataset_corpus(wildcards)
     inputs = {
@@ -178,8 +186,8 @@ def evaluate_inputs(wildcards):
     if needs_index(conf):
         key = experiment.index_key(CFG, conf, wildcards.arm, corpus)
         inputs["index"] = f"results/index/{corpus}/{wildcards.system}/{key}"
-        if conf["type"] == "builtin":
-            inputs["model"] = f"results/models/{arm_model(wildcards)}"
+    if embeds(wildcards.system):
+        inputs["model"] = f"results/models/{arm_model(wildcards)}"
     if experiment.needs_graph(CFG, wildcards.system, wildcards.arm):
         inputs["graph"] = f"results/graph/{corpus}.json"
     return {**inputs, **system_venv(wildcards)}
@@ -286,6 +294,21 @@ def run_files():
     return cells("results/runs/{d}/{s}/{a}.json")
 
 
+def cell_files():
+    return cells("results/cells/{d}/{s}/{a}.json")
+
+
+def cell_inputs(wildcards):
+    """A cell's run, and the baseline's run of its dataset and system to compare it with (the
+    baseline's own cell has none)."""
+    inputs = {"run": "results/runs/{dataset}/{system}/{arm}.json".format(**wildcards)}
+    if wildcards.arm != CFG["baseline_arm"]:
+        inputs["base"] = "results/runs/{dataset}/{system}/{baseline}.json".format(
+            baseline=CFG["baseline_arm"], **wildcards
+        )
+    return inputs
+
+
 def trec_dirs():
     return cells("results/trec/{d}/{s}/{a}")
 
@@ -336,23 +359,75 @@ def plot_outputs(fmt):
     return [f"results/plots/{stem}.{fmt}" for stem in PLOT_STEMS]
 
 
-def plot_reports():
-    """The SVGs, each flagged for the report under its kind's category and caption."""
-    out = []
-    for stem in PLOT_STEMS:
-        kind = plot_names.kind(stem)
-        parts = stem.split("/")
-        labels = {"chart": kind, **dict(zip(("system", "subject"), parts[1:]))}
-        # (a line must not start with `report`: Snakemake's parser would read its directive)
-        svg = report(
-            f"results/plots/{stem}.svg",
-            caption=f"../report/{kind}.rst",
-            category=PLOT_CATEGORIES[kind],
-            subcategory=parts[1] if len(parts) > 2 else None,
-            labels=labels,
-        )
-        out.append(svg)
-    return out
+# The Vega runtime every chart's HTML loads (crmatrix.plots.runtime), written once.
+PLOT_RUNTIME = f"results/plots/{plot_runtime.PATH.as_posix()}"
+
+
+def chart_report(stem):
+    """A chart's SVG (`stem`: kind/..., wildcards allowed), flagged for the report under its
+    kind's category and caption, a subcategory per system."""
+    kind, *parts = stem.split("/")
+    labels = {"chart": kind, **dict(zip(("system", "subject"), parts))}
+    # (a line must not start with `report`: Snakemake's parser would read its directive)
+    svg = report(
+        f"results/plots/{stem}.svg",
+        caption=f"../report/{kind}.rst",
+        category=PLOT_CATEGORIES[kind],
+        subcategory=parts[0] if len(parts) > 1 else None,
+        labels=labels,
+    )
+    return svg
+
+
+def chart_captions(*kinds):
+    """The captions of the kinds a job draws (its report captions read them from its params)."""
+    return {k: plot_names.CAPTIONS[k] for k in kinds}
+
+
+def chart_models(system):
+    """arm -> the config's name of the model the system embeds with under it (none: no model),
+    the name a chart's legend gives it: a run records a model by its hash and source only.
+    """
+    if not embeds(system):
+        return {}
+    return {a: experiment.arm_model(CFG, a) for a in SYSTEM_ARMS[system]}
+
+
+# What each family of charts draws from (plots.smk), one input function per family. The
+# statistics come from the phase matrix today, which changes with any run, so every chart of
+# statistics follows every run; a family switches to narrower files here alone, since the
+# charts read whichever files they are handed through crmatrix.plots.sources.
+MATRIX_STATS = ["results/matrix/phase-matrix.json"]
+
+
+def arms_chart_inputs(wildcards):
+    """The row of {dataset} on {system}: each arm's metric, its interval and which arm it repeats."""
+    return {"stats": MATRIX_STATS}
+
+
+def transitions_chart_inputs(wildcards):
+    """The row of {dataset} on {system}: each arm's per-query ranks against the baseline's."""
+    return {"stats": MATRIX_STATS}
+
+
+def forest_chart_inputs(wildcards):
+    """{arm} against the baseline on every dataset of {system}, and their pools."""
+    return {"stats": MATRIX_STATS}
+
+
+def sweep_chart_inputs(wildcards):
+    """The cells of the sweep's arms and the baseline on every dataset of {system}."""
+    return {"stats": MATRIX_STATS}
+
+
+def heatmap_chart_inputs(wildcards):
+    """The whole matrix: its stars are Holm-corrected across each row's arms."""
+    return {"stats": MATRIX_STATS}
+
+
+def latency_chart_inputs(wildcards):
+    """Every run (the matrix leaves latency out on purpose), and the matrix's headline metric and method."""
+    return {"runs": run_files(), "stats": MATRIX_STATS}
 
 
 def audit_files():
@@ -362,17 +437,18 @@ def audit_files():
 
 
 def matrix_outputs():
-    """What `all` builds: the phase matrix and its charts, the release/candidate gate, every
-    run and its tracking, each dataset's audit, and the call-graph table when the config has
-    edge datasets. The runs are named themselves: Snakemake plans a missing file only for a
-    target or a job that runs anyway, so a run a failed job removed would otherwise stay
-    missing under a matrix that still shows it.
+    """What `all` builds: the phase matrix, its charts and the Vega runtime their HTML loads, the
+    release/candidate gate, every run and its tracking, each dataset's audit, and the call-graph
+    table when the config has edge datasets. The runs are named themselves: Snakemake plans a
+    missing file only for a target or a job that runs anyway, so a run a failed job removed
+    would otherwise stay missing under a matrix that still shows it.
     """
     out = [
         *run_files(),
         "results/matrix/phase-matrix.json",
         "results/matrix/phase-matrix.md",
         "results/plots/index.html",
+        PLOT_RUNTIME,
         "results/matrix/gate.json",
         "results/matrix/gate.txt",
         *tracking_files(),
@@ -387,8 +463,8 @@ def matrix_outputs():
 SLICES = crslices.slices(CFG)
 
 
-def slice_runs(name):
-    return [f"results/runs/{d}/{s}/{a}.json" for d, s, a in SLICES[name]["cells"]]
+def slice_cells(name):
+    return [f"results/cells/{d}/{s}/{a}.json" for d, s, a in SLICES[name]["cells"]]
 
 
 def slice_arms(name):
@@ -413,7 +489,7 @@ def slice_targets(name):
         out += [f"results/corpora/{c}/manifest.json", f"results/symbols/{c}.jsonl"]
     if sl["cells"]:
         out += [
-            *slice_runs(name),
+            *(f"results/runs/{d}/{s}/{a}.json" for d, s, a in sl["cells"]),
             f"results/matrix/slices/{name}/phase-matrix.json",
             f"results/matrix/slices/{name}/phase-matrix.md",
         ]

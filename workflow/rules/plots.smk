@@ -1,38 +1,223 @@
-# Every chart of the phase matrix, and one page with all of them and the matrix's tables.
-# Each SVG goes into `snakemake --report` with its caption (workflow/report/<kind>.rst).
+# The charts, one job each (per system and dataset, per system and arm, per system and sweep;
+# one for the heatmap, one for both latency charts), the Vega runtime their HTML pages load,
+# and one page with all of them and the matrix's tables. Each SVG goes into `snakemake --report`
+# with its caption (workflow/report/<kind>.rst).
+#
+# What each family of charts draws from is chosen by ONE input function in common.smk
+# (`<family>_chart_inputs`), so a chart is re-drawn when, and only when, what it draws changed
+# (or its own code: `code()`).
 
 
-# A local rule: one job at the end, drawing from the matrix, with nothing to gain from a queue.
+# Local rules: seconds each, over small JSON files, with nothing to gain from a queue.
 localrules:
-    plot_matrix,
+    plot_arms,
+    plot_transitions,
+    plot_forest,
+    plot_sweep,
+    plot_heatmap,
+    plot_latency,
+    plot_runtime,
+    plot_gallery,
 
 
-rule plot_matrix:
+rule plot_arms:
     input:
-        matrix="results/matrix/phase-matrix.json",
-        md="results/matrix/phase-matrix.md",
-        runs=run_files(),
+        unpack(arms_chart_inputs),
     output:
-        gallery=report(
-            "results/plots/index.html",
-            caption="../report/gallery.rst",
-            category="1. Phase matrix",
-            labels={"page": "tables and every chart"},
-        ),
-        svg=plot_reports(),
-        png=plot_outputs("png"),
-        html=plot_outputs("html"),
+        svg=chart_report("arms/{system}/{dataset}"),
+        png="results/plots/arms/{system}/{dataset}.png",
+        html="results/plots/arms/{system}/{dataset}.html",
     log:
-        "logs/plot_matrix.log",
+        "logs/plot_arms/{system}/{dataset}.log",
+    wildcard_constraints:
+        system=one_of(SYSTEMS),
+        dataset=one_of(DATASETS),
+    conda:
+        "../../envs/crmatrix.yaml"
+    threads: 1
+    resources:
+        mem_mb=1024,
+        runtime=10,
+    params:
+        code=code("plot_arms"),
+        captions=chart_captions("arms"),
+        models=lambda wc: chart_models(wc.system),
+        runtime=PLOT_RUNTIME,
+    script:
+        "../scripts/plot_arms.py"
+
+
+rule plot_transitions:
+    input:
+        unpack(transitions_chart_inputs),
+    output:
+        svg=chart_report("transitions/{system}/{dataset}"),
+        png="results/plots/transitions/{system}/{dataset}.png",
+        html="results/plots/transitions/{system}/{dataset}.html",
+    log:
+        "logs/plot_transitions/{system}/{dataset}.log",
+    wildcard_constraints:
+        system=one_of(SYSTEMS),
+        dataset=one_of(DATASETS),
+    conda:
+        "../../envs/crmatrix.yaml"
+    threads: 1
+    resources:
+        mem_mb=1024,
+        runtime=10,
+    params:
+        code=code("plot_transitions"),
+        captions=chart_captions("transitions"),
+        runtime=PLOT_RUNTIME,
+    script:
+        "../scripts/plot_transitions.py"
+
+
+rule plot_forest:
+    input:
+        unpack(forest_chart_inputs),
+    output:
+        svg=chart_report("forest/{system}/{arm}"),
+        png="results/plots/forest/{system}/{arm}.png",
+        html="results/plots/forest/{system}/{arm}.html",
+    log:
+        "logs/plot_forest/{system}/{arm}.log",
+    wildcard_constraints:
+        system=one_of(SYSTEMS),
+        arm=one_of(a for a in CFG["arms"] if a != CFG["baseline_arm"]),
+    conda:
+        "../../envs/crmatrix.yaml"
+    threads: 1
+    resources:
+        mem_mb=1024,
+        runtime=10,
+    params:
+        code=code("plot_forest"),
+        captions=chart_captions("forest"),
+        runtime=PLOT_RUNTIME,
+    script:
+        "../scripts/plot_forest.py"
+
+
+rule plot_sweep:
+    input:
+        unpack(sweep_chart_inputs),
+    output:
+        svg=chart_report("sweep/{system}/{sweep}"),
+        png="results/plots/sweep/{system}/{sweep}.png",
+        html="results/plots/sweep/{system}/{sweep}.html",
+    log:
+        "logs/plot_sweep/{system}/{sweep}.log",
+    wildcard_constraints:
+        system=one_of(SYSTEMS),
+        sweep=one_of(SWEEPS),
+    conda:
+        "../../envs/crmatrix.yaml"
+    threads: 1
+    resources:
+        mem_mb=1024,
+        runtime=10,
+    params:
+        code=code("plot_sweep"),
+        captions=chart_captions("sweep"),
+        grid=lambda wc: SWEEPS[wc.sweep],
+        runtime=PLOT_RUNTIME,
+    script:
+        "../scripts/plot_sweep.py"
+
+
+rule plot_heatmap:
+    input:
+        unpack(heatmap_chart_inputs),
+    output:
+        svg=chart_report("heatmap"),
+        png="results/plots/heatmap.png",
+        html="results/plots/heatmap.html",
+    log:
+        "logs/plot_heatmap.log",
+    conda:
+        "../../envs/crmatrix.yaml"
+    threads: 1
+    resources:
+        mem_mb=1024,
+        runtime=10,
+    params:
+        code=code("plot_heatmap"),
+        captions=chart_captions("heatmap"),
+        runtime=PLOT_RUNTIME,
+    script:
+        "../scripts/plot_heatmap.py"
+
+
+# Both latency charts: each reads every run, so one job reads them once.
+rule plot_latency:
+    input:
+        unpack(latency_chart_inputs),
+    output:
+        latency=chart_report("latency"),
+        latency_png="results/plots/latency.png",
+        latency_html="results/plots/latency.html",
+        quality=chart_report("quality-latency"),
+        quality_png="results/plots/quality-latency.png",
+        quality_html="results/plots/quality-latency.html",
+    log:
+        "logs/plot_latency.log",
     conda:
         "../../envs/crmatrix.yaml"
     threads: 1
     resources:
         mem_mb=2048,
-        runtime=30,
+        runtime=10,
     params:
-        code=code("plot_matrix"),
-        captions=plot_names.CAPTIONS,
-        sweeps=SWEEPS,
+        code=code("plot_latency"),
+        captions=chart_captions("latency", "quality-latency"),
+        models={s: chart_models(s) for s in SYSTEMS},
+        runtime=PLOT_RUNTIME,
     script:
-        "../scripts/plot_matrix.py"
+        "../scripts/plot_latency.py"
+
+
+# Vega, Vega-Lite and Vega-Embed in one script, for every chart's HTML: a job of its own, so
+# it is written once (it takes seconds to bundle) and again only for other versions of them.
+rule plot_runtime:
+    output:
+        PLOT_RUNTIME,
+    log:
+        "logs/plot_runtime.log",
+    conda:
+        "../../envs/crmatrix.yaml"
+    threads: 1
+    resources:
+        mem_mb=1024,
+        runtime=10,
+    params:
+        code=code("plot_runtime"),
+        versions=plot_runtime.versions(),
+    script:
+        "../scripts/plot_runtime.py"
+
+
+rule plot_gallery:
+    input:
+        svgs=plot_outputs("svg"),
+        matrix="results/matrix/phase-matrix.json",
+        md="results/matrix/phase-matrix.md",
+    output:
+        report(
+            "results/plots/index.html",
+            caption="../report/gallery.rst",
+            category="1. Phase matrix",
+            labels={"page": "tables and every chart"},
+        ),
+    log:
+        "logs/plot_gallery.log",
+    conda:
+        "../../envs/crmatrix.yaml"
+    threads: 1
+    resources:
+        mem_mb=1024,
+        runtime=10,
+    params:
+        code=code("plot_gallery"),
+    script:
+        "../scripts/plot_gallery.py"

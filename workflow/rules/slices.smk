@@ -8,12 +8,12 @@ localrules:
     collect_slice_callgraph,
 
 
-# The same aggregation as collect_matrix, over the slice's runs; its parameters are the
+# The same aggregation as collect_matrix, over the slice's cells; its parameters are the
 # slice's share of the matrix's (archetypes and splits of its datasets, the correction family
 # narrowed to its arms), so an edit elsewhere in the config re-runs no slice it does not touch.
-rule collect_slice_matrix:
+use rule collect_matrix as collect_slice_matrix with:
     input:
-        runs=lambda wc: slice_runs(wc.slice),
+        cells=lambda wc: slice_cells(wc.slice),
         summaries=lambda wc: [
             f"results/datasets/{d}.summary.json"
             for d in slice_retrieval_datasets(wc.slice)
@@ -25,16 +25,7 @@ rule collect_slice_matrix:
         "logs/collect_slice_matrix/{slice}.log",
     wildcard_constraints:
         slice=one_of(n for n, s in SLICES.items() if s["cells"]),
-    conda:
-        "../../envs/crmatrix.yaml"
-    threads: 1
-    resources:
-        mem_mb=1024,
-        runtime=10,
     params:
-        code=code("collect_matrix"),
-        baseline_arm=CFG["baseline_arm"],
-        headline_method=CFG["headline_method"],
         arm_order=lambda wc: slice_arms(wc.slice),
         archetypes=lambda wc: {
             d: CFG["datasets"][d].get("archetype") for d in slice_datasets(wc.slice)
@@ -49,10 +40,7 @@ rule collect_slice_matrix:
             if CFG.get("comparisons") is None
             else [a for a in CFG["comparisons"] if a in slice_arms(wc.slice)]
         ),
-        formats=lambda wc: experiment.matrix_formats(CFG, slice_datasets(wc.slice)),
         summary_datasets=lambda wc: slice_retrieval_datasets(wc.slice),
-    script:
-        "../scripts/collect_matrix.py"
 
 
 rule collect_slice_callgraph:

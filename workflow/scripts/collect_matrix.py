@@ -3,7 +3,7 @@ from crmatrix.stages import collect_matrix
 
 with jobs.job(snakemake.log[0], snakemake.output):
     collect_matrix.run(
-        snakemake.input.runs,
+        snakemake.input.cells,
         snakemake.params.baseline_arm,
         snakemake.params.headline_method,
         snakemake.params.arm_order,
@@ -12,6 +12,5 @@ with jobs.job(snakemake.log[0], snakemake.output):
         snakemake.output.md,
         dict(snakemake.params.splits),
         snakemake.params.comparisons,
-        formats=dict(snakemake.params.formats),
         summaries=dict(zip(snakemake.params.summary_datasets, snakemake.input.summaries, strict=True)),
     )

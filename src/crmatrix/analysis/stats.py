@@ -26,6 +26,9 @@ SIGN_BLOCK = 1000
 # The power at which a row's minimum detectable effect is stated.
 POWER = 0.8
 ALPHA = 0.05
+# Effect bands, relative to the base: a change under FLAT is flat, one of STRONG or more strong.
+FLAT = 0.01
+STRONG = 0.05
 
 
 def bootstrap_ci(values, n_resamples: int = 1000, seed: int = 0, level: float = 0.95) -> tuple[float, float]:
@@ -128,7 +131,9 @@ def holm(pvalues: Sequence[float]) -> list[float]:
     return adjusted.tolist()
 
 
-def _z_sum(alpha: float, power: float) -> float:
+def z_sum(alpha: float, power: float) -> float:
+    """z(1 − alpha/2) + z(power): an effect of this many standard errors is found by a two-sided
+    test at `alpha` with probability `power` (normal approximation)."""
     return float(norm.ppf(1 - alpha / 2) + norm.ppf(power))
 
 
@@ -138,7 +143,7 @@ def detectable_effect(sd_diff: float, n: int, alpha: float = ALPHA, power: float
     (z(1 − alpha/2) + z(power)) · sd_diff / √n (normal approximation). None for n = 0."""
     if n == 0:
         return None
-    return _z_sum(alpha, power) * sd_diff / math.sqrt(n)
+    return z_sum(alpha, power) * sd_diff / math.sqrt(n)
 
 
 def queries_needed(sd_diff: float, delta: float, alpha: float = ALPHA, power: float = POWER) -> int | None:
@@ -146,7 +151,7 @@ def queries_needed(sd_diff: float, delta: float, alpha: float = ALPHA, power: fl
     rounded up); None when there is nothing to detect."""
     if delta == 0 or sd_diff == 0:
         return None
-    return math.ceil((_z_sum(alpha, power) * sd_diff / delta) ** 2)
+    return math.ceil((z_sum(alpha, power) * sd_diff / delta) ** 2)
 
 
 def effect_band(delta: float, base: float) -> str:
@@ -154,7 +159,7 @@ def effect_band(delta: float, base: float) -> str:
     if base == 0:
         return "flat" if delta == 0 else "strong"
     rel = abs(delta / base)
-    return "flat" if rel < 0.01 else "strong" if rel >= 0.05 else "mild"
+    return "flat" if rel < FLAT else "strong" if rel >= STRONG else "mild"
 
 
 def direction(delta: float) -> str:

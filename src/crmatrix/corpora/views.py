@@ -23,7 +23,7 @@ from pathlib import Path
 from crmatrix import atomic
 from crmatrix.corpora.tree import content_hash
 from crmatrix.progress import Progress
-from crmatrix.symbols import doc_ranges
+from crmatrix.symbols.extract import doc_ranges
 
 NODOCS = "nodocs"
 SEPARATOR = "~"  # never in a config's own corpus names (crmatrix.pipeline.config), so a view's name is free

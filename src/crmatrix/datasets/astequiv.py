@@ -13,7 +13,7 @@ from __future__ import annotations
 from tree_sitter import Node
 
 from crmatrix.corpora.languages import language_for
-from crmatrix.symbols import parser
+from crmatrix.symbols.grammars import parser
 
 # Subtrees that are not part of what a function does.
 _SKIPPED = frozenset({"comment", "line_comment", "block_comment", "decorator", "marker_annotation", "annotation",

@@ -14,7 +14,8 @@ any job starts and so before Snakemake removes the run it would replace
 plan could not key (unless forced: `--config force_test=true`, which reaches the workflow and
 the job as CRMATRIX_FORCE_TEST, since it changes no result and must re-run nothing);
 collect_matrix, once the matrix is written, records each test-split run it aggregated, by the
-run file's sha256, so rebuilding the matrix over the same runs counts nothing twice.
+run file's sha256 (each cell's statistics carry its run's `scoring`), so rebuilding the matrix
+over the same runs counts nothing twice.
 """
 
 from __future__ import annotations
@@ -76,33 +77,37 @@ def check(key: str, dataset: str, split: str, force: bool, path: Path = PATH) ->
                         f"{dates} ({path}); iterate on small_dev, or pass {FORCE_HINT} to score it again")
 
 
-def add(ledger: dict, runs: list[tuple[dict, str]], today: dt.date | None = None) -> bool:
-    """Add to `ledger` each test-split run (run JSON, its file's sha256) not in it yet; True if any was."""
+def scoring(run: dict, sha256: str) -> dict | None:
+    """What the ledger records of a run (its JSON, its file's sha256) when it scored a test
+    split: where it stands, its config and the run file; None for a run on any other split."""
+    split = run["provenance"]["dataset"].get("split")
+    if not is_test(split):
+        return None
+    return {"dataset": run["dataset"], "system": run["system"], "arm": run["arm"], "split": split,
+            "config": run_key(run), "run_sha256": sha256}
+
+
+def add(ledger: dict, scorings: list[dict], today: dt.date | None = None) -> bool:
+    """Add to `ledger` each test-split run's scoring (`scoring`) not in it yet; True if any was."""
     date = (today or dt.datetime.now(dt.UTC).date()).isoformat()
     changed = False
-    for run, sha in runs:
-        split = run["provenance"]["dataset"].get("split")
-        if not is_test(split):
-            continue
-        entry = ledger["configs"].setdefault(run_key(run), {
-            "dataset": run["dataset"], "split": split, "system": run["system"], "arm": run["arm"], "scorings": []})
-        if sha not in {s["run_sha256"] for s in entry["scorings"]}:
-            entry["scorings"].append({"date": date, "run_sha256": sha})
+    for s in scorings:
+        entry = ledger["configs"].setdefault(s["config"], {
+            "dataset": s["dataset"], "split": s["split"], "system": s["system"], "arm": s["arm"], "scorings": []})
+        if s["run_sha256"] not in {x["run_sha256"] for x in entry["scorings"]}:
+            entry["scorings"].append({"date": date, "run_sha256": s["run_sha256"]})
             changed = True
     return changed
 
 
-def entries(ledger: dict, runs: list[dict]) -> list[dict]:
-    """What the ledger says of each test-split run, for the matrix: its config and how often and
-    when that config was scored, sorted by dataset, system and arm."""
+def entries(ledger: dict, scorings: list[dict]) -> list[dict]:
+    """What the ledger says of each test-split run's scoring, for the matrix: its config and how
+    often and when that config was scored, sorted by dataset, system and arm."""
     out = []
-    for run in runs:
-        split = run["provenance"]["dataset"].get("split")
-        if is_test(split):
-            key = run_key(run)
-            scorings = ledger["configs"].get(key, {}).get("scorings", [])
-            out.append({"dataset": run["dataset"], "system": run["system"], "arm": run["arm"], "split": split,
-                        "config": key, "count": len(scorings), "dates": sorted({s["date"] for s in scorings})})
+    for s in scorings:
+        dates = ledger["configs"].get(s["config"], {}).get("scorings", [])
+        out.append({"dataset": s["dataset"], "system": s["system"], "arm": s["arm"], "split": s["split"],
+                    "config": s["config"], "count": len(dates), "dates": sorted({x["date"] for x in dates})})
     return sorted(out, key=lambda e: (e["dataset"], e["system"], e["arm"]))
 
 

@@ -30,7 +30,8 @@ from tree_sitter import Node
 from crmatrix.corpora.languages import language_for
 from crmatrix.graph import Graph, symbol_id
 from crmatrix.graph.imports import resolve_imports
-from crmatrix.symbols import Symbol, parser, symbols_hash
+from crmatrix.symbols import Symbol, symbols_hash
+from crmatrix.symbols.grammars import parser
 
 # Node types of calls, and the field holding what is called.
 _CALLS = {"call": "function", "call_expression": "function", "new_expression": "constructor",

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from tree_sitter import Node
 
 from crmatrix.corpora.languages import language_for
-from crmatrix.symbols import parser
+from crmatrix.symbols.grammars import parser
 
 _JS_SUFFIXES = ("", ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", "/index.ts", "/index.tsx", "/index.js")
 _GO_MODULE = re.compile(rb"^module\s+(\S+)", re.M)

@@ -1,10 +1,13 @@
 """Charts of a phase matrix: pandas frames in, Vega-Lite (Altair) out, each saved as SVG, PNG
-and self-contained HTML (the Vega libraries inlined, nothing fetched when it is opened).
+and an HTML page that loads one shared Vega runtime by a relative path (nothing fetched when
+it is opened, offline).
 
-One module per kind of chart, each with `chart(...)`; `frames` turns a matrix and its runs
-into the tables they draw; `catalog` draws them all; `names` says which charts a config
-gets and their captions (without importing Altair, so the workflow can ask cheaply);
-`gallery` puts every chart and the matrix's tables on one page; `style` holds the colours
-(Okabe–Ito's, told apart with any colour vision; Vega's blue–orange where a colour is a
-signed quantity) and saving.
+One module per kind of chart, each with `draw(...)` (from what the chart draws) and
+`chart(...)` (from its frame), so each kind is drawn by a job of its own that re-runs only when
+its inputs or its own code change; `sources` reads the statistics a chart job is handed;
+`frames` turns them and the runs into the tables the charts draw; `names` says which charts a
+config gets and their captions (without importing Altair, so the workflow can ask cheaply);
+`runtime` writes the Vega runtime; `gallery` puts every chart and the matrix's tables on one
+page, under the `power` panel; `style` holds the colours (Okabe–Ito's, told apart with any
+colour vision; Vega's blue–orange where a colour is a signed quantity) and saving.
 """

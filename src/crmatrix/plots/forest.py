@@ -5,9 +5,20 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
+from crmatrix.plots import frames, sources
 from crmatrix.plots.style import categorical, title
 
 KINDS = ["dataset", "pooled", "overall"]
+
+
+def draw(view: dict, *, system: str, arm: str) -> alt.LayerChart:
+    """The chart of `arm` on `system` from the matrix's statistics (`crmatrix.plots.sources`)."""
+    e = sources.pool(view, system, arm)
+    overall = next((g for g in e["groups"] if g["kind"] == "overall"), None)
+    verdict = "" if overall is None else "{positive} positive / {negative} negative / {inert} inert".format(
+        **overall["verdict"])
+    return chart(frames.forest(e), system=system, arm=arm, baseline=view["baseline_arm"], metric=view["metric"],
+                 overall=overall and overall["pooled"], verdict=verdict)
 
 
 def chart(df: pd.DataFrame, *, system: str, arm: str, baseline: str, metric: str, overall: dict | None,

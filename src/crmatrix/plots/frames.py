@@ -1,12 +1,12 @@
-"""The tables the charts draw, from a phase matrix (`crmatrix.analysis.matrix.build`) and its runs.
+"""The tables the charts draw, from the matrix's statistics (`crmatrix.plots.sources`) and its runs.
 
 Runs are only needed for what the matrix leaves out on purpose: search latency (it varies
-from run to run, and the matrix must not) and which model an arm embedded with.
+from run to run, and the matrix must not). Which model an arm embeds with is the config's
+name for it, handed in by the workflow (`models`: arm -> name, none for an arm that embeds
+nothing), since a run records the model by its hash and source only.
 """
 
 from __future__ import annotations
-
-import re
 
 import pandas as pd
 
@@ -14,8 +14,6 @@ from crmatrix import CrmatrixError
 from crmatrix.evaluation import metrics
 
 NO_MODEL = "no model"
-# crmatrix.engine.knobs.MODEL_VAR; not imported, so that the engine is no part of the charts' code hash
-MODEL_VAR = "CRMATRIX_MODEL"
 
 
 def check_comparable(runs: list[dict]) -> None:
@@ -40,41 +38,24 @@ def _short(pin: dict) -> str:
     return ",".join(f"{k}={v}" for k, v in sorted(pin.items()))
 
 
-def model_label(run: dict) -> str:
-    """The embedding model: the config's name for it when the arm picks one (CRMATRIX_MODEL),
-    else its source (an exported model's source is the hash of the one it came from), and how
-    it runs when that is not sentence-transformers."""
-    m = run["provenance"].get("model")
-    if not m:
-        return NO_MODEL
-    name = run["provenance"]["arm"]["env"].get(MODEL_VAR) or m["source"].rstrip("/").rsplit("/", 1)[-1]
-    if re.fullmatch(r"[0-9a-f]{64}", name):
-        name = f"from {name[:12]}"
-    how = " ".join(x for x in (m.get("backend") if m.get("backend") == "onnx" else None, m.get("quantize")) if x)
-    return name + (f" · {how}" if how else "")
-
-
-def arm_models(runs: list[dict]) -> dict[tuple[str, str], str]:
-    """(system, arm) -> the model label of its runs."""
-    return {(r["system"], r["arm"]): model_label(r) for r in runs}
-
-
-def arms(row: dict, arm_order: list[str], models: dict[tuple[str, str], str], metric: str) -> pd.DataFrame:
-    """One line per arm of a row: the headline mean and its interval, the arm's model, and
-    what an identical arm repeats."""
+def arms(row: dict, arm_order: list[str], models: dict[str, str], metric: str) -> pd.DataFrame:
+    """One line per arm of a row: the headline mean and its interval, the arm's model (`models`:
+    arm -> the config's name of the model the row's system embeds with under it), and what an
+    identical arm repeats."""
     return pd.DataFrame([{
         "arm": arm, "value": c[metric], "ci_low": c["ci_low"], "ci_high": c["ci_high"],
-        "model": models.get((row["system"], arm), NO_MODEL), "identical_to": c.get("identical_to") or "",
+        "model": models.get(arm, NO_MODEL), "identical_to": c.get("identical_to") or "",
         "mark": f"≡ {c['identical_to']}" if c.get("identical_to") else "",
     } for arm in arm_order if (c := row["cells"].get(arm))])
 
 
 def heatmap(matrix: dict) -> pd.DataFrame:
-    """One line per (row, compared arm): relative Δ, whether the corrected test is significant,
-    and the text the cell shows."""
+    """One line per (row, compared arm) in column order: relative Δ, whether the corrected test
+    is significant, and the text the cell shows."""
     out, alpha = [], matrix["statistics"]["alpha"]
     for r in matrix["rows"]:
-        for arm, c in r["cells"].items():
+        for arm in matrix["arms"]:
+            c = r["cells"].get(arm, {})
             if "delta_abs" not in c:
                 continue
             same = c.get("identical_to")
@@ -138,18 +119,18 @@ def latency(runs: list[dict]) -> pd.DataFrame:
         for (s, m, a), ms in sorted(by.items())])
 
 
-def quality(runs: list[dict], metric: str) -> pd.DataFrame:
-    """Per (system, method, arm): the metric's macro mean over datasets and the latency p50 over
-    all their queries (the same p50 as `latency`)."""
+def quality(runs: list[dict], metric: str, models: dict[str, dict[str, str]]) -> pd.DataFrame:
+    """Per (system, method, arm): the metric's macro mean over datasets, the latency p50 over
+    all their queries (the same p50 as `latency`) and the arm's model (`models`: system -> arm
+    -> name)."""
     lat = latency(runs).set_index(["system", "method", "arm"])
     by: dict[tuple, list[float]] = {}
-    models = arm_models(runs)
     for r in runs:
         for method, res in r["methods"].items():
             if res["metrics"].get(metric) is not None:
                 by.setdefault((r["system"], method, r["arm"]), []).append(res["metrics"][metric])
-    return pd.DataFrame([{"system": s, "method": m, "arm": a, "model": models[(s, a)], "value": sum(v) / len(v),
-                          "datasets": len(v), "p50_ms": float(lat.loc[(s, m, a), "p50_ms"])}
+    return pd.DataFrame([{"system": s, "method": m, "arm": a, "model": models.get(s, {}).get(a, NO_MODEL),
+                          "value": sum(v) / len(v), "datasets": len(v), "p50_ms": float(lat.loc[(s, m, a), "p50_ms"])}
                          for (s, m, a), v in sorted(by.items())])
 
 

@@ -1,4 +1,5 @@
-"""One self-contained page: the matrix's tables and every chart (inline SVG) with its caption."""
+"""One self-contained page: a panel above all (what the matrix can tell, `crmatrix.plots.power`),
+every chart (inline SVG) with its caption, and the matrix's tables."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ th { background: #f4f4f4; }
 figure { margin: 2rem 0; }
 figcaption { font-size: 13px; color: #444; max-width: 70ch; }
 .charts { display: flex; flex-wrap: wrap; gap: 1rem 3rem; }
+.positive { color: #0072B2; } .negative { color: #D55E00; } .flat { color: #555; }
 """
 
 
@@ -24,8 +26,9 @@ def markdown_page(title: str, text: str) -> str:
             f"<style>{STYLE}</style></head><body>\n{body}</body></html>\n")
 
 
-def page(title: str, matrix_md: str, figures: list[tuple[str, str, str]]) -> str:
-    """`figures`: (stem, caption, SVG text) in the order they are shown, grouped by kind of chart."""
+def page(title: str, matrix_md: str, figures: list[tuple[str, str, str]], panel: str = "") -> str:
+    """`figures`: (stem, caption, SVG text) in the order they are shown, grouped by kind of chart;
+    `panel`: HTML shown first."""
     tables = MarkdownIt("commonmark", {"html": True}).enable("table").render(matrix_md)
     sections, current = [], None
     for stem, caption, svg in figures:
@@ -39,5 +42,5 @@ def page(title: str, matrix_md: str, figures: list[tuple[str, str, str]]) -> str
     if current:
         sections.append("</div>")
     return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>"
-            f"<style>{STYLE}</style></head><body>\n<h1>Charts</h1>\n" + "\n".join(sections)
+            f"<style>{STYLE}</style></head><body>\n{panel}\n<h1>Charts</h1>\n" + "\n".join(sections)
             + f"\n<hr>\n{tables}\n</body></html>\n")

@@ -5,7 +5,14 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
+from crmatrix.plots import frames
 from crmatrix.plots.style import DIVERGING, title
+
+
+def draw(view: dict) -> alt.LayerChart:
+    """Every row and arm of the matrix's statistics (`crmatrix.plots.sources`): the significance
+    its cells show is corrected across each row's arms, so it draws from the whole matrix."""
+    return chart(frames.heatmap(view), metric=view["metric"], baseline=view["baseline_arm"], arms=view["arms"])
 
 
 def chart(df: pd.DataFrame, *, metric: str, baseline: str, arms: list[str]) -> alt.LayerChart:

@@ -1,5 +1,6 @@
-"""collect_matrix: every run of the matrix aggregated into the phase matrix (JSON and Markdown),
-and each test-split run recorded in the test-split ledger (crmatrix.datasets.ledger) once both are written."""
+"""collect_matrix: every cell's statistics (stages.cell_stats) assembled into the phase matrix (JSON
+and Markdown), and each test-split run recorded in the test-split ledger (crmatrix.datasets.ledger)
+once both are written."""
 
 from __future__ import annotations
 
@@ -10,18 +11,17 @@ from crmatrix.analysis import matrix
 from crmatrix.datasets import ledger
 
 
-def run(runs: list[Path], baseline_arm: str, headline_method: str, arm_order: list[str],
-        archetypes: dict[str, str], json_out: Path, md_out: Path, splits: dict[str, str] | None = None,
-        comparisons: list[str] | None = None, ledger_path: Path = ledger.PATH,
-        formats: dict[str, dict] | None = None, summaries: dict[str, Path] | None = None) -> dict:
-    """`formats`: each dataset's format's facts (crmatrix.pipeline.experiment.matrix_formats);
-    `summaries`: dataset -> its dataset stage's summary file (dropped rows by reason)."""
-    loaded = [(atomic.read_json(p), atomic.sha256_file(Path(p))) for p in runs]
+def run(cells: list[Path], baseline_arm: str, headline_method: str, arm_order: list[str], archetypes: dict[str, str],
+        json_out: Path, md_out: Path, splits: dict[str, str] | None = None, comparisons: list[str] | None = None,
+        ledger_path: Path = ledger.PATH, summaries: dict[str, Path] | None = None) -> dict:
+    """`summaries`: dataset -> its dataset stage's summary file (dropped rows by reason)."""
+    loaded = [atomic.read_json(Path(p)) for p in cells]
+    scorings = [c["test_scoring"] for c in loaded if c["test_scoring"] is not None]
     book = ledger.read(ledger_path)
-    changed = ledger.add(book, loaded)  # the matrix shows the counts with these runs in them
-    m = matrix.build([r for r, _ in loaded], baseline_arm, headline_method, arm_order, archetypes, splits,
-                     comparisons, test_ledger=ledger.entries(book, [r for r, _ in loaded]), formats=formats,
-                     summaries={d: atomic.read_json(p) for d, p in (summaries or {}).items()})
+    changed = ledger.add(book, scorings)  # the matrix shows the counts with these runs in them
+    m = matrix.assemble(loaded, baseline_arm, headline_method, arm_order, archetypes, splits, comparisons,
+                        test_ledger=ledger.entries(book, scorings),
+                        summaries={d: atomic.read_json(Path(p)) for d, p in (summaries or {}).items()})
     matrix.write(m, Path(json_out), Path(md_out))
     if changed:  # last: a job killed before this point has counted nothing, and re-runs
         ledger.write(book, ledger_path)

@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from crmatrix import atomic
-from crmatrix.symbols import Symbol, extract_documents, extract_files
+from crmatrix.symbols import Symbol
+from crmatrix.symbols.extract import extract_documents, extract_files
 
 
 def run(tree: Path, manifest: Path, out: Path) -> list[Symbol]:

@@ -1,0 +1,80 @@
+"""What the matrix can tell: the `power` block. Per row, its queries, its family of hypotheses
+and the effect it can detect; per pooled group of a system's datasets (a language, a public
+benchmark with two datasets or more, all plain datasets) each arm's pooled Δ with its
+interval, the interval's half-width, the effect the pool can detect, and a verdict called only
+where the interval leaves the flat band wholly on one side or holds it."""
+
+from __future__ import annotations
+
+import statistics
+
+from crmatrix.analysis import stats
+from crmatrix.analysis.cells import METRIC, is_benchmark
+from crmatrix.analysis.matrix.pooling import pool, study
+
+
+def verdict(low: float, high: float, flat: float) -> str:
+    """A pooled Δ's verdict from its interval [low, high] and the flat band |Δ| < `flat`:
+    positive (negative) when the interval lies wholly above (below) the band and zero, flat when
+    it lies within the band, undecided when it reaches across an edge of it."""
+    if low >= flat and low > 0:
+        return "positive"
+    if high <= -flat and high < 0:
+        return "negative"
+    if -flat < low and high < flat:
+        return "flat"
+    return "undecided"
+
+
+def judge(pooled: dict, base: dict[str, float]) -> dict:
+    """One arm of a group: its random-effects pool (`meta.random_effects`, weights by dataset)
+    with the interval's half-width, the Δ it detects with the target power at alpha (two-sided),
+    and the verdict against a flat band of 1 % of `base` (each dataset's baseline metric) averaged
+    with the pool's weights, the baseline the pooled Δ is relative to."""
+    flat = stats.FLAT * sum(w * base[d] for d, w in pooled["weights"].items())
+    low, high = pooled["ci_low"], pooled["ci_high"]
+    return {"delta": pooled["estimate"], "ci": [low, high], "half_width": (high - low) / 2,
+            "mde": stats.z_sum(stats.ALPHA, stats.POWER) * pooled["se"], "verdict": verdict(low, high, flat)}
+
+
+def _groups(rows: list[dict], formats: dict[str, dict | None]) -> list[tuple[str, str, str, list[dict]]]:
+    """(system, kind, group, its rows) of every group power reports on, in order: per system its
+    plain datasets (structural splits re-ask a dataset's queries) by language, by public benchmark
+    format that two of them or more share, and all together."""
+    out = []
+    for system in sorted({r["system"] for r in rows}):
+        plain = [r for r in rows if r["system"] == system and not r["split"]]
+        for lang in sorted({r["language"] or "?" for r in plain}):
+            out.append((system, "language", lang, [r for r in plain if (r["language"] or "?") == lang]))
+        benchmarks = {r["dataset"]: formats[r["dataset"]]["name"] for r in plain
+                      if is_benchmark(formats[r["dataset"]])}
+        for fmt in sorted(set(benchmarks.values())):
+            members = [r for r in plain if benchmarks.get(r["dataset"]) == fmt]
+            if len(members) >= 2:
+                out.append((system, "benchmark", fmt, members))
+        if plain:
+            out.append((system, "overall", "all datasets", plain))
+    return out
+
+
+def block(rows: list[dict], arms: list[str], baseline: str, formats: dict[str, dict | None], method: str) -> dict:
+    """The power block of a matrix's rows; `formats`: the facts of each row's dataset's format.
+    Each arm of a group is pooled as the matrix pools it (`pooling.pool`); one that moved no
+    query on any of the group's datasets has nothing to pool and is left out."""
+    groups = []
+    for system, kind, group, members in _groups(rows, formats):
+        base = {r["dataset"]: r["cells"][baseline][METRIC] for r in members if baseline in r["cells"]}
+        judged = {}
+        for arm in (a for a in arms if a != baseline):
+            studies = [study(r, arm) for r in members if "delta_abs" in r["cells"].get(arm, {})]
+            pooled = pool(group, kind, studies)["pooled"] if studies else None
+            if pooled is not None:
+                judged[arm] = judge(pooled, base)
+        groups.append({"group": group, "kind": kind, "system": system, "datasets": len(members),
+                       "queries": sum(r["n"] for r in members),
+                       "mde": statistics.median(j["mde"] for j in judged.values()) if judged else None,
+                       "arms": judged})
+    return {"method": method, "metric": METRIC, "alpha": stats.ALPHA, "target_power": stats.POWER,
+            "rows": [{"dataset": r["dataset"], "system": r["system"], "n": r["n"], "hypotheses": len(r["family"]),
+                      "mde": r["detectable"]["abs"], "mde_rel": r["detectable"]["rel"]} for r in rows],
+            "groups": groups}

@@ -26,6 +26,12 @@ if "corpora" not in config:
 include: "workflow/rules/common.smk"
 
 
+# Once the plan is made and before any job starts (so before Snakemake removes a run it would
+# replace): a planned second scoring of a test split is refused here (crmatrix.pipeline.rescoring).
+onstart:
+    refuse_rescoring(workflow.dag)
+
+
 rule all:
     default_target: True
     input:

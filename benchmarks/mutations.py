@@ -32,7 +32,8 @@ MUTATIONS = [
      "return float(1.0 / (ranks[0] + 1)) if ranks.size else 0.0", "reciprocal rank off by one"),
     ("src/crmatrix/analysis/stats.py", "scaled = p[order] * (p.size - np.arange(p.size))",
      "scaled = p[order] * (np.arange(p.size) + 1)", "Holm multiplies by the wrong factor"),
-    ("src/crmatrix/datasets.py", "return any(name == symbol and path.endswith(suffix) for symbol, suffix in golds)",
+    ("src/crmatrix/datasets/relevance.py",
+     "return any(name == symbol and path.endswith(suffix) for symbol, suffix in golds)",
      "return any(name == symbol and suffix in path for symbol, suffix in golds)",
      "gold suffix matched anywhere in the path"),
     ("src/crmatrix/corpora/tree.py", 'if b"\\0" in data[:8192]:', "if False:", "binary files indexed"),
@@ -51,11 +52,31 @@ MUTATIONS = [
      "an index serves an arm with other index-time knobs"),
     ("src/crmatrix/atomic.py", "        if tmp.exists():\n            shutil.rmtree(tmp, ignore_errors=True)\n",
      "        pass\n", "a failed stage leaves its staging directory in results/"),
+    # indexes prove their bytes
+    ("src/crmatrix/integrity.py", 'if got != want["sha256"]:', "if False:",
+     "an index's altered bytes of the same size go unnoticed"),
+    ("src/crmatrix/engine/index.py", "    integrity.verify(index_dir)\n", "",
+     "the builtin's index is loaded without checking its bytes"),
+    # the test-split ledger refuses before anything is removed
+    ("src/crmatrix/pipeline/rescoring.py", "    if force:\n        return\n", "    return\n",
+     "a second test scoring is refused only by the job, after Snakemake removed the run"),
+    ("workflow/rules/common.smk", "        *run_files(),\n", "",
+     "a run a failed job removed is never planned again (the matrix keeps its column)"),
+    ("src/crmatrix/pipeline/rescoring.py",
+     "model = read_model(p.model_dir) if p.model_dir is not None else None", "model = None",
+     "the key checked at planning leaves out the model"),
+    ("src/crmatrix/stages/evaluate_arm.py",
+     'model = (sysobj.provenance() if hasattr(sysobj, "provenance") else {}).get("model")', "model = None",
+     "the key checked before scoring leaves out the model"),
+    # the tests the last check asked for
+    ("src/crmatrix/evaluation/evaluate.py", "timeout_s=guard.timeout_s * len(queries)", "timeout_s=guard.timeout_s",
+     "a batch gets one query's time limit"),
 ]
 
 # Fast unit tests first, so a caught bug costs seconds; the end-to-end files last.
 SLOW = ["test_embed.py", "test_engine.py", "test_ir_measures.py", "test_workflow.py", "test_index_workflow.py",
-        "test_graph_workflow.py", "test_readme.py", "test_recovery.py"]
+        "test_graph_workflow.py", "test_systems_workflow.py", "test_formats_workflow.py", "test_derived_workflow.py",
+        "test_slices.py", "test_install.py", "test_cluster.py", "test_report.py", "test_readme.py", "test_recovery.py"]
 
 
 def project_copy(dest: Path) -> None:

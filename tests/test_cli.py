@@ -93,6 +93,40 @@ def test_check_gates_exit_one_and_name_the_failure(tmp_path):
     assert crmatrix("check", str(path), "--min", "hybrid.mrr").returncode == 2
 
 
+def test_check_a_metric_no_run_has_is_a_usage_error_with_a_did_you_mean(tmp_path):
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps({"methods": {"hybrid": {"metrics": {"mrr": 0.42, "n": 3}}}}))
+    known = ("n, mrr, mrr@10, acc@1, acc@3, acc@5, precision@1, recall@5, recall@10, recall@100, ndcg@10, map, map@10, "
+             "coverage")
+    proc = crmatrix("check", str(path), "--min", "hybrid.mmr=0.5")
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr == (f"crmatrix: min gate 'hybrid.mmr=0.5': unknown metric 'mmr' (did you mean 'mrr'? expected "
+                           f"one of: {known}, latency_p50_ms, latency_p95_ms, latency_p99_ms)\n")
+    # latency is the method's, not a query type's
+    proc = crmatrix("check", str(path), "--max", "hybrid.identifier.latency_p95_ms=9")
+    assert proc.returncode == 2
+    assert proc.stderr == (f"crmatrix: max gate 'hybrid.identifier.latency_p95_ms=9': unknown metric "
+                           f"'latency_p95_ms' (expected one of: {known})\n")
+
+
+def test_validate_finds_a_program_missing_from_path_before_any_query(tmp_path):
+    cfg = tmp_path / "peer.yaml"
+    head = "corpora: {c: {path: x}}\ndatasets: {d: {file: f, corpus: c}}\narms: {baseline: {}}\nsystems:\n"
+    cfg.write_text(head + "  peer: {type: command, options: {search: [no-such-search-tool, '{query}']}}\n")
+    proc = crmatrix("validate", str(cfg))
+    assert proc.returncode == 2
+    assert proc.stderr == (f"crmatrix: {cfg}: systems.peer.options.search[0]: 'no-such-search-tool' is not a program "
+                           "on PATH, and the system installs nothing (expected an executable on PATH, its absolute "
+                           "path, or install: {pip: NAME==VERSION})\n")
+    cfg.write_text(head + "  peer: {type: mcp, options: {server: [/no/such/server], tool: t}}\n")
+    assert "systems.peer.options.server[0]: '/no/such/server' is not a program" in crmatrix("validate", str(cfg)).stderr
+    # on PATH, or installed by the workflow (its bin directory is known when the job runs): fine
+    cfg.write_text(head + "  peer: {type: command, options: {search: [sh, -c, 'echo {query}']}}\n"
+                   "  installed: {type: command, install: {pip: peer==1.0},\n"
+                   "              options: {search: ['{bin}/peer', '{query}']}}\n")
+    assert crmatrix("validate", str(cfg)).returncode == 0
+
+
 @pytest.mark.parametrize("text,why", [
     ("[]", "expected an object with 'methods', got a list"),
     ("{}", "'methods' must be a non-empty object of method results, got nothing"),

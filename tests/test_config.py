@@ -2,7 +2,7 @@ import copy
 
 import pytest
 import yaml
-from conftest import ROOT
+from conftest import ROOT, snakemake
 
 from crmatrix import CrmatrixError
 from crmatrix.pipeline import config
@@ -46,9 +46,9 @@ def test_defaults_fill_a_minimal_config_without_touching_the_input():
 
 def test_unknown_top_level_key_is_named():
     assert error_of({**MINIMAL, "corpus": {}}) == (
-        "config: (top level): unknown key 'corpus' (expected one of: arms, baseline_arm, cache_dir, compare, "
-        "comparisons, corpora, datasets, default_model, embed_threads, force_test, git_mirrors, headline_method, "
-        "models, registries, sweeps, systems, top_k, trackers)"
+        "config: (top level): unknown key 'corpus' (did you mean 'corpora'? expected one of: arms, baseline_arm, "
+        "cache_dir, compare, comparisons, corpora, datasets, default_model, embed_threads, force_test, git_mirrors, "
+        "headline_method, models, registries, sweeps, systems, top_k, trackers)"
     )
 
 
@@ -56,7 +56,8 @@ def test_unknown_corpus_key_is_named():
     cfg = copy.deepcopy(MINIMAL)
     cfg["corpora"]["c"]["sha265"] = "x"
     msg = error_of(cfg)
-    assert msg.startswith("config: corpora.c: unknown key 'sha265' (expected one of: commit, ds1000, exclude, git,")
+    assert msg.startswith("config: corpora.c: unknown key 'sha265' (did you mean 'sha256'? expected one of: commit, "
+                          "ds1000, exclude, git,")
 
 
 def test_dataset_naming_a_missing_corpus():
@@ -131,6 +132,19 @@ def test_comparisons_name_arms_other_than_the_baseline():
     assert error_of({**cfg, "comparisons": ["knob", "knob"]}).startswith("config: comparisons: ")
 
 
+def test_a_misspelled_key_is_named_with_a_did_you_mean_by_snakemake_and_validate_alike(tmp_path):
+    cfg = tmp_path / "mine.yaml"
+    cfg.write_text(yaml.safe_dump({"corpora": MINIMAL["corpora"], "datsets": MINIMAL["datasets"], "arms": {}}))
+    line = (f"crmatrix: {cfg}: (top level): unknown key 'datsets' (did you mean 'datasets'? expected one of: arms, "
+            "baseline_arm, cache_dir, compare, comparisons, corpora, datasets, default_model, embed_threads, "
+            "force_test, git_mirrors, headline_method, models, registries, sweeps, systems, top_k, trackers)")
+    proc = snakemake(tmp_path, "-n", "all", "--configfile", str(cfg), check=False)
+    assert proc.returncode != 0 and proc.stderr.strip().splitlines()[-1] == line
+    from crmatrix.cli import main
+
+    assert main(["validate", str(cfg)]) == 2
+
+
 def test_load_names_the_file(tmp_path):
     p = tmp_path / "m.yaml"
     p.write_text(yaml.safe_dump({**MINIMAL, "extra": 1}))
@@ -181,7 +195,7 @@ def test_command_and_mcp_options_are_filled_and_checked_one_key_at_a_time():
             ({"search": ["t"], "response": "list"}, "config: systems.x.options.response: expected one of: ranked, "
              "blob, got a string 'list'"),
             ({"search": ["t"], "fields": {"line": "l"}}, "config: systems.x.options.fields: unknown key 'line' "
-             "(expected one of: end_line, kind, path, score, start_line, symbol)"),
+             "(did you mean 'end_line'? expected one of: end_line, kind, path, score, start_line, symbol)"),
             ({"search": ["t"], "batch": {"search": ["t"], "results": "r[]"}}, "config: systems.x.options.batch.search: "
              "expected a {queries} placeholder (the file of queries)"),
             ({"search": "t {query}"}, "config: systems.x.options.search: expected array, got a string 't {query}'"),

@@ -191,9 +191,10 @@ def test_an_index_answers_only_for_its_knobs_and_model(model_dir, tmp_path):
     with pytest.raises(CrmatrixError,
                        match=r"idx: built with model [0-9a-f]{12}, but the arm's model .*int8 is ffffffffffff"):
         index.load(out, syms, kn, int8)
-    # a corrupt meta.json is one line naming the file, not a JSONDecodeError
+    # a corrupt meta.json is one line naming the file (its checksum, recorded at the build, says so first)
     (out / "meta.json").write_text('{"symbols": 3,')
-    with pytest.raises(CrmatrixError, match=r"idx/meta.json: not valid JSON .*delete it and run again"):
+    with pytest.raises(CrmatrixError, match=r"idx/meta.json: 14 bytes, but \d+ bytes when the index was built; "
+                                            r"delete the index directory and run again$"):
         index.load(out, syms, kn, model_dir)
 
 

@@ -1,4 +1,5 @@
-"""The test-split ledger: unit tests, then through Snakemake on the tiny matrix of test_workflow."""
+"""The test-split ledger: unit tests, an indexed arm through the evaluation stage, then through
+Snakemake on the tiny matrix of test_workflow."""
 
 import datetime as dt
 import json
@@ -6,10 +7,16 @@ import re
 
 import pytest
 import yaml
+from test_engine import model_dir  # noqa: F401 (a fixture)
+from test_systems import prepared, system_conf  # noqa: F401 (prepared is a fixture)
+from test_systems import run as score
 from test_workflow import matrix, run  # noqa: F401 (matrix is a fixture)
 
-from crmatrix import CrmatrixError
+from crmatrix import CrmatrixError, atomic
 from crmatrix.datasets import ledger
+from crmatrix.engine.knobs import index_spec
+from crmatrix.pipeline import rescoring
+from crmatrix.stages import build_index
 
 SYSTEM = {"type": "builtin", "methods": ["lexical"]}
 
@@ -57,6 +64,40 @@ def test_runs_are_counted_once_each_and_a_second_scoring_is_refused_unless_force
         ledger.read(path)
 
 
+def test_an_indexed_arm_is_keyed_with_its_model_before_scoring_as_its_run_records_it(
+        prepared, model_dir, tmp_path, monkeypatch):  # noqa: F811
+    monkeypatch.chdir(tmp_path)  # the ledger lives under the working directory
+    conf = system_conf("builtin", {}, methods=["semantic"])
+    index = tmp_path / "index"
+    build_index.run(symbols=prepared / "symbols.jsonl", manifest=prepared / "manifest.json", model_dir=model_dir,
+                    knobs=index_spec({}, None), cache_dir=tmp_path / "cache", out=index)
+
+    def evaluate():
+        return score(prepared, tmp_path, conf, index=index, model=model_dir, cache_dir=tmp_path / "cache",
+                     split={"split": "test", "seed": 0})
+
+    first = evaluate()
+    key = ledger.run_key(first)
+    sha = atomic.sha256_file(prepared / "ds.json")
+    assert first["provenance"]["model"]["sha256"] == atomic.read_json(model_dir / "model.json")["sha256"]
+    assert ledger.config_key(sha, "test", conf, {}, None) != key  # the model is part of the config
+    # what the workflow checks before any job runs is the key the run records
+    planned = rescoring.Planned("results/runs/ds/fake/a.json", "ds", "test", prepared / "ds.json", conf, {},
+                                model_dir)
+    assert rescoring.planned_key(planned) == key
+    assert rescoring.planned_key(planned, remade={model_dir}) is None  # a model made anew: keyed by the job
+
+    book = ledger.read()
+    ledger.add(book, [ledger.scoring(first, "r1")])
+    ledger.write(book)
+    with pytest.raises(CrmatrixError, match=rf"^results/runs/ds/fake/a.json: config {key} was scored on test "):
+        rescoring.refuse([planned], set(), force=False)
+    rescoring.refuse([planned], set(), force=True)
+    # and the job itself, when the plan could not key it, refuses before its first query
+    with pytest.raises(CrmatrixError, match=rf"^config {key} was scored on test split of ds 1 time\(s\) on "):
+        evaluate()
+
+
 @pytest.mark.slow
 def test_through_snakemake_a_test_split_is_scored_once_then_refused_until_forced(matrix):  # noqa: F811
     work, cfg = matrix
@@ -84,21 +125,30 @@ def test_through_snakemake_a_test_split_is_scored_once_then_refused_until_forced
     assert "Nothing to be done" in run(work, "-n", "all").stdout
     assert "Nothing to be done" in run(work, "-n", "all", "--config", "force_test=true").stdout
 
-    # scoring the same configs on test again: refused before a query, naming the count
-    proc = run(work, "all", "--forcerun", "evaluate_arm", check=False)
-    assert proc.returncode != 0
+    # scoring the same configs on test again: refused once the plan is made, before Snakemake removes
+    # the runs it would replace, naming the first run and the count
     keys = dict((arm, k) for arm, k, _ in rows)
     key = keys["baseline"]
     today = json.loads(book.read_text())["configs"][key]["scorings"][0]["date"]
 
     def refusal(arm: str) -> str:
-        return (f"crmatrix: config {keys[arm]} was scored on test split of gitds 1 time(s) on {today} "
-                f"(baselines/test-ledger.json); iterate on small_dev, or pass --config force_test=true to score "
-                f"it again")
-    # the first job refused stops the run, and Snakemake may cut the other one short: one refusal at least
-    logs = {arm: (work / f"logs/evaluate_arm/gitds/builtin/{arm}.log") for arm in keys}
-    assert any(refusal(arm) in path.read_text() for arm, path in logs.items() if path.exists())
+        return (f"crmatrix: results/runs/gitds/builtin/{arm}.json: config {keys[arm]} was scored on test split of "
+                f"gitds 1 time(s) on {today} (baselines/test-ledger.json); iterate on small_dev, or pass "
+                f"--config force_test=true to score it again")
+
+    kept = {p: p.read_bytes() for p in (work / "results").rglob("*") if p.is_file()}
+    proc = run(work, "all", "--forcerun", "evaluate_arm", check=False)
+    assert proc.returncode != 0
+    assert proc.stderr.strip().splitlines()[-1] == refusal("baseline")
+    assert {p: p.read_bytes() for p in (work / "results").rglob("*") if p.is_file()} == kept  # nothing removed
     assert json.loads(book.read_text())["configs"] == counted
+    assert "Nothing to be done" in run(work, "-n", "all").stdout
+
+    # a run gone missing is always planned again (here refused again: scoring it is another look)
+    (work / "results/runs/gitds/builtin/knob.json").unlink()
+    assert "results/runs/gitds/builtin/knob.json" in run(work, "-n", "all").stdout
+    proc = run(work, "all", check=False)
+    assert proc.returncode != 0 and proc.stderr.strip().splitlines()[-1] == refusal("knob")
 
     run(work, "all", "--forcerun", "evaluate_arm", "--config", "force_test=true")
     assert sorted(len(e["scorings"]) for e in json.loads(book.read_text())["configs"].values()) == [2, 2]

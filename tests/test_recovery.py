@@ -1,6 +1,7 @@
 """`kill -9` of `make run` in the middle of an index job and of the evaluations: the next
 `make run` names the one command that recovers, and that command gives the same run JSONs
-as a run that was never interrupted (timings and embedding-cache statistics aside)."""
+as a run that was never interrupted (timings and embedding-cache statistics aside). And a
+fetch killed in its clone leaves nothing outside results/."""
 
 import json
 import os
@@ -12,8 +13,9 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import BIN, ROOT
+from conftest import BIN, ROOT, snakemake, snakemake_cmd
 from test_index_workflow import B2C, DATASET, OFF, RUST
+from test_workflow import matrix  # noqa: F401 (a fixture)
 
 VENV = BIN.parent
 CONFIG = {
@@ -106,3 +108,34 @@ def test_kill_9_then_the_named_command_gives_the_same_runs(tmp_path, uninterrupt
     # nothing half-written survives: no staged temporaries, no incomplete markers
     assert not [p for p in (work / "results").rglob(".*.tmp")]
     assert not any((work / ".snakemake/incomplete").iterdir())
+
+
+@pytest.mark.slow
+def test_a_fetch_killed_mid_clone_leaves_its_scratch_in_results_for_the_next_run_to_remove(matrix, tmp_path):  # noqa: F811
+    work, _ = matrix
+    # a git that hangs in the clone, as a slow network does, and says when it got there
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "git").write_text(f'#!/bin/sh\ncase " $* " in *" clone "*) touch "$CLONING"; exec sleep 600;; esac\n'
+                              f'exec {shutil.which("git")} "$@"\n')
+    (fake / "git").chmod(0o755)
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    env = {**os.environ, "PATH": f"{fake}{os.pathsep}{os.environ['PATH']}", "TMPDIR": str(tmp),
+           "CLONING": str(tmp_path / "cloning")}
+    target = "results/corpora/gitc/manifest.json"
+    proc = subprocess.Popen([*snakemake_cmd(work), "--configfile", str(work / "config.yaml"), "--cores", "1", target],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + 300
+    while not (tmp_path / "cloning").exists():
+        assert proc.poll() is None and time.monotonic() < deadline, "the fetch never reached its clone"
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=60)
+
+    # nothing of the fetch in the temporary directory: what it left is under results/, where the job writes
+    assert [p.name for p in tmp.iterdir() if p.name.startswith("crmatrix-")] == []
+    (left,) = (work / "results/corpora/gitc").glob(".scratch.tree.*.tmp")
+    snakemake(work, "--configfile", str(work / "config.yaml"), "--unlock")
+    snakemake(work, "--configfile", str(work / "config.yaml"), "--cores", "1", target)
+    assert not left.exists() and (work / target).is_file()

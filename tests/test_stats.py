@@ -177,17 +177,20 @@ def test_gates_pass_and_fail():
     assert check.check(RUN, check.parse_gates(["lexical.mrr=0.5", "hybrid.natural_language.acc@1=0.4"],
                                               ["lexical.latency_p95_ms=250"])) == []
     failures = check.check(RUN, check.parse_gates(
-        ["hybrid.mrr=0.5", "lexical.natural_language.acc@1=0.4", "hybrid.nope=1", "bm25.mrr=0.1",
+        ["hybrid.mrr=0.5", "lexical.natural_language.acc@1=0.4", "hybrid.ndcg@10=1", "bm25.mrr=0.1",
          "hybrid.identifier.mrr=0.1"],
         ["hybrid.latency_p95_ms=250"]))
     assert failures == [
         "hybrid.mrr = 0.412 < min 0.5",
         "lexical.natural_language.acc@1 = 0.35 < min 0.4",
-        "hybrid.nope: not in the run (metrics: acc@1, mrr)",
+        "hybrid.ndcg@10: not in the run (metrics: acc@1, mrr)",
         "bm25.mrr: not in the run (methods: hybrid, lexical)",
         "hybrid.identifier.mrr: not in the run (query types: natural_language)",
         "hybrid.latency_p95_ms = 312.5 > max 250",
     ]
+    # a metric no run has is no failed gate but a misspelled one (crmatrix check exits 2)
+    with pytest.raises(CrmatrixError, match=r"^min gate 'hybrid.nope=1': unknown metric 'nope' \(expected one of: n, "):
+        check.parse_gates(["hybrid.nope=1"], [])
 
 
 def test_gate_shows_a_value_that_only_rounds_to_the_bound():

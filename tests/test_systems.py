@@ -302,6 +302,37 @@ def test_an_in_process_plugin_that_hangs_costs_a_timeout_not_the_job(prepared, t
     assert ranks(r, "names") == [None, 1, None, None]
 
 
+@pytest.mark.parametrize("share, answered", [(0.6, True), (1.2, False)])
+def test_a_batch_has_the_time_of_its_queries_together(prepared, tmp_path, share, answered):
+    """A plugin answering 3 queries per call in `share` x 3 x timeout_s: within the batch's
+    limit (3 x timeout_s) every query is answered; beyond it, each of them is a timeout. (The
+    last batch, of 1 query, answers at once: a job whose every query fails stops.)"""
+    class Batched:
+        METHODS = ("names",)
+        batch_size = 3
+
+        def __init__(self, ctx):
+            self.symbols, self.timeout_s = ctx.symbols, ctx.timeout_s
+
+        def search(self, query, method, k):
+            raise AssertionError("a batch system is asked in batches")
+
+        def search_batch(self, queries, method, k):
+            time.sleep(share * len(queries) * self.timeout_s if len(queries) == self.batch_size else 0)
+            return [[Hit(s.path, s.name, s.kind, s.start_line, s.end_line, 1.0) for s in self.symbols
+                     if set(q.split()) & set(s.name.split("_"))][:k] for q in queries]
+
+    systems.register("test-batched")(Batched)
+    try:
+        r = run(prepared, tmp_path, system_conf("test-batched", {}, timeout_s=1))
+    finally:
+        del systems.TYPES.own["test-batched"]
+    if answered:
+        assert ranks(r, "names") == [1, 1, 2, 1] and failures(r, "names") == [(None, None)] * 4
+    else:
+        assert failures(r, "names") == [("timeout", "batch search: no answer within 3 s")] * 3 + [(None, None)]
+
+
 # --- in the matrix ---------------------------------------------------------------------------
 
 def test_the_matrix_cell_shows_failures_and_blob_scoring_and_the_token_table(prepared, tmp_path):

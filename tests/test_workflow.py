@@ -153,7 +153,8 @@ def test_bad_config_stops_before_any_job_with_one_line(matrix):
     (work / "config.yaml").write_text(yaml.safe_dump(cfg))
     proc = run(work, "-n", "all", check=False)
     assert proc.returncode != 0
-    assert ("crmatrix: config: arms.knob.CODELENS_RANK_SPARSE_TERM_WEIGHT: expected string, got an integer 1 "
+    assert (f"crmatrix: {work / 'config.yaml'}: arms.knob.CODELENS_RANK_SPARSE_TERM_WEIGHT: expected string, got an "
+            "integer 1 "
             "(quote it in YAML)") in proc.stderr
     assert not (work / "results").exists()
 
@@ -307,7 +308,8 @@ def test_battery_an_out_of_range_knob_is_warned_and_flagged(matrix):
     cfg["arms"]["knob"]["CODELENS_RANK_SPARSE_THRESHOLD"] = "500"
     (work / "config.yaml").write_text(yaml.safe_dump(cfg))
     proc = run(work, "all")
-    assert "crmatrix: warning: config: arms.knob: CODELENS_RANK_SPARSE_THRESHOLD=500 clamped to 90" in proc.stderr
+    assert (f"crmatrix: warning: {work / 'config.yaml'}: arms.knob: CODELENS_RANK_SPARSE_THRESHOLD=500 clamped to "
+            "90") in proc.stderr
     md = (work / "results/matrix/phase-matrix.md").read_text()
     assert re.search(r"^\| gitds \| builtin \| lexical \|.*⚠ clamped \|$", md, flags=re.M), md
 

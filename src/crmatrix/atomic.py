@@ -47,12 +47,12 @@ def _umask() -> int:
 FILE_MODE = 0o666 & ~_umask()
 
 
-def _drop_stale_staging(dest: Path) -> None:
-    """Remove the staging directories a killed writer of `dest` left (`.NAME.*.tmp`). A
-    staged directory is a job's output, and only one job ever writes a given output, so one
-    found on starting is never another writer's. (Files written by `write_text` may be
-    shared, such as the tokenizer file in a cache: their temporaries are left alone.)"""
-    for stale in dest.parent.glob(f".{glob.escape(dest.name)}.*.tmp"):
+def _drop_stale(dest: Path, prefix: str) -> None:
+    """Remove the temporary directories (`PREFIX*.tmp` beside `dest`) that a killed job writing
+    `dest` left. Only one job ever writes a given output, so one found on starting is never
+    another writer's. (Files written by `write_text` may be shared, such as the tokenizer file
+    in a cache: their temporaries are left alone.)"""
+    for stale in dest.parent.glob(f"{glob.escape(prefix)}*.tmp"):
         if stale.is_dir() and not stale.is_symlink():
             shutil.rmtree(stale, ignore_errors=True)
 
@@ -125,7 +125,7 @@ def staged_dir(dest: Path) -> Iterator[Path]:
     """
     dest = Path(dest)
     dest.parent.mkdir(parents=True, exist_ok=True)
-    _drop_stale_staging(dest)
+    _drop_stale(dest, f".{dest.name}.")
     tmp = Path(tempfile.mkdtemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".tmp"))
     try:
         yield tmp
@@ -136,6 +136,27 @@ def staged_dir(dest: Path) -> Iterator[Path]:
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def scratch_dir(dest: Path) -> Iterator[Path]:
+    """Yield an empty working directory for the job that writes `dest` (a clone, a download
+    to unpack), beside it as `.scratch.NAME.*.tmp`; it is removed when the job is done. Not in
+    /tmp: a job killed mid-way (no `finally` runs) leaves it where the next run of the job
+    finds and removes it, instead of a clone's worth of bytes nobody ever frees. The
+    directories made for it alone go with it (a failed job leaves no empty husk)."""
+    dest = Path(dest)
+    made = [d for d in dest.parents if not d.exists()]  # deepest first
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    _drop_stale(dest, f".scratch.{dest.name}.")
+    tmp = Path(tempfile.mkdtemp(dir=dest.parent, prefix=f".scratch.{dest.name}.", suffix=".tmp"))
+    try:
+        yield tmp
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+        for d in made:
+            with contextlib.suppress(OSError):  # not empty: the job's outputs are in it
+                d.rmdir()
 
 
 def prune_empty_parents(path: Path, stop: Path) -> None:

@@ -44,7 +44,7 @@ from crmatrix.stages import (
     prepare_model,
 )
 from crmatrix.symbols.extract import extract_files
-from crmatrix.systems.registry import check_system_config
+from crmatrix.systems.registry import check_programs, check_system_config
 
 DEFAULT_CONFIG = Path("config/config.yaml")
 
@@ -137,6 +137,11 @@ def _install(cfg: dict, system: str, venv: Path) -> None:
 
 def cmd_validate(args) -> int:
     cfg = config.load(args.config)
+    for name, sysconf in cfg["systems"].items():
+        try:
+            check_programs(name, sysconf)
+        except CrmatrixError as e:
+            raise CrmatrixError(f"{args.config}: {e}") from None
     for line in config.clamp_warnings(cfg):
         print(f"crmatrix: warning: {args.config}: {line}", file=sys.stderr)
     cells = sum(len(g["cells"]) for g in sweeps.grids(cfg).values())

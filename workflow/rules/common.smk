@@ -14,6 +14,7 @@ from crmatrix.pipeline import experiment
 from crmatrix.systems import install
 from crmatrix.datasets import ledger
 from crmatrix.pipeline import locations
+from crmatrix.pipeline import rescoring
 from crmatrix.pipeline import sweeps
 from crmatrix.pipeline import slices as crslices
 from crmatrix.pipeline.codehash import stage_hash
@@ -23,8 +24,10 @@ from crmatrix.plots import names as plot_names
 from crmatrix.plots import runtime as plot_runtime
 from crmatrix.systems.registry import answers_calls, needs_index
 
+# The file(s) the config was read from, for its errors and warnings.
+CONFIG_SOURCE = ", ".join(map(str, workflow.configfiles)) or "config"
 try:
-    CFG = crconfig.validate(config, source="config")
+    CFG = crconfig.validate(config, source=CONFIG_SOURCE)
     # system -> its own environment, for the systems the workflow installs (keyed by what it holds)
     VENVS = {
         s: experiment.venv_dir(CFG, s)
@@ -37,7 +40,7 @@ except CrmatrixError as e:
 for _warning in crconfig.clamp_warnings(
     CFG
 ):  # a valid config, but an arm that measures another value
-    print(f"crmatrix: warning: config: {_warning}", file=sys.stderr)
+    print(f"crmatrix: warning: {CONFIG_SOURCE}: {_warning}", file=sys.stderr)
 locations.export(CFG)
 install.export_sources(CFG)
 ledger.export(
@@ -238,6 +241,32 @@ def dataset_corpus(wildcards):
 SYSTEM_ARMS = {s: experiment.system_arms(CFG, CFG["systems"][s]) for s in SYSTEMS}
 
 
+def refuse_rescoring(dag):
+    """Run before any job (the Snakefile's onstart), so before Snakemake removes a run it
+    would replace: a planned scoring of a test split the ledger holds is refused here.
+    """
+    jobs = list(dag.needrun_jobs())
+    planned = [
+        rescoring.Planned(
+            run=job.output.run,
+            dataset=job.wildcards.dataset,
+            split=job.params.split["split"],
+            dataset_file=Path(job.input.dataset_file),
+            system_conf=dict(job.params.system),
+            env=dict(job.params.env),
+            model_dir=Path(job.input.model) if job.input.get("model") else None,
+        )
+        for job in jobs
+        if job.rule.name == "evaluate_arm"
+    ]
+    try:
+        rescoring.refuse(
+            planned, {Path(f) for job in jobs for f in job.output}, ledger.forced()
+        )
+    except CrmatrixError as e:
+        sys.exit(f"crmatrix: {e}")
+
+
 def cells(pattern):
     """`pattern` for every run of the matrix: each system on each dataset under each of its arms."""
     return [
@@ -413,10 +442,13 @@ def audit_files():
 
 def matrix_outputs():
     """What `all` builds: the phase matrix, its charts and the Vega runtime their HTML loads, the
-    release/candidate gate, every run's tracking, each dataset's audit, and the call-graph table
-    when the config has edge datasets.
+    release/candidate gate, every run and its tracking, each dataset's audit, and the call-graph
+    table when the config has edge datasets. The runs are named themselves: Snakemake plans a
+    missing file only for a target or a job that runs anyway, so a run a failed job removed
+    would otherwise stay missing under a matrix that still shows it.
     """
     out = [
+        *run_files(),
         "results/matrix/phase-matrix.json",
         "results/matrix/phase-matrix.md",
         "results/plots/index.html",
@@ -455,11 +487,13 @@ def slice_retrieval_datasets(name):
 
 
 def slice_targets(name):
+    """A slice's outputs, its runs named themselves as in matrix_outputs."""
     sl, out = SLICES[name], []
     for c in sl["corpora"]:
         out += [f"results/corpora/{c}/manifest.json", f"results/symbols/{c}.jsonl"]
     if sl["cells"]:
         out += [
+            *(f"results/runs/{d}/{s}/{a}.json" for d, s, a in sl["cells"]),
             f"results/matrix/slices/{name}/phase-matrix.json",
             f"results/matrix/slices/{name}/phase-matrix.md",
         ]

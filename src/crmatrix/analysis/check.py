@@ -1,11 +1,13 @@
 """Quality gates over a run summary: `hybrid.mrr=0.5` as a minimum, `hybrid.latency_p95_ms=250` as a maximum.
 
-A gate names `method.metric` or `method.query_type.metric`; a gate the run cannot answer
-is a failure too, so a renamed method or metric never passes silently.
+A gate names `method.metric` or `method.query_type.metric`. A metric crmatrix does not
+compute is a usage error (a misspelling, with a did-you-mean); a gate the run cannot answer
+is a failure, so a renamed method or an unscored metric never passes silently.
 """
 
 from __future__ import annotations
 
+import difflib
 import math
 from dataclasses import dataclass
 
@@ -48,8 +50,21 @@ def parse_gate(text: str, kind: str) -> Gate:
         except ValueError:
             bound = math.nan  # not a number: reported below with the expected form
         if math.isfinite(bound):  # nan would fail no gate, inf every one: neither is a bound
-            return Gate(name.strip(), parts[0], parts[1] if len(parts) == 3 else None, parts[-1], bound, kind)
+            gate = Gate(name.strip(), parts[0], parts[1] if len(parts) == 3 else None, parts[-1], bound, kind)
+            known = _known_metrics(gate.query_type is not None)
+            if gate.metric not in known:
+                close = difflib.get_close_matches(gate.metric, known, n=1)
+                hint = f"did you mean {close[0]!r}? " if close else ""
+                raise CrmatrixError(f"{kind} gate {text!r}: unknown metric {gate.metric!r} ({hint}expected one of: "
+                                    f"{', '.join(known)})")
+            return gate
     raise CrmatrixError(f"{kind} gate {text!r}: expected {FORM}")
+
+
+def _known_metrics(per_query_type: bool) -> list[str]:
+    """What a gate may name: a run's metrics (`n` and the per-query means), and for a whole
+    method also its latency."""
+    return ["n", *metrics.METRICS, *([] if per_query_type else LATENCY)]
 
 
 def parse_drop(text: str) -> Gate:

@@ -320,7 +320,7 @@ def fetch_pypi(spec: str, sha256: str, dest: Path, index: str = DEFAULT_PYPI_IND
     url = _sdist_url(page, page_url, name, version)
     if url is None:
         raise CrmatrixError(f"pypi pin {spec}: no sdist (.tar.gz) for version {version} at {page_url}")
-    with tempfile.TemporaryDirectory(prefix="crmatrix-download-") as tmp:
+    with tempfile.TemporaryDirectory(prefix=".download-", dir=dest.parent) as tmp:  # in the caller's scratch
         sdist = Path(tmp) / "sdist.tar.gz"
         got = download(url, sdist, ["sha256"])["sha256"].hex()
         if got != sha256.lower():
@@ -352,7 +352,7 @@ def fetch_npm(spec: str, integrity: str, dest: Path, registry: str = DEFAULT_NPM
         url = json.loads(http_get(meta_url))["dist"]["tarball"]
     except (KeyError, ValueError) as e:
         raise CrmatrixError(f"npm pin {spec}: {meta_url} has no dist.tarball") from e
-    with tempfile.TemporaryDirectory(prefix="crmatrix-download-") as tmp:
+    with tempfile.TemporaryDirectory(prefix=".download-", dir=dest.parent) as tmp:  # in the caller's scratch
         tgz = Path(tmp) / "package.tgz"
         got = base64.b64encode(download(url, tgz, [algo])[algo]).decode()
         if got != b64:
@@ -365,7 +365,8 @@ def fetch(pin: Pin, scratch: Path, mirrors: list[str], registries: dict) -> tupl
     """Make the pinned source available as a directory; returns it and where it came from
     (not for a kind written out of a benchmark file: the write_corpus stage makes those).
 
-    Downloads and clones go into `scratch` (owned by the caller); a path corpus is read in place.
+    Clones and unpacked downloads go into `scratch` (owned by the caller), the downloads
+    themselves beside it until unpacked; a path corpus is read in place.
     """
     s = pin.spec
     if pin.kind == "path":

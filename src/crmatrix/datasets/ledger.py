@@ -7,13 +7,15 @@ never a name or a path, so a renamed dataset or arm, or a moved checkout, is the
 The split's seed is left out on purpose: another seed deals the same tasks anew, and scoring
 a config under it is one more look at the same test set.
 
-Two places act on it, so that a run that does nothing is never refused and a killed one never
-counted: evaluate_arm refuses, before its first query, to score a config the ledger holds
-(unless forced: `--config force_test=true`, which reaches the job as CRMATRIX_FORCE_TEST,
-since it changes no result and must re-run nothing); collect_matrix, once the matrix is
-written, records each test-split run it aggregated, by the run file's sha256 (each cell's
-statistics carry its run's `scoring`), so rebuilding the matrix over the same runs counts
-nothing twice.
+Three places act on it, so that a run that does nothing is never refused and a killed one never
+counted: the workflow refuses to score a config the ledger holds once its plan is made, before
+any job starts and so before Snakemake removes the run it would replace
+(crmatrix.pipeline.rescoring), and evaluate_arm again before its first query, for what the
+plan could not key (unless forced: `--config force_test=true`, which reaches the workflow and
+the job as CRMATRIX_FORCE_TEST, since it changes no result and must re-run nothing);
+collect_matrix, once the matrix is written, records each test-split run it aggregated, by the
+run file's sha256 (each cell's statistics carry its run's `scoring`), so rebuilding the matrix
+over the same runs counts nothing twice.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from crmatrix import CrmatrixError, atomic
+from crmatrix import CrmatrixError, atomic, integrity
 from crmatrix.embed.backends import load_embedder
 from crmatrix.embed.cache import SUBDIR, EmbeddingCache, embed_with_cache, text_sha
 from crmatrix.embed.models import read_model
@@ -44,6 +44,7 @@ def build(symbols: list[Symbol], knobs: Knobs, model_dir: Path, cache_dir: Path,
                                                for s, t in zip(symbols, texts, strict=True)])
         atomic.write_json(d / "meta.json", meta)
         BM25Index.build(symbols).save(d / BM25_DIR)
+        integrity.record(d)
     return meta
 
 
@@ -54,6 +55,7 @@ def load(index_dir: Path, symbols: list[Symbol], knobs: Knobs, model_dir: Path) 
     meta_file = index_dir / "meta.json"
     if not meta_file.is_file():
         raise CrmatrixError(f"{index_dir}: not an index (no meta.json)")
+    integrity.verify(index_dir)
     meta = atomic.read_json(meta_file)
     if meta["symbols_hash"] != symbols_hash(symbols):
         raise CrmatrixError(f"{index_dir}: built from other symbols than the ones given; rebuild it")

@@ -6,6 +6,7 @@ Every problem becomes one line naming the key and what was expected, before any 
 from __future__ import annotations
 
 import copy
+import difflib
 from importlib.resources import files
 from pathlib import Path
 
@@ -61,7 +62,9 @@ def _message(err: jsonschema.ValidationError) -> str:
         allowed = sorted(err.schema.get("properties", {}))
         extra = sorted(set(err.instance) - set(allowed))
         if allowed:
-            return f"{where}: unknown key {', '.join(map(repr, extra))} (expected one of: {', '.join(allowed)})"
+            close = difflib.get_close_matches(extra[0], allowed, n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            return f"{where}: unknown key {', '.join(map(repr, extra))} ({hint}expected one of: {', '.join(allowed)})"
     if err.validator == "type":
         want = err.validator_value if isinstance(err.validator_value, str) else " or ".join(err.validator_value)
         hint = " (quote it in YAML)" if want == "string" else ""
@@ -83,7 +86,10 @@ def validate(config: dict, source: str = "config") -> dict:
     """Return a validated deep copy of config with defaults filled in, or raise CrmatrixError."""
     cfg = copy.deepcopy(config) if config is not None else {}
     Validator = _with_defaults(jsonschema.Draft202012Validator)
-    errors = sorted(Validator(schema()).iter_errors(cfg), key=lambda e: (list(map(str, e.absolute_path)), e.message))
+    # an unknown key first among a place's errors: a misspelled required key is also a missing one,
+    # and the spelling is what to fix
+    errors = sorted(Validator(schema()).iter_errors(cfg), key=lambda e: (
+        list(map(str, e.absolute_path)), e.validator != "additionalProperties", e.message))
     if errors:
         raise CrmatrixError(f"{source}: {_message(errors[0])}")
     written = tuple(corpus_kinds())

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 
 from crmatrix import CrmatrixError, atomic
@@ -19,8 +18,8 @@ def run(name: str, corpus: dict, tree: Path, manifest_path: Path, mirrors: list[
     declared `language` is not the dominant language of what was fetched.
     """
     pin = pins.Pin.from_config(name, corpus)
-    with tempfile.TemporaryDirectory(prefix="crmatrix-fetch-") as scratch:
-        src, origin = pins.fetch(pin, Path(scratch), mirrors, registries)
+    with atomic.scratch_dir(Path(tree)) as scratch:
+        src, origin = pins.fetch(pin, scratch / "src", mirrors, registries)
         return keep(name, corpus, pin, src, origin, tree, manifest_path)
 
 

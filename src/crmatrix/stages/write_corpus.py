@@ -4,10 +4,9 @@ and its manifest, as fetch_corpus keeps a fetched one."""
 
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 
-from crmatrix import CrmatrixError
+from crmatrix import CrmatrixError, atomic
 from crmatrix.corpora import pins
 from crmatrix.datasets import registry
 from crmatrix.stages import fetch_corpus
@@ -21,6 +20,6 @@ def run(name: str, corpus: dict, file: Path, tree: Path, manifest_path: Path) ->
                             "(a corpus written out of a benchmark file)")
     corpus = {**corpus, fmt.corpus_kind: {**corpus[fmt.corpus_kind], "file": str(file)}}
     pin = pins.Pin.from_config(name, corpus, (fmt.corpus_kind,))
-    with tempfile.TemporaryDirectory(prefix="crmatrix-write-") as scratch:
-        origin = fmt.write_corpus(pin.spec[fmt.corpus_kind], Path(scratch))
-        return fetch_corpus.keep(name, corpus, pin, Path(scratch), origin, tree, manifest_path, fmt.documents)
+    with atomic.scratch_dir(Path(tree)) as scratch:
+        origin = fmt.write_corpus(pin.spec[fmt.corpus_kind], scratch)
+        return fetch_corpus.keep(name, corpus, pin, scratch, origin, tree, manifest_path, fmt.documents)

@@ -36,6 +36,11 @@ class CommandSystem(ExternalSystem):
         return any("tool" in templates.names(a) for a in argvs)
 
     @classmethod
+    def argvs(cls, options: dict) -> dict[str, list | None]:
+        return {**super().argvs(options), "search": options["search"],
+                "batch.search": (options.get("batch") or {}).get("search")}
+
+    @classmethod
     def check_options(cls, options: dict) -> None:
         templates.check("search", options["search"], PER_QUERY)
         if options.get("batch"):

@@ -8,13 +8,14 @@ find_symbol, args: {name: "{query}"}}}`); without it the one method is `search`.
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from crmatrix import CrmatrixError, atomic
+from crmatrix import CrmatrixError, atomic, integrity
 from crmatrix.systems import hitmap, sandbox, templates
 from crmatrix.systems.answers import BLOB, Answer, QueryFailure
 
@@ -93,7 +94,30 @@ class ExternalSystem:
     def needs_tool(cls, options: dict) -> bool:
         return True
 
+    @classmethod
+    def argvs(cls, options: dict) -> dict[str, list | None]:
+        """Every argv template the system runs, by its option's key (None: not given)."""
+        return {"index": options.get("index")}
+
+    @classmethod
+    def check_programs(cls, conf: dict) -> None:
+        """Each program the system runs is on this host's PATH (or at its absolute path), so a
+        missing one stops `crmatrix validate`, not the first query. Not checked: one the workflow
+        installs (`install:`), one a placeholder names, one relative to the system's `cwd`."""
+        if conf.get("install"):
+            return
+        for key, argv in cls.argvs(conf["options"]).items():
+            program = argv[0] if argv else None
+            if program is None or templates.names(program) or (os.sep in program and not os.path.isabs(program)):
+                continue
+            if shutil.which(program) is None:
+                raise CrmatrixError(f"options.{key}[0]: {program!r} is not a program on PATH, and the system "
+                                    "installs nothing (expected an executable on PATH, its absolute path, or "
+                                    "install: {pip: NAME==VERSION})")
+
     def __init__(self, ctx):
+        if ctx.index_dir is not None:  # before anything is started or made for the job
+            integrity.verify(ctx.index_dir)
         self.ctx = ctx
         self.options = ctx.options
         self.RESPONSE = self.options["response"]
@@ -161,4 +185,5 @@ def build_index(conf: dict, *, corpus_dir: Path, env: dict[str, str], out: Path,
     info = {"argv": options["index"], "env": dict(sorted(index_vars.items())),
             "seconds": round(time.perf_counter() - t0, 3), "stdout_tail": stdout[-2000:]}
     atomic.write_json(out / INDEX_INFO, info)
+    integrity.record(out)
     return info

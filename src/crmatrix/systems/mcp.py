@@ -147,6 +147,10 @@ class _Server:
 @register("mcp")
 class McpSystem(ExternalSystem):
     @classmethod
+    def argvs(cls, options: dict) -> dict[str, list | None]:
+        return {**super().argvs(options), "server": options["server"]}
+
+    @classmethod
     def check_options(cls, options: dict) -> None:
         templates.check("server", options["server"], STATIC)
         for i, step in enumerate(options["setup"]):

@@ -100,6 +100,17 @@ def check_system_config(name: str, conf: dict) -> None:
                             f"(expected some of: {', '.join(supported)})")
 
 
+def check_programs(name: str, conf: dict) -> None:
+    """The programs the system runs are on this host (`crmatrix validate`; the workflow itself
+    does not ask, since its jobs may run on other hosts than the one that plans them)."""
+    cls = system_class(conf["type"])
+    if hasattr(cls, "check_programs"):
+        try:
+            cls.check_programs(conf)
+        except CrmatrixError as e:
+            raise CrmatrixError(f"systems.{name}.{e}") from None
+
+
 def answers_calls(conf: dict) -> bool:
     """Whether the system answers call-graph questions (a `calls` member, see crmatrix.evaluation.callgraph)."""
     return hasattr(system_class(conf["type"]), "calls")

@@ -252,7 +252,7 @@ def refuse_rescoring(dag):
             dataset=job.wildcards.dataset,
             split=job.params.split["split"],
             dataset_file=Path(job.input.dataset_file),
-            system_conf=dict(job.params.system),
+            system_conf=dict(job.params.system_conf),
             env=dict(job.params.env),
             model_dir=Path(job.input.model) if job.input.get("model") else None,
         )

@@ -9,7 +9,11 @@ to seed-matrix-<date>.md), with the targets of issue 11:
   4. the largest job's peak RSS, and embeddings computed vs symbols x arms (what re-embedding
      per arm, as the seed did by hand, would have cost);
   5. four arms cold in one run vs four single-arm cold runs on the default `requests` corpus
-     (target <= 0.35x).
+     (target <= 0.35x);
+  6. (issue Evidence) what an evaluation costs beyond its searches, over the default matrix's builtin cells:
+     each `evaluate_arm` job's wall time (logs/benchmarks/) minus its queries' search time
+     (the run's per-query elapsed_ms summed), median over the jobs (target <= 0.4 s on a quiet
+     machine, so that 300 queries and 20+ arms multiply searches, not loading).
 
 Each run happens in its own copy of the project beside it (so ../shared resolves) with its own
 cache directory: cold means cold. Needs ../shared (the git mirror of the seed corpora).
@@ -23,6 +27,7 @@ import json
 import os
 import platform
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -201,11 +206,66 @@ def four_arms() -> None:
     say("")
 
 
-SECTIONS = {"seed": "sections 1-4, the seed matrix", "four": "section 5, four arms vs four single-arm runs"}
+def evaluation_overhead(ws: Path) -> list[dict]:
+    """Per evaluate_arm job of the workspace: its wall and CPU time, its queries' search time
+    and the difference, the overhead (starting Python, loading the index, the query vectors,
+    the token counter...). On a shared machine the wall time mostly measures the load; the
+    CPU time is what a quiet machine's wall time would roughly be."""
+    rows = []
+    bench = ws / "logs" / "benchmarks" / "evaluate_arm"
+    for tsv in sorted(bench.rglob("*.tsv")):
+        cell = tsv.relative_to(bench).with_suffix("")
+        with tsv.open() as f:
+            timing = list(csv.DictReader(f, delimiter="\t"))[-1]
+        run = json.loads((ws / "results" / "runs" / cell.with_suffix(".json")).read_text())
+        search = sum(q["elapsed_ms"] for m in run["methods"].values() for q in m["queries"]) / 1000
+        wall, cpu = float(timing["s"]), float(timing["cpu_time"])
+        rows.append({"cell": cell.as_posix(), "wall": wall, "cpu": cpu, "search": search, "overhead": wall - search,
+                     "cpu_overhead": cpu - search, "searches": sum(len(m["queries"]) for m in run["methods"].values())})
+    return rows
+
+
+def default_builtin_config(ws: Path) -> str:
+    """The default matrix with its builtin system only (a peer's jobs add its server's start, its
+    own cost), and its `self` corpus cloned from this checkout (the workspace copy is no git repository)."""
+    cfg = yaml.safe_load((ws / "config" / "config.yaml").read_text())
+    cfg["systems"] = {"builtin": cfg["systems"]["builtin"]}
+    cfg["corpora"]["self"]["git"] = str(ROOT)
+    cfg.pop("compare", None)
+    path = "config/default-builtin.yaml"
+    (ws / path).write_text(yaml.safe_dump(cfg, sort_keys=False))
+    return path
+
+
+def overhead() -> None:
+    ws = workspace("overhead")
+    load = os.getloadavg()[0]
+    secs = snakemake(ws, default_builtin_config(ws))
+    rows = evaluation_overhead(ws)
+    med = {k: statistics.median(r[k] for r in rows) for k in ("wall", "cpu", "search", "overhead", "cpu_overhead")}
+    say("## 6. Evaluation overhead (the default matrix's builtin cells, cold)")
+    say("")
+    say(f"{len(rows)} `evaluate_arm` jobs ({sum(r['searches'] for r in rows)} searches), the matrix cold in "
+        f"{secs / 60:.1f} min; load average {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end.")
+    say("")
+    say("| per job | median s | max s |")
+    say("|---|---:|---:|")
+    for k, label in (("wall", "job wall time"), ("cpu", "job CPU time"), ("search", "searches (elapsed_ms summed)"),
+                     ("overhead", "overhead (wall - searches)"), ("cpu_overhead", "CPU - searches")):
+        say(f"| {label} | {med[k]:.2f} | {max(r[k] for r in rows):.2f} |")
+    say("")
+    say(f"Median overhead **{med['overhead']:.2f} s** (target <= 0.4 s on a quiet machine): "
+        f"{verdict(med['overhead'] <= 0.4)}; on CPU time (about a quiet machine's wall time) "
+        f"{med['cpu_overhead']:.2f} s: {verdict(med['cpu_overhead'] <= 0.4)}.")
+    say("")
+
+
+SECTIONS = {"seed": "sections 1-4, the seed matrix", "four": "section 5, four arms vs four single-arm runs",
+            "overhead": "section 6, the overhead of an evaluation"}
 
 
 def main() -> None:
-    """`pipeline.py [seed] [four]`: the sections to run (default: both)."""
+    """`pipeline.py [seed] [four] [overhead]`: the sections to run (default: all)."""
     chosen = sys.argv[1:] or list(SECTIONS)
     if set(chosen) - set(SECTIONS):
         sys.exit(f"usage: pipeline.py [{'] ['.join(SECTIONS)}]")
@@ -223,6 +283,8 @@ def main() -> None:
             seed_matrix()
         if "four" in chosen:
             four_arms()
+        if "overhead" in chosen:
+            overhead()
     finally:
         for ws in WORKSPACES:
             shutil.rmtree(ws, ignore_errors=True)

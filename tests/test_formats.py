@@ -176,6 +176,9 @@ def test_an_empty_file_a_broken_line_and_a_bad_field_are_one_line_naming_the_fil
         ("\n\n", "empty file"),
         ('{"question": "q", "answer": "a"}\n{"question": \n', "line 2: not JSON: Expecting value at column 14"),
         ('{"question": "q", "answer": 3}\n', "row 0: field 'answer' must be a non-empty string, got 3"),
+        # U+2028 and U+0085 are allowed in a JSON string: one row, not three lines
+        ('{"question": "q", "answer": "a\u2028b\x85c"}\n',
+         "no task left for corpus 'c' (dropped: 1 no resolved citation)"),
     ]:
         p.write_text(text)
         with pytest.raises(CrmatrixError) as e:

@@ -69,9 +69,10 @@ def _load_dataset(name: str, **kwargs) -> list[dict]:
 
 
 def _jsonl(path: Path) -> list:
-    """One JSON value per line; blank lines are no rows."""
+    """One JSON value per line; blank lines are no rows. Lines end at newlines only: a JSON
+    string may hold U+2028 or U+0085, where str.splitlines would cut it."""
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        lines = path.read_text(encoding="utf-8").split("\n")
     except (OSError, UnicodeDecodeError) as e:
         raise CrmatrixError(f"{path}: not readable as UTF-8 text: {e}") from None
     rows = []

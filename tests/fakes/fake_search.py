@@ -10,6 +10,8 @@ FAKE_RANKING=weakest-first inverts the scores (so arms differ). FAKE_MODE holds 
 directives, each acting on queries containing TEXT: crash-on:TEXT (exit 3), hang-on:TEXT
 (sleep, with a child in the same process group), garbage-on:TEXT (not JSON), empty-on:TEXT
 (no output). Every call writes the environment it saw to $HOME/last-env.json.
+FAKE_INDEX_IN_HOME=1: the index lives under $HOME instead of INDEX (as some tools keep it),
+so a search finds it only in the HOME its index command had.
 
 tests/fakes/tool makes it an installable project (`crmatrix-fake-tool`, script `fake-search`).
 """
@@ -77,10 +79,12 @@ def act(query: str) -> None:
 def main(argv: list[str]) -> None:
     Path(os.environ["HOME"], "last-env.json").write_text(json.dumps(dict(os.environ)))
     cmd = argv[0]
+    in_home = os.environ.get("FAKE_INDEX_IN_HOME") == "1"
     if cmd == "index":
-        index(Path(argv[1]), Path(argv[2]))
+        index(Path(argv[1]), Path(os.environ["HOME"], "fake-index") if in_home else Path(argv[2]))
         return
-    symbols = json.loads((Path(argv[1]) / "fake-index.json").read_text())["symbols"]
+    where = Path(os.environ["HOME"], "fake-index") if in_home else Path(argv[1])
+    symbols = json.loads((where / "fake-index.json").read_text())["symbols"]
     k = int(argv[3])
     if cmd == "batch":
         queries = json.loads(Path(argv[2]).read_text())

@@ -158,7 +158,8 @@ def system_venv(wildcards):
 
 
 def home_dir(wildcards):
-    """An external system's own HOME for one job (a tool's caches and state), under results/."""
+    """An external system's own HOME for its index (a tool's caches and state), under results/:
+    the query jobs reading the index get the same one (experiment.cell)."""
     where = {k: v for k, v in wildcards.items() if k != "system"}
     return experiment.home_dir("results", wildcards.system, where)
 

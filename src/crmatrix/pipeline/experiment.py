@@ -106,8 +106,10 @@ def needs_graph(cfg: dict, system: str, arm: str) -> bool:
 
 
 def home_dir(root: str, system: str, where: dict[str, str]) -> str:
-    """An external system's own HOME for one job (a tool's caches and state): a directory per
-    system, and in it one per job, named by the job's other wildcards (`where`)."""
+    """An external system's own HOME (a tool's caches and state): a directory per system, and
+    in it one per index (`where`: corpus and index_key), so that the index job and the query
+    jobs reading its index share it (a tool may keep its index under $HOME), else one per
+    evaluation job (`where`: dataset and arm)."""
     return f"{root}/home/{system}/" + "/".join(f"{k}={v}" for k, v in sorted(where.items()))
 
 
@@ -142,12 +144,16 @@ def cell(cfg: dict, dataset: str, system: str, arm: str, root: str = "results") 
         "manifest": f"{root}/corpora/{corpus}/manifest.json",
         "symbols": f"{root}/symbols/{corpus}.jsonl",
     }
+    home = {"dataset": dataset, "arm": arm}
     if needs_index(conf):
-        inputs["index"] = f"{root}/index/{corpus}/{system}/{index_key(cfg, conf, arm, corpus)}"
+        key = index_key(cfg, conf, arm, corpus)
+        inputs["index"] = f"{root}/index/{corpus}/{system}/{key}"
         if conf["type"] == "builtin":
             model = arm_model(cfg, arm)
             inputs["model"] = f"{root}/models/{model}"
             inputs["query_vectors"] = f"{root}/queries/{dataset}/{model}"
+        else:  # the index job's HOME (rule build_system_index), where a tool may keep its index
+            home = {"corpus": corpus, "index_key": key}
     if needs_graph(cfg, system, arm):
         inputs["graph"] = f"{root}/graph/{corpus}.json"
     venv = venv_dir(cfg, system)
@@ -155,7 +161,7 @@ def cell(cfg: dict, dataset: str, system: str, arm: str, root: str = "results") 
         inputs["venv"] = venv
     params = {"system_conf": job_conf(conf), "env": arm_env(cfg, arm), "top_k": cfg["top_k"],
               "split": dataset_split(cfg, dataset),
-              "home_dir": home_dir(root, system, {"dataset": dataset, "arm": arm})}
+              "home_dir": home_dir(root, system, home)}
     outputs = {"run": f"{root}/runs/{dataset}/{system}/{arm}.json", "trec_dir": f"{root}/trec/{dataset}/{system}/{arm}"}
     return Cell(dataset, system, arm, corpus, inputs, params, outputs)
 

@@ -17,6 +17,9 @@ the tool as a JSON file (`{queries}`) and the answer lists one result per query,
 from __future__ import annotations
 
 import json
+import os
+import tempfile
+from pathlib import Path
 from typing import Any
 
 from crmatrix import CrmatrixError, atomic
@@ -53,7 +56,6 @@ class CommandSystem(ExternalSystem):
         super().__init__(ctx)
         batch = self.options.get("batch")
         self.batch_size = batch["size"] if batch else None
-        self._batches = 0
 
     def _run(self, template: list[str], values: dict[str, Any], timeout_s: float, what: str) -> str:
         argv = templates.fill_argv(template, values)
@@ -67,8 +69,10 @@ class CommandSystem(ExternalSystem):
     def search_batch(self, queries: list[str], method: str, k: int) -> list[Answer | QueryFailure]:
         """One call for many queries; a result that fails to map fails its query alone."""
         batch = self.options["batch"]
-        self._batches += 1
-        qfile = self.home / "tmp" / f"crmatrix-queries-{self._batches}.json"
+        # a file of its own: the query jobs of one index share its HOME, and may run at once
+        fd, name = tempfile.mkstemp(prefix="crmatrix-queries-", suffix=".json", dir=self.home / "tmp")
+        os.close(fd)
+        qfile = Path(name)
         atomic.write_text(qfile, json.dumps(queries, ensure_ascii=False))
         values = {**self.call_values(method, None, k), "queries": str(qfile)}
         try:

@@ -1,0 +1,67 @@
+"""The rough edges a user met putting their own tools into a matrix (issue 19), each through
+Snakemake with the fakes of tests/fakes (the systems are in `_config`).
+
+One matrix is run once (module fixture); each test reads what it needs from it, or plans a
+changed config against it with a dry run."""
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import snakemake
+from test_systems import CORPUS, DATASET, FAKES, HITS
+
+pytestmark = pytest.mark.slow
+
+
+def _config(tmp_path: Path) -> dict:
+    script = str(tmp_path / "tools" / "fake_search.py")  # the project's own script: part of the keys
+    cli = [sys.executable, script]
+    indexed = {"index": [*cli, "index", "{corpus}", "{index}"], "search": [*cli, "search", "{index}", "{query}", "{k}"],
+               "index_env": []}
+    return {
+        "corpora": {"fake": {"path": "src"}},
+        "datasets": {"ds": {"file": "ds.json", "corpus": "fake"}},
+        "systems": {
+            "cli": {"type": "command", "timeout_s": 20, "options": {
+                **indexed, "env": {"FAKE_INDEX_IN_HOME": "1", "FAKE_MODE": "crash-on:parse"}, **HITS}},
+        },
+        "arms": {"baseline": {}},
+        "headline_method": "search",
+    }
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory):
+    tmp_path = tmp_path_factory.mktemp("edges")
+    for rel, text in CORPUS.items():
+        (tmp_path / "src" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "src" / rel).write_text(text)
+    (tmp_path / "tools").mkdir()
+    shutil.copy(FAKES / "fake_search.py", tmp_path / "tools" / "fake_search.py")
+    (tmp_path / "ds.json").write_text(json.dumps(DATASET))
+    cfg = _config(tmp_path)
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(cfg))
+    # each test checks its own part: a job failing here fails the tests that read it, not all of them
+    proc = snakemake(tmp_path, "--cores", "2", "--keep-going", "all", "--configfile", str(tmp_path / "config.yaml"),
+                     check=False)
+    return tmp_path, cfg, proc
+
+
+def test_the_matrix_runs(project):
+    assert project[2].returncode == 0, project[2].stderr
+
+
+def run_of(project, system: str) -> dict:
+    return json.loads((project[0] / f"results/runs/ds/{system}/baseline.json").read_text())["methods"]["search"]
+
+
+
+def test_the_index_job_and_the_query_jobs_share_a_home(project):
+    # the CLI keeps its index under $HOME: its queries find it only in the index job's HOME
+    assert [(q["failure"], q["rank"]) for q in run_of(project, "cli")["queries"]] == [
+        ("crash", None), (None, 1), (None, 1), (None, 1)]
+

@@ -5,6 +5,7 @@ One matrix is run once (module fixture); each test reads what it needs from it, 
 changed config against it with a dry run."""
 
 import json
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -58,6 +59,24 @@ def test_the_matrix_runs(project):
 def run_of(project, system: str) -> dict:
     return json.loads((project[0] / f"results/runs/ds/{system}/baseline.json").read_text())["methods"]["search"]
 
+
+def planned(project, cfg: dict) -> dict[str, int]:
+    """Rule -> how many jobs a dry run of `all` under `cfg` plans in the project."""
+    path = project[0] / "changed.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    out = snakemake(project[0], "--cores", "1", "-n", "all", "--configfile", str(path)).stdout
+    return {m[1]: int(m[2]) for m in re.finditer(r"^(\w+)\s+(\d+)$", out, flags=re.M) if m[1] != "total"}
+
+
+
+def test_a_query_time_change_re_runs_the_queries_but_not_the_index(project):
+    cfg = json.loads(json.dumps(project[1]))
+    cli = cfg["systems"]["cli"]
+    cli["timeout_s"], cli["budget_s"] = 25, 900
+    cli["options"]["search"] = [*cli["options"]["search"], "--ignored"]
+    jobs = planned(project, cfg)
+    assert "build_system_index" not in jobs
+    assert jobs["evaluate_arm"] == 1
 
 
 def test_the_index_job_and_the_query_jobs_share_a_home(project):

@@ -130,6 +130,12 @@ def job_system(wildcards):
     return experiment.job_conf(CFG["systems"][wildcards.system])
 
 
+def index_system(wildcards):
+    """The index-time part of the system's settings (experiment.index_conf): a query-time
+    change leaves its index job's params alone."""
+    return experiment.index_conf(CFG["systems"][wildcards.system])
+
+
 # Job runtimes (minutes) that the config bounds: an evaluation spends at most its system's
 # `budget_s` on queries, plus loading (index, model, an MCP server's start) and the token
 # benchmark; an external index command at most its `index_timeout_s`. A scheduler kills a job

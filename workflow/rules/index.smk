@@ -47,7 +47,7 @@ rule build_system_index:
         runtime=system_index_minutes,
     params:
         code=code("build_system_index"),
-        system=job_system,
+        system=index_system,
         env=index_env,
         home=home_dir,
     script:

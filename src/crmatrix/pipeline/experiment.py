@@ -64,6 +64,15 @@ def job_conf(system_conf: dict) -> dict:
     return {k: v for k, v in system_conf.items() if k not in _DAG_KEYS}
 
 
+def index_conf(system_conf: dict) -> dict:
+    """The settings an external system's index job runs with: index-time ones only, so a
+    query-time change (`timeout_s`, `budget_s`, the search argv or tool) re-runs no index."""
+    options = system_conf["options"]
+    return {"type": system_conf["type"],
+            "options": {k: options[k] for k in (*_EXTERNAL_INDEX_OPTIONS, "index_env", "index_timeout_s")
+                        if k in options}}
+
+
 def venv_dir(cfg: dict, system: str) -> str | None:
     """The environment the workflow installs for the system, if it names one."""
     conf = cfg["systems"][system].get("install")

@@ -84,3 +84,19 @@ def test_the_index_job_and_the_query_jobs_share_a_home(project):
     assert [(q["failure"], q["rank"]) for q in run_of(project, "cli")["queries"]] == [
         ("crash", None), (None, 1), (None, 1), (None, 1)]
 
+
+def test_editing_a_project_script_the_argv_names_re_runs_what_it_served(project):
+    script = project[0] / "tools" / "fake_search.py"
+    text = script.read_text()
+    try:
+        script.write_text(text + "\n# edited\n")
+        jobs = planned(project, project[1])
+    finally:
+        script.write_text(text)
+    indexed = [s for s, conf in project[1]["systems"].items() if "index" in conf["options"]]
+    # the systems whose index command runs the script: their index and run (a server's, not)
+    assert jobs["build_system_index"] == jobs["evaluate_arm"] == len(indexed) >= 1
+    assert planned(project, project[1]) == {}
+
+
+

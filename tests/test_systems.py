@@ -4,6 +4,7 @@ CLI, the mcp adapter on a fake MCP server, and an in-process plugin that hangs.
 The fakes (tests/fakes/) misbehave on demand through FAKE_MODE, an arm variable, so one
 corpus and one dataset exercise every failure kind."""
 
+import hashlib
 import json
 import sys
 import time
@@ -14,7 +15,7 @@ import pytest
 
 from crmatrix import CrmatrixError
 from crmatrix.hits import Hit
-from crmatrix.pipeline import config
+from crmatrix.pipeline import config, experiment
 from crmatrix.stages import (
     build_system_index,
     collect_matrix,
@@ -105,6 +106,36 @@ def alive(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
     except FileNotFoundError:
         return False
+
+
+# --- what a system's keys hold ---------------------------------------------------------------
+
+def test_project_files_the_argv_or_files_names_are_hashed_into_the_system_and_its_index(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the project: the workflow's working directory
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools" / "run.py").write_text("print('a')\n")
+    (tmp_path / "tools" / "build.py").write_text("print('b')\n")
+    (tmp_path / "lib" / "sub").mkdir(parents=True)
+    (tmp_path / "lib" / "sub" / "x.py").write_text("X = 1\n")
+    conf = system_conf("command", {"index": [sys.executable, str(tmp_path / "tools" / "build.py"), "{index}"],
+                                   "search": [sys.executable, "tools/run.py", "{query}", "{index}"],
+                                   "files": ["lib"]})
+    sha = {p: hashlib.sha256(Path(p).read_bytes()).hexdigest() for p in ("tools/run.py", "tools/build.py",
+                                                                          "lib/sub/x.py")}
+    # the interpreter lies outside the project: pinned by the environment, not hashed
+    assert experiment.job_conf(conf)["files"] == dict(sorted(sha.items()))
+    assert experiment.code_files(conf, index_only=True) == {"lib/sub/x.py": sha["lib/sub/x.py"],
+                                                            "tools/build.py": sha["tools/build.py"]}
+    cfg = {"systems": {"s": conf}, "arms": {"baseline": {}}}
+    before = experiment.index_key(cfg, conf, "baseline", "c")
+    (tmp_path / "tools" / "run.py").write_text("print('edited')\n")  # a query-time script: the index stays
+    assert experiment.index_key(cfg, conf, "baseline", "c") == before
+    (tmp_path / "lib" / "sub" / "x.py").write_text("X = 2\n")
+    assert experiment.index_key(cfg, conf, "baseline", "c") != before
+    assert "files" not in experiment.job_conf(system_conf("command", {"search": [sys.executable, "{query}"]}))
+    with pytest.raises(CrmatrixError, match=r"^config: systems\.fake\.options\.files\[0\]: no file or directory "
+                                            r"'nope' \(expected a path inside the project, relative to .*\)$"):
+        system_conf("command", {"search": ["t", "{query}"], "files": ["nope"]})
 
 
 # --- command -------------------------------------------------------------------------------

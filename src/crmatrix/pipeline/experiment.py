@@ -16,7 +16,7 @@ from crmatrix.datasets import holdout
 from crmatrix.datasets.registry import FORMATS
 from crmatrix.engine import knobs
 from crmatrix.engine.knobs import MODEL_VAR
-from crmatrix.systems import install
+from crmatrix.systems import codefiles, install
 from crmatrix.systems import registry as systems
 from crmatrix.systems.registry import needs_index
 
@@ -60,8 +60,22 @@ def system_arms(cfg: dict, system_conf: dict) -> list[str]:
 
 def job_conf(system_conf: dict) -> dict:
     """The system's settings as its jobs get them: without the arms it runs (no part of any
-    one run) and its install (the job gets the environment, whose path holds its key)."""
-    return {k: v for k, v in system_conf.items() if k not in _DAG_KEYS}
+    one run) and its install (the job gets the environment, whose path holds its key); with
+    the contents of the project files it runs (`systems.codefiles`), when it names any."""
+    conf = {k: v for k, v in system_conf.items() if k not in _DAG_KEYS}
+    files = code_files(system_conf)
+    return {**conf, codefiles.FILES_KEY: files} if files else conf
+
+
+def code_files(system_conf: dict, index_only: bool = False) -> dict[str, str]:
+    """Project path -> sha256 of the files an external system runs (all of them, or those of its
+    index command, its `env` and `files`)."""
+    cls = systems.system_class(system_conf["type"])
+    if not hasattr(cls, "argvs"):  # not a command or mcp system: its code is the stage's or its plugin's
+        return {}
+    options = system_conf["options"]
+    argvs = {"index": options.get("index")} if index_only else cls.argvs(options)
+    return codefiles.hashes(options, argvs)
 
 
 def index_conf(system_conf: dict) -> dict:
@@ -96,6 +110,9 @@ def index_key(cfg: dict, system_conf: dict, arm: str, corpus: str) -> str:
                 "install": install.key(system_conf["install"]) if system_conf.get("install") else None,
                 "options": {k: options.get(k) for k in _EXTERNAL_INDEX_OPTIONS},
                 "env": index_env(cfg, system_conf, arm)}
+        files = code_files(system_conf, index_only=True)
+        if files:  # absent when none, so a system naming no project file keeps its key
+            spec["files"] = files
     return atomic.hash_obj(spec)[:12]
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from crmatrix import CrmatrixError, atomic, integrity
-from crmatrix.systems import hitmap, sandbox, templates
+from crmatrix.systems import codefiles, hitmap, sandbox, templates
 from crmatrix.systems.answers import BLOB, Answer, QueryFailure
 
 DEFAULT_METHOD = "search"
@@ -74,6 +74,7 @@ class ExternalSystem:
         """Cross-key checks the schema cannot express; errors start with the option's key."""
         for key in ("env", "cwd", "index"):
             templates.check(key, options.get(key), STATIC)
+        codefiles.check(options.get(codefiles.FILES_KEY, []))
         for method, spec in method_specs(options).items():
             where = "args" if method == DEFAULT_METHOD and not options.get("methods") else f"methods.{method}.args"
             templates.check(where, spec["args"], PER_QUERY - {"args"})

@@ -8,12 +8,13 @@ import json
 import re
 import shutil
 import sys
+import time
 from pathlib import Path
 
 import pytest
 import yaml
 from conftest import snakemake
-from test_systems import CORPUS, DATASET, FAKES, HITS
+from test_systems import CORPUS, DATASET, FAKES, HITS, alive
 
 pytestmark = pytest.mark.slow
 
@@ -29,6 +30,10 @@ def _config(tmp_path: Path) -> dict:
         "systems": {
             "cli": {"type": "command", "timeout_s": 20, "options": {
                 **indexed, "env": {"FAKE_INDEX_IN_HOME": "1", "FAKE_MODE": "crash-on:parse"}, **HITS}},
+            "server": {"type": "mcp", "timeout_s": 20, "options": {
+                "server": [sys.executable, str(FAKES / "fake_mcp_server.py"), "{corpus}"], "tool": "search",
+                "args": {"query": "{query}", "k": "{k}"},
+                "env": {"FAKE_SERVER_CHILD": "1", "FAKE_MODE": "exit-with-child-on:parse"}, **HITS}},
         },
         "arms": {"baseline": {}},
         "headline_method": "search",
@@ -68,6 +73,10 @@ def planned(project, cfg: dict) -> dict[str, int]:
     return {m[1]: int(m[2]) for m in re.finditer(r"^(\w+)\s+(\d+)$", out, flags=re.M) if m[1] != "total"}
 
 
+def row(project, system: str) -> str:
+    md = (project[0] / "results/matrix/phase-matrix.md").read_text()
+    return next(line for line in md.splitlines() if line.startswith(f"| ds | {system} |"))
+
 
 def test_a_query_time_change_re_runs_the_queries_but_not_the_index(project):
     cfg = json.loads(json.dumps(project[1]))
@@ -98,5 +107,36 @@ def test_editing_a_project_script_the_argv_names_re_runs_what_it_served(project)
     assert jobs["build_system_index"] == jobs["evaluate_arm"] == len(indexed) >= 1
     assert planned(project, project[1]) == {}
 
+
+def test_no_child_of_an_mcp_server_outlives_the_run(project):
+    children = [int(p.read_text()) for p in (project[0] / "results/home/server").rglob("child-*.pid")]
+    # one per server start (the first, and the restart after the exit) and the one left holding stdout
+    assert len(children) == 3
+    assert not [pid for pid in children if alive(pid)]
+
+
+def test_a_server_exiting_while_its_child_holds_stdout_is_a_crash_with_its_exit_status(project):
+    queries = run_of(project, "server")["queries"]
+    assert (queries[0]["failure"], queries[0]["error"]) == (
+        "crash", "search: server exited with status 3 during the call; "
+                 "server stderr: fake_mcp_server: exiting on 'parse config'")
+    assert queries[0]["elapsed_ms"] < 10_000  # not the query's timeout of 20 s
+    assert [q["rank"] for q in queries[1:]] == [1, 1, 1]
+    assert row(project, "server").rstrip().endswith("⚠ 1 failed (1 crash) |")
+
+
+def test_a_server_that_never_answers_initialize_says_so(project):
+    tmp_path, cfg, _ = project
+    cfg = json.loads(json.dumps(cfg))
+    cfg["systems"]["mute"] = {"type": "mcp", "options": {**cfg["systems"]["server"]["options"],
+                                                         "env": {"FAKE_NO_INIT": "1"}, "start_timeout_s": 2}}
+    (tmp_path / "mute.yaml").write_text(yaml.safe_dump(cfg))
+    t0 = time.monotonic()
+    proc = snakemake(tmp_path, "--cores", "1", "results/runs/ds/mute/baseline.json", "--configfile",
+                     str(tmp_path / "mute.yaml"), check=False)
+    assert proc.returncode != 0 and time.monotonic() - t0 < 120
+    assert re.search(r"^crmatrix: systems\.mute: MCP server \[.*\] did not start: server: did not answer "
+                     r"initialize within 2 s$", proc.stderr, flags=re.M), proc.stderr
+    assert "ExceptionGroup" not in proc.stderr
 
 

@@ -264,7 +264,8 @@ def test_mcp_server_crash_and_hang_are_recorded_and_no_server_outlives_the_job(p
     r = run(prepared, tmp_path, conf, env={"FAKE_MODE": "crash-on:parse|hang-on:save"})
     assert time.monotonic() - t0 < 60
     assert failures(r) == [
-        ("crash", "search: MCPError: Connection closed; server stderr: fake_mcp_server: crashing on 'parse config'"),
+        ("crash", "search: server exited with status 3 during the call; "
+                  "server stderr: fake_mcp_server: crashing on 'parse config'"),
         ("timeout", "search: no answer within 2 s"),
         (None, None), (None, None)]
     assert ranks(r) == [None, None, 1, 1]
@@ -288,8 +289,8 @@ def test_mcp_one_server_answers_every_query_and_method(prepared, tmp_path):
 
 def test_mcp_server_that_cannot_start_is_a_job_error(prepared, tmp_path):
     conf = system_conf("mcp", {**MCP, "server": [sys.executable, "-c", "import sys; sys.exit('no such index')"]})
-    with pytest.raises(CrmatrixError, match=r"^systems\.fake: MCP server \[.*\] did not start: server: .*"
-                                            r"; server stderr: no such index$"):
+    with pytest.raises(CrmatrixError, match=r"^systems\.fake: MCP server \[.*\] did not start: server exited with "
+                                            r"status 1 before answering initialize; server stderr: no such index$"):
         run(prepared, tmp_path, conf)
 
 

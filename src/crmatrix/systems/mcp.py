@@ -15,29 +15,41 @@ The result's text content is parsed (`parser`, default json) and mapped to hits 
 command's stdout; `content: structured` maps the structured content instead.
 
 One server per evaluation job, started with the job and kept for all its queries. A query
-that times out, or whose call fails below the tool (the server died), restarts the server
-before the next query: a server that hung once is not trusted with another. The SDK shuts
-a server down by closing its stdin, then SIGTERM, then SIGKILL to its process group, each
-wait bounded. The SDK also passes LOGNAME, SHELL, TERM and USER of the host to the server,
-besides the sandbox's environment.
+that times out, or whose call fails below the tool (the server died: a crash naming its
+exit status, seen when the server exits even if a child of it still holds its stdout),
+restarts the server before the next query: a server that hung once is not trusted with
+another. The server leads a process group of its own (crmatrix.systems.stdio); shutting it
+down closes its stdin, then SIGTERM, then SIGKILL to the group, each wait bounded, and the
+group is killed in any case, so no child of the server outlives the job. The server sees the
+sandbox's environment only.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
 from crmatrix import CrmatrixError
-from crmatrix.systems import templates
+from crmatrix.systems import stdio, templates
 from crmatrix.systems.answers import Answer, QueryFailure
 from crmatrix.systems.external import STATIC, ExternalSystem
 from crmatrix.systems.guard import GRACE_S
 from crmatrix.systems.registry import register
 
-SHUTDOWN_S = 10.0  # > the SDK's own escalation (2 s after stdin closes, 2 s after SIGTERM, 2 s to reap)
+SHUTDOWN_S = 10.0  # > stdio's escalation (2 s after stdin closes, 2 s after SIGTERM, 2 s to reap)
+EXIT_SEEN_S = 2.0  # how long a failed call waits to see whether the server exited
+
+
+def _leaf(e: BaseException) -> BaseException:
+    """The one exception inside nested exception groups (anyio's task groups wrap what their
+    body raises), so a message names the cause, not the group."""
+    while isinstance(e, BaseExceptionGroup) and len(e.exceptions) == 1:
+        e = e.exceptions[0]
+    return e
 
 
 def _text(result) -> str:
@@ -57,6 +69,7 @@ class _Server:
         self._queue: asyncio.Queue = asyncio.Queue()
         self._ready: Future = Future()
         self.dead = False
+        self._process: stdio.Server | None = None
         self._thread = threading.Thread(target=self._main, daemon=True, name="crmatrix-mcp-client")
         self._thread.start()
         try:
@@ -79,31 +92,62 @@ class _Server:
 
     async def _serve(self) -> None:
         import anyio
-        from mcp import ClientSession, StdioServerParameters
-        from mcp.client.stdio import stdio_client
+        from mcp import ClientSession
 
+        phase = "start"
         try:
             with open(self._errlog, "a", encoding="utf-8") as errlog:
-                params = StdioServerParameters(command=self._argv[0], args=self._argv[1:], env=self._env,
-                                               cwd=str(self._cwd))
-                async with stdio_client(params, errlog=errlog) as (read, write):
+                async with stdio.connect(self._argv, self._env, self._cwd, errlog) as (read, write, server):
+                    self._process = server
                     async with ClientSession(read, write) as session:
                         with anyio.fail_after(self._start_timeout_s):
-                            info = await session.initialize()
+                            phase = "initialize"
+                            info = await self._exited_or(session.initialize(), "before answering initialize")
                             for step in self._setup:
-                                result = await session.call_tool(step["tool"], step["args"])
+                                phase = f"setup tool {step['tool']}"
+                                result = await self._exited_or(session.call_tool(step["tool"], step["args"]),
+                                                               f"in {phase}")
                                 if result.is_error:
-                                    raise QueryFailure("crash", f"setup tool {step['tool']}: {_text(result)[:300]}")
+                                    raise QueryFailure("crash", f"{phase}: {_text(result)[:300]}")
+                        phase = "ready"
                         self._ready.set_result(info)
                         await self._answer_calls(session)
         except BaseException as e:
             if not self._ready.done():
-                self._ready.set_exception(e)
+                self._ready.set_exception(self._start_failure(_leaf(e), phase))
         finally:
             self.dead = True
             while not self._queue.empty():
                 if (item := self._queue.get_nowait()) is not None:
                     item[-1].set_exception(QueryFailure("crash", "server: shut down"))
+
+    def _start_failure(self, e: BaseException, phase: str) -> BaseException:
+        """Why the server is not ready, in one line: the phase that did not finish in time, or how it failed."""
+        if isinstance(e, QueryFailure):
+            return e
+        if isinstance(e, TimeoutError):
+            what = "answer initialize" if phase == "initialize" else f"finish {phase}"
+            return QueryFailure("timeout", f"server: did not {what} within {self._start_timeout_s:g} s")
+        return QueryFailure("crash", f"server: {type(e).__name__}: {e}")
+
+    async def _exited_or(self, call, when: str):
+        """`call`'s result; if it fails because the server exited, a crash naming its exit status."""
+        try:
+            return await call
+        except Exception as e:
+            status = await self._exit_status()
+            if status is None:
+                raise
+            raise QueryFailure("crash", f"server exited with status {status} {when}") from e
+
+    async def _exit_status(self) -> int | None:
+        """The server's exit status, once it has exited (a failed call waits for it a moment:
+        the pipe can close before the exit is seen)."""
+        server = self._process
+        if server is None:
+            return None
+        await server.wait_exit(EXIT_SEEN_S)
+        return server.exit_status
 
     async def _answer_calls(self, session) -> None:
         """Until told to stop (None), or a call fails below the tool: then the server goes."""
@@ -113,9 +157,12 @@ class _Server:
             tool, args, timeout_s, fut = item
             try:
                 with anyio.fail_after(timeout_s):
-                    result = await session.call_tool(tool, args)
+                    result = await self._exited_or(session.call_tool(tool, args), "during the call")
             except TimeoutError:
                 fut.set_exception(QueryFailure("timeout", f"{tool}: no answer within {timeout_s:g} s"))
+                return
+            except QueryFailure as e:
+                fut.set_exception(QueryFailure(e.kind, f"{tool}: {e}"))
                 return
             except Exception as e:
                 fut.set_exception(QueryFailure("crash", f"{tool}: {type(e).__name__}: {e}"))
@@ -162,7 +209,8 @@ class McpSystem(ExternalSystem):
         self.argv = templates.fill_argv(self.options["server"], self.values)
         self.setup = [{"tool": s["tool"], "args": templates.fill_args(s["args"], self.values)}
                       for s in self.options["setup"]]
-        self.errlog = self.home / "mcp-server.log"
+        # the job's own: the query jobs of one index share its HOME, and may run at once
+        self.errlog = self.home / f"mcp-server-{os.getpid()}.log"
         self.start_timeout_s = self.options["start_timeout_s"]
         # a failed query may restart the server inside its call: the guard waits for that too
         self.grace_s = GRACE_S + SHUTDOWN_S + self.start_timeout_s

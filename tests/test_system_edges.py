@@ -30,6 +30,8 @@ def _config(tmp_path: Path) -> dict:
         "systems": {
             "cli": {"type": "command", "timeout_s": 20, "options": {
                 **indexed, "env": {"FAKE_INDEX_IN_HOME": "1", "FAKE_MODE": "crash-on:parse"}, **HITS}},
+            "nohit": {"type": "command", "options": {  # hits have no title, and a line the mapping does not name
+                **indexed, "hits": "data.symbols[]", "fields": {"symbol": "title", "path": "file"}}},
             "server": {"type": "mcp", "timeout_s": 20, "options": {
                 "server": [sys.executable, str(FAKES / "fake_mcp_server.py"), "{corpus}"], "tool": "search",
                 "args": {"query": "{query}", "k": "{k}"},
@@ -139,4 +141,22 @@ def test_a_server_that_never_answers_initialize_says_so(project):
                      r"initialize within 2 s$", proc.stderr, flags=re.M), proc.stderr
     assert "ExceptionGroup" not in proc.stderr
 
+
+def test_answers_resolving_no_hit_warn_and_mark_the_cell(project):
+    result = run_of(project, "nohit")
+    assert (result["no_hit"], result["no_hit_warning"], result["errors"]) == (4, True, 0)
+    assert result["failures"] == {"bad-output": 0, "budget": 0, "crash": 0, "empty": 0, "timeout": 0}
+    assert run_of(project, "cli")["no_hit"] == 0 and not run_of(project, "cli")["no_hit_warning"]
+    warning = "crmatrix: run ds/nohit/baseline: ⚠ 4 answers resolved no hit (method search: "
+    assert warning in project[2].stderr
+    assert row(project, "nohit").rstrip().endswith("<br>⚠ 4 answers resolved no hit |")
+    assert "answers resolved no hit" not in row(project, "cli")
+
+
+def test_each_run_says_its_failures_in_one_line_on_the_terminal_and_in_its_log(project):
+    line = ("run ds/cli/baseline: 1 of 4 queries failed (1 crash); the first: search: exit status 3: "
+            "fake_search: crashing on 'parse config'")
+    assert f"crmatrix: {line}\n" in project[2].stderr
+    assert f"WARNING crmatrix.terminal: {line}\n" in (project[0] / "logs/evaluate_arm/ds/cli/baseline.log").read_text()
+    assert "crmatrix: run ds/nohit/baseline: 4 queries, none failed\n" in project[2].stderr
 

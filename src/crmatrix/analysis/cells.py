@@ -48,7 +48,7 @@ def is_benchmark(fmt: dict | None) -> bool:
 def _notes(run: dict, method: str) -> dict:
     """What makes a cell read differently from what its arm says: values the system clamped
     (from the builtin engine's provenance), queries that failed (scored as misses; by kind),
-    and a blob system's rank-1 scoring."""
+    a blob system's rank-1 scoring, and answers that mostly resolved no hit (evaluate.NO_HIT_SHARE)."""
     system_run = run["provenance"]["system_run"] or {}  # None for a system that records nothing
     result = run["methods"][method]
     failures = {k: n for k, n in result.get("failures", {}).items() if n}
@@ -56,6 +56,8 @@ def _notes(run: dict, method: str) -> dict:
              "failures": failures}
     if result.get("response") == "blob":
         notes["response"] = "blob"
+    if result.get("no_hit_warning"):  # at least half its answers named nothing of the corpus
+        notes["no_hit"] = result["no_hit"]
     return notes
 
 

@@ -14,11 +14,11 @@ import numpy as np
 
 from crmatrix import CrmatrixError
 from crmatrix.atomic import dumps_canonical
-from crmatrix.datasets.relevance import qrels, ranked_units
+from crmatrix.datasets.relevance import file_level, qrels, ranked_units
 from crmatrix.datasets.tasks import Task
 from crmatrix.evaluation import metrics, tokenbench
 from crmatrix.evaluation.tokens import count_tokens
-from crmatrix.hits import Hit
+from crmatrix.hits import Hit, docid
 from crmatrix.progress import Progress
 from crmatrix.symbols import Symbol
 from crmatrix.systems.answers import BLOB, FAILURE_KINDS, RANKED, Answer, QueryFailure
@@ -27,6 +27,7 @@ from crmatrix.systems.registry import System, SystemContext, make_system
 
 RESPONSE_HITS = 10
 CLOSE_TIMEOUT_S = 30.0
+NO_HIT_SHARE = 0.5  # of a method's answers resolving no hit, from which a run warns and its cell is marked
 
 
 def response_size(hits: list[Hit], text: str | None = None) -> tuple[int, int]:
@@ -114,12 +115,29 @@ def _ask_batch(system: System, guard: Guard, queries: list[str], method: str, k:
     return out
 
 
+class CorpusUnits:
+    """What a hit may resolve to in the corpus: a symbol (by docid) or, for file-level gold, a file."""
+
+    def __init__(self, symbols: list[Symbol]):
+        self.symbols = {docid(Hit(s.path, s.name, s.kind, s.start_line, s.end_line, 0.0)) for s in symbols}
+        self.files = {s.path for s in symbols}
+
+    def resolves(self, gold: dict, hits: list[Hit]) -> bool:
+        """Whether any hit is a unit of the corpus, in the units the gold is judged in."""
+        known = self.files if file_level(gold) else self.symbols
+        return any(unit in known for unit, _ in ranked_units(gold, hits))
+
+
 def run_method(system: System, tasks: list[Task], n_relevant: dict[str, int], method: str, k: int,
-               guard: Guard | None = None) -> tuple[dict, dict[str, list[str]]]:
+               guard: Guard | None = None, units: CorpusUnits | None = None) -> tuple[dict, dict[str, list[str]]]:
     """Score one method; a query that fails is a recorded failure (a miss, with its kind and
-    message). `n_relevant` counts each task's relevant symbols in the corpus. Returns the
-    method's results and its ranked docids per task (files, for file-level gold), for the TREC run file."""
+    message). `n_relevant` counts each task's relevant symbols in the corpus. With `units`, the
+    answers none of whose hits is a symbol (or file) of the corpus are counted (`no_hit`): a
+    field mapping that resolves nothing, or a tool answering `[]`, would otherwise score 0
+    unremarked. Returns the method's results and its ranked docids per task (files, for
+    file-level gold), for the TREC run file."""
     guard = guard or Guard()
+    no_hit = 0
     blob = getattr(system, "RESPONSE", RANKED) == BLOB
     batch = getattr(system, "batch_size", None)
     rows, ranked = [], {}
@@ -135,6 +153,7 @@ def run_method(system: System, tasks: list[Task], n_relevant: dict[str, int], me
             outcomes = [_ask(system, guard, chunk[0].query, method, k)]
         for task, outcome in zip(chunk, outcomes, strict=True):
             ranked[task.task_id] = [unit for unit, _ in ranked_units(task.gold, outcome[0])]
+            no_hit += units is not None and outcome[3] is None and not units.resolves(task.gold, outcome[0])
             rows.append(_query_row(task, outcome, n_relevant[task.task_id], blob))
         progress.advance(len(chunk))  # after the guard's clock stopped: never part of a query's latency
     progress.close()
@@ -154,6 +173,8 @@ def run_method(system: System, tasks: list[Task], n_relevant: dict[str, int], me
         "response_tokens": _summary([r["response_tokens"] for r in rows]),
         "errors": len(failed),
         "failures": {kind: sum(r["failure"] == kind for r in rows) for kind in FAILURE_KINDS},
+        "no_hit": no_hit,
+        "no_hit_warning": no_hit > 0 and no_hit >= NO_HIT_SHARE * (len(rows) - len(failed)),
         "queries": rows,
     }, ranked
 
@@ -172,12 +193,38 @@ def evaluate(system: System, tasks: list[Task], symbols: list[Symbol], methods: 
             raise CrmatrixError(f"prepare: {e}") from None
         prepare_s = guard.last_elapsed_s
     n_relevant = {task: len(ids) for task, ids in qrels(tasks, symbols).items()}  # the same for every method
+    units = CorpusUnits(symbols)
     results, ranked = {}, {}
     for m in methods:
-        results[m], ranked[m] = run_method(system, tasks, n_relevant, m, k, guard)
+        results[m], ranked[m] = run_method(system, tasks, n_relevant, m, k, guard, units)
         if grep is not None:
             tokenbench.annotate(results[m], grep, RESPONSE_HITS)
     return results, ranked, round(prepare_s, 3)
+
+
+def outcome_lines(where: str, results: dict, methods: list[str]) -> tuple[str, list[str]]:
+    """What a run tells its user in one line: its failure counts and the first failure's
+    message; and a warning per method whose answers mostly resolved no hit."""
+    counts = dict.fromkeys(FAILURE_KINDS, 0)
+    first, asked = None, 0
+    for m in methods:
+        r = results[m]
+        asked += len(r["queries"])
+        for kind, n in r["failures"].items():
+            counts[kind] += n
+        named = f"method {m}: " if len(methods) > 1 else ""  # an error names the call, not the method
+        first = first or next((named + q["error"] for q in r["queries"] if q["failure"]), None)
+    failed = sum(counts.values())
+    per = f" ({len(methods)} methods)" if len(methods) > 1 else ""
+    if failed:
+        kinds = ", ".join(f"{n} {kind}" for kind, n in counts.items() if n)
+        line = f"{where}: {failed} of {asked} queries{per} failed ({kinds}); the first: {first}"
+    else:
+        line = f"{where}: {asked} queries{per}, none failed"
+    warnings = [f"{where}: ⚠ {results[m]['no_hit']} answers resolved no hit (method {m}: no hit is a "
+                "symbol or file of the corpus; check the system's `hits` and `fields`, or what it answers)"
+                for m in methods if results[m]["no_hit_warning"]]
+    return line, warnings
 
 
 def start_system(conf: dict, ctx: SystemContext, guard: Guard) -> System:

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from crmatrix import CrmatrixError, atomic
+from crmatrix.progress import TERMINAL
 
 RESULTS_DIR = Path("results")
 
@@ -19,11 +20,15 @@ def job(log_path: str, outputs: list[str]) -> Iterator[None]:
     """Send the job's stderr and logging to its log. On failure drop the empty directories
     made for its outputs and exit non-zero; the error goes to the log *and* to the terminal
     (Snakemake itself prints only "check the log"): one line for a user error, the traceback
-    for anything else, since that is a bug or a fault the user must see to report."""
+    for anything else, since that is a bug or a fault the user must see to report. Records of
+    the `progress.TERMINAL` logger go to both as well."""
     terminal = sys.stderr
     log = open(log_path, "w", buffering=1)
     sys.stderr = log
     logging.basicConfig(stream=log, level=logging.INFO, format="%(levelname)s %(name)s: %(message)s", force=True)
+    shown = logging.StreamHandler(terminal)
+    shown.setFormatter(logging.Formatter("crmatrix: %(message)s"))
+    logging.getLogger(TERMINAL).addHandler(shown)
     try:
         yield
     except BaseException as e:
@@ -38,3 +43,5 @@ def job(log_path: str, outputs: list[str]) -> Iterator[None]:
         log.close()
         sys.stderr = terminal
         raise SystemExit(1) from None
+    finally:
+        logging.getLogger(TERMINAL).removeHandler(shown)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 from crmatrix import atomic
 from crmatrix.datasets import ledger
 from crmatrix.datasets.tasks import read_tasks
 from crmatrix.evaluation import evaluate, provenance, tokenbench, trec
+from crmatrix.progress import TERMINAL
 from crmatrix.symbols import read_symbols
 from crmatrix.systems.guard import DEFAULT_BUDGET_S, DEFAULT_TIMEOUT_S, Guard
 from crmatrix.systems.registry import SystemContext
@@ -52,6 +54,11 @@ def run(*, tasks: Path, symbols: Path, manifest: Path, tree: Path, dataset_file:
         system_run = sysobj.provenance() if hasattr(sysobj, "provenance") else None
     finally:
         evaluate.stop_system(sysobj, guard)
+    line, warnings = evaluate.outcome_lines(f"run {dataset}/{system}/{arm}", methods, system_conf["methods"])
+    told = logging.getLogger(TERMINAL)
+    told.log(logging.WARNING if any(m["errors"] for m in methods.values()) else logging.INFO, line)
+    for warning in warnings:
+        told.warning(warning)
     params = {"dataset": dataset, "system": system_conf, "arm": arm, "env": env, "top_k": top_k}
     prov = provenance.record(corpus=man["corpus"], manifest=man, dataset=dataset, dataset_file=Path(dataset_file),
                              split=split, system=system, system_conf=system_conf, arm=arm, env=env, params=params,

@@ -42,6 +42,8 @@ def _cell_text(cell: dict | None) -> str:
     if cell["failed"]:
         kinds = ", ".join(f"{n} {k}" for k, n in cell["failures"].items())
         flags.append(f"{cell['failed']} failed ({kinds})")
+    if cell.get("no_hit"):
+        flags.append(f"{cell['no_hit']} answers resolved no hit")
     return text + (f"<br>⚠ {', '.join(flags)}" if flags else "")
 
 
@@ -153,7 +155,9 @@ def to_markdown(matrix: dict) -> str:
         "moved no query is no hypothesis either. "
         "MDE: the smallest |Δ| the row's n and per-query spread detect with 80 % power at the family's level. "
         "`⚠ clamped`: a value of the arm was out of range and clamped (the notes are in phase-matrix.json); "
-        "`⚠ n failed`: n queries raised in the system and count as misses; `—`: the system does not take "
+        "`⚠ n failed`: n queries raised in the system and count as misses; `⚠ n answers resolved no hit`: at "
+        "least half the answers named no symbol or file of the corpus (check the system's `hits` and `fields`); "
+        "`—`: the system does not take "
         "part in the arm (its `arms:`).",
         "",
         "| dataset | system | method | language | n | MDE | " + " | ".join(arms) + " |",

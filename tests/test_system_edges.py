@@ -160,3 +160,13 @@ def test_each_run_says_its_failures_in_one_line_on_the_terminal_and_in_its_log(p
     assert f"WARNING crmatrix.terminal: {line}\n" in (project[0] / "logs/evaluate_arm/ds/cli/baseline.log").read_text()
     assert "crmatrix: run ds/nohit/baseline: 4 queries, none failed\n" in project[2].stderr
 
+
+def test_index_timeout_s_beside_timeout_s_says_it_goes_under_options(project):
+    cfg = json.loads(json.dumps(project[1]))
+    cfg["systems"]["cli"]["index_timeout_s"] = 600
+    path = project[0] / "misplaced.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    proc = snakemake(project[0], "--cores", "1", "-n", "all", "--configfile", str(path), check=False)
+    assert proc.returncode != 0
+    assert ("systems.cli: unknown key 'index_timeout_s': it is an option of the system's type, so it goes under "
+            "options (systems.cli.options.index_timeout_s)") in proc.stderr + proc.stdout

@@ -56,12 +56,25 @@ def _describe(value) -> str:
     return json_type(value) if isinstance(value, (dict, list)) else f"{json_type(value)} {value!r}"
 
 
+def _misplaced_option(err: jsonschema.ValidationError, extra: list[str]) -> str | None:
+    """An unknown key of a system that is one of its type's options (`index_timeout_s`, say), or None."""
+    path = list(err.absolute_path)
+    if len(path) != 2 or path[0] != "systems":
+        return None
+    defs = schema()["$defs"].get(f"{err.instance.get('type')}_options", {})
+    return next((k for k in extra if k in defs.get("properties", {})), None)
+
+
 def _message(err: jsonschema.ValidationError) -> str:
     where = ".".join(str(p) for p in err.absolute_path) or "(top level)"
     if err.validator == "additionalProperties" and isinstance(err.instance, dict):
         allowed = sorted(err.schema.get("properties", {}))
         extra = sorted(set(err.instance) - set(allowed))
         if allowed:
+            option = _misplaced_option(err, extra)
+            if option:
+                return (f"{where}: unknown key {option!r}: it is an option of the system's type, so it goes under "
+                        f"options ({where}.options.{option})")
             close = difflib.get_close_matches(extra[0], allowed, n=1)
             hint = f"did you mean {close[0]!r}? " if close else ""
             return f"{where}: unknown key {', '.join(map(repr, extra))} ({hint}expected one of: {', '.join(allowed)})"

@@ -118,7 +118,8 @@ def test_an_installed_peer_runs_its_baseline_arm_from_its_own_environment(work, 
     assert prov["install"]["install"] == {"pip": "crmatrix-fake-tool==0.1"}
     assert prov["install"]["packages"] == {"crmatrix-fake-tool": "0.1"}
     assert "install" not in prov["system"] and "arms" not in prov["system"]  # the environment stands for it
-    seen = json.loads((work / "results/home/fake/arm=baseline/dataset=d/last-env.json").read_text())
+    home, = (work / "results/home/fake").glob("corpus=c/index_key=*")  # its index's HOME, shared by its runs
+    seen = json.loads((home / "last-env.json").read_text())
     assert seen["PATH"].split(os.pathsep)[0] == str(venv.resolve() / "bin")
     assert seen["VIRTUAL_ENV"] == str(venv.resolve())
     # `crmatrix run` plans the cell alike: the same environment, the same answers

@@ -20,8 +20,9 @@ BASE = {"__init__.py", "atomic.py", "pipeline/__init__.py", "pipeline/jobs.py", 
 STATISTICS = {"analysis/__init__.py", "analysis/cells.py", "analysis/stats.py", "evaluation/__init__.py",
               "evaluation/metrics.py", "datasets/__init__.py", "datasets/ledger.py", "datasets/holdout.py",
               "datasets/tasks.py"}
-ASSEMBLY = {"analysis/matrix/__init__.py", "analysis/matrix/rows.py", "analysis/matrix/rollups.py",
-            "analysis/matrix/pooling.py", "analysis/matrix/power.py", "analysis/matrix/markdown.py", "analysis/meta.py"}
+ASSEMBLY = {"analysis/matrix/__init__.py", "analysis/matrix/assemble.py", "analysis/matrix/rows.py",
+            "analysis/matrix/rollups.py", "analysis/matrix/pooling.py", "analysis/matrix/power.py",
+            "analysis/matrix/markdown.py", "analysis/meta.py"}
 
 
 def test_matrix_stage_runs_matrix_stats_and_metrics_only():
@@ -33,16 +34,18 @@ def test_a_cell_runs_its_statistics_but_not_the_matrix_so_no_table_edit_recomput
 
 
 def test_each_chart_stage_runs_its_own_chart_and_no_statistics():
-    charts = {"plot_arms": "arms", "plot_transitions": "transitions", "plot_forest": "forest", "plot_sweep": "sweep",
-              "plot_heatmap": "heatmap", "plot_latency": "latency"}
-    modules_of_charts = {f"plots/{kind}.py" for kind in charts.values()}
-    for stage, kind in charts.items():
+    charts = {"plot_rows": {"arms", "transitions"}, "plot_forest": {"forest"}, "plot_sweep": {"sweep"},
+              "plot_heatmap": {"heatmap"}, "plot_latency": {"latency"}}
+    modules_of_charts = {f"plots/{kind}.py" for kinds in charts.values() for kind in kinds}
+    for stage, kinds in charts.items():
         got = modules(stage)
-        own = {f"stages/{stage}.py", f"plots/{kind}.py"}
-        assert own | {"plots/sources.py", "plots/frames.py", "plots/style.py"} <= got
-        assert got & modules_of_charts == {f"plots/{kind}.py"}, stage  # another chart's edit leaves this one be
+        own = {f"plots/{kind}.py" for kind in kinds}
+        assert own | {f"stages/{stage}.py", "plots/sources.py", "plots/frames.py", "plots/style.py"} <= got
+        assert got & modules_of_charts == own, stage  # another chart's edit leaves this one be
         if stage in ("plot_forest", "plot_sweep"):  # handed cells: their rows and pools are the matrix's own code
             assert {"plots/cellview.py", "analysis/matrix/rows.py", "analysis/matrix/pooling.py"} <= got, stage
+            # not the matrix's assembly nor its Markdown writer (an edit of the table redraws no forest)
+            assert not {"analysis/matrix/assemble.py", "analysis/matrix/markdown.py"} & got, stage
         else:  # the statistics come in the matrix handed in
             assert not any(m.startswith("analysis/") for m in got) and "plots/cellview.py" not in got, stage
     # the page and the runtime draw nothing: no chart, no frame, no Altair (style)

@@ -16,16 +16,15 @@ import pytest
 from conftest import chart_data, chart_spec
 
 from crmatrix import CrmatrixError, atomic
-from crmatrix.analysis import matrix
+from crmatrix.analysis.matrix import assemble as matrix
 from crmatrix.plots import arms, cellview, forest, frames, latency, names, power, sources
 from crmatrix.stages import (
-    plot_arms,
     plot_forest,
     plot_gallery,
     plot_heatmap,
     plot_latency,
+    plot_rows,
     plot_sweep,
-    plot_transitions,
 )
 
 SNAPSHOTS = Path(__file__).parent / "snapshots" / "plots"
@@ -52,11 +51,7 @@ def drawn(tmp_path_factory):
     for stem in stems:
         kind, *parts = stem.split("/")
         common = {"stats": stats, "out": out / stem, "runtime": runtime}
-        if kind == "arms":
-            plot_arms.run(**common, system=parts[0], dataset=parts[1], models=MODELS[parts[0]])
-        elif kind == "transitions":
-            plot_transitions.run(**common, system=parts[0], dataset=parts[1])
-        elif kind == "forest":
+        if kind == "forest":
             plot_forest.run(**own_cells(common, cells, [parts[1]]), system=parts[0], arm=parts[1],
                             baseline_arm="baseline", splits={})
         elif kind == "sweep":
@@ -65,6 +60,9 @@ def drawn(tmp_path_factory):
                            sweep_name=parts[1], grid=grid, baseline_arm="baseline")
         elif kind == "heatmap":
             plot_heatmap.run(**common)
+    for system in MODELS:  # each system's rows, in one job
+        plot_rows.run(stats=stats, out_dir=out, system=system, datasets=["alpha", "beta", "gamma"],
+                      models=MODELS[system], runtime=runtime)
     plot_latency.run(runs=paths, stats=stats, out_dir=out, models=MODELS, runtime=runtime)
     shown = plot_gallery.run(svgs=[out / f"{s}.svg" for s in stems], charts_dir=out, matrix=d / "m.json",
                              matrix_md=d / "m.md", out=out / "index.html")

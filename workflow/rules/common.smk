@@ -400,13 +400,9 @@ def system_cells(system, arms):
     ]
 
 
-def arms_chart_inputs(wildcards):
-    """The row of {dataset} on {system}: each arm's metric, its interval and which arm it repeats."""
-    return {"stats": MATRIX_STATS}
-
-
-def transitions_chart_inputs(wildcards):
-    """The row of {dataset} on {system}: each arm's per-query ranks against the baseline's."""
+def rows_chart_inputs(wildcards):
+    """Every row of {system}: each arm's metric, its interval, which arm it repeats, and each
+    query's ranks against the baseline's."""
     return {"stats": MATRIX_STATS}
 
 

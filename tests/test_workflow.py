@@ -445,6 +445,12 @@ def test_incremental_work_is_exactly_what_changed(indexed, two_commit_repo):
     arms_chart = chart_data(chart_spec(work / "results/plots/arms/builtin/pathds.html"))
     assert {d["arm"]: d["model"] for d in arms_chart} == {a: "minilm" for a in auto["arms"]}
 
+    # a query-time arm that leaves auto gating at its default (on): its evaluations and what follows
+    # them, no index, even on the git corpus whose language waits for the fetch (auto's index is its)
+    tuned = {**auto, "arms": {**auto["arms"], "tuned": {"CODELENS_RANK_SPARSE_THRESHOLD": "30"}}}
+    assert plan(work, tuned) == (sorted(RUN * 2 + AFTER_RUNS + charts_after_runs(tuned)),
+                                 sorted([*evaluations("tuned"), MATRIX]))
+
     # a new pin of one corpus: everything downstream of it, nothing of the other
     _, _, second = two_commit_repo
     moved = {**auto, "corpora": {**auto["corpora"], "gitc": {**auto["corpora"]["gitc"], "commit": second}}}

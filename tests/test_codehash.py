@@ -1,6 +1,8 @@
 """Which library code each stage runs, derived from imports: the set that decides what an edit re-runs."""
 
 
+import json
+
 from conftest import ROOT
 
 from crmatrix.pipeline import codehash
@@ -139,3 +141,40 @@ def test_extraction_rules_are_the_symbols_stage_s_alone():
     assert sorted(s for s, m in got.items() if "symbols/definitions.py" in m) == ["extract_symbols", "withhold_docs"]
     assert {"symbols/__init__.py", "symbols/record.py"} <= got["build_index"]
     assert "symbols/grammars.py" not in got["build_index"]
+
+
+def test_a_memo_gives_the_same_hashes_and_parses_only_an_edited_module(tmp_path, monkeypatch):
+    import shutil
+
+    pkg = tmp_path / "crmatrix"
+    shutil.copytree(codehash.ROOT, pkg, ignore=shutil.ignore_patterns("__pycache__"))
+    scripts = sorted(SCRIPTS.glob("*.py"))
+    plain = {s.stem: codehash.stage_hash(s) for s in scripts}
+    memo_file = tmp_path / "memo" / "imports.json"
+    memo = codehash.Memo(memo_file)
+    assert {s.stem: codehash.stage_hash(s, memo) for s in scripts} == plain
+    memo.save()
+    # a text per script and per module met (crmatrix/__init__.py at least, which every stage runs)
+    assert len(json.loads(memo_file.read_text())) > len(scripts)
+
+    parsed = []
+    real = codehash.imported_modules
+    monkeypatch.setattr(codehash, "imported_modules", lambda source, module=None, is_package=False:
+                        parsed.append(module) or real(source, module, is_package))
+    again = codehash.Memo(memo_file)
+    assert {s.stem: codehash.stage_hash(s, again) for s in scripts} == plain
+    assert parsed == []  # every text met before: nothing parsed
+    monkeypatch.setattr(codehash, "ROOT", pkg)
+    (pkg / "analysis/stats.py").write_text((pkg / "analysis/stats.py").read_text() + "import crmatrix.hits\n")
+    edited = codehash.Memo(memo_file)
+    after = {s.stem: codehash.stage_hash(s, edited) for s in scripts}
+    assert set(parsed) == {"crmatrix.analysis.stats"}  # the edited module alone, once per closure
+    assert after == {s.stem: codehash.stage_hash(s) for s in scripts} != plain  # its new import counts
+    assert "hits.py" in {p.name for p in codehash.closure(SCRIPTS / "cell_stats.py", edited)}
+
+
+def test_a_corrupt_memo_is_parsed_again_not_trusted(tmp_path):
+    memo_file = tmp_path / "imports.json"
+    memo_file.write_text("{not json")
+    script = SCRIPTS / "cell_stats.py"
+    assert codehash.stage_hash(script, codehash.Memo(memo_file)) == codehash.stage_hash(script)

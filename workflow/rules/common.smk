@@ -17,7 +17,7 @@ from crmatrix.pipeline import locations
 from crmatrix.pipeline import rescoring
 from crmatrix.pipeline import sweeps
 from crmatrix.pipeline import slices as crslices
-from crmatrix.pipeline.codehash import stage_hash
+from crmatrix.pipeline import codehash
 from crmatrix.corpora.pins import path_fingerprint
 from crmatrix.datasets.registry import written_by
 from crmatrix.plots import names as plot_names
@@ -89,13 +89,16 @@ wildcard_constraints:
 
 
 SCRIPTS = Path(workflow.basedir) / "workflow" / "scripts"
+# The imports of each module by a hash of its text, so planning parses only edited modules
+# (the Snakefile saves it once every rule has asked for its code's hash).
+CODE_MEMO = codehash.Memo(locations.cache_dir() / "codehash" / "imports.json")
 
 
 def code(rule_name):
     """A hash of the library code the rule's script runs (Snakemake's own code trigger sees
     the thin script only), so editing a module re-runs exactly the stages that import it.
     """
-    return stage_hash(SCRIPTS / f"{rule_name}.py")
+    return codehash.stage_hash(SCRIPTS / f"{rule_name}.py", CODE_MEMO)
 
 
 def index_arm(wildcards):

@@ -32,6 +32,7 @@ import datetime
 import json
 import os
 import platform
+import re
 import shutil
 import statistics
 import subprocess
@@ -300,6 +301,48 @@ def overhead() -> None:
     say("")
 
 
+STAMP = re.compile(r"^\[(\w{3} \w{3} +\d+ [\d:]{8} \d{4})\]$")
+
+
+def packing(log: str, cores: int = CORES) -> dict:
+    """How a run's jobs filled the cores, from Snakemake's log (one-second stamps): each job's
+    start, end, rule and declared threads; per second, the threads the running jobs declare.
+    `occupancy`: declared threads (at most `cores`) summed over the seconds / (wall x cores);
+    `short`: seconds with fewer declared threads than cores, and the rules running in them
+    (what the other cores waited behind); `per_rule`: wall seconds x threads per rule."""
+    jobs, stamp, current = {}, None, None
+    for line in log.splitlines():
+        if m := STAMP.match(line):
+            stamp = datetime.datetime.strptime(m.group(1), "%a %b %d %H:%M:%S %Y").timestamp()
+        elif m := re.match(r"^(?:local)?rule (\w+):$", line):
+            current = {"rule": m.group(1), "start": stamp, "threads": 1}
+        elif current is not None and (m := re.match(r"^\s+jobid: (\d+)$", line)):
+            jobs[int(m.group(1))] = current
+        elif current is not None and (m := re.match(r"^\s+threads: (\d+)$", line)):
+            current["threads"] = int(m.group(1))
+        elif m := re.match(r"^Finished jobid: (\d+)", line):
+            jobs[int(m.group(1))]["end"] = stamp
+    done = [j for j in jobs.values() if "end" in j and j["rule"] != "all"]
+    if not done:
+        return {"occupancy": 0.0, "short": {}, "per_rule": {}}
+    t0, t1 = min(j["start"] for j in done), max(j["end"] for j in done)
+    short: dict[str, int] = {}
+    busy = 0
+    for t in range(int(t0), int(t1)):
+        running = [j for j in done if j["start"] <= t < j["end"]]
+        threads = sum(j["threads"] for j in running)
+        busy += min(threads, cores)
+        if threads < cores:
+            for rule in {j["rule"] for j in running} or {"(nothing running)"}:
+                short[rule] = short.get(rule, 0) + 1
+    per_rule: dict[str, float] = {}
+    for j in done:
+        per_rule[j["rule"]] = per_rule.get(j["rule"], 0) + (j["end"] - j["start"]) * j["threads"]
+    return {"occupancy": busy / (max(t1 - t0, 1) * cores), "short": short, "per_rule": per_rule,
+            "wall": t1 - t0, "short_s": sum(1 for t in range(int(t0), int(t1))
+                                             if sum(j["threads"] for j in done if j["start"] <= t < j["end"]) < cores)}
+
+
 def default_config(ws: Path) -> str:
     """The default matrix as a user runs it, its `self` corpus cloned from this checkout (the
     workspace copy is no git repository)."""
@@ -321,8 +364,9 @@ def cold_default(rev: str | None) -> dict:
     config = default_config(ws)
     load = os.getloadavg()[0]
     cold, (out, cpu) = snakemake(ws, config, keep=True)
+    log = max((ws / ".snakemake" / "log").glob("*.snakemake.log"), key=lambda p: p.stat().st_mtime)
     return {"ws": ws, "config": config, "load": load, "cold": cold, "cold_cpu": cpu,
-            "cold_jobs": sum(jobs_per_rule(out).values())}
+            "cold_jobs": sum(jobs_per_rule(out).values()), "packing": packing(log.read_text())}
 
 
 def measure_default(run: dict) -> None:
@@ -363,6 +407,10 @@ def added_arm(rev: str | None) -> None:
             ("cold: jobs", lambda r: str(r["cold_jobs"])),
             ("cold: CPU s of Snakemake and its jobs / (wall x cores)",
              lambda r: f"{r['cold_cpu'] / (r['cold'] * CORES):.0%}"),
+            ("cold: threads the running jobs declare / (wall x cores)",
+             lambda r: f"{r['packing']['occupancy']:.0%}"),
+            ("cold: seconds with fewer threads declared than cores",
+             lambda r: f"{r['packing']['short_s']} of {r['packing']['wall']:.0f}"),
             ("no-op rerun, s", lambda r: f"{r['noop']:.2f}"),
             ("no-op planning (`-n`), s", lambda r: f"{r['plan']:.2f}"),
             ("added arm, s", lambda r: f"{r['added']:.1f}"),
@@ -374,6 +422,11 @@ def added_arm(rev: str | None) -> None:
     for rule in sorted({k for r in runs for k in r["added_jobs"]}):
         say(f"| added arm: `{rule}` jobs | " + " | ".join(str(r["added_jobs"].get(rule, 0)) for r in runs) + " |")
     say("")
+    for r in runs:
+        short = sorted(r["packing"]["short"].items(), key=lambda kv: -kv[1])
+        say(f"Cold run of {r['label']}: the seconds a core had no job declared on it, by the rules running "
+            f"then (what the idle core waited behind): " + ", ".join(f"{rule} {n} s" for rule, n in short[:6]) + ".")
+        say("")
     say(f"Snakemake's own floor: a trivial Snakefile with {runs[-1]['cold_jobs']} finished jobs reruns in "
         f"**{floor:.2f} s**; this checkout's no-op is {runs[-1]['noop'] / floor:.2f}x that (issue 20's target "
         f"<= 1.3x is stated for the seed matrix).")

@@ -17,7 +17,7 @@ from conftest import chart_data, chart_spec
 
 from crmatrix import CrmatrixError, atomic
 from crmatrix.analysis.matrix import assemble as matrix
-from crmatrix.plots import arms, cellview, forest, frames, latency, names, power, sources
+from crmatrix.plots import arms, cellview, forest, frames, latency, names, power, sources, style
 from crmatrix.stages import (
     plot_forest,
     plot_gallery,
@@ -134,6 +134,19 @@ def test_every_chart_is_saved_as_svg_png_and_a_page_loading_the_one_runtime(draw
         assert src == "../" * stem.count("/") + "vega/vega-embed.js", stem
         assert chart_spec(page)["$schema"].startswith("https://vega.github.io/schema/vega-lite/"), stem
         assert page.stat().st_size < 60_000, f"{stem}: {page.stat().st_size} bytes; is Vega inlined again?"
+
+
+def test_each_png_is_the_one_vega_lite_renders_from_the_spec(drawn):
+    """A PNG is rasterised from the chart's SVG (one rendering per chart): the same bytes as
+    vl-convert's own Vega-Lite to PNG."""
+    import vl_convert
+    from altair.utils.html import vl_version_for_vl_convert
+
+    out, stems, _, _ = drawn
+    for stem in [s for s in stems if s.startswith(("arms/", "forest/", "heatmap", "latency"))]:
+        spec = chart_spec(out / f"{stem}.html")
+        png = vl_convert.vegalite_to_png(spec, vl_version=vl_version_for_vl_convert(), scale=style.PNG_SCALE)
+        assert (out / f"{stem}.png").read_bytes() == png, stem
 
 
 def test_a_chart_is_drawn_alike_each_time(drawn, tmp_path):

@@ -343,11 +343,20 @@ def packing(log: str, cores: int = CORES) -> dict:
                                              if sum(j["threads"] for j in done if j["start"] <= t < j["end"]) < cores)}
 
 
-def default_config(ws: Path) -> str:
+# `added-narrow`: the default matrix on these corpora (and their views) and the builtin system
+# alone, every arm kept; for a machine too loaded to run the whole of it twice in an hour.
+NARROW = ("requests", "repoqa-tinyqueue")
+
+
+def default_config(ws: Path, narrow: bool = False) -> str:
     """The default matrix as a user runs it, its `self` corpus cloned from this checkout (the
-    workspace copy is no git repository)."""
+    workspace copy is no git repository); `narrow`: on the NARROW corpora and the builtin alone."""
     cfg = yaml.safe_load((ws / "config" / "config.yaml").read_text())
     cfg["corpora"]["self"]["git"] = str(ROOT)
+    if narrow:
+        cfg["corpora"] = {c: conf for c, conf in cfg["corpora"].items() if c in NARROW}  # views follow
+        cfg["datasets"] = {d: conf for d, conf in cfg["datasets"].items() if conf["corpus"] in NARROW}
+        cfg["systems"] = {"builtin": cfg["systems"]["builtin"]}
     path = "config/default-here.yaml"
     (ws / path).write_text(yaml.safe_dump(cfg, sort_keys=False))
     return path
@@ -358,10 +367,10 @@ def default_config(ws: Path) -> str:
 DEFAULT_ADDED = {"sparse-t30": {"CODELENS_RANK_SPARSE_TERM_WEIGHT": "1", "CODELENS_RANK_SPARSE_THRESHOLD": "30"}}
 
 
-def cold_default(rev: str | None) -> dict:
+def cold_default(rev: str | None, narrow: bool = False) -> dict:
     """The default matrix cold in a copy at `rev` (else this checkout, as it is now)."""
     ws = workspace(f"added-{rev or 'here'}", rev)
-    config = default_config(ws)
+    config = default_config(ws, narrow)
     load = os.getloadavg()[0]
     cold, (out, cpu) = snakemake(ws, config, keep=True)
     log = max((ws / ".snakemake" / "log").glob("*.snakemake.log"), key=lambda p: p.stat().st_mtime)
@@ -381,20 +390,21 @@ def measure_default(run: dict) -> None:
     run["added_jobs"] = jobs_per_rule(out)
 
 
-def added_arm(rev: str | None) -> None:
+def added_arm(rev: str | None, narrow: bool = False) -> None:
     """Both copies' cold runs side by side (they take most of the time, and each meets the
     same load so), then each measured phase alone, one copy after the other."""
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
                             text=True).stdout.strip()
     revs = ([rev] if rev else []) + [None]  # the reference in the first column
     with concurrent.futures.ThreadPoolExecutor(len(revs)) as pool:
-        runs = list(pool.map(cold_default, revs))
+        runs = list(pool.map(cold_default, revs, [narrow] * len(revs)))
     for run, r in zip(runs, revs, strict=True):
         run["label"] = r or f"{commit} + edits (this checkout)"
         measure_default(run)
     floor = snakemake_floor(runs[-1]["cold_jobs"])
     loads = ", ".join(f"{r['load']:.1f}" for r in runs)
-    say("## 7. One added query-time arm on the default matrix (config/config.yaml)")
+    what = f"narrowed to {', '.join(NARROW)} and the builtin system" if narrow else "whole"
+    say(f"## 7. One added query-time arm on the default matrix (config/config.yaml, {what})")
     say("")
     say(f"Arm {next(iter(DEFAULT_ADDED))} ({json.dumps(next(iter(DEFAULT_ADDED.values())))}) added to the finished "
         f"default matrix; `snakemake --cores {CORES} all --configfile ...` in a copy of each revision: both cold "
@@ -434,15 +444,18 @@ def added_arm(rev: str | None) -> None:
 
 SECTIONS = {"seed": "sections 1-4, the seed matrix", "four": "section 5, four arms vs four single-arm runs",
             "overhead": "section 6, the overhead of an evaluation",
-            "added": "section 7, an added arm on the default matrix (`added REV` compares revision REV first)"}
+            "added": "section 7, an added arm on the default matrix (`added REV` compares revision REV first)",
+            "added-narrow": "section 7 on the default matrix narrowed to NARROW's corpora and the builtin"}
 
 
 def main() -> None:
-    """`pipeline.py [seed] [four] [overhead] [added [REV]]`: the sections to run (default: all)."""
+    """`pipeline.py [seed] [four] [overhead] [added [REV]] [added-narrow [REV]]`: the sections to run
+    (default: all)."""
     args = sys.argv[1:]
     rev = None
-    if "added" in args and args.index("added") + 1 < len(args) and args[args.index("added") + 1] not in SECTIONS:
-        rev = args.pop(args.index("added") + 1)
+    for name in ("added", "added-narrow"):
+        if name in args and args.index(name) + 1 < len(args) and args[args.index(name) + 1] not in SECTIONS:
+            rev = args.pop(args.index(name) + 1)
     chosen = args or list(SECTIONS)
     if set(chosen) - set(SECTIONS):
         sys.exit(f"usage: pipeline.py [{'] ['.join(SECTIONS)}] [REV]")
@@ -464,6 +477,8 @@ def main() -> None:
             overhead()
         if "added" in chosen:
             added_arm(rev)
+        if "added-narrow" in chosen:
+            added_arm(rev, narrow=True)
     finally:
         for ws in WORKSPACES:
             shutil.rmtree(ws, ignore_errors=True)

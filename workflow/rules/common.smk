@@ -90,8 +90,9 @@ wildcard_constraints:
 
 SCRIPTS = Path(workflow.basedir) / "workflow" / "scripts"
 # The imports of each module by a hash of its text, so planning parses only edited modules
-# (the Snakefile saves it once every rule has asked for its code's hash).
-CODE_MEMO = codehash.Memo(locations.cache_dir() / "codehash" / "imports.json")
+# (the Snakefile saves it once every rule has asked for its code's hash); planning's own state,
+# kept beside Snakemake's in the working directory, never among the results.
+CODE_MEMO = codehash.Memo(Path(".snakemake") / "crmatrix" / "codehash-imports.json")
 
 
 def code(rule_name):

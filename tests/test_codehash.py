@@ -158,8 +158,8 @@ def test_a_memo_gives_the_same_hashes_and_parses_only_an_edited_module(tmp_path,
     assert len(json.loads(memo_file.read_text())) > len(scripts)
 
     parsed = []
-    real = codehash.imported_modules
-    monkeypatch.setattr(codehash, "imported_modules", lambda source, module=None, is_package=False:
+    real = codehash.import_names
+    monkeypatch.setattr(codehash, "import_names", lambda source, module=None, is_package=False:
                         parsed.append(module) or real(source, module, is_package))
     again = codehash.Memo(memo_file)
     assert {s.stem: codehash.stage_hash(s, again) for s in scripts} == plain
@@ -171,6 +171,12 @@ def test_a_memo_gives_the_same_hashes_and_parses_only_an_edited_module(tmp_path,
     assert set(parsed) == {"crmatrix.analysis.stats"}  # the edited module alone, once per closure
     assert after == {s.stem: codehash.stage_hash(s) for s in scripts} != plain  # its new import counts
     assert "hits.py" in {p.name for p in codehash.closure(SCRIPTS / "cell_stats.py", edited)}
+    # which names are modules is the tree's to say: a module added under an imported name counts
+    # though no text that imports it changed (`from crmatrix.analysis import stats` names it)
+    (pkg / "analysis/stats").mkdir()
+    (pkg / "analysis/stats/__init__.py").write_text("")
+    assert "analysis/stats/__init__.py" in {p.relative_to(pkg).as_posix()
+                                            for p in codehash.closure(SCRIPTS / "cell_stats.py", edited)}
 
 
 def test_a_corrupt_memo_is_parsed_again_not_trusted(tmp_path):

@@ -37,8 +37,10 @@ def module_file(name: str) -> Path | None:
 
 
 @functools.cache  # the Snakefile asks for each rule; many share modules
-def imported_modules(source: str, module: str | None = None, is_package: bool = False) -> frozenset[str]:
-    """The crmatrix modules that running `source` (the text of `module`, if it is one) imports."""
+def import_names(source: str, module: str | None = None, is_package: bool = False) -> frozenset[str]:
+    """Every dotted name that running `source` (the text of `module`, if it is one) may import,
+    with its parents (importing a.b.c runs a/__init__ and a/b/__init__ too): modules, or
+    attributes of them, which only the tree tells apart (`imported_modules`)."""
     names: set[str] = set()
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
@@ -52,19 +54,22 @@ def imported_modules(source: str, module: str | None = None, is_package: bool = 
                 base = ".".join(pkg + ([base] if base else []))
             names.add(base)
             names.update(f"{base}.{a.name}" for a in node.names)  # submodules; attributes drop out below
-    found = set()
-    for name in names:
-        parts = name.split(".")
-        for i in range(1, len(parts) + 1):  # importing a.b.c runs a/__init__ and a/b/__init__ too
-            prefix = ".".join(parts[:i])
-            if module_file(prefix) is not None:
-                found.add(prefix)
-    return frozenset(found)
+    return frozenset(".".join(parts[:i]) for parts in (n.split(".") for n in names) for i in range(1, len(parts) + 1))
+
+
+def imported_modules(source: str, module: str | None = None, is_package: bool = False,
+                     names: frozenset[str] | None = None) -> frozenset[str]:
+    """The crmatrix modules that running `source` (the text of `module`, if it is one) imports
+    (`names`: its `import_names`, if known)."""
+    if names is None:
+        names = import_names(source, module, is_package)
+    return frozenset(n for n in names if module_file(n) is not None)
 
 
 class Memo:
-    """The imports of each module text met, by a hash of (module name, package or not, text): a
-    pure function of its key, so an entry is never stale. `path` is read once; `save` writes the
+    """The import names of each module text met (`import_names`), by a hash of (module name,
+    package or not, text): a pure function of its key, so an entry is never stale (which of the
+    names are modules is asked of the tree each time). `path` is read once; `save` writes the
     entries met since, when one of them was new (so the file holds the texts of today)."""
 
     def __init__(self, path: Path):
@@ -78,9 +83,9 @@ class Memo:
     def imports(self, source: str, module: str | None = None, is_package: bool = False) -> frozenset[str]:
         key = hashlib.sha256(f"{module}\0{is_package}\0{source}".encode()).hexdigest()
         if key not in self.stored:
-            self.stored[key], self.added = sorted(imported_modules(source, module, is_package)), True
+            self.stored[key], self.added = sorted(import_names(source, module, is_package)), True
         self.met[key] = self.stored[key]
-        return frozenset(self.met[key])
+        return imported_modules(source, names=frozenset(self.met[key]))
 
     def save(self) -> None:
         if self.added:

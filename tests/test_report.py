@@ -70,8 +70,8 @@ def test_all_writes_every_chart_and_the_report_holds_each_with_its_caption(repor
             assert (reported / "results/plots" / f"{stem}.{fmt}").is_file(), f"{stem}.{fmt}"
     logs = sorted((reported / "logs").glob("plot_*.log")) + sorted((reported / "logs").glob("plot_*/**/*.log"))
     rows = [s for s in stems if s.startswith(("arms/", "transitions/"))]
-    # one job per chart but each system's rows (one job for both systems' two each) and both latency
-    # charts (one); the runtime, the page
+    # one job per chart but a system's row charts (one job per system: two here, two charts each)
+    # and both latency charts (one job); the runtime, the page
     assert len(rows) == 4 and len(logs) == len(stems) - len(rows) + 2 - 1 + 2
     assert {p: p.read_text() for p in logs} == {p: "" for p in logs}  # no warning either
     # one Vega runtime for every chart's page: a classic script (a module would not load from file://)

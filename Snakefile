@@ -49,3 +49,7 @@ include: "workflow/rules/evaluate.smk"
 include: "workflow/rules/aggregate.smk"
 include: "workflow/rules/plots.smk"
 include: "workflow/rules/slices.smk"
+
+
+# every rule has asked for its code's hash (common.smk's code())
+CODE_MEMO.save()

@@ -13,7 +13,12 @@ to seed-matrix-<date>.md), with the targets of issue 11:
   6. (issue Evidence) what an evaluation costs beyond its searches, over the default matrix's builtin cells:
      each `evaluate_arm` job's wall time (logs/benchmarks/) minus its queries' search time
      (the run's per-query elapsed_ms summed), median over the jobs (target <= 0.4 s on a quiet
-     machine, so that 300 queries and 20+ arms multiply searches, not loading).
+     machine, so that 300 queries and 20+ arms multiply searches, not loading);
+  7. (issue 20, `added [REV]`) the default matrix (`config/config.yaml`) cold, its no-op rerun
+     against a trivial Snakefile with as many finished jobs, and one added query-time arm: its
+     jobs per rule and its share of the cold run; the cold run's core utilisation (CPU time of
+     Snakemake and every job / (wall x cores)). With REV (a git revision), the same in a copy of
+     REV after it, so the two compare within one run on a shared machine.
 
 Each run happens in its own copy of the project beside it (so ../shared resolves) with its own
 cache directory: cold means cold. Needs ../shared (the git mirror of the seed corpora).
@@ -21,11 +26,13 @@ cache directory: cold means cold. Needs ../shared (the git mirror of the seed co
 
 from __future__ import annotations
 
+import concurrent.futures
 import csv
 import datetime
 import json
 import os
 import platform
+import re
 import shutil
 import statistics
 import subprocess
@@ -55,10 +62,15 @@ def say(line: str = "") -> None:
 WORKSPACES: list[Path] = []
 
 
-def workspace(name: str) -> Path:
-    """A copy of the project's tracked files, beside the project so ../shared resolves."""
+def workspace(name: str, rev: str | None = None) -> Path:
+    """A copy of the project's tracked files (at git revision `rev`, else as they are in the
+    checkout), beside the project so ../shared resolves."""
     dest = Path(tempfile.mkdtemp(prefix=f"crmatrix-bench-{name}-", dir=ROOT.parent))
     WORKSPACES.append(dest)
+    if rev is not None:
+        archive = subprocess.run(["git", "archive", rev], cwd=ROOT, capture_output=True, check=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
+        return dest
     files = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, text=True,
                            check=True).stdout.split("\0")
     for rel in filter(None, files):
@@ -68,17 +80,38 @@ def workspace(name: str) -> Path:
     return dest
 
 
-def snakemake(ws: Path, config: str, *flags: str) -> float:
-    """Seconds of one `snakemake --cores N all --configfile CONFIG` in the workspace."""
+def snakemake(ws: Path, config: str, *flags: str, keep: bool = False):
+    """Seconds of one `snakemake --cores N all --configfile CONFIG` in the workspace (its
+    library imported from the workspace's src/, so a copy of another revision runs its own
+    code); with `keep`, also its output and the CPU seconds of it and its jobs (from
+    /usr/bin/time: the process tree's, waited-for children included)."""
     env = {**os.environ, "PATH": f"{BIN}:{os.environ['PATH']}", "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
-           "CRMATRIX_CACHE_DIR": str(ws / "cache")}
+           "CRMATRIX_CACHE_DIR": str(ws / "cache"), "PYTHONPATH": str(ws / "src")}
+    timing = ws / "time.txt"
     t0 = time.perf_counter()
-    proc = subprocess.run([str(BIN / "snakemake"), "--cores", str(CORES), "all", "--configfile", config, *flags],
+    proc = subprocess.run(["/usr/bin/time", "-f", "%U %S", "-o", str(timing),
+                           str(BIN / "snakemake"), "--cores", str(CORES), "all", "--configfile", config, *flags],
                           cwd=ws, env=env, capture_output=True, text=True, timeout=3 * 3600)
     secs = time.perf_counter() - t0
     if proc.returncode:
         sys.exit(f"snakemake failed in {ws}:\n{proc.stderr[-3000:]}")
-    return secs
+    if not keep:
+        return secs
+    cpu = sum(float(x) for x in timing.read_text().split()[-2:])
+    return secs, (proc.stdout + proc.stderr, cpu)
+
+
+def jobs_per_rule(output: str) -> dict[str, int]:
+    """The job counts of Snakemake's "Job stats" table in a run's output (`all` left out)."""
+    table = output.split("Job stats:", 1)[1] if "Job stats:" in output else ""
+    counts = {}
+    for line in table.splitlines()[3:]:
+        parts = line.split()
+        if len(parts) != 2 or not parts[1].isdigit():
+            break
+        if parts[0] not in ("all", "total"):
+            counts[parts[0]] = int(parts[1])
+    return counts
 
 
 def job_stats(ws: Path) -> tuple[float, str, dict[str, float]]:
@@ -108,11 +141,19 @@ def embedding_counts(ws: Path, config: str) -> tuple[int, int, int]:
     return embedded, symbols * len(cfg["arms"]), len(distinct)
 
 
-def snakemake_floor() -> float:
+def snakemake_floor(jobs: int = 0) -> float:
+    """Seconds of a no-op run of a trivial Snakefile: one rule with nothing to do, or, with
+    `jobs`, one rule of that many finished jobs (each touching a file), Snakemake's own cost of
+    checking that many jobs, against which a no-op rerun of the matrix is read."""
     trivial = workspace("trivial")
-    (trivial / "Snakefile").write_text("rule all:\n    input: []\n")
+    (trivial / "Snakefile").write_text(
+        f"rule all:\n    input: expand('out/{{i}}.txt', i=range({jobs}))\n\n\n"
+        "rule one:\n    output: 'out/{i}.txt'\n    shell: 'touch {output}'\n" if jobs else "rule all:\n    input: []\n")
+    cmd = [str(BIN / "snakemake"), "--cores", str(CORES)]
+    if jobs:
+        subprocess.run(cmd, cwd=trivial, capture_output=True, check=True, timeout=3600)
     t0 = time.perf_counter()
-    subprocess.run([str(BIN / "snakemake"), "--cores", str(CORES)], cwd=trivial, capture_output=True, check=True)
+    subprocess.run(cmd, cwd=trivial, capture_output=True, check=True, timeout=3600)
     return time.perf_counter() - t0
 
 
@@ -260,15 +301,164 @@ def overhead() -> None:
     say("")
 
 
+STAMP = re.compile(r"^\[(\w{3} \w{3} +\d+ [\d:]{8} \d{4})\]$")
+
+
+def packing(log: str, cores: int = CORES) -> dict:
+    """How a run's jobs filled the cores, from Snakemake's log (one-second stamps): each job's
+    start, end, rule and declared threads; per second, the threads the running jobs declare.
+    `occupancy`: declared threads (at most `cores`) summed over the seconds / (wall x cores);
+    `short`: seconds with fewer declared threads than cores, and the rules running in them
+    (what the other cores waited behind); `per_rule`: wall seconds x threads per rule."""
+    jobs, stamp, current = {}, None, None
+    for line in log.splitlines():
+        if m := STAMP.match(line):
+            stamp = datetime.datetime.strptime(m.group(1), "%a %b %d %H:%M:%S %Y").timestamp()
+        elif m := re.match(r"^(?:local)?rule (\w+):$", line):
+            current = {"rule": m.group(1), "start": stamp, "threads": 1}
+        elif current is not None and (m := re.match(r"^\s+jobid: (\d+)$", line)):
+            jobs[int(m.group(1))] = current
+        elif current is not None and (m := re.match(r"^\s+threads: (\d+)$", line)):
+            current["threads"] = int(m.group(1))
+        elif m := re.match(r"^Finished jobid: (\d+)", line):
+            jobs[int(m.group(1))]["end"] = stamp
+    done = [j for j in jobs.values() if "end" in j and j["rule"] != "all"]
+    if not done:
+        return {"occupancy": 0.0, "short": {}, "per_rule": {}}
+    t0, t1 = min(j["start"] for j in done), max(j["end"] for j in done)
+    short: dict[str, int] = {}
+    busy = 0
+    for t in range(int(t0), int(t1)):
+        running = [j for j in done if j["start"] <= t < j["end"]]
+        threads = sum(j["threads"] for j in running)
+        busy += min(threads, cores)
+        if threads < cores:
+            for rule in {j["rule"] for j in running} or {"(nothing running)"}:
+                short[rule] = short.get(rule, 0) + 1
+    per_rule: dict[str, float] = {}
+    for j in done:
+        per_rule[j["rule"]] = per_rule.get(j["rule"], 0) + (j["end"] - j["start"]) * j["threads"]
+    return {"occupancy": busy / (max(t1 - t0, 1) * cores), "short": short, "per_rule": per_rule,
+            "wall": t1 - t0, "short_s": sum(1 for t in range(int(t0), int(t1))
+                                             if sum(j["threads"] for j in done if j["start"] <= t < j["end"]) < cores)}
+
+
+# `added-narrow`: the default matrix on these corpora (and their views) and the builtin system
+# alone, every arm kept; for a machine too loaded to run the whole of it twice in an hour.
+NARROW = ("requests", "repoqa-tinyqueue")
+
+
+def default_config(ws: Path, narrow: bool = False) -> str:
+    """The default matrix as a user runs it, its `self` corpus cloned from this checkout (the
+    workspace copy is no git repository); `narrow`: on the NARROW corpora and the builtin alone."""
+    cfg = yaml.safe_load((ws / "config" / "config.yaml").read_text())
+    cfg["corpora"]["self"]["git"] = str(ROOT)
+    if narrow:
+        cfg["corpora"] = {c: conf for c, conf in cfg["corpora"].items() if c in NARROW}  # views follow
+        cfg["datasets"] = {d: conf for d, conf in cfg["datasets"].items() if conf["corpus"] in NARROW}
+        cfg["systems"] = {"builtin": cfg["systems"]["builtin"]}
+    path = "config/default-here.yaml"
+    (ws / path).write_text(yaml.safe_dump(cfg, sort_keys=False))
+    return path
+
+
+# The added arm of benchmarks/results/added-arm-default-2026-12-01.md: query-time knobs alone,
+# auto gating left at its default.
+DEFAULT_ADDED = {"sparse-t30": {"CODELENS_RANK_SPARSE_TERM_WEIGHT": "1", "CODELENS_RANK_SPARSE_THRESHOLD": "30"}}
+
+
+def cold_default(rev: str | None, narrow: bool = False) -> dict:
+    """The default matrix cold in a copy at `rev` (else this checkout, as it is now)."""
+    ws = workspace(f"added-{rev or 'here'}", rev)
+    config = default_config(ws, narrow)
+    load = os.getloadavg()[0]
+    cold, (out, cpu) = snakemake(ws, config, keep=True)
+    log = max((ws / ".snakemake" / "log").glob("*.snakemake.log"), key=lambda p: p.stat().st_mtime)
+    return {"ws": ws, "config": config, "load": load, "cold": cold, "cold_cpu": cpu,
+            "cold_jobs": sum(jobs_per_rule(out).values()), "packing": packing(log.read_text())}
+
+
+def measure_default(run: dict) -> None:
+    """The no-op, its planning and one added query-time arm, on a finished default matrix."""
+    ws, config = run["ws"], run["config"]
+    run["noop"] = snakemake(ws, config)
+    run["plan"] = snakemake(ws, config, "-n")
+    cfg = yaml.safe_load((ws / config).read_text())
+    cfg["arms"].update(DEFAULT_ADDED)
+    (ws / "config" / "default-plus.yaml").write_text(yaml.safe_dump(cfg, sort_keys=False))
+    run["added"], (out, run["added_cpu"]) = snakemake(ws, "config/default-plus.yaml", keep=True)
+    run["added_jobs"] = jobs_per_rule(out)
+
+
+def added_arm(rev: str | None, narrow: bool = False) -> None:
+    """Both copies' cold runs side by side (they take most of the time, and each meets the
+    same load so), then each measured phase alone, one copy after the other."""
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                            text=True).stdout.strip()
+    revs = ([rev] if rev else []) + [None]  # the reference in the first column
+    with concurrent.futures.ThreadPoolExecutor(len(revs)) as pool:
+        runs = list(pool.map(cold_default, revs, [narrow] * len(revs)))
+    for run, r in zip(runs, revs, strict=True):
+        run["label"] = r or f"{commit} + edits (this checkout)"
+        measure_default(run)
+    floor = snakemake_floor(runs[-1]["cold_jobs"])
+    loads = ", ".join(f"{r['load']:.1f}" for r in runs)
+    what = f"narrowed to {', '.join(NARROW)} and the builtin system" if narrow else "whole"
+    say(f"## 7. One added query-time arm on the default matrix (config/config.yaml, {what})")
+    say("")
+    say(f"Arm {next(iter(DEFAULT_ADDED))} ({json.dumps(next(iter(DEFAULT_ADDED.values())))}) added to the finished "
+        f"default matrix; `snakemake --cores {CORES} all --configfile ...` in a copy of each revision: both cold "
+        f"runs side by side, then each measured phase alone. Load average at the start: {loads}; "
+        f"{os.getloadavg()[0]:.1f} at the end.")
+    say("")
+    say("| | " + " | ".join(r["label"] for r in runs) + " |")
+    say("|---|" + "---:|" * len(runs))
+    rows = [("cold run (side by side), s", lambda r: f"{r['cold']:.0f}"),
+            ("cold: jobs", lambda r: str(r["cold_jobs"])),
+            ("cold: CPU s of Snakemake and its jobs / (wall x cores)",
+             lambda r: f"{r['cold_cpu'] / (r['cold'] * CORES):.0%}"),
+            ("cold: threads the running jobs declare / (wall x cores)",
+             lambda r: f"{r['packing']['occupancy']:.0%}"),
+            ("cold: seconds with fewer threads declared than cores",
+             lambda r: f"{r['packing']['short_s']} of {r['packing']['wall']:.0f}"),
+            ("no-op rerun, s", lambda r: f"{r['noop']:.2f}"),
+            ("no-op planning (`-n`), s", lambda r: f"{r['plan']:.2f}"),
+            ("added arm, s", lambda r: f"{r['added']:.1f}"),
+            ("added arm, CPU s", lambda r: f"{r['added_cpu']:.1f}"),
+            ("added arm / cold run", lambda r: f"{r['added'] / r['cold']:.1%}"),
+            ("added arm: jobs", lambda r: str(sum(r["added_jobs"].values())))]
+    for name, cell in rows:
+        say(f"| {name} | " + " | ".join(cell(r) for r in runs) + " |")
+    for rule in sorted({k for r in runs for k in r["added_jobs"]}):
+        say(f"| added arm: `{rule}` jobs | " + " | ".join(str(r["added_jobs"].get(rule, 0)) for r in runs) + " |")
+    say("")
+    for r in runs:
+        short = sorted(r["packing"]["short"].items(), key=lambda kv: -kv[1])
+        say(f"Cold run of {r['label']}: the seconds a core had no job declared on it, by the rules running "
+            f"then (what the idle core waited behind): " + ", ".join(f"{rule} {n} s" for rule, n in short[:6]) + ".")
+        say("")
+    say(f"Snakemake's own floor: a trivial Snakefile with {runs[-1]['cold_jobs']} finished jobs reruns in "
+        f"**{floor:.2f} s**; this checkout's no-op is {runs[-1]['noop'] / floor:.2f}x that (issue 20's target "
+        f"<= 1.3x is stated for the seed matrix).")
+    say("")
+
 SECTIONS = {"seed": "sections 1-4, the seed matrix", "four": "section 5, four arms vs four single-arm runs",
-            "overhead": "section 6, the overhead of an evaluation"}
+            "overhead": "section 6, the overhead of an evaluation",
+            "added": "section 7, an added arm on the default matrix (`added REV` compares revision REV first)",
+            "added-narrow": "section 7 on the default matrix narrowed to NARROW's corpora and the builtin"}
 
 
 def main() -> None:
-    """`pipeline.py [seed] [four] [overhead]`: the sections to run (default: all)."""
-    chosen = sys.argv[1:] or list(SECTIONS)
+    """`pipeline.py [seed] [four] [overhead] [added [REV]] [added-narrow [REV]]`: the sections to run
+    (default: all)."""
+    args = sys.argv[1:]
+    rev = None
+    for name in ("added", "added-narrow"):
+        if name in args and args.index(name) + 1 < len(args) and args[args.index(name) + 1] not in SECTIONS:
+            rev = args.pop(args.index(name) + 1)
+    chosen = args or list(SECTIONS)
     if set(chosen) - set(SECTIONS):
-        sys.exit(f"usage: pipeline.py [{'] ['.join(SECTIONS)}]")
+        sys.exit(f"usage: pipeline.py [{'] ['.join(SECTIONS)}] [REV]")
     if not (ROOT.parent / "shared" / "corpora").is_dir():
         sys.exit("benchmarks/pipeline.py needs ../shared/corpora (the git mirror of the seed corpora)")
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout
@@ -285,6 +475,10 @@ def main() -> None:
             four_arms()
         if "overhead" in chosen:
             overhead()
+        if "added" in chosen:
+            added_arm(rev)
+        if "added-narrow" in chosen:
+            added_arm(rev, narrow=True)
     finally:
         for ws in WORKSPACES:
             shutil.rmtree(ws, ignore_errors=True)

@@ -1,6 +1,8 @@
 """Which library code each stage runs, derived from imports: the set that decides what an edit re-runs."""
 
 
+import json
+
 from conftest import ROOT
 
 from crmatrix.pipeline import codehash
@@ -20,8 +22,9 @@ BASE = {"__init__.py", "atomic.py", "pipeline/__init__.py", "pipeline/jobs.py", 
 STATISTICS = {"analysis/__init__.py", "analysis/cells.py", "analysis/stats.py", "evaluation/__init__.py",
               "evaluation/metrics.py", "datasets/__init__.py", "datasets/ledger.py", "datasets/holdout.py",
               "datasets/tasks.py"}
-ASSEMBLY = {"analysis/matrix/__init__.py", "analysis/matrix/rows.py", "analysis/matrix/rollups.py",
-            "analysis/matrix/pooling.py", "analysis/matrix/power.py", "analysis/matrix/markdown.py", "analysis/meta.py"}
+ASSEMBLY = {"analysis/matrix/__init__.py", "analysis/matrix/assemble.py", "analysis/matrix/rows.py",
+            "analysis/matrix/rollups.py", "analysis/matrix/pooling.py", "analysis/matrix/power.py",
+            "analysis/matrix/markdown.py", "analysis/meta.py"}
 
 
 def test_matrix_stage_runs_matrix_stats_and_metrics_only():
@@ -33,16 +36,18 @@ def test_a_cell_runs_its_statistics_but_not_the_matrix_so_no_table_edit_recomput
 
 
 def test_each_chart_stage_runs_its_own_chart_and_no_statistics():
-    charts = {"plot_arms": "arms", "plot_transitions": "transitions", "plot_forest": "forest", "plot_sweep": "sweep",
-              "plot_heatmap": "heatmap", "plot_latency": "latency"}
-    modules_of_charts = {f"plots/{kind}.py" for kind in charts.values()}
-    for stage, kind in charts.items():
+    charts = {"plot_rows": {"arms", "transitions"}, "plot_forest": {"forest"}, "plot_sweep": {"sweep"},
+              "plot_heatmap": {"heatmap"}, "plot_latency": {"latency"}}
+    modules_of_charts = {f"plots/{kind}.py" for kinds in charts.values() for kind in kinds}
+    for stage, kinds in charts.items():
         got = modules(stage)
-        own = {f"stages/{stage}.py", f"plots/{kind}.py"}
-        assert own | {"plots/sources.py", "plots/frames.py", "plots/style.py"} <= got
-        assert got & modules_of_charts == {f"plots/{kind}.py"}, stage  # another chart's edit leaves this one be
+        own = {f"plots/{kind}.py" for kind in kinds}
+        assert own | {f"stages/{stage}.py", "plots/sources.py", "plots/frames.py", "plots/style.py"} <= got
+        assert got & modules_of_charts == own, stage  # another chart's edit leaves this one be
         if stage in ("plot_forest", "plot_sweep"):  # handed cells: their rows and pools are the matrix's own code
             assert {"plots/cellview.py", "analysis/matrix/rows.py", "analysis/matrix/pooling.py"} <= got, stage
+            # not the matrix's assembly nor its Markdown writer (an edit of the table redraws no forest)
+            assert not {"analysis/matrix/assemble.py", "analysis/matrix/markdown.py"} & got, stage
         else:  # the statistics come in the matrix handed in
             assert not any(m.startswith("analysis/") for m in got) and "plots/cellview.py" not in got, stage
     # the page and the runtime draw nothing: no chart, no frame, no Altair (style)
@@ -136,3 +141,46 @@ def test_extraction_rules_are_the_symbols_stage_s_alone():
     assert sorted(s for s, m in got.items() if "symbols/definitions.py" in m) == ["extract_symbols", "withhold_docs"]
     assert {"symbols/__init__.py", "symbols/record.py"} <= got["build_index"]
     assert "symbols/grammars.py" not in got["build_index"]
+
+
+def test_a_memo_gives_the_same_hashes_and_parses_only_an_edited_module(tmp_path, monkeypatch):
+    import shutil
+
+    pkg = tmp_path / "crmatrix"
+    shutil.copytree(codehash.ROOT, pkg, ignore=shutil.ignore_patterns("__pycache__"))
+    scripts = sorted(SCRIPTS.glob("*.py"))
+    plain = {s.stem: codehash.stage_hash(s) for s in scripts}
+    memo_file = tmp_path / "memo" / "imports.json"
+    memo = codehash.Memo(memo_file)
+    assert {s.stem: codehash.stage_hash(s, memo) for s in scripts} == plain
+    memo.save()
+    # a text per script and per module met (crmatrix/__init__.py at least, which every stage runs)
+    assert len(json.loads(memo_file.read_text())) > len(scripts)
+
+    parsed = []
+    real = codehash.import_names
+    monkeypatch.setattr(codehash, "import_names", lambda source, module=None, is_package=False:
+                        parsed.append(module) or real(source, module, is_package))
+    again = codehash.Memo(memo_file)
+    assert {s.stem: codehash.stage_hash(s, again) for s in scripts} == plain
+    assert parsed == []  # every text met before: nothing parsed
+    monkeypatch.setattr(codehash, "ROOT", pkg)
+    (pkg / "analysis/stats.py").write_text((pkg / "analysis/stats.py").read_text() + "import crmatrix.hits\n")
+    edited = codehash.Memo(memo_file)
+    after = {s.stem: codehash.stage_hash(s, edited) for s in scripts}
+    assert set(parsed) == {"crmatrix.analysis.stats"}  # the edited module alone, once per closure
+    assert after == {s.stem: codehash.stage_hash(s) for s in scripts} != plain  # its new import counts
+    assert "hits.py" in {p.name for p in codehash.closure(SCRIPTS / "cell_stats.py", edited)}
+    # which names are modules is the tree's to say: a module added under an imported name counts
+    # though no text that imports it changed (`from crmatrix.analysis import stats` names it)
+    (pkg / "analysis/stats").mkdir()
+    (pkg / "analysis/stats/__init__.py").write_text("")
+    assert "analysis/stats/__init__.py" in {p.relative_to(pkg).as_posix()
+                                            for p in codehash.closure(SCRIPTS / "cell_stats.py", edited)}
+
+
+def test_a_corrupt_memo_is_parsed_again_not_trusted(tmp_path):
+    memo_file = tmp_path / "imports.json"
+    memo_file.write_text("{not json")
+    script = SCRIPTS / "cell_stats.py"
+    assert codehash.stage_hash(script, codehash.Memo(memo_file)) == codehash.stage_hash(script)

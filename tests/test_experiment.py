@@ -49,7 +49,8 @@ B2C = {**OFF, "CODELENS_EMBED_HINT_INCLUDE_COMMENTS": "1", "CODELENS_EMBED_HINT_
 
 
 def test_an_auto_arm_shares_the_index_of_the_arm_its_knobs_resolve_to_on_a_declared_language():
-    c = cfg({"2b2c": B2C, "auto": AUTO, "defaults": {**OFF, "CODELENS_EMBED_HINT_LINES": "1"}},
+    c = cfg({"2b2c": B2C, "auto": AUTO, "defaults": {**OFF, "CODELENS_EMBED_HINT_LINES": "1"},
+             "query-time": {"CODELENS_RANK_SPARSE_TERM_WEIGHT": "1", "CODELENS_RANK_SPARSE_THRESHOLD": "30"}},
             corpora={"c": {"path": ".", "language": "rust"}, "py": {"path": ".", "language": "python"},
                      "unknown": {"path": "."}})
     key = lambda arm, corpus: experiment.index_key(c, BUILTIN, arm, corpus)  # noqa: E731
@@ -60,15 +61,20 @@ def test_an_auto_arm_shares_the_index_of_the_arm_its_knobs_resolve_to_on_a_decla
     assert key("auto", "unknown") not in (key("baseline", "unknown"), key("2b2c", "unknown"))
     # an explicit default is the default (its own spelling changes no embedding text)
     assert key("defaults", "unknown") == key("baseline", "unknown")
+    # an arm of query-time knobs leaves auto gating on by default: auto's index wherever the
+    # language is known or not (the key holds the resolved knobs, not which of them were written)
+    assert all(key("query-time", corpus) == key("auto", corpus) for corpus in ("c", "py", "unknown"))
     assert experiment.index_arms(c, BUILTIN, "c") == {key("baseline", "c"): "baseline", key("2b2c", "c"): "2b2c"}
     assert list(experiment.index_arms(c, BUILTIN, "unknown").values()) == ["baseline", "2b2c", "auto"]
+    assert experiment.index_knobs(c, "query-time", "unknown") == experiment.index_knobs(c, "auto", "unknown")
     # an index the plan resolved is built from its resolved fields, whichever arm asks; one that
     # waits for the corpus's language, from the arm's explicit fields (its job settles the rest)
     assert experiment.index_knobs(c, "auto", "c") == experiment.index_knobs(c, "2b2c", "c") == {
         "hint_lines": 1, "hint_chars": 60, "nl_tokens": True, "api_calls": True, "strict_literals": False,
         "strict_comments": False}
-    assert experiment.index_knobs(c, "auto", "unknown") == {"auto": True}
-    assert experiment.index_knobs(c, "auto") == {"auto": True}  # no corpus of the config (crmatrix run)
+    waiting = {"auto": True, "hint_lines": 1, "hint_chars": 60, "strict_literals": False, "strict_comments": False}
+    assert experiment.index_knobs(c, "auto", "unknown") == waiting
+    assert experiment.index_knobs(c, "auto") == waiting  # no corpus of the config (crmatrix run)
 
 
 def test_an_explicit_auto_lang_or_explicit_2b2c_needs_no_declared_language():
@@ -79,7 +85,9 @@ def test_an_explicit_auto_lang_or_explicit_2b2c_needs_no_declared_language():
     key = lambda arm: experiment.index_key(c, BUILTIN, arm, "c")  # noqa: E731
     assert key("tagged") == key("pinned") == key("2b2c")
     # 2c is still left to the gating
-    assert experiment.index_knobs(c, "half", "c") == {"auto": True, "nl_tokens": True}
+    assert experiment.index_knobs(c, "half", "c") == {"auto": True, "hint_lines": 1, "hint_chars": 60,
+                                                      "nl_tokens": True, "strict_literals": False,
+                                                      "strict_comments": False}
 
 
 def test_jobs_get_arm_variables_in_one_spelling():

@@ -144,7 +144,7 @@ def test_index_spec_resolves_on_a_known_language_and_else_waits_with_the_explici
                 "strict_literals": False, "strict_comments": True}
     assert index_spec(env, "Rust") == resolved == resolve(env, "rust").index_fields()
     # 2c is left to the gating and no language known: the parsed, clamped index-time fields wait
-    waiting = {"hint_lines": 10, "hint_chars": 180, "nl_tokens": True, "strict_literals": False,
+    waiting = {"auto": True, "hint_lines": 10, "hint_chars": 180, "nl_tokens": True, "strict_literals": False,
                "strict_comments": True}
     assert index_spec(env, None) == waiting
     # the index job settles them on the corpus's dominant language, as resolving the variables would
@@ -156,7 +156,12 @@ def test_index_spec_resolves_on_a_known_language_and_else_waits_with_the_explici
     assert index_spec({**env, AUTO_LANG: "go"}, None) == resolved
     assert index_spec({**env, API: "1"}, None) == resolved
     assert index_spec({AUTO: "1", AUTO_LANG: "Rust"}, None) == index_spec({}, "rust")
-    assert index_spec({AUTO: "1"}, None) == {"auto": True}
+    # auto on by default or by its variable, the other index-time knobs left at their defaults or
+    # written out, query-time knobs or none: one spec, so one index (the key is what is built)
+    defaults = {"auto": True, "hint_lines": 1, "hint_chars": 60, "strict_literals": False, "strict_comments": False}
+    assert index_spec({AUTO: "1"}, None) == index_spec({}, None) == defaults
+    assert index_spec({SPARSE: "1", "CODELENS_RANK_SPARSE_THRESHOLD": "30"}, None) == defaults
+    assert index_spec({"CODELENS_EMBED_HINT_CHARS": "60", AUTO: "yes"}, None) == defaults
     with pytest.raises(KnobError):
         index_spec({"CODELENS_EMBED_HINT_AUTOLANG": "rust"}, None)
 

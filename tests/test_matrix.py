@@ -12,7 +12,8 @@ import fixture_runs
 import pytest
 
 from crmatrix import atomic
-from crmatrix.analysis import matrix, meta, stats
+from crmatrix.analysis import meta, stats
+from crmatrix.analysis.matrix import assemble as matrix
 from crmatrix.analysis.matrix import power
 from crmatrix.datasets import ledger
 from crmatrix.hits import Hit

@@ -16,16 +16,15 @@ import pytest
 from conftest import chart_data, chart_spec
 
 from crmatrix import CrmatrixError, atomic
-from crmatrix.analysis import matrix
-from crmatrix.plots import arms, cellview, forest, frames, latency, names, power, sources
+from crmatrix.analysis.matrix import assemble as matrix
+from crmatrix.plots import arms, cellview, forest, frames, latency, names, power, sources, style
 from crmatrix.stages import (
-    plot_arms,
     plot_forest,
     plot_gallery,
     plot_heatmap,
     plot_latency,
+    plot_rows,
     plot_sweep,
-    plot_transitions,
 )
 
 SNAPSHOTS = Path(__file__).parent / "snapshots" / "plots"
@@ -52,11 +51,7 @@ def drawn(tmp_path_factory):
     for stem in stems:
         kind, *parts = stem.split("/")
         common = {"stats": stats, "out": out / stem, "runtime": runtime}
-        if kind == "arms":
-            plot_arms.run(**common, system=parts[0], dataset=parts[1], models=MODELS[parts[0]])
-        elif kind == "transitions":
-            plot_transitions.run(**common, system=parts[0], dataset=parts[1])
-        elif kind == "forest":
+        if kind == "forest":
             plot_forest.run(**own_cells(common, cells, [parts[1]]), system=parts[0], arm=parts[1],
                             baseline_arm="baseline", splits={})
         elif kind == "sweep":
@@ -65,6 +60,9 @@ def drawn(tmp_path_factory):
                            sweep_name=parts[1], grid=grid, baseline_arm="baseline")
         elif kind == "heatmap":
             plot_heatmap.run(**common)
+    for system in MODELS:  # each system's rows, in one job
+        plot_rows.run(stats=stats, out_dir=out, system=system, datasets=["alpha", "beta", "gamma"],
+                      models=MODELS[system], runtime=runtime)
     plot_latency.run(runs=paths, stats=stats, out_dir=out, models=MODELS, runtime=runtime)
     shown = plot_gallery.run(svgs=[out / f"{s}.svg" for s in stems], charts_dir=out, matrix=d / "m.json",
                              matrix_md=d / "m.md", out=out / "index.html")
@@ -136,6 +134,19 @@ def test_every_chart_is_saved_as_svg_png_and_a_page_loading_the_one_runtime(draw
         assert src == "../" * stem.count("/") + "vega/vega-embed.js", stem
         assert chart_spec(page)["$schema"].startswith("https://vega.github.io/schema/vega-lite/"), stem
         assert page.stat().st_size < 60_000, f"{stem}: {page.stat().st_size} bytes; is Vega inlined again?"
+
+
+def test_each_png_is_the_one_vega_lite_renders_from_the_spec(drawn):
+    """A PNG is rasterised from the chart's SVG (one rendering per chart): the same bytes as
+    vl-convert's own Vega-Lite to PNG."""
+    import vl_convert
+    from altair.utils.html import vl_version_for_vl_convert
+
+    out, stems, _, _ = drawn
+    for stem in [s for s in stems if s.startswith(("arms/", "forest/", "heatmap", "latency"))]:
+        spec = chart_spec(out / f"{stem}.html")
+        png = vl_convert.vegalite_to_png(spec, vl_version=vl_version_for_vl_convert(), scale=style.PNG_SCALE)
+        assert (out / f"{stem}.png").read_bytes() == png, stem
 
 
 def test_a_chart_is_drawn_alike_each_time(drawn, tmp_path):

@@ -47,6 +47,33 @@ def test_bootstrap_is_deterministic_and_seeded():
     assert low < v.mean() < high
 
 
+# stats draws scipy.stats's numbers without importing scipy.stats (a cell_stats job would spend
+# most of its second on that import): the same bits, held to scipy.stats here.
+@pytest.mark.parametrize("seed", range(40))
+def test_bootstrap_is_scipy_stats_bootstrap_bit_for_bit(seed):
+    from scipy.stats import bootstrap
+
+    gen = np.random.default_rng(seed)
+    n = int(gen.integers(2, 400))
+    # ranks' reciprocals, hits and continuous values, as the metrics give them
+    v = [1 / gen.integers(1, 12, n), gen.integers(0, 2, n).astype(float), gen.random(n)][seed % 3]
+    for level in (0.95, 0.9, 0.5):
+        ci = bootstrap((v,), np.mean, n_resamples=1000, confidence_level=level, method="percentile",
+                       vectorized=True, rng=np.random.default_rng(0)).confidence_interval
+        assert stats.bootstrap_ci(v, level=level) == (float(ci.low), float(ci.high))
+
+
+def test_mcnemar_and_z_are_scipy_stats_bit_for_bit():
+    from scipy.stats import binom, norm
+
+    for n in range(1, 400):
+        for k in range(n // 2 + 1):
+            assert stats.mcnemar_exact(k, n - k) == float(min(1.0, 2 * binom.cdf(k, n, 0.5)))
+    for alpha in (0.05, 0.05 / 2, 0.05 / 3, 0.05 / 7, 0.01, 0.1):
+        for power in (0.8, 0.9, 0.5):
+            assert stats.z_sum(alpha, power) == float(norm.ppf(1 - alpha / 2) + norm.ppf(power))
+
+
 def test_paired_bootstrap_delta():
     a = np.array([0.0, 0.5, 1.0, 0.25])
     d = stats.paired_bootstrap_delta(a, a + 0.25)

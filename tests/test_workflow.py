@@ -388,12 +388,11 @@ MATRIX = "results/matrix/phase-matrix.json, results/matrix/phase-matrix.md"
 
 def charts_after_runs(cfg, forests: int = 1) -> list[str]:
     """The chart jobs that follow new or changed runs (common.smk's `*_chart_inputs`): those that
-    read the phase matrix or every run (each row's two, the heatmap, the latency charts and the
-    page of them all), and the forests of the `forests` arms whose cells changed (a forest reads
-    its arm's and the baseline's cells alone); never the runtime."""
-    datasets = cfg["datasets"]
-    return (["plot_arms"] * len(datasets) + ["plot_transitions"] * len(datasets) + ["plot_forest"] * forests
-            + ["plot_heatmap", "plot_latency", "plot_gallery"])
+    read the phase matrix or every run (each system's rows, the heatmap, the latency charts and
+    the page of them all), and the forests of the `forests` arms whose cells changed (a forest
+    reads its arm's and the baseline's cells alone); never the runtime."""
+    return ["plot_rows"] * len(cfg["systems"]) + ["plot_forest"] * forests + ["plot_heatmap", "plot_latency",
+                                                                              "plot_gallery"]
 
 
 def evaluations(arm, datasets=("gitds", "pathds")):
@@ -446,6 +445,12 @@ def test_incremental_work_is_exactly_what_changed(indexed, two_commit_repo):
     arms_chart = chart_data(chart_spec(work / "results/plots/arms/builtin/pathds.html"))
     assert {d["arm"]: d["model"] for d in arms_chart} == {a: "minilm" for a in auto["arms"]}
 
+    # a query-time arm that leaves auto gating at its default (on): its evaluations and what follows
+    # them, no index, even on the git corpus whose language waits for the fetch (auto's index is its)
+    tuned = {**auto, "arms": {**auto["arms"], "tuned": {"CODELENS_RANK_SPARSE_THRESHOLD": "30"}}}
+    assert plan(work, tuned) == (sorted(RUN * 2 + AFTER_RUNS + charts_after_runs(tuned)),
+                                 sorted([*evaluations("tuned"), MATRIX]))
+
     # a new pin of one corpus: everything downstream of it, nothing of the other
     _, _, second = two_commit_repo
     moved = {**auto, "corpora": {**auto["corpora"], "gitc": {**auto["corpora"]["gitc"], "commit": second}}}
@@ -486,19 +491,19 @@ def test_incremental_charts_an_added_arm_plans_the_charts_that_draw_it_and_leave
                                                    "CODELENS_RANK_SPARSE_THRESHOLD": "60"}}}
     (work / "config.yaml").write_text(yaml.safe_dump(added))
     planned = chart_jobs(run(work, "-n", "all").stdout)
-    rows = [f"{s}/{d}" for s in ("builtin", "peer") for d in ("gitds", "pathds")]
     assert planned == sorted(
-        [("plot_arms", f"results/plots/arms/{r}") for r in rows]
-        + [("plot_transitions", f"results/plots/transitions/{r}") for r in rows]
+        [("plot_rows", f"results/plots/arms/{s}/gitds") for s in ("builtin", "peer")]  # each system's rows
         + [("plot_forest", "results/plots/forest/builtin/2e")]  # new; not knob's, the sweep's arms' nor peer's
         + [("plot_heatmap", "results/plots/heatmap"), ("plot_latency", "results/plots/latency"),
            ("plot_gallery", "results/plots/index.html")])
     assert "plot_runtime" not in {r for r, _ in planned}  # written once
 
     run(work, "all")
-    redrawn = {work / f"{out}{ext}" for _, out in planned
-               for ext in ((".svg", ".png", ".html") if not out.endswith(".html") else ("",))}
-    redrawn |= {work / f"results/plots/quality-latency{ext}" for ext in (".svg", ".png", ".html")}  # plot_latency's
+    stems = [f"{kind}/{s}/{d}" for kind in ("arms", "transitions") for s in ("builtin", "peer")
+             for d in ("gitds", "pathds")]  # plot_rows'
+    stems += ["forest/builtin/2e", "heatmap", "latency", "quality-latency"]  # (plot_latency's two)
+    redrawn = {work / f"results/plots/{stem}{ext}" for stem in stems for ext in (".svg", ".png", ".html")}
+    redrawn.add(work / "results/plots/index.html")
     after = {p: p.stat().st_mtime_ns for p in (work / "results/plots").rglob("*") if p.is_file()}
     assert set(after) - set(before) == {work / f"results/plots/forest/builtin/2e{ext}" for ext in (".svg", ".png",
                                                                                                   ".html")}

@@ -17,7 +17,7 @@ from crmatrix.pipeline import locations
 from crmatrix.pipeline import rescoring
 from crmatrix.pipeline import sweeps
 from crmatrix.pipeline import slices as crslices
-from crmatrix.pipeline.codehash import stage_hash
+from crmatrix.pipeline import codehash
 from crmatrix.corpora.pins import path_fingerprint
 from crmatrix.datasets.registry import written_by
 from crmatrix.plots import names as plot_names
@@ -89,13 +89,17 @@ wildcard_constraints:
 
 
 SCRIPTS = Path(workflow.basedir) / "workflow" / "scripts"
+# The imports of each module by a hash of its text, so planning parses only edited modules
+# (the Snakefile saves it once every rule has asked for its code's hash); planning's own state,
+# kept beside Snakemake's in the working directory, never among the results.
+CODE_MEMO = codehash.Memo(Path(".snakemake") / "crmatrix" / "codehash-imports.json")
 
 
 def code(rule_name):
     """A hash of the library code the rule's script runs (Snakemake's own code trigger sees
     the thin script only), so editing a module re-runs exactly the stages that import it.
     """
-    return stage_hash(SCRIPTS / f"{rule_name}.py")
+    return codehash.stage_hash(SCRIPTS / f"{rule_name}.py", CODE_MEMO)
 
 
 def index_arm(wildcards):
@@ -407,13 +411,9 @@ def system_cells(system, arms):
     ]
 
 
-def arms_chart_inputs(wildcards):
-    """The row of {dataset} on {system}: each arm's metric, its interval and which arm it repeats."""
-    return {"stats": MATRIX_STATS}
-
-
-def transitions_chart_inputs(wildcards):
-    """The row of {dataset} on {system}: each arm's per-query ranks against the baseline's."""
+def rows_chart_inputs(wildcards):
+    """Every row of {system}: each arm's metric, its interval, which arm it repeats, and each
+    query's ranks against the baseline's."""
     return {"stats": MATRIX_STATS}
 
 

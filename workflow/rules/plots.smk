@@ -1,6 +1,7 @@
-# The charts, one job each (per system and dataset, per system and arm, per system and sweep;
-# one for the heatmap, one for both latency charts), the Vega runtime their HTML pages load,
-# and one page with all of them and the matrix's tables. Each SVG goes into `snakemake --report`
+# The charts: the rows' charts, one job per system; one job per chart of a few arms (per system
+# and arm, per system and sweep), so an added arm leaves the others be; one for the heatmap, one
+# for both latency charts; the Vega runtime their HTML pages load, and one page with all of them
+# and the matrix's tables. Each SVG goes into `snakemake --report`
 # with its caption (workflow/report/<kind>.rst).
 #
 # What each family of charts draws from is chosen by ONE input function in common.smk
@@ -10,8 +11,7 @@
 
 # Local rules: seconds each, over small JSON files, with nothing to gain from a queue.
 localrules:
-    plot_arms,
-    plot_transitions,
+    plot_rows,
     plot_forest,
     plot_sweep,
     plot_heatmap,
@@ -20,18 +20,27 @@ localrules:
     plot_gallery,
 
 
-rule plot_arms:
+# Each row's two charts (its arms, its queries' transitions), one job per system: they all read
+# the phase matrix, so they are drawn again together, and one job starts Python and the Vega
+# renderer once for all of them (crmatrix.stages.plot_rows).
+rule plot_rows:
     input:
-        unpack(arms_chart_inputs),
+        unpack(rows_chart_inputs),
     output:
-        svg=chart_report("arms/{system}/{dataset}"),
-        png="results/plots/arms/{system}/{dataset}.png",
-        html="results/plots/arms/{system}/{dataset}.html",
+        *(
+            out
+            for d in DATASETS
+            for kind in ("arms", "transitions")
+            for out in (
+                chart_report(f"{kind}/{{system}}/{d}"),
+                f"results/plots/{kind}/{{system}}/{d}.png",
+                f"results/plots/{kind}/{{system}}/{d}.html",
+            )
+        ),
     log:
-        "logs/plot_arms/{system}/{dataset}.log",
+        "logs/plot_rows/{system}.log",
     wildcard_constraints:
         system=one_of(SYSTEMS),
-        dataset=one_of(DATASETS),
     conda:
         "../../envs/crmatrix.yaml"
     threads: 1
@@ -39,38 +48,13 @@ rule plot_arms:
         mem_mb=1024,
         runtime=10,
     params:
-        code=code("plot_arms"),
-        captions=chart_captions("arms"),
+        code=code("plot_rows"),
+        captions=chart_captions("arms", "transitions"),
+        datasets=DATASETS,
         models=lambda wc: chart_models(wc.system),
         runtime=PLOT_RUNTIME,
     script:
-        "../scripts/plot_arms.py"
-
-
-rule plot_transitions:
-    input:
-        unpack(transitions_chart_inputs),
-    output:
-        svg=chart_report("transitions/{system}/{dataset}"),
-        png="results/plots/transitions/{system}/{dataset}.png",
-        html="results/plots/transitions/{system}/{dataset}.html",
-    log:
-        "logs/plot_transitions/{system}/{dataset}.log",
-    wildcard_constraints:
-        system=one_of(SYSTEMS),
-        dataset=one_of(DATASETS),
-    conda:
-        "../../envs/crmatrix.yaml"
-    threads: 1
-    resources:
-        mem_mb=1024,
-        runtime=10,
-    params:
-        code=code("plot_transitions"),
-        captions=chart_captions("transitions"),
-        runtime=PLOT_RUNTIME,
-    script:
-        "../scripts/plot_transitions.py"
+        "../scripts/plot_rows.py"
 
 
 rule plot_forest:

@@ -12,7 +12,11 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-from scipy.stats import binom, bootstrap, norm
+
+# scipy.special, not scipy.stats (whose import costs a cell_stats job most of its second): the
+# same ufuncs scipy.stats.norm.ppf and binom.cdf return, bit for bit (tests/test_stats.py).
+from scipy.special import ndtri
+from scipy.special._ufuncs import _binom_cdf
 
 from crmatrix.evaluation import metrics
 
@@ -34,17 +38,31 @@ STRONG = 0.05
 def bootstrap_ci(values, n_resamples: int = 1000, seed: int = 0, level: float = 0.95) -> tuple[float, float]:
     """Percentile bootstrap interval of the mean, resampling queries with replacement.
 
-    scipy draws one (n_resamples, n) index matrix from `default_rng(seed).integers`, in one
-    batch, so the interval is a function of the values and the seed alone.
+    One (n_resamples, n) index matrix from `default_rng(seed).integers`, in one batch, so the
+    interval is a function of the values and the seed alone; the numbers of
+    `scipy.stats.bootstrap(method="percentile", vectorized=True)`, bit for bit (a test holds
+    them to it), without importing scipy.stats.
     """
     v = np.asarray(values, dtype=float)
     if v.size == 0:
         return (0.0, 0.0)
     if np.all(v == v[0]):  # the resampled means would be v up to rounding; report it exactly
         return (float(v[0]), float(v[0]))
-    ci = bootstrap((v,), np.mean, n_resamples=n_resamples, confidence_level=level, method="percentile",
-                   vectorized=True, rng=np.random.default_rng(seed)).confidence_interval
-    return (float(ci.low), float(ci.high))
+    index = np.random.default_rng(seed).integers(0, v.size, (n_resamples, v.size))
+    means = np.sort(v[index].mean(axis=-1))
+    alpha = np.float64((1 - level) / 2)
+    return (_quantile(means, alpha), _quantile(means, 1 - alpha))
+
+
+def _quantile(ordered: np.ndarray, p: np.float64) -> float:
+    """The p-quantile of sorted values, linear between order statistics (Hyndman and Fan's type
+    7), in the arithmetic of `scipy.stats.quantile(method="linear")`."""
+    n = ordered.size
+    position = p * n + (1 - p)
+    upper = position // 1
+    g = 0.0 if upper - 1 < 0 else position % 1
+    lo, hi = (int(min(max(i, 0), n - 1)) for i in (upper - 1, upper))
+    return float((1 - g) * ordered[lo] + g * ordered[hi])
 
 
 def paired_bootstrap_delta(a, b, n_resamples: int = 1000, seed: int = 0, level: float = 0.95) -> dict:
@@ -118,7 +136,7 @@ def mcnemar_exact(b: int, c: int) -> float:
     """Exact two-sided McNemar p-value: the discordant pairs against a fair coin."""
     if b + c == 0:
         return 1.0
-    return float(min(1.0, 2 * binom.cdf(min(b, c), b + c, 0.5)))
+    return float(min(1.0, 2 * _binom_cdf(float(min(b, c)), float(b + c), 0.5)))
 
 
 def holm(pvalues: Sequence[float]) -> list[float]:
@@ -134,7 +152,7 @@ def holm(pvalues: Sequence[float]) -> list[float]:
 def z_sum(alpha: float, power: float) -> float:
     """z(1 − alpha/2) + z(power): an effect of this many standard errors is found by a two-sided
     test at `alpha` with probability `power` (normal approximation)."""
-    return float(norm.ppf(1 - alpha / 2) + norm.ppf(power))
+    return float(ndtri(1 - alpha / 2) + ndtri(power))
 
 
 def detectable_effect(sd_diff: float, n: int, alpha: float = ALPHA, power: float = POWER) -> float | None:

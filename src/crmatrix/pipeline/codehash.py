@@ -4,15 +4,20 @@ Snakemake's own code trigger sees a rule's thin script, not the library behind i
 modules a script imports, followed transitively through `crmatrix` (imports inside
 functions too, and the package `__init__`s every import runs), are exactly the code that
 can change its result; a hand-kept list drifts as soon as a module gains an import.
+
+Parsing every module is most of the cost, paid on every planning (and by each job a cluster
+starts, which reads the Snakefile again): given a memo file, the imports of a module are kept
+there by a hash of its text, so only an edited module is parsed again.
 """
 
 from __future__ import annotations
 
 import ast
 import functools
+import hashlib
 from pathlib import Path
 
-from crmatrix import atomic
+from crmatrix import CrmatrixError, atomic
 
 PACKAGE = "crmatrix"
 ROOT = Path(__file__).resolve().parents[1]  # the crmatrix package
@@ -32,8 +37,10 @@ def module_file(name: str) -> Path | None:
 
 
 @functools.cache  # the Snakefile asks for each rule; many share modules
-def imported_modules(source: str, module: str | None = None, is_package: bool = False) -> frozenset[str]:
-    """The crmatrix modules that running `source` (the text of `module`, if it is one) imports."""
+def import_names(source: str, module: str | None = None, is_package: bool = False) -> frozenset[str]:
+    """Every dotted name that running `source` (the text of `module`, if it is one) may import,
+    with its parents (importing a.b.c runs a/__init__ and a/b/__init__ too): modules, or
+    attributes of them, which only the tree tells apart (`imported_modules`)."""
     names: set[str] = set()
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
@@ -47,19 +54,49 @@ def imported_modules(source: str, module: str | None = None, is_package: bool = 
                 base = ".".join(pkg + ([base] if base else []))
             names.add(base)
             names.update(f"{base}.{a.name}" for a in node.names)  # submodules; attributes drop out below
-    found = set()
-    for name in names:
-        parts = name.split(".")
-        for i in range(1, len(parts) + 1):  # importing a.b.c runs a/__init__ and a/b/__init__ too
-            prefix = ".".join(parts[:i])
-            if module_file(prefix) is not None:
-                found.add(prefix)
-    return frozenset(found)
+    return frozenset(".".join(parts[:i]) for parts in (n.split(".") for n in names) for i in range(1, len(parts) + 1))
 
 
-def closure(script: Path) -> list[Path]:
+def imported_modules(source: str, module: str | None = None, is_package: bool = False,
+                     names: frozenset[str] | None = None) -> frozenset[str]:
+    """The crmatrix modules that running `source` (the text of `module`, if it is one) imports
+    (`names`: its `import_names`, if known)."""
+    if names is None:
+        names = import_names(source, module, is_package)
+    return frozenset(n for n in names if module_file(n) is not None)
+
+
+class Memo:
+    """The import names of each module text met (`import_names`), by a hash of (module name,
+    package or not, text): a pure function of its key, so an entry is never stale (which of the
+    names are modules is asked of the tree each time). `path` is read once; `save` writes the
+    entries met since, when one of them was new (so the file holds the texts of today)."""
+
+    def __init__(self, path: Path):
+        self.path, self.met, self.added = Path(path), {}, False
+        try:
+            stored = atomic.read_json(self.path)
+        except (OSError, CrmatrixError):  # none yet, or unreadable: parse everything again
+            stored = {}
+        self.stored = {k: v for k, v in stored.items() if isinstance(v, list)} if isinstance(stored, dict) else {}
+
+    def imports(self, source: str, module: str | None = None, is_package: bool = False) -> frozenset[str]:
+        key = hashlib.sha256(f"{module}\0{is_package}\0{source}".encode()).hexdigest()
+        if key not in self.stored:
+            self.stored[key], self.added = sorted(import_names(source, module, is_package)), True
+        self.met[key] = self.stored[key]
+        return imported_modules(source, names=frozenset(self.met[key]))
+
+    def save(self) -> None:
+        if self.added:
+            atomic.write_json(self.path, self.met)
+            self.added = False
+
+
+def closure(script: Path, memo: Memo | None = None) -> list[Path]:
     """Every crmatrix source file that running `script` may execute, sorted."""
-    todo = list(imported_modules(Path(script).read_text(encoding="utf-8")))
+    imports = memo.imports if memo is not None else imported_modules
+    todo = list(imports(Path(script).read_text(encoding="utf-8")))
     seen: dict[str, Path] = {}
     while todo:
         name = todo.pop()
@@ -67,12 +104,12 @@ def closure(script: Path) -> list[Path]:
             continue
         path = module_file(name)
         seen[name] = path
-        todo.extend(imported_modules(path.read_text(encoding="utf-8"), name, path.name == "__init__.py"))
+        todo.extend(imports(path.read_text(encoding="utf-8"), name, path.name == "__init__.py"))
     return sorted(seen.values())
 
 
-def stage_hash(script: Path) -> str:
+def stage_hash(script: Path, memo: Memo | None = None) -> str:
     """A hash of the library code `script` runs (paths relative to the package, so a moved
-    checkout keeps its hashes)."""
+    checkout keeps its hashes); `memo` spares parsing the modules it has met."""
     return atomic.hash_obj([[p.relative_to(ROOT).as_posix(), p.read_text(encoding="utf-8")]
-                            for p in closure(script)])[:16]
+                            for p in closure(script, memo)])[:16]

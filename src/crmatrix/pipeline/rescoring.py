@@ -19,7 +19,7 @@ from pathlib import Path
 
 from crmatrix import CrmatrixError, atomic
 from crmatrix.datasets import ledger
-from crmatrix.engine.index import read_model
+from crmatrix.embed.models import read_model  # not engine.index: planning loads no search engine
 
 
 @dataclass(frozen=True)

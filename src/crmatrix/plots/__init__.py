@@ -3,8 +3,8 @@ and an HTML page that loads one shared Vega runtime by a relative path (nothing 
 it is opened, offline).
 
 One module per kind of chart, each with `draw(...)` (from what the chart draws) and
-`chart(...)` (from its frame), so each kind is drawn by a job of its own that re-runs only when
-its inputs or its own code change; `sources` reads the statistics a chart job is handed;
+`chart(...)` (from its frame), so each kind is drawn by a stage that re-runs only when its
+inputs or its own code change (a system's rows, which all read the phase matrix, in one job); `sources` reads the statistics a chart job is handed;
 `frames` turns them and the runs into the tables the charts draw; `names` says which charts a
 config gets and their captions (without importing Altair, so the workflow can ask cheaply);
 `runtime` writes the Vega runtime; `gallery` puts every chart and the matrix's tables on one

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from crmatrix import atomic
-from crmatrix.analysis import matrix
+from crmatrix.analysis.matrix import assemble as matrix
 from crmatrix.datasets import ledger
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from crmatrix.engine.knobs import table
 from crmatrix.engine.knobs.kinds import KnobError
-from crmatrix.engine.knobs.table import GATING, INDEX
+from crmatrix.engine.knobs.table import INDEX
 
 
 class Knobs:
@@ -109,18 +109,21 @@ def index_spec(env: Mapping[str, str], language: str | None) -> dict[str, Any]:
     """What the builtin's index of a corpus is built from under `env`, as fields: the
     index-time knobs resolved on the corpus's `language` — or, while they wait for its
     dominant language (auto gating left to decide a knob of the index, no language known),
-    the arm's explicit index-time and gating fields, which the index job `settle`s.
+    auto gating on and every index-time knob it leaves alone at its value, set or not, with the
+    gated ones the arm sets; the index job `settle`s the rest.
 
-    Arms with equal specs embed the corpus alike, so they share its index; spelling and
-    query-time knobs do not show. A waiting spec lacks a gated field every resolved one
-    holds, so the two never coincide.
+    Arms with equal specs embed the corpus alike, so they share its index; spelling, defaults
+    written out or left unset, and query-time knobs do not show (an arm of query-time knobs
+    alone shares the index of an arm that only turns auto gating on). A waiting spec lacks a
+    gated field every resolved one holds, so the two never coincide.
     """
     values, _ = parse(env)
     waits = (language is None and values.get(table.AUTO.field, table.AUTO.default)
              and table.AUTO_LANG.field not in values
              and any(k.gate is not None and k.field not in values for k in table.KNOBS if k.phase == INDEX))
     if waits:
-        return {f: v for f, v in values.items() if table.by_field()[f].phase in (INDEX, GATING)}
+        return {table.AUTO.field: True, **{k.field: values.get(k.field, k.default) for k in table.KNOBS
+                                           if k.phase == INDEX and (k.gate is None or k.field in values)}}
     return settle(values, language).index_fields()
 
 

@@ -1,14 +1,15 @@
 from pathlib import Path
 
 from crmatrix.pipeline import jobs
-from crmatrix.stages import plot_arms
+from crmatrix.stages import plot_rows
 
 with jobs.job(snakemake.log[0], snakemake.output):
-    plot_arms.run(
+    plot_rows.run(
         stats=snakemake.input.stats,
-        out=Path(snakemake.output.svg).with_suffix(""),
+        # results/plots/arms/<system>/<dataset>.svg
+        out_dir=Path(snakemake.output[0]).parents[2],
         system=snakemake.wildcards.system,
-        dataset=snakemake.wildcards.dataset,
+        datasets=snakemake.params.datasets,
         models=dict(snakemake.params.models),
         runtime=snakemake.params.runtime,
     )

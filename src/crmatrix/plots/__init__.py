@@ -4,8 +4,9 @@ it is opened, offline).
 
 One module per kind of chart, each with `draw(...)` (from what the chart draws) and
 `chart(...)` (from its frame), so each kind is drawn by a stage that re-runs only when its
-inputs or its own code change (a system's rows, which all read the phase matrix, in one job); `sources` reads the statistics a chart job is handed;
-`frames` turns them and the runs into the tables the charts draw; `names` says which charts a
+inputs or its own code change (a system's rows, which all read the phase matrix, in one job);
+`sources` reads the statistics a chart job is handed; `frames` turns them and the runs into
+the tables the charts draw; `names` says which charts a
 config gets and their captions (without importing Altair, so the workflow can ask cheaply);
 `runtime` writes the Vega runtime; `gallery` puts every chart and the matrix's tables on one
 page, under the `power` panel; `style` holds the colours (Okabe–Ito's, told apart with any

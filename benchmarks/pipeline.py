@@ -11,9 +11,9 @@ to seed-matrix-<date>.md), with the targets of issue 11:
   5. four arms cold in one run vs four single-arm cold runs on the default `requests` corpus
      (target <= 0.35x);
   6. (issue Evidence) what an evaluation costs beyond its searches, over the default matrix's builtin cells:
-     each `evaluate_arm` job's wall time (logs/benchmarks/) minus its queries' search time
-     (the run's per-query elapsed_ms summed), median over the jobs (target <= 0.4 s on a quiet
-     machine, so that 300 queries and 20+ arms multiply searches, not loading).
+     each `evaluate_arm` process's wall and CPU time (reported by the process itself, JOB_CLOCK)
+     minus its queries' search time (the run's per-query elapsed_ms summed), median over the jobs
+     (target <= 0.4 s on a quiet machine, so that 300 queries and 20+ arms multiply searches, not loading).
 
 Each run happens in its own copy of the project beside it (so ../shared resolves) with its own
 cache directory: cold means cold. Needs ../shared (the git mirror of the seed corpora).
@@ -68,10 +68,10 @@ def workspace(name: str) -> Path:
     return dest
 
 
-def snakemake(ws: Path, config: str, *flags: str) -> float:
-    """Seconds of one `snakemake --cores N all --configfile CONFIG` in the workspace."""
+def snakemake(ws: Path, config: str, *flags: str, env: dict[str, str] | None = None) -> float:
+    """Seconds of one `snakemake --cores N all --configfile CONFIG` in the workspace (`env`: more variables)."""
     env = {**os.environ, "PATH": f"{BIN}:{os.environ['PATH']}", "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
-           "CRMATRIX_CACHE_DIR": str(ws / "cache")}
+           "CRMATRIX_CACHE_DIR": str(ws / "cache"), **(env or {})}
     t0 = time.perf_counter()
     proc = subprocess.run([str(BIN / "snakemake"), "--cores", str(CORES), "all", "--configfile", config, *flags],
                           cwd=ws, env=env, capture_output=True, text=True, timeout=3 * 3600)
@@ -206,21 +206,41 @@ def four_arms() -> None:
     say("")
 
 
+# Snakemake's benchmark samples a job's CPU time every 0.5 s, so a job of a second loses what it
+# spent after the last sample. Instead each evaluate_arm process reports itself when it exits: its
+# CPU time (getrusage: every thread, from interpreter start) and wall time since the kernel started
+# it, beside the run file its job wrote. The benchmark puts this module first on the jobs' PYTHONPATH.
+JOB_CLOCK = """
+import atexit, json, os, resource, sys, time
+
+def _report():
+    job = getattr(sys.modules["__main__"], "snakemake", None)
+    if job is None or "run" not in job.output.keys():
+        return
+    ticks = int(open("/proc/self/stat").read().rsplit(")", 1)[1].split()[19])  # starttime, field 22
+    wall = time.clock_gettime(time.CLOCK_BOOTTIME) - ticks / os.sysconf("SC_CLK_TCK")
+    use = resource.getrusage(resource.RUSAGE_SELF)
+    out = os.path.join(os.environ["JOB_CLOCK_DIR"], f"{os.getpid()}.json")
+    with open(out, "w") as f:
+        json.dump({"run": job.output.run, "wall": wall, "cpu": use.ru_utime + use.ru_stime}, f)
+
+if sys.argv and sys.argv[0].endswith(".evaluate_arm.py"):
+    atexit.register(_report)
+"""
+
+
 def evaluation_overhead(ws: Path) -> list[dict]:
-    """Per evaluate_arm job of the workspace: its wall and CPU time, its queries' search time
-    and the difference, the overhead (starting Python, loading the index, the query vectors,
-    the token counter...). On a shared machine the wall time mostly measures the load; the
-    CPU time is what a quiet machine's wall time would roughly be."""
+    """Per evaluate_arm job of the workspace: its process's wall and CPU time (JOB_CLOCK), its
+    queries' search time and the difference, the overhead (starting Python, loading the index,
+    the query vectors, the token counter...). On a shared machine the wall time mostly measures
+    the load; the CPU time is what a quiet machine's wall time would roughly be."""
     rows = []
-    bench = ws / "logs" / "benchmarks" / "evaluate_arm"
-    for tsv in sorted(bench.rglob("*.tsv")):
-        cell = tsv.relative_to(bench).with_suffix("")
-        with tsv.open() as f:
-            timing = list(csv.DictReader(f, delimiter="\t"))[-1]
-        run = json.loads((ws / "results" / "runs" / cell.with_suffix(".json")).read_text())
+    for clock in sorted((ws / "job-clock").glob("*.json")):
+        timing = json.loads(clock.read_text())
+        run = json.loads((ws / timing["run"]).read_text())
         search = sum(q["elapsed_ms"] for m in run["methods"].values() for q in m["queries"]) / 1000
-        wall, cpu = float(timing["s"]), float(timing["cpu_time"])
-        rows.append({"cell": cell.as_posix(), "wall": wall, "cpu": cpu, "search": search, "overhead": wall - search,
+        wall, cpu = timing["wall"], timing["cpu"]
+        rows.append({"cell": timing["run"], "wall": wall, "cpu": cpu, "search": search, "overhead": wall - search,
                      "cpu_overhead": cpu - search, "searches": sum(len(m["queries"]) for m in run["methods"].values())})
     return rows
 
@@ -239,8 +259,11 @@ def default_builtin_config(ws: Path) -> str:
 
 def overhead() -> None:
     ws = workspace("overhead")
+    (ws / "job-clock" / "site").mkdir(parents=True)
+    (ws / "job-clock" / "site" / "sitecustomize.py").write_text(JOB_CLOCK)
     load = os.getloadavg()[0]
-    secs = snakemake(ws, default_builtin_config(ws))
+    path = os.pathsep.join(filter(None, [str(ws / "job-clock" / "site"), os.environ.get("PYTHONPATH")]))
+    secs = snakemake(ws, default_builtin_config(ws), env={"PYTHONPATH": path, "JOB_CLOCK_DIR": str(ws / "job-clock")})
     rows = evaluation_overhead(ws)
     med = {k: statistics.median(r[k] for r in rows) for k in ("wall", "cpu", "search", "overhead", "cpu_overhead")}
     say("## 6. Evaluation overhead (the default matrix's builtin cells, cold)")

@@ -15,7 +15,6 @@ from pathlib import Path
 
 from crmatrix import atomic
 
-
 _WHITESPACE = re.compile(r"\s")
 
 

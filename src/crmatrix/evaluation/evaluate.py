@@ -36,11 +36,12 @@ def response_size(hits: list[Hit], text: str | None = None) -> tuple[int, int]:
     return len(text.encode()), count_tokens(text)
 
 
-def _query_row(task: Task, outcome: Outcome, n_relevant: int, blob: bool) -> dict:
+def _query_row(task: Task, outcome: Outcome, units: list[tuple[str, bool]], n_relevant: int, blob: bool) -> dict:
+    """`units`: the hits in the gold's units (`ranked_units`): files for file-level gold (a
+    symbol hit counts for its file)."""
     hits, text, elapsed_ms, failure = outcome
     size = response_size(hits, text)
-    # ranks in the gold's units: files for file-level gold (a symbol hit counts for its file)
-    relevant_ranks = [i for i, (_, relevant) in enumerate(ranked_units(task.gold, hits), 1) if relevant]
+    relevant_ranks = [i for i, (_, relevant) in enumerate(units, 1) if relevant]
     if blob:  # one composed answer: the gold is in it (rank 1) or not
         relevant_ranks = [1] if relevant_ranks else []
     return {
@@ -134,8 +135,9 @@ def run_method(system: System, tasks: list[Task], n_relevant: dict[str, int], me
         else:
             outcomes = [_ask(system, guard, chunk[0].query, method, k)]
         for task, outcome in zip(chunk, outcomes, strict=True):
-            ranked[task.task_id] = [unit for unit, _ in ranked_units(task.gold, outcome[0])]
-            rows.append(_query_row(task, outcome, n_relevant[task.task_id], blob))
+            units = ranked_units(task.gold, outcome[0])
+            ranked[task.task_id] = [unit for unit, _ in units]
+            rows.append(_query_row(task, outcome, units, n_relevant[task.task_id], blob))
         progress.advance(len(chunk))  # after the guard's clock stopped: never part of a query's latency
     progress.close()
     failed = [r for r in rows if r["failure"]]

@@ -11,9 +11,9 @@ to seed-matrix-<date>.md), with the targets of issue 11:
   5. four arms cold in one run vs four single-arm cold runs on the default `requests` corpus
      (target <= 0.35x);
   6. (issue Evidence) what an evaluation costs beyond its searches, over the default matrix's builtin cells:
-     each `evaluate_arm` job's wall time (logs/benchmarks/) minus its queries' search time
-     (the run's per-query elapsed_ms summed), median over the jobs (target <= 0.4 s on a quiet
-     machine, so that 300 queries and 20+ arms multiply searches, not loading);
+     each `evaluate_arm` process's wall and CPU time (reported by the process itself, JOB_CLOCK)
+     minus its queries' search time (the run's per-query elapsed_ms summed), median over the jobs
+     (target <= 0.4 s on a quiet machine, so that 300 queries and 20+ arms multiply searches, not loading).
   7. (issue 20, `added [REV]`) the default matrix (`config/config.yaml`) cold, its no-op rerun
      against a trivial Snakefile with as many finished jobs, and one added query-time arm: its
      jobs per rule and its share of the cold run; the cold run's core utilisation (CPU time of
@@ -80,13 +80,13 @@ def workspace(name: str, rev: str | None = None) -> Path:
     return dest
 
 
-def snakemake(ws: Path, config: str, *flags: str, keep: bool = False):
+def snakemake(ws: Path, config: str, *flags: str, keep: bool = False, env: dict[str, str] | None = None):
     """Seconds of one `snakemake --cores N all --configfile CONFIG` in the workspace (its
     library imported from the workspace's src/, so a copy of another revision runs its own
-    code); with `keep`, also its output and the CPU seconds of it and its jobs (from
-    /usr/bin/time: the process tree's, waited-for children included)."""
+    code; `env`: more variables); with `keep`, also its output and the CPU seconds of it and
+    its jobs (from /usr/bin/time: the process tree's, waited-for children included)."""
     env = {**os.environ, "PATH": f"{BIN}:{os.environ['PATH']}", "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
-           "CRMATRIX_CACHE_DIR": str(ws / "cache"), "PYTHONPATH": str(ws / "src")}
+           "CRMATRIX_CACHE_DIR": str(ws / "cache"), "PYTHONPATH": str(ws / "src"), **(env or {})}
     timing = ws / "time.txt"
     t0 = time.perf_counter()
     proc = subprocess.run(["/usr/bin/time", "-f", "%U %S", "-o", str(timing),
@@ -247,21 +247,41 @@ def four_arms() -> None:
     say("")
 
 
+# Snakemake's benchmark samples a job's CPU time every 0.5 s, so a job of a second loses what it
+# spent after the last sample. Instead each evaluate_arm process reports itself when it exits: its
+# CPU time (getrusage: every thread, from interpreter start) and wall time since the kernel started
+# it, beside the run file its job wrote. The benchmark puts this module first on the jobs' PYTHONPATH.
+JOB_CLOCK = """
+import atexit, json, os, resource, sys, time
+
+def _report():
+    job = getattr(sys.modules["__main__"], "snakemake", None)
+    if job is None or "run" not in job.output.keys():
+        return
+    ticks = int(open("/proc/self/stat").read().rsplit(")", 1)[1].split()[19])  # starttime, field 22
+    wall = time.clock_gettime(time.CLOCK_BOOTTIME) - ticks / os.sysconf("SC_CLK_TCK")
+    use = resource.getrusage(resource.RUSAGE_SELF)
+    out = os.path.join(os.environ["JOB_CLOCK_DIR"], f"{os.getpid()}.json")
+    with open(out, "w") as f:
+        json.dump({"run": job.output.run, "wall": wall, "cpu": use.ru_utime + use.ru_stime}, f)
+
+if sys.argv and sys.argv[0].endswith(".evaluate_arm.py"):
+    atexit.register(_report)
+"""
+
+
 def evaluation_overhead(ws: Path) -> list[dict]:
-    """Per evaluate_arm job of the workspace: its wall and CPU time, its queries' search time
-    and the difference, the overhead (starting Python, loading the index, the query vectors,
-    the token counter...). On a shared machine the wall time mostly measures the load; the
-    CPU time is what a quiet machine's wall time would roughly be."""
+    """Per evaluate_arm job of the workspace: its process's wall and CPU time (JOB_CLOCK), its
+    queries' search time and the difference, the overhead (starting Python, loading the index,
+    the query vectors, the token counter...). On a shared machine the wall time mostly measures
+    the load; the CPU time is what a quiet machine's wall time would roughly be."""
     rows = []
-    bench = ws / "logs" / "benchmarks" / "evaluate_arm"
-    for tsv in sorted(bench.rglob("*.tsv")):
-        cell = tsv.relative_to(bench).with_suffix("")
-        with tsv.open() as f:
-            timing = list(csv.DictReader(f, delimiter="\t"))[-1]
-        run = json.loads((ws / "results" / "runs" / cell.with_suffix(".json")).read_text())
+    for clock in sorted((ws / "job-clock").glob("*.json")):
+        timing = json.loads(clock.read_text())
+        run = json.loads((ws / timing["run"]).read_text())
         search = sum(q["elapsed_ms"] for m in run["methods"].values() for q in m["queries"]) / 1000
-        wall, cpu = float(timing["s"]), float(timing["cpu_time"])
-        rows.append({"cell": cell.as_posix(), "wall": wall, "cpu": cpu, "search": search, "overhead": wall - search,
+        wall, cpu = timing["wall"], timing["cpu"]
+        rows.append({"cell": timing["run"], "wall": wall, "cpu": cpu, "search": search, "overhead": wall - search,
                      "cpu_overhead": cpu - search, "searches": sum(len(m["queries"]) for m in run["methods"].values())})
     return rows
 
@@ -280,8 +300,14 @@ def default_builtin_config(ws: Path) -> str:
 
 def overhead() -> None:
     ws = workspace("overhead")
+    (ws / "job-clock" / "site").mkdir(parents=True)
+    (ws / "job-clock" / "site" / "sitecustomize.py").write_text(JOB_CLOCK)
     load = os.getloadavg()[0]
-    secs = snakemake(ws, default_builtin_config(ws))
+    path = os.pathsep.join([str(ws / "job-clock" / "site"), str(ws / "src")])
+    # bytecode written and reused, as on a user's machine (a shell with PYTHONDONTWRITEBYTECODE=1
+    # would have every job compile crmatrix's sources again, ~0.1 s of CPU each)
+    secs = snakemake(ws, default_builtin_config(ws), env={"PYTHONPATH": path, "JOB_CLOCK_DIR": str(ws / "job-clock"),
+                                                          "PYTHONDONTWRITEBYTECODE": ""})
     rows = evaluation_overhead(ws)
     med = {k: statistics.median(r[k] for r in rows) for k in ("wall", "cpu", "search", "overhead", "cpu_overhead")}
     say("## 6. Evaluation overhead (the default matrix's builtin cells, cold)")

@@ -13,7 +13,7 @@ from test_index_workflow import RUST
 
 from crmatrix import CrmatrixError, atomic
 from crmatrix.embed.queries import query_encoder
-from crmatrix.engine import Engine, hybrid, index, knobs, sparse
+from crmatrix.engine import Engine, bm25, hybrid, index, knobs, sparse
 from crmatrix.stages import prepare_model
 from crmatrix.symbols import Symbol
 from crmatrix.symbols.extract import extract_source
@@ -227,6 +227,51 @@ def test_a_stored_bm25_is_the_same_bytes_in_every_process(tmp_path):
     files = sorted(p.name for p in (tmp_path / "1").iterdir())
     assert "vocab.index.json" in files and files == sorted(p.name for p in (tmp_path / "2").iterdir())
     assert all((tmp_path / "1" / f).read_bytes() == (tmp_path / "2" / f).read_bytes() for f in files)
+
+
+BM25_TEXTS = ["The THE and of it", "parseHTTPResponse load_config", "", "a b c", "naïve café über straße 北京",
+              "parse parse config config", "x_1 2abc ab_cd", "TCPStream::connect_timeout"]
+
+
+def test_bm25_reads_text_as_bm25s_tokenize_does():
+    import bm25s
+    import Stemmer
+
+    texts = [bm25.document(s) for s in symbols_of({**RUST, **PYTHON})] + QUERIES + BM25_TEXTS
+    ours = bm25.Tokenizer(bm25.Tokenizer.settings())(texts)
+    theirs = bm25s.tokenize([bm25.split_words(t) for t in texts], stopwords="en", stemmer=Stemmer.Stemmer("english"),
+                            return_ids=False, show_progress=False)
+    assert ours == theirs and ours[-1] == ["tcp", "stream", "connect", "timeout"]
+
+
+def test_bm25_scores_a_query_as_bm25s_does_to_the_bit(tmp_path):
+    import bm25s
+
+    syms = symbols_of({**RUST, **PYTHON})
+    built = bm25.BM25Index.build(syms)
+    built.save(tmp_path / "bm25")
+    stored = bm25.BM25Index.load(tmp_path / "bm25", len(syms))
+    theirs = bm25s.BM25.load(str(tmp_path / "bm25"), show_progress=False)
+    tokenize = bm25.Tokenizer(bm25.Tokenizer.settings())
+    scored = 0
+    for q in QUERIES + BM25_TEXTS:
+        terms = [t for t in tokenize([q])[0] if t in theirs.vocab_dict]
+        expected = theirs.get_scores(terms) if terms else np.zeros(len(syms), dtype=np.float32)
+        assert stored.scores(q).tobytes() == built.scores(q).tobytes() == expected.tobytes(), q
+        scored += bool(expected.any())
+    assert scored >= len(QUERIES)  # every query meets some document
+
+
+def test_a_stored_bm25_of_another_variant_or_without_its_tokenizer_is_refused(tmp_path):
+    syms = symbols_of(PYTHON)
+    bm25.BM25Index.build(syms).save(tmp_path / "bm25")
+    params = json.loads((tmp_path / "bm25" / "params.index.json").read_text())
+    (tmp_path / "bm25" / "params.index.json").write_text(json.dumps({**params, "method": "bm25+"}))
+    with pytest.raises(CrmatrixError, match=r"bm25: BM25 variant 'bm25\+', expected 'lucene'; delete the index"):
+        bm25.BM25Index.load(tmp_path / "bm25", len(syms))
+    (tmp_path / "bm25" / bm25.TOKENIZER).unlink()
+    with pytest.raises(CrmatrixError, match=r"bm25: not a readable BM25 index .*tokenizer.json.*; delete the index"):
+        bm25.BM25Index.load(tmp_path / "bm25", len(syms))
 
 
 def test_the_model_json_records_no_machine_path(model_dir):

@@ -1,9 +1,17 @@
-"""BM25 over symbols with bm25s: one tokenizer, stemmer and stopword list for corpus and queries.
+"""BM25 over symbols: one tokenizer, stemmer and stopword list for corpus and queries.
 
 Identifiers are split (`parseHTTPResponse`, `load_config` -> words) before tokenizing, so
 a natural-language query can meet the words a name is made of. The builtin engine's index
 stores it (`save`, by `build_index`), so each evaluation memory-maps it (`load`) instead of
 building it again.
+
+bm25s computes the scores at build time: a term x document matrix (CSC) of each term's
+BM25 contribution. Scoring a query is then summing its terms' columns, which this module
+does itself, with the same arithmetic as bm25s's `get_scores` (float32, `np.add.at` term by
+term, in query order), so an evaluation never imports bm25s and the scipy it loads, a tenth
+of a second of every job. The tokenizer is bm25s's (lowercase, the `\\w\\w+` words, its
+English stopwords, Snowball's English stemmer), stored beside the matrix as the build
+took it from bm25s, so queries are read exactly as the documents were.
 """
 
 from __future__ import annotations
@@ -11,15 +19,16 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import bm25s
 import numpy as np
 import Stemmer
 
-from crmatrix import CrmatrixError
+from crmatrix import CrmatrixError, atomic
 from crmatrix.identifiers import words
 from crmatrix.symbols import Symbol
 
 _IDENTIFIER = re.compile(r"\w+")
+TOKENIZER = "tokenizer.json"  # beside bm25s's own files
+SCORED_METHOD = "lucene"  # bm25s's default: no term adds a score to the documents it does not occur in
 
 
 def split_words(text: str) -> str:
@@ -31,46 +40,88 @@ def document(s: Symbol) -> str:
     return " ".join((s.path, s.qualname, s.signature, s.doc, s.body))
 
 
+class Tokenizer:
+    """bm25s.tokenize(texts, stopwords=..., stemmer=..., return_ids=False) after `split_words`,
+    from its settings (`settings()` at build time, the index's tokenizer.json after)."""
+
+    def __init__(self, conf: dict):
+        self.conf = conf
+        self._split = re.compile(conf["pattern"]).findall
+        self._stopwords = frozenset(conf["stopwords"])
+        self._stemmer = Stemmer.Stemmer(conf["stemmer"])
+
+    @staticmethod
+    def settings() -> dict:
+        """bm25s's defaults with its English stopwords (which only bm25s holds: build time only)."""
+        from bm25s.stopwords import STOPWORDS_EN
+
+        return {"pattern": r"(?u)\b\w\w+\b", "stopwords": sorted(set(STOPWORDS_EN)), "stemmer": "english"}
+
+    def __call__(self, texts: list[str]) -> list[list[str]]:
+        docs = [[w for w in self._split(split_words(t).lower()) if w not in self._stopwords] for t in texts]
+        unique = list(dict.fromkeys(w for doc in docs for w in doc))  # each word stemmed once
+        stems = dict(zip(unique, self._stemmer.stemWords(unique), strict=True))
+        return [[stems[w] for w in doc] for doc in docs]
+
+
 class BM25Index:
-    def __init__(self, bm25: bm25s.BM25):
-        self._stemmer = Stemmer.Stemmer("english")
-        self._bm25 = bm25
+    def __init__(self, matrix: dict, vocab: dict[str, int], dtype: str, int_dtype: str, tokenizer: Tokenizer,
+                 built=None):
+        """`matrix`: bm25s's scores (term t's `data` at its `indices`, indptr[t]:indptr[t + 1], of
+        `num_docs` documents); `built`: the bm25s.BM25 it came from, if built here (what `save` writes)."""
+        self._data, self._indices, self._indptr = matrix["data"], matrix["indices"], matrix["indptr"]
+        self.num_docs = matrix["num_docs"]
+        self._vocab, self._dtype, self._int_dtype = vocab, np.dtype(dtype), np.dtype(int_dtype)
+        self._tokenize = tokenizer
+        self._built = built
 
     @classmethod
     def build(cls, symbols: list[Symbol]) -> BM25Index:
-        index = cls(bm25s.BM25())
-        docs = index._tokenize([document(s) for s in symbols])
+        import bm25s  # with scipy: only where an index is built
+
+        tokenizer = Tokenizer(Tokenizer.settings())
+        docs = tokenizer([document(s) for s in symbols])
         # token ids in sorted order, so one corpus stores the same bytes (bm25s numbers tokens in
         # the order of a set of strings, which changes from one process to the next)
         vocab = {t: i for i, t in enumerate(sorted({t for doc in docs for t in doc}))}
-        index._bm25.index(([[vocab[t] for t in doc] for doc in docs], vocab), show_progress=False)
-        return index
+        bm25 = bm25s.BM25()
+        bm25.index(([[vocab[t] for t in doc] for doc in docs], vocab), show_progress=False)
+        return cls(bm25.scores, bm25.vocab_dict, bm25.dtype, bm25.int_dtype, tokenizer, bm25)
 
     def save(self, directory: Path) -> None:
         """Into a directory of its own (inside a staged index directory: it appears whole or not at all)."""
-        self._bm25.save(str(directory), show_progress=False)
+        if self._built is None:
+            raise CrmatrixError(f"{directory}: only a BM25 built in this process is saved")
+        self._built.save(str(directory), show_progress=False)
+        atomic.write_json(Path(directory) / TOKENIZER, self._tokenize.conf)
 
     @classmethod
     def load(cls, directory: Path, symbols: int) -> BM25Index:
         """The index `save` wrote, its arrays memory-mapped (they are never written to), checked
         to score `symbols` documents."""
+        directory = Path(directory)
         try:
-            bm25 = bm25s.BM25.load(str(directory), mmap=True, show_progress=False)
-        except (OSError, ValueError) as e:
+            params = atomic.read_json(directory / "params.index.json")
+            vocab = atomic.read_json(directory / "vocab.index.json")
+            tokenizer = Tokenizer(atomic.read_json(directory / TOKENIZER))
+            matrix = {name: np.load(directory / f"{name}.csc.index.npy", mmap_mode="r")
+                      for name in ("data", "indices", "indptr")}
+        except (OSError, ValueError, KeyError) as e:
             raise CrmatrixError(f"{directory}: not a readable BM25 index ({e}); delete the index and run "
                                 "again") from None
-        if bm25.scores["num_docs"] != symbols:
-            raise CrmatrixError(f"{directory}: scores {bm25.scores['num_docs']} documents, expected {symbols} "
+        if params.get("method") != SCORED_METHOD:
+            raise CrmatrixError(f"{directory}: BM25 variant {params.get('method')!r}, expected {SCORED_METHOD!r}; "
+                                "delete the index and run again")
+        if params["num_docs"] != symbols:
+            raise CrmatrixError(f"{directory}: scores {params['num_docs']} documents, expected {symbols} "
                                 "symbols; delete the index and run again")
-        return cls(bm25)
-
-    def _tokenize(self, texts: list[str]) -> list[list[str]]:
-        return bm25s.tokenize([split_words(t) for t in texts], stopwords="en", stemmer=self._stemmer,
-                              return_ids=False, show_progress=False)
+        return cls({**matrix, "num_docs": symbols}, vocab, params["dtype"], params["int_dtype"], tokenizer)
 
     def scores(self, query: str) -> np.ndarray:
         """One BM25 score per symbol, in symbol order (0 where no query term occurs)."""
-        tokens = [t for t in self._tokenize([query])[0] if t in self._bm25.vocab_dict]
-        if not tokens:
-            return np.zeros(self._bm25.scores["num_docs"], dtype=np.float32)
-        return self._bm25.get_scores(tokens)
+        ids = np.asarray([self._vocab[t] for t in self._tokenize([query])[0] if t in self._vocab],
+                         dtype=self._int_dtype)
+        scores = np.zeros(self.num_docs, dtype=self._dtype)
+        for start, end in zip(self._indptr[ids], self._indptr[ids + 1], strict=True):
+            np.add.at(scores, self._indices[start:end], self._data[start:end])
+        return scores

@@ -10,7 +10,7 @@ symbol).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -54,9 +54,11 @@ class Engine:
 
     # -- query vectors ------------------------------------------------------------------
 
-    def prepare(self, queries: list[str]) -> None:
-        """Embed all queries and build BM25 up front, so search latency is the search alone."""
-        self._bm25_index()
+    def prepare(self, queries: list[str], methods: Iterable[str] = METHODS) -> None:
+        """Embed all queries and build BM25 up front, so search latency is the search alone;
+        BM25 only if `methods` holds it (loading bm25s costs more than a small dataset's searches)."""
+        if "bm25" in methods:
+            self._bm25_index()
         todo = sorted({q for q in queries if q not in self._query_vectors})
         if todo and self._encode is not None and self.vectors is not None:
             for q, v in zip(todo, self._encode(todo), strict=True):

@@ -37,11 +37,12 @@ def response_size(hits: list[Hit], text: str | None = None) -> tuple[int, int]:
     return len(text.encode()), count_tokens(text)
 
 
-def _query_row(task: Task, outcome: Outcome, n_relevant: int, blob: bool) -> dict:
+def _query_row(task: Task, outcome: Outcome, units: list[tuple[str, bool]], n_relevant: int, blob: bool) -> dict:
+    """`units`: the hits in the gold's units (`ranked_units`): files for file-level gold (a
+    symbol hit counts for its file)."""
     hits, text, elapsed_ms, failure = outcome
     size = response_size(hits, text)
-    # ranks in the gold's units: files for file-level gold (a symbol hit counts for its file)
-    relevant_ranks = [i for i, (_, relevant) in enumerate(ranked_units(task.gold, hits), 1) if relevant]
+    relevant_ranks = [i for i, (_, relevant) in enumerate(units, 1) if relevant]
     if blob:  # one composed answer: the gold is in it (rank 1) or not
         relevant_ranks = [1] if relevant_ranks else []
     return {
@@ -122,10 +123,10 @@ class CorpusUnits:
         self.symbols = {docid(Hit(s.path, s.name, s.kind, s.start_line, s.end_line, 0.0)) for s in symbols}
         self.files = {s.path for s in symbols}
 
-    def resolves(self, gold: dict, hits: list[Hit]) -> bool:
-        """Whether any hit is a unit of the corpus, in the units the gold is judged in."""
+    def resolves(self, gold: dict, judged: list[tuple[str, bool]]) -> bool:
+        """Whether any of an answer's judged units (`ranked_units`) is a unit of the corpus."""
         known = self.files if file_level(gold) else self.symbols
-        return any(unit in known for unit, _ in ranked_units(gold, hits))
+        return any(unit in known for unit, _ in judged)
 
 
 def run_method(system: System, tasks: list[Task], n_relevant: dict[str, int], method: str, k: int,
@@ -152,9 +153,10 @@ def run_method(system: System, tasks: list[Task], n_relevant: dict[str, int], me
         else:
             outcomes = [_ask(system, guard, chunk[0].query, method, k)]
         for task, outcome in zip(chunk, outcomes, strict=True):
-            ranked[task.task_id] = [unit for unit, _ in ranked_units(task.gold, outcome[0])]
-            no_hit += units is not None and outcome[3] is None and not units.resolves(task.gold, outcome[0])
-            rows.append(_query_row(task, outcome, n_relevant[task.task_id], blob))
+            judged = ranked_units(task.gold, outcome[0])
+            ranked[task.task_id] = [unit for unit, _ in judged]
+            no_hit += units is not None and outcome[3] is None and not units.resolves(task.gold, judged)
+            rows.append(_query_row(task, outcome, judged, n_relevant[task.task_id], blob))
         progress.advance(len(chunk))  # after the guard's clock stopped: never part of a query's latency
     progress.close()
     failed = [r for r in rows if r["failure"]]

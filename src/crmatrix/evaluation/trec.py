@@ -15,18 +15,20 @@ from pathlib import Path
 
 from crmatrix import atomic
 
+_WHITESPACE = re.compile(r"\s")
+
 
 def _token(s: str) -> str:
-    return re.sub(r"\s", "_", s)
+    return _WHITESPACE.sub("_", s)
 
 
 def write_run(path: Path, ranked: dict[str, list[str]], tag: str) -> None:
     """One line per returned docid; qids sorted, each list kept in its ranked order."""
-    lines = []
+    lines, tag = [], _token(tag)
     for qid in sorted(ranked):
-        docs = ranked[qid]
+        docs, q = ranked[qid], _token(qid)
         for rank, docid in enumerate(docs, 1):
-            lines.append(f"{_token(qid)} Q0 {_token(docid)} {rank} {len(docs) - rank + 1} {_token(tag)}\n")
+            lines.append(f"{q} Q0 {_token(docid)} {rank} {len(docs) - rank + 1} {tag}\n")
     atomic.write_text(path, "".join(lines))
 
 

@@ -42,7 +42,7 @@ def run(*, tasks: Path, symbols: Path, manifest: Path, tree: Path, dataset_file:
                         query_vectors=Path(query_vectors) if query_vectors else None,
                         graph_file=Path(graph) if graph else None,
                         home_dir=Path(home_dir) if home_dir else None, venv_dir=Path(venv) if venv else None,
-                        timeout_s=guard.timeout_s, name=system)
+                        timeout_s=guard.timeout_s, name=system, methods=tuple(system_conf["methods"]))
     sysobj = evaluate.start_system(system_conf, ctx, guard)
     try:
         if ledger.is_test(split["split"]):  # refused before any query is spent on it

@@ -21,12 +21,14 @@ class BuiltinSystem:
 
         # Auto gating follows the corpus's dominant language unless the arm names one.
         self.knobs = knobs.resolve(ctx.env, dominant_language(ctx.manifest))
+        self.methods = BUILTIN_METHODS if ctx.methods is None else tuple(ctx.methods)
         vectors, encode, bm25, self.index_meta = None, None, None, None
         if ctx.index_dir is not None:
             if ctx.model_dir is None:
                 raise CrmatrixError(f"{ctx.index_dir}: an index needs the arm's prepared model directory")
             vectors, self.index_meta = index.load(ctx.index_dir, ctx.symbols, self.knobs, ctx.model_dir)
-            bm25 = index.load_bm25(ctx.index_dir, ctx.symbols)
+            if "bm25" in self.methods:  # else never read
+                bm25 = index.load_bm25(ctx.index_dir, ctx.symbols)
             # the queries embedded once for every arm (no model loaded here), else embedded now
             if ctx.query_vectors is not None:
                 encode = queries.reader(ctx.query_vectors, self.index_meta["model"]["sha256"])
@@ -42,7 +44,7 @@ class BuiltinSystem:
         return bool(INDEX_METHODS & set(conf["methods"]))
 
     def prepare(self, queries: list[str]) -> None:
-        self.engine.prepare(queries)
+        self.engine.prepare(queries, self.methods)
 
     def search(self, query: str, method: str, k: int) -> list[Hit]:
         return self.engine.search(query, method, k)

@@ -26,12 +26,11 @@ sandbox's environment only.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import threading
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from crmatrix import CrmatrixError
 from crmatrix.systems import stdio, templates
@@ -39,6 +38,9 @@ from crmatrix.systems.answers import Answer, QueryFailure
 from crmatrix.systems.external import STATIC, ExternalSystem
 from crmatrix.systems.guard import GRACE_S
 from crmatrix.systems.registry import register
+
+if TYPE_CHECKING:
+    import asyncio
 
 SHUTDOWN_S = 10.0  # > stdio's escalation (2 s after stdin closes, 2 s after SIGTERM, 2 s to reap)
 EXIT_SEEN_S = 2.0  # how long a failed call waits to see whether the server exited
@@ -65,6 +67,8 @@ class _Server:
                  setup: list[dict]):
         self._argv, self._env, self._cwd, self._errlog = argv, env, cwd, errlog
         self._start_timeout_s, self._setup = start_timeout_s, setup
+        import asyncio  # here, not at the top: every evaluation imports this module (the registry's types)
+
         self._loop = asyncio.new_event_loop()
         self._queue: asyncio.Queue = asyncio.Queue()
         self._ready: Future = Future()

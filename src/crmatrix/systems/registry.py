@@ -41,6 +41,7 @@ class SystemContext:
     venv_dir: Path | None = None  # the virtual environment the system's `install` made (crmatrix.systems.install)
     timeout_s: float = DEFAULT_TIMEOUT_S  # per query; external systems enforce it on their process
     name: str = ""  # the system's name in the config, for messages
+    methods: tuple[str, ...] | None = None  # the methods the job will ask for (None: any), so the rest go unloaded
 
 
 class System(Protocol):

@@ -8,7 +8,6 @@ import json
 import re
 import shutil
 import sys
-import time
 from pathlib import Path
 
 import pytest

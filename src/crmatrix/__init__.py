@@ -12,5 +12,11 @@ except PackageNotFoundError:  # running from a source tree that was never instal
     __version__ = "0+unknown"
 
 
+# A logger whose records a workflow job also shows on the user's terminal, besides its log
+# (crmatrix.pipeline.jobs): a run's one-line outcome, say, which a log alone would hide. Here,
+# where every stage's code already is, so routing it does not put progress.py in every stage's hash.
+TERMINAL = "crmatrix.terminal"
+
+
 class CrmatrixError(Exception):
     """A user-facing error: its message names the file, row or key and what was expected."""

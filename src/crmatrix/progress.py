@@ -13,9 +13,6 @@ import time
 from collections.abc import Callable
 from typing import TextIO
 
-# A logger whose records a workflow job also shows on the user's terminal, besides its log
-# (crmatrix.pipeline.jobs): a run's one-line outcome, say, which a log alone would hide.
-TERMINAL = "crmatrix.terminal"
 INTERVAL_S = 5.0  # between lines in a log
 REDRAW_S = 0.2  # between redraws of a bar on a terminal
 BAR_WIDTH = 24

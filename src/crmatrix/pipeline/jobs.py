@@ -9,8 +9,7 @@ import traceback
 from collections.abc import Iterator
 from pathlib import Path
 
-from crmatrix import CrmatrixError, atomic
-from crmatrix.progress import TERMINAL
+from crmatrix import TERMINAL, CrmatrixError, atomic
 
 RESULTS_DIR = Path("results")
 
@@ -21,7 +20,7 @@ def job(log_path: str, outputs: list[str]) -> Iterator[None]:
     made for its outputs and exit non-zero; the error goes to the log *and* to the terminal
     (Snakemake itself prints only "check the log"): one line for a user error, the traceback
     for anything else, since that is a bug or a fault the user must see to report. Records of
-    the `progress.TERMINAL` logger go to both as well."""
+    the `crmatrix.TERMINAL` logger go to both as well."""
     terminal = sys.stderr
     log = open(log_path, "w", buffering=1)
     sys.stderr = log

@@ -5,11 +5,10 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from crmatrix import atomic
+from crmatrix import TERMINAL, atomic
 from crmatrix.datasets import ledger
 from crmatrix.datasets.tasks import read_tasks
 from crmatrix.evaluation import evaluate, provenance, tokenbench, trec
-from crmatrix.progress import TERMINAL
 from crmatrix.symbols import read_symbols
 from crmatrix.systems.guard import DEFAULT_BUDGET_S, DEFAULT_TIMEOUT_S, Guard
 from crmatrix.systems.registry import SystemContext

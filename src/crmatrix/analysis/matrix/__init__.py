@@ -28,14 +28,15 @@ from crmatrix.analysis.matrix.markdown import to_markdown
 def assemble(cells: list[dict], baseline_arm: str, headline_method: str, arm_order: list[str] = (),
              archetypes: dict[str, str] | None = None, splits: dict[str, str] | None = None,
              comparisons: list[str] | None = None, test_ledger: list[dict] | None = None,
-             summaries: dict[str, dict] | None = None) -> dict:
+             summaries: dict[str, dict] | None = None, notes: dict[str, str] | None = None) -> dict:
     """The matrix of these cells' statistics (`cells.cell`), in any order: rows come sorted by
     dataset and system, columns in `arm_order` (the config's order) with the baseline first, so
     the same cells give the same bytes. `headline_method`: the method the config prefers (each
     row states the one it has; the power block names this one).
     `comparisons`: the arms whose tests form each row's correction family (None: every arm).
     `test_ledger`: how often each test-split run's config was scored there (crmatrix.datasets.ledger).
-    `summaries`: each dataset stage's summary of dropped rows."""
+    `summaries`: each dataset stage's summary of dropped rows. `notes`: a dataset's caveat (an
+    oracle run's), kept on its row and shown beside its name wherever it appears."""
     present = {c["arm"] for c in cells}
     order = [a for a in arm_order if a in present] + sorted(present - set(arm_order))
     arms = sorted(order, key=lambda a: a != baseline_arm)
@@ -45,6 +46,8 @@ def assemble(cells: list[dict], baseline_arm: str, headline_method: str, arm_ord
     matrix_rows = [rows.row(d, s, docs, arms, baseline_arm, (archetypes or {}).get(d), (splits or {}).get(d),
                             comparisons)
                    for (d, s), docs in sorted(table.items())]
+    for r in matrix_rows:
+        r["note"] = (notes or {}).get(r["dataset"]) or None
     formats = {d: next(iter(docs.values()))["format"] for (d, _), docs in table.items()}
     return {"metric": METRIC, "baseline_arm": baseline_arm, "arms": arms, "rows": matrix_rows,
             "by_language": rollups.rollup(matrix_rows, "language", arms, baseline_arm),
@@ -55,6 +58,7 @@ def assemble(cells: list[dict], baseline_arm: str, headline_method: str, arm_ord
             "power": power.block(matrix_rows, arms, baseline_arm, formats, headline_method),
             "benchmarks": rollups.benchmarks(table, matrix_rows, arms, summaries or {}),
             "test_ledger": test_ledger or [],
+            "notes": {d: n for d, n in sorted((notes or {}).items()) if n},
             "statistics": {"bootstrap_resamples": 1000, "seed": 0, "level": 0.95, "alpha": stats.ALPHA,
                            "test": "paired randomization (sign flip), Holm across the row's family: one hypothesis "
                                    "per distinct arm that moved a query (identical arms are one), the arms of "
@@ -68,7 +72,8 @@ def assemble(cells: list[dict], baseline_arm: str, headline_method: str, arm_ord
 def build(runs: list[dict], baseline_arm: str, preferred_method: str, arm_order: list[str] = (),
           archetypes: dict[str, str] | None = None, splits: dict[str, str] | None = None,
           comparisons: list[str] | None = None, test_ledger: list[dict] | None = None,
-          formats: dict[str, dict] | None = None, summaries: dict[str, dict] | None = None) -> dict:
+          formats: dict[str, dict] | None = None, summaries: dict[str, dict] | None = None,
+          notes: dict[str, str] | None = None) -> dict:
     """The matrix straight from run JSONs, each cell's statistics computed in turn here (a
     notebook's way; the workflow computes each cell in a job of its own). `formats`: the facts
     of each dataset's format (crmatrix.pipeline.experiment.matrix_formats); the rest as `assemble`'s."""
@@ -76,7 +81,7 @@ def build(runs: list[dict], baseline_arm: str, preferred_method: str, arm_order:
     cells = [cellstats.cell(r, None if r["arm"] == baseline_arm else base.get((r["dataset"], r["system"])),
                             preferred_method, (formats or {}).get(r["dataset"])) for r in runs]
     return assemble(cells, baseline_arm, preferred_method, arm_order, archetypes, splits, comparisons, test_ledger,
-                    summaries)
+                    summaries, notes)
 
 
 def write(matrix: dict, json_path, md_path) -> None:

@@ -46,10 +46,12 @@ def assemble(cells: list[dict], baseline_arm: str, headline_method: str, arm_ord
     matrix_rows = [rows.row(d, s, docs, arms, baseline_arm, (archetypes or {}).get(d), (splits or {}).get(d),
                             comparisons)
                    for (d, s), docs in sorted(table.items())]
-    for r in matrix_rows:
-        r["note"] = (notes or {}).get(r["dataset"]) or None
+    notes = {d: n for d, n in sorted((notes or {}).items()) if n}
+    for r in matrix_rows:  # only where there is one: a matrix without notes keeps its bytes
+        if r["dataset"] in notes:
+            r["note"] = notes[r["dataset"]]
     formats = {d: next(iter(docs.values()))["format"] for (d, _), docs in table.items()}
-    return {"metric": METRIC, "baseline_arm": baseline_arm, "arms": arms, "rows": matrix_rows,
+    out = {"metric": METRIC, "baseline_arm": baseline_arm, "arms": arms, "rows": matrix_rows,
             "by_language": rollups.rollup(matrix_rows, "language", arms, baseline_arm),
             "by_archetype": rollups.rollup(matrix_rows, "archetype", arms, baseline_arm),
             "knobs": rollups.knob_table(matrix_rows, arms, baseline_arm),
@@ -58,7 +60,6 @@ def assemble(cells: list[dict], baseline_arm: str, headline_method: str, arm_ord
             "power": power.block(matrix_rows, arms, baseline_arm, formats, headline_method),
             "benchmarks": rollups.benchmarks(table, matrix_rows, arms, summaries or {}),
             "test_ledger": test_ledger or [],
-            "notes": {d: n for d, n in sorted((notes or {}).items()) if n},
             "statistics": {"bootstrap_resamples": 1000, "seed": 0, "level": 0.95, "alpha": stats.ALPHA,
                            "test": "paired randomization (sign flip), Holm across the row's family: one hypothesis "
                                    "per distinct arm that moved a query (identical arms are one), the arms of "
@@ -67,6 +68,7 @@ def assemble(cells: list[dict], baseline_arm: str, headline_method: str, arm_ord
                            "detectable_effect": "(z(1 - alpha/2m) + z(0.8)) * sd_diff / sqrt(n), m the family's size",
                            "pooling": "random effects, DerSimonian-Laird; Δ's variance sd_diff^2 / n",
                            "bands": "flat < 1 %, mild, strong >= 5 % of the baseline"}}
+    return {**out, "notes": notes} if notes else out
 
 
 def build(runs: list[dict], baseline_arm: str, preferred_method: str, arm_order: list[str] = (),

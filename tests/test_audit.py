@@ -197,3 +197,10 @@ def test_an_audit_page_names_the_dataset_with_its_note(tmp_path):
     assert json.loads(out[0].read_text())["dataset"] == "gold"
     audit_dataset.run(tmp_path / "t.jsonl", "plain", *out)
     assert out[1].read_text().startswith("# Dataset audit — plain\n")
+
+
+def test_definition_gold_spreads_over_the_definitions_files():
+    gold = {"type": "definitions", "ids": ["pandas.reference.api.pandas.dataframe.where", "x.y"],
+            "definitions": [["pandas/core/frame.py", "where", 6, 8], ["pandas/core/frame.py", "where", 10, 11],
+                            ["pandas/core/generic.py", "add_prefix", 2, 3]]}
+    assert audit.gold_files(gold) == ["pandas/core/frame.py", "pandas/core/generic.py"]

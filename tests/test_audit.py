@@ -183,3 +183,24 @@ def test_the_audit_runs_on_every_shipped_dataset(path: Path, tmp_path: Path):
     o = a["name_overlap"]
     assert (o["all_words"], o["any_word"]) == readme_figures()[path.name]
     assert a["flagged"] is False  # the shipped sets ask about behaviour
+
+
+def test_an_audit_page_names_the_dataset_with_its_note(tmp_path):
+    from crmatrix import atomic
+    from crmatrix.stages import audit_dataset
+
+    atomic.write_jsonl(tmp_path / "t.jsonl", [t.to_dict() for t in HAND])
+    out = [tmp_path / f"a.{ext}" for ext in ("json", "md", "html")]
+    audit_dataset.run(tmp_path / "t.jsonl", "gold", *out, note="oracle: not comparable")
+    assert out[1].read_text().startswith("# Dataset audit — gold (oracle: not comparable)\n")
+    assert "<title>Dataset audit — gold (oracle: not comparable)</title>" in out[2].read_text()
+    assert json.loads(out[0].read_text())["dataset"] == "gold"
+    audit_dataset.run(tmp_path / "t.jsonl", "plain", *out)
+    assert out[1].read_text().startswith("# Dataset audit — plain\n")
+
+
+def test_definition_gold_spreads_over_the_definitions_files():
+    gold = {"type": "definitions", "ids": ["pandas.reference.api.pandas.dataframe.where", "x.y"],
+            "definitions": [["pandas/core/frame.py", "where", 6, 8], ["pandas/core/frame.py", "where", 10, 11],
+                            ["pandas/core/generic.py", "add_prefix", 2, 3]]}
+    assert audit.gold_files(gold) == ["pandas/core/frame.py", "pandas/core/generic.py"]

@@ -146,6 +146,26 @@ def test_identical_arms_are_one_hypothesis_and_a_copy_of_the_baseline_none():
     assert "| auto | 1 | 0 | 1 | alpha ≡ baseline; beta ≡ baseline; gamma ≡ stacked |" in md
 
 
+def test_a_dataset_note_rides_with_its_name_in_every_table_and_chart():
+    """An oracle run's caveat (config `note`) is on its row, and beside its name wherever the
+    matrix shows it: its own row, the knob table, the forest and heatmap labels, a chart title."""
+    from crmatrix.plots import frames
+
+    note = "oracle: the gold docs only — not comparable to the benchmark"
+    m = build(notes={"gamma": note, "alpha": ""})
+    assert m["notes"] == {"gamma": note}
+    assert (row_of(m, "gamma")["note"], "note" in row_of(m, "alpha")) == (note, False)
+    assert "notes" not in build()
+    md = matrix.to_markdown(m).splitlines()
+    assert next(line for line in md if line.startswith("| gamma")).startswith(f"| gamma ({note}) | builtin | hybrid |")
+    assert "| auto | 1 | 0 | 1 | alpha ≡ baseline; beta ≡ baseline; gamma (" + note + ") ≡ stacked |" in md
+    assert not [line for line in md if "| gamma |" in line or " gamma ≡" in line]
+    assert f"gamma ({note}) · builtin (n 10)" in set(frames.heatmap({**m, "source": "m"})["row"])
+    pool = next(e for e in m["pooled"] if e["arm"] == "stacked")
+    assert f"gamma ({note})" in set(frames.forest(pool, m["notes"])["label"])
+    assert "gamma" in set(frames.forest(pool)["label"])  # a pool read without the notes names it bare
+
+
 def test_comparisons_narrow_the_family():
     m = build(comparisons=["stacked"])
     gamma = row_of(m, "gamma")

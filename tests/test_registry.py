@@ -87,12 +87,16 @@ def test_systems_datasets_and_trackers_share_the_registry_and_its_decorator():
 
 
 def test_a_format_carries_its_facts():
-    facts = {name: (f.hand_built, f.pass_at_1, f.callgraph, f.corpus_kind, f.documents)
+    facts = {name: (f.hand_built, f.pass_at_1, f.callgraph, f.corpus_kind, f.documents, f.reads_tree)
              for name, f in formats.FORMATS.entries().items() if name in formats.FORMATS.own}
-    assert facts == {"callgraph": (True, False, True, None, False), "codelens": (True, False, False, None, False),
-                     "ds1000": (False, False, False, "ds1000", True), "repoqa": (False, True, False, "repoqa", False),
-                     "swe-qa": (False, False, False, None, False), "swe-qa-pro": (False, False, False, None, False),
-                     "derived": (False, False, False, None, False)}
+    assert facts == {"callgraph": (True, False, True, None, False, False),
+                     "codelens": (True, False, False, None, False, False),
+                     "ds1000": (False, False, False, "ds1000", True, False),
+                     "ds1000-library": (False, False, False, None, False, True),
+                     "repoqa": (False, True, False, "repoqa", False, False),
+                     "swe-qa": (False, False, False, None, False, False),
+                     "swe-qa-pro": (False, False, False, None, False, False),
+                     "derived": (False, False, False, None, False, False)}
     from crmatrix.datasets import ds1000, repoqa
 
     assert formats.FORMATS.get("repoqa").write_corpus is repoqa.write_corpus

@@ -257,11 +257,12 @@ def _dataset_tasks(args) -> list[tasks.Task]:
     file = _dataset_file(args)
     name = src.resolve().name
     with tempfile.TemporaryDirectory(prefix="crmatrix-dataset-") as tmp:
-        part = select_files(src, Path(tmp) / "tree", args.include or ["**"], args.exclude or [])
-        symbols = extract_files(Path(tmp) / "tree", [f["path"] for f in part["files"] if f["language"]])
-    manifest = {"corpus": name, "pin": {"kind": "path", "path": str(src)}, **part}
+        tree = Path(tmp) / "tree"
+        part = select_files(src, tree, args.include or ["**"], args.exclude or [])
+        symbols = extract_files(tree, [f["path"] for f in part["files"] if f["language"]])
+        manifest = {"corpus": name, "pin": {"kind": "path", "path": str(src)}, **part}
+        loaded = registry.load_all(file or src, args.format, name, manifest, symbols, tree)
     where = str(file or src)
-    loaded = registry.load_all(file or src, args.format, name, manifest, symbols)
     found = loaded.tasks
     if file is None:
         found = holdout.sample(found, args.max_queries or derived.DEFAULT_MAX_QUERIES, args.seed, where)

@@ -55,6 +55,7 @@ rule collect_matrix:
         headline_method=CFG["headline_method"],
         arm_order=list(CFG["arms"]),
         archetypes={d: c.get("archetype") for d, c in CFG["datasets"].items()},
+        notes={d: c["note"] for d, c in CFG["datasets"].items() if c.get("note")},
         splits=DATASET_SPLITS,
         comparisons=CFG.get("comparisons"),
         summary_datasets=DATASETS,

@@ -19,7 +19,7 @@ from crmatrix.pipeline import sweeps
 from crmatrix.pipeline import slices as crslices
 from crmatrix.pipeline import codehash
 from crmatrix.corpora.pins import path_fingerprint
-from crmatrix.datasets.registry import written_by
+from crmatrix.datasets.registry import FORMATS, written_by
 from crmatrix.plots import names as plot_names
 from crmatrix.plots import runtime as plot_runtime
 from crmatrix.systems.registry import answers_calls, needs_index
@@ -206,15 +206,18 @@ def split_inputs(wildcards):
 
 
 def dataset_inputs(wildcards):
-    """A dataset's file, and the manifest and symbols of the corpus it is read against; a
-    derived dataset's file is that corpus's symbols, which it derives its rows from."""
+    """A dataset's file, and the manifest and symbols of the corpus it is read against (and
+    its tree, for a format that reads the files); a derived dataset's file is that corpus's
+    symbols, which it derives its rows from."""
     source = experiment.dataset_source(CFG, wildcards.dataset)
     symbols = f"results/symbols/{source}.jsonl"
     derived = source != dataset_corpus(wildcards)
+    fmt = FORMATS.get(CFG["datasets"][wildcards.dataset]["format"])
     return {
         "file": symbols if derived else CFG["datasets"][wildcards.dataset]["file"],
         "manifest": f"results/corpora/{source}/manifest.json",
         "symbols": symbols,
+        **({"tree": f"results/corpora/{source}/tree"} if fmt.reads_tree else {}),
     }
 
 

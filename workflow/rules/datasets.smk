@@ -107,5 +107,6 @@ rule audit_dataset:
         runtime=10,
     params:
         code=code("audit_dataset"),
+        note=lambda wc: CFG["datasets"][wc.dataset].get("note"),
     script:
         "../scripts/audit_dataset.py"

@@ -8,4 +8,5 @@ with jobs.job(snakemake.log[0], snakemake.output):
         snakemake.output.json,
         snakemake.output.md,
         snakemake.output.html,
+        note=snakemake.params.note,
     )

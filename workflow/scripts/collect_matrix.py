@@ -13,4 +13,5 @@ with jobs.job(snakemake.log[0], snakemake.output):
         dict(snakemake.params.splits),
         snakemake.params.comparisons,
         summaries=dict(zip(snakemake.params.summary_datasets, snakemake.input.summaries, strict=True)),
+        notes=dict(snakemake.params.notes),
     )

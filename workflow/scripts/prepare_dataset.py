@@ -14,4 +14,5 @@ with jobs.job(snakemake.log[0], snakemake.output):
         split=snakemake.params.split["split"],
         seed=snakemake.params.split["seed"],
         sample=snakemake.params.sample,
+        tree=snakemake.input.get("tree"),
     )

@@ -45,8 +45,10 @@ def gold_name(gold: dict) -> str | None:
 
 
 def gold_files(gold: dict) -> list[str]:
-    """The files the gold points at: a file set, the documents' ids (a docs corpus has one
-    file per document), else the symbol's path (suffix)."""
+    """The files the gold points at: a file set, the gold definitions' files, the documents'
+    ids (a docs corpus has one file per document), else the symbol's path (suffix)."""
+    if "definitions" in gold:
+        return sorted({span[0] for span in gold["definitions"]})
     for key in ("file_set", "ids"):
         if key in gold:
             return sorted(gold[key])

@@ -78,8 +78,8 @@ class _Matcher:
         return sorted({*([self.by_id[title]] if title in self.by_id else []), *self.fuzzy[text]})
 
 
-@register("ds1000", corpus_kind="ds1000", write_corpus=write_corpus, documents=True)
-def load_ds1000(path: Path, corpus: str, manifest: dict, symbols: list[Symbol]) -> Loaded:
+def read_problems(path: Path) -> tuple[list[dict], list[tuple[dict, list[dict]]]]:
+    """A DS-1000 file's rows, and each row's (metadata, gold docs), checked."""
     rows = read_records(path)
     metas = []
     for i, row in enumerate(rows):
@@ -90,6 +90,16 @@ def load_ds1000(path: Path, corpus: str, manifest: dict, symbols: list[Symbol]) 
                 or not isinstance(meta.get("problem_id"), int):
             raise CrmatrixError(f"{where}: field 'metadata' must hold 'library' (a string) and 'problem_id' (an int)")
         metas.append((meta, ds1000_docs(row, where)))
+    return rows, metas
+
+
+def task_id(meta: dict) -> str:
+    return f"ds{meta['problem_id']:04d}"
+
+
+@register("ds1000", corpus_kind="ds1000", write_corpus=write_corpus, documents=True)
+def load_ds1000(path: Path, corpus: str, manifest: dict, symbols: list[Symbol]) -> Loaded:
+    rows, metas = read_problems(path)
     match = _Matcher(symbols, [d["text"] for _, docs in metas for d in docs])
     if not match.docs:
         raise CrmatrixError(f"{path}: corpus {corpus!r} holds no documents (a ds1000 dataset needs a ds1000 corpus)")
@@ -108,6 +118,6 @@ def load_ds1000(path: Path, corpus: str, manifest: dict, symbols: list[Symbol]) 
                             "detail": ", ".join(d["title"] for d in docs)})
             continue
         gold = {"type": "docs", "ids": sorted({d["title"] for d in docs}), "documents": documents}
-        tasks.append(Task(f"ds{meta['problem_id']:04d}", row["prompt"], "natural_language", gold, corpus,
+        tasks.append(Task(task_id(meta), row["prompt"], "natural_language", gold, corpus,
                           stratum=meta["library"]))
     return Loaded(tasks, dropped)

@@ -53,6 +53,8 @@ class Format:
     corpus_kind  the corpus kind written out of its benchmark file (a corpora entry
                  `KIND: {file, ...}`), by `write_corpus`; None: its corpora are fetched
     documents    the written-out corpus's files are documents, one symbol each (not source to parse)
+    reads_tree   the loader reads the corpus's files too (keyword `tree`: the corpus as indexed),
+                 not only its manifest and symbols (ds1000-library follows a library's imports)
     """
 
     name: str
@@ -63,6 +65,7 @@ class Format:
     corpus_kind: str | None = None
     write_corpus: CorpusWriter | None = None
     documents: bool = False
+    reads_tree: bool = False
 
     def __post_init__(self):
         if (self.corpus_kind is None) != (self.write_corpus is None) or (self.documents and not self.corpus_kind):
@@ -82,7 +85,15 @@ def _format(name: str, obj, **facts) -> Format:
 def _builtin_formats() -> None:
     # Written out, not looped over names, so that crmatrix.pipeline.codehash sees every format
     # module a dataset stage runs (an edit of one re-runs the dataset stages).
-    from crmatrix.datasets import callgraph, codelens, derived, ds1000, repoqa, sweqa  # noqa: F401 - they register themselves
+    from crmatrix.datasets import (  # noqa: F401 - they register themselves
+        callgraph,
+        codelens,
+        derived,
+        ds1000,
+        ds1000_library,
+        repoqa,
+        sweqa,
+    )
 
 
 FORMATS: Registry[Format] = Registry("dataset format", "crmatrix.datasets", _builtin_formats, _format)
@@ -101,9 +112,15 @@ def written_by(corpus: dict) -> Format | None:
     return found[0] if found else None
 
 
-def load_all(path: Path, fmt: str, corpus: str, manifest: dict, symbols: list[Symbol]) -> Loaded:
-    """The tasks and the dropped rows, with their reasons."""
-    out = FORMATS.get(fmt, str(path)).load(Path(path), corpus, manifest, symbols)
+def load_all(path: Path, fmt: str, corpus: str, manifest: dict, symbols: list[Symbol],
+             tree: Path | None = None) -> Loaded:
+    """The tasks and the dropped rows, with their reasons. `tree`: the corpus's files, for a
+    format that reads them (`Format.reads_tree`)."""
+    entry = FORMATS.get(fmt, str(path))
+    if entry.reads_tree and tree is None:
+        raise CrmatrixError(f"{path}: format {fmt} reads the files of corpus {corpus!r}, and no tree was given")
+    extra = {"tree": Path(tree)} if entry.reads_tree else {}
+    out = entry.load(Path(path), corpus, manifest, symbols, **extra)
     loaded = out if isinstance(out, Loaded) else Loaded(list(out))
     if not loaded.tasks:
         reasons = ", ".join(f"{n} {r}" for r, n in loaded.summary(fmt)["dropped_by_reason"].items())
@@ -112,5 +129,6 @@ def load_all(path: Path, fmt: str, corpus: str, manifest: dict, symbols: list[Sy
     return loaded
 
 
-def load(path: Path, fmt: str, corpus: str, manifest: dict, symbols: list[Symbol]) -> list[Task]:
-    return load_all(path, fmt, corpus, manifest, symbols).tasks
+def load(path: Path, fmt: str, corpus: str, manifest: dict, symbols: list[Symbol],
+         tree: Path | None = None) -> list[Task]:
+    return load_all(path, fmt, corpus, manifest, symbols, tree).tasks

@@ -7,6 +7,10 @@ from crmatrix.datasets.tasks import Task
 from crmatrix.hits import Hit, docid
 from crmatrix.symbols import Symbol
 
+# Gold given as definitions' spans [path, name, start, end]: a RepoQA needle and its copies,
+# or the definitions DS-1000's gold docs document (ds1000-library).
+SPAN_KINDS = ("needle", "definitions")
+
 
 def file_level(gold: dict) -> bool:
     """Whether the gold is a set of files: hits are then ranked as the files they are in."""
@@ -32,21 +36,26 @@ def _in_span(span: list, path: str, name: str, start: int, end: int) -> bool:
     return path == s_path and name == s_name and start <= s_end and end >= s_start
 
 
+def _spans(gold: dict) -> list[list]:
+    """The gold spans [path, name, start, end]: a needle's equivalents, or the definitions."""
+    return gold["equivalent"] if gold.get("type") == "needle" else gold["definitions"]
+
+
 def is_relevant(gold: dict, hit: Hit) -> bool:
     kind = gold.get("type")
     if kind == "file_set":
         return hit.path in gold["file_set"]
     if kind == "docs":
         return hit.path in gold["documents"]
-    if kind == "needle":
-        return any(_in_span(s, hit.path, hit.symbol, hit.start_line, hit.end_line) for s in gold["equivalent"])
+    if kind in SPAN_KINDS:
+        return any(_in_span(s, hit.path, hit.symbol, hit.start_line, hit.end_line) for s in _spans(gold))
     return _is_gold(_golds(gold), hit.symbol, hit.path)
 
 
 def relevant_symbols(gold: dict, symbols: list[Symbol]) -> list[Symbol]:
     """The corpus symbols a hit on which is relevant (for file gold: every symbol of a gold file)."""
     kind = gold.get("type")
-    if kind in ("file_set", "docs", "needle"):
+    if kind in ("file_set", "docs", *SPAN_KINDS):
         return [s for s in symbols if is_relevant(gold, Hit(s.path, s.name, s.kind, s.start_line, s.end_line, 0.0))]
     golds = _golds(gold)
     return [s for s in symbols if _is_gold(golds, s.name, s.path)]
@@ -75,8 +84,8 @@ def _keys(gold: dict) -> tuple[str, list[str]]:
         return "path", list(gold["file_set"])
     if kind == "docs":
         return "path", list(gold["documents"])
-    if kind == "needle":
-        return "path", [span[0] for span in gold["equivalent"]]
+    if kind in SPAN_KINDS:
+        return "path", [span[0] for span in _spans(gold)]
     return "name", [name for name, _ in _golds(gold)]
 
 

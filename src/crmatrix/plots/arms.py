@@ -5,6 +5,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
+from crmatrix.analysis.matrix.markdown import dataset_label
 from crmatrix.plots import frames, sources
 from crmatrix.plots.style import categorical, title
 
@@ -15,8 +16,8 @@ def draw(view: dict, *, system: str, dataset: str, models: dict[str, str]) -> al
     """The chart of `dataset` on `system` from the matrix's statistics (`crmatrix.plots.sources`);
     `models`: arm -> the config's name of the model the system embeds with under it."""
     r = sources.row(view, dataset, system)
-    return chart(frames.arms(r, view["arms"], models, view["metric"]), dataset=dataset, system=system,
-                 method=r["method"], metric=view["metric"], n=r["n"], baseline=view["baseline_arm"])
+    return chart(frames.arms(r, view["arms"], models, view["metric"]), dataset=dataset_label(dataset, r.get("note")),
+                 system=system, method=r["method"], metric=view["metric"], n=r["n"], baseline=view["baseline_arm"])
 
 
 def chart(df: pd.DataFrame, *, dataset: str, system: str, method: str, metric: str, n: int,

@@ -17,8 +17,8 @@ def draw(view: dict, *, system: str, arm: str) -> alt.LayerChart:
     overall = next((g for g in e["groups"] if g["kind"] == "overall"), None)
     verdict = "" if overall is None else "{positive} positive / {negative} negative / {inert} inert".format(
         **overall["verdict"])
-    return chart(frames.forest(e), system=system, arm=arm, baseline=view["baseline_arm"], metric=view["metric"],
-                 overall=overall and overall["pooled"], verdict=verdict)
+    return chart(frames.forest(e, view.get("notes")), system=system, arm=arm, baseline=view["baseline_arm"],
+                 metric=view["metric"], overall=overall and overall["pooled"], verdict=verdict)
 
 
 def chart(df: pd.DataFrame, *, system: str, arm: str, baseline: str, metric: str, overall: dict | None,

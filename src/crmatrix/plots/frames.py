@@ -11,6 +11,7 @@ from __future__ import annotations
 import pandas as pd
 
 from crmatrix import CrmatrixError
+from crmatrix.analysis.matrix.markdown import dataset_label
 from crmatrix.evaluation import metrics
 
 NO_MODEL = "no model"
@@ -62,24 +63,27 @@ def heatmap(matrix: dict) -> pd.DataFrame:
             sig = c["p_holm"] is not None and c["p_holm"] < alpha
             rel = c["delta_rel"]
             text = f"≡ {same}" if same else ("Δ n/a" if rel is None else f"{rel:+.0%}") + ("*" if sig else "")
-            out.append({"row": f"{r['dataset']} · {r['system']} (n {r['n']})", "arm": arm, "delta_rel": rel,
+            label = dataset_label(r["dataset"], r.get("note"))
+            out.append({"row": f"{label} · {r['system']} (n {r['n']})", "arm": arm, "delta_rel": rel,
                         "delta_abs": c["delta_abs"], "p_holm": c["p_holm"], "p": c["p_randomization"],
                         "significant": sig, "identical_to": same or "", "text": text})
     return pd.DataFrame(out, columns=["row", "arm", "delta_rel", "delta_abs", "p_holm", "p", "significant",
                                       "identical_to", "text"])
 
 
-def forest(entry: dict) -> pd.DataFrame:
+def forest(entry: dict, notes: dict[str, str] | None = None) -> pd.DataFrame:
     """One line per dataset and per pooled group of a (system, arm) pool, in drawing order:
-    each language's datasets then its pool, the overall pool, then the structural splits."""
+    each language's datasets then its pool, the overall pool, then the structural splits.
+    `notes`: the datasets' caveats (the matrix's), shown with their names."""
     studies = {s["dataset"]: s for s in entry["studies"]}
     out = []
     for g in entry["groups"]:
         if g["kind"] != "overall":
             for name in g["datasets"]:
                 s = studies[name]
-                note = f" (≡ {s['identical_to']})" if s["identical_to"] else ""
-                out.append({"label": f"{name}{note}", "group": g["group"], "kind": "dataset", "estimate": s["delta"],
+                same = f" (≡ {s['identical_to']})" if s["identical_to"] else ""
+                label = dataset_label(name, (notes or {}).get(name))
+                out.append({"label": f"{label}{same}", "group": g["group"], "kind": "dataset", "estimate": s["delta"],
                             "ci_low": s["ci_low"], "ci_high": s["ci_high"], "n": s["n"], "verdict": s["verdict"]})
         p = g["pooled"]
         i2 = "" if p is None or p["i2"] is None else f", I² {p['i2']:.0%}"

@@ -6,15 +6,18 @@ from __future__ import annotations
 from pathlib import Path
 
 from crmatrix import atomic
+from crmatrix.analysis.matrix.markdown import dataset_label
 from crmatrix.datasets import audit
 from crmatrix.datasets.tasks import read_tasks
 from crmatrix.plots.gallery import markdown_page
 
 
-def run(tasks: Path, name: str, json_out: Path, md_out: Path, html_out: Path) -> dict:
+def run(tasks: Path, name: str, json_out: Path, md_out: Path, html_out: Path, note: str | None = None) -> dict:
+    """`note`: the dataset's caveat (config `note`), shown with its name in the page's title."""
     result = {"dataset": name, **audit.audit(read_tasks(Path(tasks)))}
-    text = audit.to_text(result, name)
+    label = dataset_label(name, note)
+    text = audit.to_text(result, label)
     atomic.write_json(Path(json_out), result)
     atomic.write_text(Path(md_out), text)
-    atomic.write_text(Path(html_out), markdown_page(f"Dataset audit — {name}", text))
+    atomic.write_text(Path(html_out), markdown_page(f"Dataset audit — {label}", text))
     return result

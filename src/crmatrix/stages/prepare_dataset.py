@@ -33,11 +33,12 @@ def write_summary(path: Path | None, loaded: registry.Loaded, fmt: str, sampled:
 
 def run(file: Path, fmt: str, corpus_name: str, manifest: Path, symbols: Path, out: Path,
         qrels: Path | None = None, summary: Path | None = None, split: str = "all",
-        seed: int | None = None, sample: dict | None = None) -> list[Task]:
+        seed: int | None = None, sample: dict | None = None, tree: Path | None = None) -> list[Task]:
     """`summary`: the drops and the count of tasks in the split. `sample`: {max_queries, seed}
-    when the loader's tasks are sampled before the split (None: all of them)."""
+    when the loader's tasks are sampled before the split (None: all of them). `tree`: the
+    corpus's files, for a format that reads them."""
     syms = read_symbols(symbols)
-    loaded = registry.load_all(Path(file), fmt, corpus_name, atomic.read_json(manifest), syms)
+    loaded = registry.load_all(Path(file), fmt, corpus_name, atomic.read_json(manifest), syms, tree)
     tasks, sampled = loaded.tasks, None
     if sample:
         tasks = holdout.sample(tasks, sample["max_queries"], sample["seed"], str(file))

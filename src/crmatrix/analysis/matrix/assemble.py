@@ -31,14 +31,15 @@ from crmatrix.analysis.matrix.markdown import to_markdown
 def assemble(cells: list[dict], baseline_arm: str, headline_method: str, arm_order: list[str] = (),
              archetypes: dict[str, str] | None = None, splits: dict[str, str] | None = None,
              comparisons: list[str] | None = None, test_ledger: list[dict] | None = None,
-             summaries: dict[str, dict] | None = None) -> dict:
+             summaries: dict[str, dict] | None = None, notes: dict[str, str] | None = None) -> dict:
     """The matrix of these cells' statistics (`cells.cell`), in any order: rows come sorted by
     dataset and system, columns in `arm_order` (the config's order) with the baseline first, so
     the same cells give the same bytes. `headline_method`: the method the config prefers (each
     row states the one it has; the power block names this one).
     `comparisons`: the arms whose tests form each row's correction family (None: every arm).
     `test_ledger`: how often each test-split run's config was scored there (crmatrix.datasets.ledger).
-    `summaries`: each dataset stage's summary of dropped rows."""
+    `summaries`: each dataset stage's summary of dropped rows. `notes`: a dataset's caveat (an
+    oracle run's), kept on its row and shown beside its name wherever it appears."""
     present = {c["arm"] for c in cells}
     order = [a for a in arm_order if a in present] + sorted(present - set(arm_order))
     arms = sorted(order, key=lambda a: a != baseline_arm)
@@ -48,8 +49,12 @@ def assemble(cells: list[dict], baseline_arm: str, headline_method: str, arm_ord
     matrix_rows = [rows.row(d, s, docs, arms, baseline_arm, (archetypes or {}).get(d), (splits or {}).get(d),
                             comparisons)
                    for (d, s), docs in sorted(table.items())]
+    notes = {d: n for d, n in sorted((notes or {}).items()) if n}
+    for r in matrix_rows:  # only where there is one: a matrix without notes keeps its bytes
+        if r["dataset"] in notes:
+            r["note"] = notes[r["dataset"]]
     formats = {d: next(iter(docs.values()))["format"] for (d, _), docs in table.items()}
-    return {"metric": METRIC, "baseline_arm": baseline_arm, "arms": arms, "rows": matrix_rows,
+    out = {"metric": METRIC, "baseline_arm": baseline_arm, "arms": arms, "rows": matrix_rows,
             "by_language": rollups.rollup(matrix_rows, "language", arms, baseline_arm),
             "by_archetype": rollups.rollup(matrix_rows, "archetype", arms, baseline_arm),
             "knobs": rollups.knob_table(matrix_rows, arms, baseline_arm),
@@ -66,12 +71,14 @@ def assemble(cells: list[dict], baseline_arm: str, headline_method: str, arm_ord
                            "detectable_effect": "(z(1 - alpha/2m) + z(0.8)) * sd_diff / sqrt(n), m the family's size",
                            "pooling": "random effects, DerSimonian-Laird; Δ's variance sd_diff^2 / n",
                            "bands": "flat < 1 %, mild, strong >= 5 % of the baseline"}}
+    return {**out, "notes": notes} if notes else out
 
 
 def build(runs: list[dict], baseline_arm: str, preferred_method: str, arm_order: list[str] = (),
           archetypes: dict[str, str] | None = None, splits: dict[str, str] | None = None,
           comparisons: list[str] | None = None, test_ledger: list[dict] | None = None,
-          formats: dict[str, dict] | None = None, summaries: dict[str, dict] | None = None) -> dict:
+          formats: dict[str, dict] | None = None, summaries: dict[str, dict] | None = None,
+          notes: dict[str, str] | None = None) -> dict:
     """The matrix straight from run JSONs, each cell's statistics computed in turn here (a
     notebook's way; the workflow computes each cell in a job of its own). `formats`: the facts
     of each dataset's format (crmatrix.pipeline.experiment.matrix_formats); the rest as `assemble`'s."""
@@ -79,7 +86,7 @@ def build(runs: list[dict], baseline_arm: str, preferred_method: str, arm_order:
     cells = [cellstats.cell(r, None if r["arm"] == baseline_arm else base.get((r["dataset"], r["system"])),
                             preferred_method, (formats or {}).get(r["dataset"])) for r in runs]
     return assemble(cells, baseline_arm, preferred_method, arm_order, archetypes, splits, comparisons, test_ledger,
-                    summaries)
+                    summaries, notes)
 
 
 def write(matrix: dict, json_path, md_path) -> None:

@@ -141,7 +141,31 @@ def _rollup_md(title: str, key: str, entries: list[dict], arms: list[str]) -> li
     return lines + [""]
 
 
+def dataset_label(name: str, note: str | None) -> str:
+    """A dataset's name as every table and chart shows it: with its caveat when it has one."""
+    return f"{name} ({note})" if note else name
+
+
+def _labelled(obj, notes: dict[str, str]):
+    """The matrix with each dataset named by its label (`dataset`, `datasets`, `unvaried` keys)."""
+    if isinstance(obj, list):
+        return [_labelled(x, notes) for x in obj]
+    if not isinstance(obj, dict):
+        return obj
+    out = {}
+    for k, v in obj.items():
+        if k == "dataset" and isinstance(v, str):
+            out[k] = dataset_label(v, notes.get(v))
+        elif k in ("datasets", "unvaried") and isinstance(v, list) and all(isinstance(x, str) for x in v):
+            out[k] = [dataset_label(x, notes.get(x)) for x in v]
+        else:
+            out[k] = _labelled(v, notes)
+    return out
+
+
 def to_markdown(matrix: dict) -> str:
+    if matrix.get("notes"):
+        matrix = _labelled(matrix, matrix["notes"])
     arms, base = matrix["arms"], matrix["baseline_arm"]
     lines = [
         f"# Phase matrix — {matrix['metric']} per dataset and arm",

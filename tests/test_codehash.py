@@ -24,7 +24,7 @@ STATISTICS = {"analysis/__init__.py", "analysis/cells.py", "analysis/stats.py", 
               "datasets/tasks.py"}
 ASSEMBLY = {"analysis/matrix/__init__.py", "analysis/matrix/assemble.py", "analysis/matrix/rows.py",
             "analysis/matrix/rollups.py", "analysis/matrix/pooling.py", "analysis/matrix/power.py",
-            "analysis/matrix/markdown.py", "analysis/meta.py"}
+            "analysis/matrix/markdown.py", "analysis/meta.py", "labels.py"}
 
 
 def test_matrix_stage_runs_matrix_stats_and_metrics_only():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from crmatrix.analysis.matrix.markdown import dataset_label
+from crmatrix.labels import dataset_label
 from crmatrix.plots import frames, sources
 from crmatrix.plots.style import categorical, title
 

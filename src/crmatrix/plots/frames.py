@@ -11,8 +11,8 @@ from __future__ import annotations
 import pandas as pd
 
 from crmatrix import CrmatrixError
-from crmatrix.analysis.matrix.markdown import dataset_label
 from crmatrix.evaluation import metrics
+from crmatrix.labels import dataset_label
 
 NO_MODEL = "no model"
 

@@ -7,7 +7,7 @@ import math
 import altair as alt
 import pandas as pd
 
-from crmatrix.analysis.matrix.markdown import dataset_label
+from crmatrix.labels import dataset_label
 from crmatrix.plots import frames, sources
 from crmatrix.plots.style import DIRECTION_COLORS, title
 

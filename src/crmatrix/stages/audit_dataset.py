@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from crmatrix import atomic
-from crmatrix.analysis.matrix.markdown import dataset_label
 from crmatrix.datasets import audit
 from crmatrix.datasets.tasks import read_tasks
+from crmatrix.labels import dataset_label
 from crmatrix.plots.gallery import markdown_page
 
 

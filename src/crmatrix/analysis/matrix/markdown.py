@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from crmatrix.analysis.cells import GATE_METRIC, METRIC
 from crmatrix.analysis.matrix.rows import moved, significant
+from crmatrix.labels import dataset_label
 
 
 def _p(p: float) -> str:
@@ -139,11 +140,6 @@ def _rollup_md(title: str, key: str, entries: list[dict], arms: list[str]) -> li
                 cells.append(f"{c[METRIC]:.3f}")
         lines.append(f"| {e[key]} | {e['system']} | {', '.join(e['datasets'])} | " + " | ".join(cells) + " |")
     return lines + [""]
-
-
-def dataset_label(name: str, note: str | None) -> str:
-    """A dataset's name as every table and chart shows it: with its caveat when it has one."""
-    return f"{name} ({note})" if note else name
 
 
 def _labelled(obj, notes: dict[str, str]):

@@ -181,11 +181,13 @@ def project_copy(dest: Path) -> Path:
 # so an edit of any of it draws the forests again.
 CHARTS = {"plot_arms": 1, "plot_transitions": 1, "plot_forest": 2, "plot_heatmap": 1, "plot_latency": 1,
           "plot_gallery": 1}
-AFTER_RUNS = {"cell_stats": 3, "collect_matrix": 1, "track_runs": 1, **CHARTS}
+# the systems compared: the baseline runs, and versus's statistics (crmatrix.analysis.stats)
+SYSTEMS_CHARTS = {"plot_leaderboard": 1, "plot_costs": 1}
+AFTER_RUNS = {"cell_stats": 3, "collect_matrix": 1, "track_runs": 1, **CHARTS, **SYSTEMS_CHARTS}
 
 
 @pytest.mark.parametrize("module, expected", [
-    ("analysis/stats.py", {"cell_stats": 3, "collect_matrix": 1, "gate_candidates": 1, **CHARTS}),
+    ("analysis/stats.py", {"cell_stats": 3, "collect_matrix": 1, "gate_candidates": 1, **CHARTS, **SYSTEMS_CHARTS}),
     ("analysis/matrix/markdown.py", {"collect_matrix": 1, **CHARTS}),  # no cell's statistics
     # one chart's code draws that chart again, and the page that holds it
     ("plots/heatmap.py", {"plot_heatmap": 1, "plot_gallery": 1}),

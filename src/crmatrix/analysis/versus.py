@@ -16,8 +16,11 @@ import math
 
 from crmatrix.analysis import meta, stats
 from crmatrix.analysis.cells import METRIC, headline_method
-from crmatrix.analysis.matrix import pooling
 from crmatrix.evaluation import metrics
+
+# A dataset's verdict, as crmatrix.analysis.matrix.pooling's (not imported: that package brings
+# the matrix's Markdown writer into these charts' code hash).
+VERDICTS = ("positive", "negative", "inert")
 
 
 def headline_rows(run: dict, preferred: str) -> tuple[str, list[dict]]:
@@ -94,7 +97,7 @@ def compare(runs: list[dict], reference: str, preferred: str) -> dict:
         # without varied studies (every paired difference the same), the plain mean of the Δs
         effect = pooled["estimate"] if pooled else (sum(s["delta"] for s in studies) / len(studies) if studies else 0.0)
         versus.append({"system": system, "studies": studies, "pooled": pooled, "effect": effect,
-                       "verdict": {v: sum(s["verdict"] == v for s in studies) for v in pooling.VERDICTS}})
+                       "verdict": {v: sum(s["verdict"] == v for s in studies) for v in VERDICTS}})
     effects = {v["system"]: v["effect"] for v in versus} | ({reference: 0.0} if reference in systems else {})
     order = sorted(systems, key=lambda s: (-effects.get(s, 0.0), s))
     return {"metric": METRIC, "reference": reference, "systems": order, "datasets": datasets, "scores": scores,

@@ -29,6 +29,14 @@ def headline_rows(run: dict, preferred: str) -> tuple[str, list[dict]]:
     return method, run["methods"][method]["queries"]
 
 
+def rows_by_system(runs: list[dict], preferred: str) -> dict[str, list[dict]]:
+    """Each system's query rows of its headline method, over all its runs in `runs`."""
+    by: dict[str, list[dict]] = {}
+    for run in runs:
+        by.setdefault(run["system"], []).extend(headline_rows(run, preferred)[1])
+    return by
+
+
 def score(rows: list[dict]) -> dict:
     """The headline metric's mean over every query (a failed one scores as a miss) with its
     bootstrap interval, and the failures by kind."""

@@ -12,11 +12,10 @@ from crmatrix.plots.style import PALETTE, categorical, title
 READERS = ["system", "grep-and-read"]
 
 
-def draw(runs: list[dict], preferred: str, order: list[str]) -> alt.HConcatChart:
-    """From the baseline arm's runs of every system (`preferred`: the config's headline method);
-    `order`: the systems from top to bottom (the leaderboard's)."""
-    frames.check_comparable(runs)
-    df = frames.costs(runs, preferred)
+def draw(by: dict[str, list[dict]], order: list[str]) -> alt.HConcatChart:
+    """From each system's query rows (`crmatrix.analysis.versus.rows_by_system`); `order`: the
+    systems from top to bottom (the leaderboard's)."""
+    df = frames.costs(by)
     y = alt.Y("system:N", sort=order, title=None)
     x = alt.X("p50_ms:Q", scale=alt.Scale(type="log"), title="search latency, ms (p50, whisker to p95)")
     lat = alt.Chart(df).encode(y=y)

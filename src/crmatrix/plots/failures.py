@@ -10,9 +10,10 @@ from crmatrix.plots.style import categorical, title
 KINDS = ["crash", "timeout", "bad-output", "empty", "budget", "none"]
 
 
-def draw(runs: list[dict], preferred: str, order: list[str]) -> alt.LayerChart:
-    """From the baseline arm's runs of every system; `order`: the systems from top to bottom."""
-    df = frames.failures(runs, preferred)
+def draw(by: dict[str, list[dict]], order: list[str]) -> alt.LayerChart:
+    """From each system's query rows (`crmatrix.analysis.versus.rows_by_system`); `order`: the
+    systems from top to bottom."""
+    df = frames.failures(by)
     y = alt.Y("system:N", sort=order, title=None)
     bars = alt.Chart(df).mark_bar().encode(
         y=y, x=alt.X("sum(failed):Q", title="failed queries (counted as misses)"),

@@ -11,7 +11,6 @@ from __future__ import annotations
 import pandas as pd
 
 from crmatrix import CrmatrixError
-from crmatrix.analysis.cells import headline_method
 from crmatrix.evaluation import metrics
 
 NO_MODEL = "no model"
@@ -185,13 +184,11 @@ def versus(entry: dict) -> pd.DataFrame:
     return pd.DataFrame(out, columns=["label", "kind", "estimate", "ci_low", "ci_high", "n", "p", "verdict"])
 
 
-def costs(runs: list[dict], preferred: str) -> pd.DataFrame:
-    """Per system, over its headline method's queries on every dataset: search latency p50 and
-    p95, and the mean tokens per query an agent reads from it and from grep-and-read over the
-    same queries (`crmatrix.evaluation.tokenbench`; absent from a run made without it)."""
-    by: dict[str, list[dict]] = {}
-    for r in runs:
-        by.setdefault(r["system"], []).extend(r["methods"][headline_method(r, preferred)]["queries"])
+def costs(by: dict[str, list[dict]]) -> pd.DataFrame:
+    """Per system, over the query rows `by` holds for it (its headline method's on every
+    dataset): search latency p50 and p95, and the mean tokens per query an agent reads from it
+    and from grep-and-read over the same queries (`crmatrix.evaluation.tokenbench`; absent from
+    a run made without it)."""
     out = []
     for system, rows in sorted(by.items()):
         lat = metrics.latency([q["elapsed_ms"] for q in rows])
@@ -202,12 +199,9 @@ def costs(runs: list[dict], preferred: str) -> pd.DataFrame:
     return pd.DataFrame(out, columns=["system", "queries", "p50_ms", "p95_ms", "system_tokens", "grep_tokens"])
 
 
-def failures(runs: list[dict], preferred: str) -> pd.DataFrame:
-    """Per system and failure kind, the failed queries of its headline method over every dataset
-    (a system with none has one line of kind `none` and 0), with the system's query count."""
-    by: dict[str, list[dict]] = {}
-    for r in runs:
-        by.setdefault(r["system"], []).extend(r["methods"][headline_method(r, preferred)]["queries"])
+def failures(by: dict[str, list[dict]]) -> pd.DataFrame:
+    """Per system and failure kind, the failed queries among the rows `by` holds for it (a system
+    with none has one line of kind `none` and 0), with the system's query count."""
     out = []
     for system, rows in sorted(by.items()):
         kinds: dict[str, int] = {}

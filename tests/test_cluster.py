@@ -22,7 +22,7 @@ REMOTE = {"extract_symbols": 2, "prepare_dataset": 2, "grep_baseline": 2, "evalu
 LOCAL = {"fetch_corpus": 2, "audit_dataset": 2, "cell_stats": 4, "collect_matrix": 1, "gate_candidates": 1,
          "track_runs": 1,
          "plot_rows": 1, "plot_forest": 1, "plot_heatmap": 1, "plot_latency": 1,
-         "plot_runtime": 1, "plot_gallery": 1, "all": 1}
+         "plot_leaderboard": 1, "plot_costs": 1, "plot_runtime": 1, "plot_gallery": 1, "all": 1}
 # --time and --mem of each remote rule: its declared runtime and mem_mb (evaluate_arm: the
 # default budget_s of 1800 s as 30 minutes, plus 10 for loading)
 SUBMITTED = {"extract_symbols": "--cpus-per-task=1 --mem=1024 --time=20",

@@ -180,11 +180,13 @@ def project_copy(dest: Path) -> Path:
 # and pooling code, so an edit of it draws the forests again; not the Markdown writer's.
 MATRIX_CHARTS = {"plot_rows": 1, "plot_heatmap": 1, "plot_latency": 1, "plot_gallery": 1}
 CHARTS = {**MATRIX_CHARTS, "plot_forest": 2}
-AFTER_RUNS = {"cell_stats": 3, "collect_matrix": 1, "track_runs": 1, **CHARTS}
+# the systems compared: the baseline runs, and versus's statistics (crmatrix.analysis.stats)
+SYSTEMS_CHARTS = {"plot_leaderboard": 1, "plot_costs": 1}
+AFTER_RUNS = {"cell_stats": 3, "collect_matrix": 1, "track_runs": 1, **CHARTS, **SYSTEMS_CHARTS}
 
 
 @pytest.mark.parametrize("module, expected", [
-    ("analysis/stats.py", {"cell_stats": 3, "collect_matrix": 1, "gate_candidates": 1, **CHARTS}),
+    ("analysis/stats.py", {"cell_stats": 3, "collect_matrix": 1, "gate_candidates": 1, **CHARTS, **SYSTEMS_CHARTS}),
     ("analysis/matrix/markdown.py", {"collect_matrix": 1, **MATRIX_CHARTS}),  # no cell's statistics, no forest
     # one chart's code draws that chart again, and the page that holds it
     ("plots/heatmap.py", {"plot_heatmap": 1, "plot_gallery": 1}),

@@ -64,15 +64,16 @@ def reported(tmp_path_factory):
 
 @pytest.mark.slow
 def test_all_writes_every_chart_and_the_report_holds_each_with_its_caption(reported):
-    stems = names.stems(["store"], {"builtin": list(ARMS), "fake": list(ARMS)}, "baseline")
+    stems = names.stems(["store"], {"builtin": list(ARMS), "fake": list(ARMS)}, "baseline", reference="builtin")
+    assert {"leaderboard", "costs", "failures", "versus/fake"} <= set(stems)
     for stem in stems:
         for fmt in ("svg", "png", "html"):
             assert (reported / "results/plots" / f"{stem}.{fmt}").is_file(), f"{stem}.{fmt}"
     logs = sorted((reported / "logs").glob("plot_*.log")) + sorted((reported / "logs").glob("plot_*/**/*.log"))
     rows = [s for s in stems if s.startswith(("arms/", "transitions/"))]
-    # one job per chart but a system's row charts (one job per system: two here, two charts each)
-    # and both latency charts (one job); the runtime, the page
-    assert len(rows) == 4 and len(logs) == len(stems) - len(rows) + 2 - 1 + 2
+    # one job per chart but a system's row charts (one job per system: two here, two charts each),
+    # both latency charts (one job) and costs with failures (one job); the runtime, the page
+    assert len(rows) == 4 and len(logs) == len(stems) - len(rows) + 2 - 1 - 1 + 2
     assert {p: p.read_text() for p in logs} == {p: "" for p in logs}  # no warning either
     # one Vega runtime for every chart's page: a classic script (a module would not load from file://)
     runtime = (reported / "results/plots/vega/vega-embed.js").read_text()
@@ -88,7 +89,8 @@ def test_all_writes_every_chart_and_the_report_holds_each_with_its_caption(repor
     # each dataset's audit beside its charts, with its caption
     assert "results/audit/store.html" in report and "flatters lexical" in report
     for phrase in ("diamonds pool them by random effects", "with its 95 % bootstrap interval over queries",
-                   "one panel per system", "below them,"):  # the captions of forest, arms, latency, the page
+                   "one panel per system", "below them,",  # the captions of forest, arms, latency, the page
+                   "in order of its pooled", "only on the queries both systems answered"):  # leaderboard, versus
         assert phrase in report, phrase
 
 
@@ -127,7 +129,8 @@ def test_a_charts_page_draws_it_offline_with_the_shared_runtime(reported):
                                              "the report is not looked at in a browser")
 def test_the_report_draws_every_chart_in_a_headless_browser(reported):
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e .[test])")
-    stems = names.stems(["store"], {"builtin": list(ARMS), "fake": list(ARMS)}, "baseline")
+    stems = names.stems(["store"], {"builtin": list(ARMS), "fake": list(ARMS)}, "baseline", reference="builtin")
+    assert {"leaderboard", "costs", "failures", "versus/fake"} <= set(stems)
     ARTIFACTS.mkdir(exist_ok=True)
     with sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])

@@ -7,7 +7,7 @@ import re
 
 import pytest
 import yaml
-from conftest import snakemake
+from conftest import chart_data, chart_spec, snakemake
 from test_systems import CORPUS, DATASET, INDEXED, MCP
 
 FAULTY = "crash-on:parse|hang-on:save"
@@ -50,3 +50,14 @@ def test_a_crashing_and_a_hanging_system_finish_their_jobs_and_show_in_the_matri
     for system in ("cli", "server"):
         row = next(line for line in md.splitlines() if line.startswith(f"| ds | {system} |"))
         assert row.rstrip().endswith("⚠ 2 failed (1 crash, 1 timeout) |"), row
+    # the systems compared, from the baseline arm's runs: all three on the leaderboard, each
+    # peer's forest against the builtin (the default reference), all in the gallery
+    board = chart_spec(tmp_path / "results/plots/leaderboard.html")
+    assert sorted(s.split(" ")[0] for s in board["facet"]["column"]["sort"]) == ["builtin", "cli", "server"]
+    assert {(r["system"].split(" ")[0], r["dataset"]) for r in chart_data(board)} == {
+        ("builtin", "ds"), ("cli", "ds"), ("server", "ds")}
+    for system in ("cli", "server"):
+        assert (tmp_path / f"results/plots/versus/{system}.svg").stat().st_size > 0
+    assert not (tmp_path / "results/plots/versus/builtin.svg").exists()
+    gallery = (tmp_path / "results/plots/index.html").read_text()
+    assert all(f'id="{stem}"' in gallery for stem in ("leaderboard", "costs", "failures", "versus/cli"))

@@ -386,13 +386,15 @@ AFTER_RUNS = ["collect_matrix", "track_runs"]
 MATRIX = "results/matrix/phase-matrix.json, results/matrix/phase-matrix.md"
 
 
-def charts_after_runs(cfg, forests: int = 1) -> list[str]:
+def charts_after_runs(cfg, forests: int = 1, baseline: bool = False) -> list[str]:
     """The chart jobs that follow new or changed runs (common.smk's `*_chart_inputs`): those that
     read the phase matrix or every run (each system's rows, the heatmap, the latency charts and
     the page of them all), and the forests of the `forests` arms whose cells changed (a forest
-    reads its arm's and the baseline's cells alone); never the runtime."""
-    return ["plot_rows"] * len(cfg["systems"]) + ["plot_forest"] * forests + ["plot_heatmap", "plot_latency",
-                                                                              "plot_gallery"]
+    reads its arm's and the baseline's cells alone); never the runtime. `baseline`: the
+    baseline's runs changed too, which the systems-compared charts (leaderboard, costs) read."""
+    return (["plot_rows"] * len(cfg["systems"]) + ["plot_forest"] * forests
+            + ["plot_heatmap", "plot_latency", "plot_gallery"]
+            + (["plot_leaderboard", "plot_costs"] if baseline else []))
 
 
 def evaluations(arm, datasets=("gitds", "pathds")):
@@ -458,7 +460,8 @@ def test_incremental_work_is_exactly_what_changed(indexed, two_commit_repo):
     assert rules == sorted(["fetch_corpus", "extract_symbols", "prepare_dataset", "grep_baseline", "audit_dataset",
                             "embed_queries"]  # its dataset's new tasks (its one model for every arm)
                            + ["build_index"] * 3
-                           + RUN * 4 + AFTER_RUNS + charts_after_runs(moved, forests=len(moved["arms"]) - 1))
+                           + RUN * 4 + AFTER_RUNS + charts_after_runs(moved, forests=len(moved["arms"]) - 1,
+                                                                         baseline=True))
     assert [o for o in outputs if "pathc" in o or "pathds" in o] == []
     assert sorted(o for o in outputs if o.startswith(("results/runs/", "results/cells/"))) == sorted(
         r for a in moved["arms"] for r in evaluations(a, ["gitds"]))
@@ -511,7 +514,9 @@ def test_incremental_charts_an_added_arm_plans_the_charts_that_draw_it_and_leave
     # the other arms' forests and the sweep's grid keep their files untouched, as does the runtime
     kept = [work / f"results/plots/{stem}{ext}" for ext in (".svg", ".png", ".html")
             for stem in ("forest/builtin/knob", "forest/builtin/sparse-t20", "forest/builtin/sparse-t40",
-                         "forest/peer/knob", "sweep/builtin/sparse")]
+                         "forest/peer/knob", "sweep/builtin/sparse",
+                         # the systems compared read the baseline's runs, which an added arm leaves be
+                         "leaderboard", "costs", "failures", "versus/peer")]
     kept.append(work / "results/plots/vega/vega-embed.js")
     assert sorted(p for p in before if after[p] == before[p]) == sorted(kept)
     assert "Nothing to be done" in run(work, "-n", "all").stdout

@@ -344,8 +344,13 @@ PLOT_STEMS = plot_names.stems(
     SYSTEM_ARMS,
     CFG["baseline_arm"],
     {w: [c["arm"] for c in g["cells"]] for w, g in SWEEPS.items()},
+    CFG["reference_system"],
 )
 PLOT_CATEGORIES = {
+    "leaderboard": "0. Systems compared",
+    "versus": "0. Systems compared",
+    "costs": "0. Systems compared",
+    "failures": "0. Systems compared",
     "arms": "2. Per dataset",
     "transitions": "2. Per dataset",
     "heatmap": "3. Across datasets",
@@ -442,6 +447,31 @@ def heatmap_chart_inputs(wildcards):
 def latency_chart_inputs(wildcards):
     """Every run (the matrix leaves latency out on purpose), and the matrix's headline metric and method."""
     return {"runs": run_files(), "stats": MATRIX_STATS}
+
+
+def baseline_runs(systems):
+    """The baseline arm's run of each of `systems` on every dataset: systems as they ship."""
+    return [
+        f"results/runs/{d}/{s}/{CFG['baseline_arm']}.json"
+        for d in DATASETS
+        for s in systems
+    ]
+
+
+def leaderboard_chart_inputs(wildcards):
+    """Every system on every dataset, for its score and its pooled Δ against the reference."""
+    return {"runs": baseline_runs(SYSTEMS)}
+
+
+def versus_chart_inputs(wildcards):
+    """{system} and the reference system on every dataset: their runs alone."""
+    return {"runs": baseline_runs([CFG["reference_system"], wildcards.system])}
+
+
+def costs_chart_inputs(wildcards):
+    """Every system on every dataset (latency, tokens and failures per query; the order of the
+    leaderboard)."""
+    return {"runs": baseline_runs(SYSTEMS)}
 
 
 def audit_files():

@@ -16,6 +16,9 @@ localrules:
     plot_sweep,
     plot_heatmap,
     plot_latency,
+    plot_leaderboard,
+    plot_versus,
+    plot_costs,
     plot_runtime,
     plot_gallery,
 
@@ -162,6 +165,89 @@ rule plot_latency:
         runtime=PLOT_RUNTIME,
     script:
         "../scripts/plot_latency.py"
+
+
+# Systems compared (the config's reference_system, default the builtin), from the baseline
+# arm's runs: the leaderboard of every system, each system's forest against the reference
+# (their two systems' runs alone), and costs and failures per system (one job, runs read once).
+rule plot_leaderboard:
+    input:
+        unpack(leaderboard_chart_inputs),
+    output:
+        svg=chart_report("leaderboard"),
+        png="results/plots/leaderboard.png",
+        html="results/plots/leaderboard.html",
+    log:
+        "logs/plot_leaderboard.log",
+    conda:
+        "../../envs/crmatrix.yaml"
+    threads: 1
+    resources:
+        mem_mb=2048,
+        runtime=10,
+    params:
+        code=code("plot_leaderboard"),
+        captions=chart_captions("leaderboard"),
+        reference=CFG["reference_system"],
+        headline_method=CFG["headline_method"],
+        runtime=PLOT_RUNTIME,
+    script:
+        "../scripts/plot_leaderboard.py"
+
+
+rule plot_versus:
+    input:
+        unpack(versus_chart_inputs),
+    output:
+        svg=chart_report("versus/{system}"),
+        png="results/plots/versus/{system}.png",
+        html="results/plots/versus/{system}.html",
+    log:
+        "logs/plot_versus/{system}.log",
+    wildcard_constraints:
+        system=one_of(s for s in SYSTEMS if s != CFG["reference_system"]),
+    conda:
+        "../../envs/crmatrix.yaml"
+    threads: 1
+    resources:
+        mem_mb=1024,
+        runtime=10,
+    params:
+        code=code("plot_versus"),
+        captions=chart_captions("versus"),
+        reference=CFG["reference_system"],
+        headline_method=CFG["headline_method"],
+        runtime=PLOT_RUNTIME,
+    script:
+        "../scripts/plot_versus.py"
+
+
+rule plot_costs:
+    input:
+        unpack(costs_chart_inputs),
+    output:
+        costs=chart_report("costs"),
+        costs_png="results/plots/costs.png",
+        costs_html="results/plots/costs.html",
+        failures=chart_report("failures"),
+        failures_png="results/plots/failures.png",
+        failures_html="results/plots/failures.html",
+    log:
+        "logs/plot_costs.log",
+    conda:
+        "../../envs/crmatrix.yaml"
+    threads: 1
+    resources:
+        mem_mb=2048,
+        runtime=10,
+    params:
+        code=code("plot_costs"),
+        captions=chart_captions("costs", "failures"),
+        reference=CFG["reference_system"],
+        headline_method=CFG["headline_method"],
+        runtime=PLOT_RUNTIME,
+    script:
+        "../scripts/plot_costs.py"
 
 
 # Vega, Vega-Lite and Vega-Embed in one script, for every chart's HTML: a job of its own, so

@@ -150,6 +150,7 @@ def validate(config: dict, source: str = "config") -> dict:
             raise CrmatrixError(f"{source}: comparisons.{i}: {arm!r} is not an arm compared with the baseline "
                                 f"({', '.join(a for a in cfg['arms'] if a != cfg['baseline_arm'])})")
     _check_models_and_arms(cfg, source)
+    cfg["reference_system"] = reference_system(cfg, source)
     for name, sysconf in cfg["systems"].items():
         try:
             check_system_config(name, sysconf)
@@ -170,6 +171,19 @@ def validate(config: dict, source: str = "config") -> dict:
     except CrmatrixError as e:
         raise CrmatrixError(f"{source}: {e}") from None
     return cfg
+
+
+def reference_system(cfg: dict, source: str = "config") -> str:
+    """The system the leaderboard compares every other one with: the config's
+    `reference_system`, else its first builtin system, else its first system."""
+    systems = cfg["systems"]
+    name = cfg.get("reference_system")
+    if name is None:
+        return next((s for s, conf in systems.items() if conf["type"] == "builtin"), next(iter(systems)))
+    if name not in systems:
+        raise CrmatrixError(f"{source}: reference_system: {name!r} is not one of the systems "
+                            f"({', '.join(systems)})")
+    return name
 
 
 def _derive(cfg: dict, name: str, ds: dict, source: str) -> None:

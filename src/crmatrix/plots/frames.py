@@ -155,3 +155,65 @@ def sweep(matrix: dict, grid: dict, system: str) -> pd.DataFrame:
                         "delta_abs": m.get("delta_abs"), "best": m[metric] == best, "identical_to": same,
                         "text": f"{m[metric]:.3f}"})
     return pd.DataFrame(out, columns=["row", "arm", "x", "y", "value", "delta_abs", "best", "identical_to", "text"])
+
+
+def leaderboard(table: dict) -> tuple[pd.DataFrame, list[str]]:
+    """One line per (system, dataset) of a comparison of systems (`crmatrix.analysis.versus`):
+    its headline metric with its interval and failures, the system named by its label (with its
+    pooled Δ against the reference); and the labels in leaderboard order."""
+    effects = {v["system"]: v for v in table["versus"]}
+    labels = {}
+    for s in table["systems"]:
+        v = effects.get(s)
+        labels[s] = f"{s} (reference)" if s == table["reference"] else (
+            f"{s} (Δ {v['effect']:+.3f})" if v and v["studies"] else f"{s} (no paired query)")
+    return pd.DataFrame([{"system": labels[c["system"]], "dataset": c["dataset"], "method": c["method"],
+                          "value": c["mean"], "ci_low": c["ci_low"], "ci_high": c["ci_high"], "n": c["n"],
+                          "failed": c["failed"]} for c in table["scores"]],
+                        columns=["system", "dataset", "method", "value", "ci_low", "ci_high", "n", "failed"]
+                        ), [labels[s] for s in table["systems"]]
+
+
+def versus(entry: dict) -> pd.DataFrame:
+    """One line per dataset of a system against the reference, then the pooled Δ."""
+    out = [{"label": f"{s['dataset']} (n {s['n']}" + (f", {s['left_out']} left out)" if s["left_out"] else ")"),
+            "kind": "dataset", "estimate": s["delta"], "ci_low": s["ci_low"], "ci_high": s["ci_high"], "n": s["n"],
+            "p": s["p_randomization"], "verdict": s["verdict"]} for s in entry["studies"]]
+    p = entry["pooled"]
+    if p:
+        i2 = "" if p["i2"] is None else f", I² {p['i2']:.0%}"
+        out.append({"label": f"pooled (k {p['k']}{i2})", "kind": "overall", "estimate": p["estimate"],
+                    "ci_low": p["ci_low"], "ci_high": p["ci_high"], "n": None, "p": None,
+                    "verdict": "{positive} positive / {negative} negative / {inert} inert".format(**entry["verdict"])})
+    return pd.DataFrame(out, columns=["label", "kind", "estimate", "ci_low", "ci_high", "n", "p", "verdict"])
+
+
+def costs(by: dict[str, list[dict]]) -> pd.DataFrame:
+    """Per system, over the query rows `by` holds for it (its headline method's on every
+    dataset): search latency p50 and p95, and the mean tokens per query an agent reads from it
+    and from grep-and-read over the same queries (`crmatrix.evaluation.tokenbench`; absent from
+    a run made without it)."""
+    out = []
+    for system, rows in sorted(by.items()):
+        lat = metrics.latency([q["elapsed_ms"] for q in rows])
+        grep = [q["grep_tokens"] for q in rows if "grep_tokens" in q]
+        out.append({"system": system, "queries": len(rows), "p50_ms": lat["p50"], "p95_ms": lat["p95"],
+                    "system_tokens": sum(q["response_tokens"] for q in rows) / len(rows) if rows else 0.0,
+                    "grep_tokens": sum(grep) / len(grep) if grep else None})
+    return pd.DataFrame(out, columns=["system", "queries", "p50_ms", "p95_ms", "system_tokens", "grep_tokens"])
+
+
+def failures(by: dict[str, list[dict]]) -> pd.DataFrame:
+    """Per system and failure kind, the failed queries among the rows `by` holds for it (a system
+    with none has one line of kind `none` and 0), with the system's query count."""
+    out = []
+    for system, rows in sorted(by.items()):
+        kinds: dict[str, int] = {}
+        for q in rows:
+            if q["failure"]:
+                kinds[q["failure"]] = kinds.get(q["failure"], 0) + 1
+        total = sum(kinds.values())
+        for kind, n in sorted(kinds.items()) or [("none", 0)]:
+            out.append({"system": system, "kind": kind, "failed": n, "queries": len(rows),
+                        "label": f"{total} of {len(rows)} failed"})
+    return pd.DataFrame(out, columns=["system", "kind", "failed", "queries", "label"])

@@ -6,6 +6,19 @@ Kept free of Altair so that the workflow can declare the outputs without loading
 from __future__ import annotations
 
 CAPTIONS = {
+    "leaderboard": "Each system's headline metric on each dataset (point: the mean over all queries, a failed query "
+                   "scoring 0; whisker: 95 % bootstrap interval), one panel per system, in order of its pooled Δ "
+                   "against the reference system: a random-effects pool of per-dataset paired Δs, each on the "
+                   "queries both systems answered.",
+    "versus": "One system against the reference system: each dataset's paired Δ of the headline metric with its "
+              "95 % interval (Δ ± 1.96 SE), the test made only on the queries both systems answered (the queries "
+              "left out, a failure on either side, are counted beside each dataset); the diamond pools the "
+              "datasets by random effects (DerSimonian–Laird).",
+    "costs": "Per system, over its headline method's queries on every dataset: search latency (point: p50, whisker "
+             "to p95; grep-and-read is not timed) and the tokens an agent reads per query from the system's answer "
+             "and from grep-and-read (3 files × 200 lines) for the same queries.",
+    "failures": "Failed queries per system and kind (crash, timeout, bad-output, empty, budget) over its headline "
+                "method's queries on every dataset; a failed query scores as a miss.",
     "arms": "The row's headline metric per arm (bar) with its 95 % bootstrap interval over queries (whisker); "
             "the dashed line is the baseline; ≡ marks an arm whose per-query results equal another arm's.",
     "transitions": "Each query's first relevant rank under the baseline (x) and under the arm (y), one panel per "
@@ -25,17 +38,21 @@ CAPTIONS = {
                        "system, method and arm; up and to the left is better.",
 }
 CROSS = ["heatmap", "latency", "quality-latency"]
+SYSTEMS_VIEW = ["leaderboard", "costs", "failures"]
 
 
 def stems(datasets: list[str], arms: dict[str, list[str]], baseline: str,
-          sweeps: dict[str, list[str]] | None = None) -> list[str]:
+          sweeps: dict[str, list[str]] | None = None, reference: str | None = None) -> list[str]:
     """Every chart of a matrix over these datasets and systems, each system with its arms;
-    `sweeps` (sweep -> its cells' arms) adds one grid per sweep and system taking part in it."""
+    `sweeps` (sweep -> its cells' arms) adds one grid per sweep and system taking part in it;
+    `reference` (the config's reference system) adds the comparison of systems: the
+    leaderboard, costs and failures, and each other system's forest against it."""
     rows = [f"{kind}/{s}/{d}" for kind in ("arms", "transitions") for s in arms for d in datasets]
     forests = [f"forest/{s}/{a}" for s, system_arms in arms.items() for a in system_arms if a != baseline]
     grids = [f"sweep/{s}/{w}" for s, system_arms in arms.items() for w, cells in (sweeps or {}).items()
              if set(cells) & set(system_arms)]
-    return rows + forests + grids + CROSS
+    compared = [] if reference is None else SYSTEMS_VIEW + [f"versus/{s}" for s in arms if s != reference]
+    return rows + forests + grids + CROSS + compared
 
 
 def kind(stem: str) -> str:

@@ -12,6 +12,6 @@ from crmatrix.plots.style import save
 def run(*, cells: list[Path], out: Path, system: str, arm: str, baseline_arm: str, splits: dict[str, str],
         runtime: Path) -> list[Path]:
     """`cells`: the cells of `arm` and of the baseline on every dataset of `system`; `splits`:
-    dataset -> its structural split (pooled apart); else as `crmatrix.stages.plot_arms.run`."""
+    dataset -> its structural split (pooled apart); else as `crmatrix.stages.plot_rows.run`."""
     view = cellview.view(cells, baseline_arm, [arm], splits)
     return save(forest.draw(view, system=system, arm=arm), out, runtime)

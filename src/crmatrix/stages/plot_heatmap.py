@@ -9,5 +9,5 @@ from crmatrix.plots.style import save
 
 
 def run(*, stats: list[Path], out: Path, runtime: Path) -> list[Path]:
-    """As `crmatrix.stages.plot_arms.run`."""
+    """As `crmatrix.stages.plot_rows.run`."""
     return save(heatmap.draw(sources.view(stats)), out, runtime)

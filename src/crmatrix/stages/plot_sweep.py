@@ -13,6 +13,6 @@ def run(*, cells: list[Path], out: Path, system: str, sweep_name: str, grid: dic
         runtime: Path) -> list[Path]:
     """`cells`: the cells of the sweep's arms and of the baseline on every dataset of `system`;
     `grid`: the sweep's axes and cells (`crmatrix.pipeline.sweeps.grids`), whose order decides which
-    cell an identical one repeats; else as `crmatrix.stages.plot_arms.run`."""
+    cell an identical one repeats; else as `crmatrix.stages.plot_rows.run`."""
     view = cellview.view(cells, baseline_arm, [c["arm"] for c in grid["cells"]])
     return save(sweep.draw(view, system=system, sweep=sweep_name, grid=grid), out, runtime)

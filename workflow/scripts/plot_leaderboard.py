@@ -1,0 +1,13 @@
+from pathlib import Path
+
+from crmatrix.pipeline import jobs
+from crmatrix.stages import plot_leaderboard
+
+with jobs.job(snakemake.log[0], snakemake.output):
+    plot_leaderboard.run(
+        runs=snakemake.input.runs,
+        out=Path(snakemake.output.svg).with_suffix(""),
+        reference=snakemake.params.reference,
+        headline_method=snakemake.params.headline_method,
+        runtime=snakemake.params.runtime,
+    )

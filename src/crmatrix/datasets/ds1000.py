@@ -93,6 +93,17 @@ def read_problems(path: Path) -> tuple[list[dict], list[tuple[dict, list[dict]]]
     return rows, metas
 
 
+def unasked(i: int, row: dict, meta: dict, docs: list[dict], seen: dict[str, int]) -> dict | None:
+    """Why problem `i` is dropped before its gold is looked for (no gold docs, or its question
+    asked by an earlier row), or None; `seen` records each question's first row."""
+    if not docs:
+        return {"row": i, "reason": "no gold docs", "detail": f"problem {meta['problem_id']}"}
+    first = seen.setdefault(query_key(row["prompt"]), i)
+    if first != i:
+        return {"row": i, "reason": "repeated question", "detail": f"repeats row {first}"}
+    return None
+
+
 def task_id(meta: dict) -> str:
     return f"ds{meta['problem_id']:04d}"
 
@@ -105,12 +116,8 @@ def load_ds1000(path: Path, corpus: str, manifest: dict, symbols: list[Symbol]) 
         raise CrmatrixError(f"{path}: corpus {corpus!r} holds no documents (a ds1000 dataset needs a ds1000 corpus)")
     tasks, dropped, seen = [], [], {}
     for i, (row, (meta, docs)) in enumerate(zip(rows, metas, strict=True)):
-        if not docs:
-            dropped.append({"row": i, "reason": "no gold docs", "detail": f"problem {meta['problem_id']}"})
-            continue
-        first = seen.setdefault(query_key(row["prompt"]), i)
-        if first != i:
-            dropped.append({"row": i, "reason": "repeated question", "detail": f"repeats row {first}"})
+        if drop := unasked(i, row, meta, docs, seen):
+            dropped.append(drop)
             continue
         documents = sorted({p for d in docs for p in match(d["title"], d["text"])})
         if not documents:

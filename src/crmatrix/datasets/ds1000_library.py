@@ -18,9 +18,9 @@ from pathlib import Path
 
 from crmatrix import CrmatrixError
 from crmatrix.datasets.apidocs import Library, Unresolved
-from crmatrix.datasets.ds1000 import read_problems, task_id
+from crmatrix.datasets.ds1000 import read_problems, task_id, unasked
 from crmatrix.datasets.registry import Loaded, register
-from crmatrix.datasets.rows import corpus_repo, query_key
+from crmatrix.datasets.rows import corpus_repo
 from crmatrix.datasets.tasks import Task
 from crmatrix.symbols import Symbol
 
@@ -70,12 +70,8 @@ def load_ds1000_library(path: Path, corpus: str, manifest: dict, symbols: list[S
         if meta["library"] != library_name:
             dropped.append({"row": i, "reason": "another library's problem", "detail": meta["library"]})
             continue
-        if not docs:
-            dropped.append({"row": i, "reason": "no gold docs", "detail": f"problem {meta['problem_id']}"})
-            continue
-        first = seen.setdefault(query_key(row["prompt"]), i)
-        if first != i:
-            dropped.append({"row": i, "reason": "repeated question", "detail": f"repeats row {first}"})
+        if drop := unasked(i, row, meta, docs, seen):
+            dropped.append(drop)
             continue
         titles = sorted({d["title"] for d in docs})
         spans, unresolved = gold_definitions(library, symbols, titles)

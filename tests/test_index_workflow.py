@@ -59,8 +59,17 @@ DATASET = [
      "query_type": "short_phrase"},
 ]
 OFF = {"CODELENS_EMBED_HINT_AUTO": "0"}
-# The charts follow the matrix, the trackers the runs.
-AFTER_RUNS = {"collect_matrix": 1, "plot_matrix": 1, "track_runs": 1}
+# A changed run's cell statistics and the matrix of them; the charts of every arm follow the
+# matrix (the system's rows; the page holds them all), each compared arm's forest its cells
+# (two), the latency charts and the trackers the runs. A forest's stage runs the matrix's row
+# and pooling code, so an edit of it draws the forests again; not the Markdown writer's.
+MATRIX_CHARTS = {"plot_rows": 1, "plot_heatmap": 1, "plot_latency": 1, "plot_gallery": 1}
+CHARTS = {**MATRIX_CHARTS, "plot_forest": 2}
+AFTER_RUNS = {"cell_stats": 3, "collect_matrix": 1, "track_runs": 1, **CHARTS}
+# the systems compared draw the baseline runs (and versus's statistics, crmatrix.analysis.stats):
+# a new arm's runs leave them be, a change of every run draws them again
+SYSTEMS_CHARTS = {"plot_leaderboard": 1, "plot_costs": 1}
+AFTER_ALL_RUNS = {**AFTER_RUNS, **SYSTEMS_CHARTS}
 B2C = {**OFF, "CODELENS_EMBED_HINT_INCLUDE_COMMENTS": "1", "CODELENS_EMBED_HINT_INCLUDE_API_CALLS": "1"}
 
 
@@ -174,16 +183,6 @@ def project_copy(dest: Path) -> Path:
     return dest
 
 
-# A changed run's cell statistics and the matrix of them; the charts of every arm follow the
-# matrix (the system's rows; the page holds them all), each compared arm's forest its cells
-# (two), the latency charts and the trackers the runs. A forest's stage runs the matrix's row
-# and pooling code, so an edit of it draws the forests again; not the Markdown writer's.
-MATRIX_CHARTS = {"plot_rows": 1, "plot_heatmap": 1, "plot_latency": 1, "plot_gallery": 1}
-CHARTS = {**MATRIX_CHARTS, "plot_forest": 2}
-# the systems compared: the baseline runs, and versus's statistics (crmatrix.analysis.stats)
-SYSTEMS_CHARTS = {"plot_leaderboard": 1, "plot_costs": 1}
-AFTER_RUNS = {"cell_stats": 3, "collect_matrix": 1, "track_runs": 1, **CHARTS, **SYSTEMS_CHARTS}
-
 
 @pytest.mark.parametrize("module, expected", [
     ("analysis/stats.py", {"cell_stats": 3, "collect_matrix": 1, "gate_candidates": 1, **CHARTS, **SYSTEMS_CHARTS}),
@@ -191,13 +190,13 @@ AFTER_RUNS = {"cell_stats": 3, "collect_matrix": 1, "track_runs": 1, **CHARTS, *
     # one chart's code draws that chart again, and the page that holds it
     ("plots/heatmap.py", {"plot_heatmap": 1, "plot_gallery": 1}),
     ("plots/forest.py", {"plot_forest": 2, "plot_gallery": 1}),
-    ("engine/sparse.py", {"build_index": 2, "evaluate_arm": 3, **AFTER_RUNS}),
-    ("embed/cache.py", {"build_index": 2, "embed_queries": 1, "evaluate_arm": 3, **AFTER_RUNS}),
-    ("embed/queries.py", {"embed_queries": 1, "evaluate_arm": 3, **AFTER_RUNS}),
+    ("engine/sparse.py", {"build_index": 2, "evaluate_arm": 3, **AFTER_ALL_RUNS}),
+    ("embed/cache.py", {"build_index": 2, "embed_queries": 1, "evaluate_arm": 3, **AFTER_ALL_RUNS}),
+    ("embed/queries.py", {"embed_queries": 1, "evaluate_arm": 3, **AFTER_ALL_RUNS}),
     # (the rewritten tasks are embed_queries' input: it re-embeds them, from the cache)
     ("datasets/codelens.py", {"prepare_dataset": 1, "grep_baseline": 1, "embed_queries": 1, "evaluate_arm": 3,
                               "audit_dataset": 1,
-                              **AFTER_RUNS}),
+                              **AFTER_ALL_RUNS}),
 ])
 @pytest.mark.slow
 def test_a_library_edit_plans_the_stages_that_run_it(built, tmp_path, module, expected):

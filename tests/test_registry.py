@@ -1,5 +1,7 @@
 """One registry for system types, dataset formats and trackers: own entries, entry points, facts."""
 
+import importlib.metadata
+
 import pytest
 
 from crmatrix import CrmatrixError, registry, trackers
@@ -31,7 +33,7 @@ def installed(monkeypatch):
         scans.append(group)
         return eps.get(group, [])
 
-    monkeypatch.setattr(registry, "entry_points", entry_points)
+    monkeypatch.setattr(importlib.metadata, "entry_points", entry_points)  # the registry imports it when it asks
     return scans, eps["g"]
 
 

@@ -84,16 +84,18 @@ def workspace(name: str, rev: str | None = None) -> Path:
 
 
 def snakemake(ws: Path, config: str, *flags: str, keep: bool = False, env: dict[str, str] | None = None):
-    """Seconds of one `snakemake --cores N all --configfile CONFIG` in the workspace (its
-    library imported from the workspace's src/, so a copy of another revision runs its own
-    code; `env`: more variables); with `keep`, also its output and the CPU seconds of it and
-    its jobs (from /usr/bin/time: the process tree's, waited-for children included)."""
+    """Seconds of one `snakemake --profile profiles/local --cores N all --configfile CONFIG` in the
+    workspace, as `make run` runs it (its library imported from the workspace's src/, so a copy
+    of another revision runs its own code; `env`: more variables); with `keep`, also its output
+    and the CPU seconds of it and its jobs (from /usr/bin/time: the process tree's, waited-for
+    children included)."""
     env = {**os.environ, "PATH": f"{BIN}:{os.environ['PATH']}", "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
            "CRMATRIX_CACHE_DIR": str(ws / "cache"), "PYTHONPATH": str(ws / "src"), **(env or {})}
     timing = ws / "time.txt"
     t0 = time.perf_counter()
     proc = subprocess.run(["/usr/bin/time", "-f", "%U %S", "-o", str(timing),
-                           str(BIN / "snakemake"), "--cores", str(CORES), "all", "--configfile", config, *flags],
+                           str(BIN / "snakemake"), "--profile", "profiles/local", "--cores", str(CORES), "all",
+                           "--configfile", config, *flags],
                           cwd=ws, env=env, capture_output=True, text=True, timeout=3 * 3600)
     secs = time.perf_counter() - t0
     if proc.returncode:

@@ -323,7 +323,8 @@ def seed_matrix() -> None:
     say("")
     say("## S4. No-op rerun")
     say("")
-    say(f"`snakemake --cores {CORES} all --configfile {SEED}` with everything done: **{noop:.2f} s**; planning only "
+    say(f"`snakemake --profile profiles/local --cores {CORES} all --configfile {SEED}` with everything done: "
+        f"**{noop:.2f} s**; planning only "
         f"(`-n`): {noop_plan:.2f} s. Snakemake's own floor, a trivial Snakefile with {cold_jobs} finished jobs: "
         f"{floor:.2f} s; the matrix's no-op is **{noop / floor:.2f}x** that (issue 20: <= 1.3x): "
         f"{verdict(noop <= 1.3 * floor)}.")

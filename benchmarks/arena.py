@@ -15,17 +15,15 @@ from __future__ import annotations
 import csv
 import datetime
 import json
-import subprocess
-import sys
 from pathlib import Path
+
+import finished_run
 
 from crmatrix.analysis import versus
 from crmatrix.evaluation import metrics
 from crmatrix.pipeline import config
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "benchmarks"))
-from swe_qa import wall_time  # noqa: E402  (the same reading of a run's log)
 
 
 def rule_seconds(clone: Path, rule: str) -> dict[str, float]:
@@ -40,21 +38,14 @@ def rule_seconds(clone: Path, rule: str) -> dict[str, float]:
 
 
 def main() -> None:
-    args = sys.argv[1:]
-    note = args.pop(args.index("--note") + 1) if "--note" in args else ""
-    if "--note" in args:
-        args.remove("--note")
-    if len(args) != 1:
-        sys.exit("usage: benchmarks/arena.py CLONE [--note TEXT]")
-    clone = Path(args[0]).resolve()
+    clone, note = finished_run.arguments("arena.py")
     cfg = config.load(clone / "config" / "arena.yaml")
     base, reference, preferred = cfg["baseline_arm"], cfg["reference_system"], cfg["headline_method"]
     runs = [json.loads(p.read_text()) for p in sorted((clone / "results" / "runs").glob(f"*/*/{base}.json"))]
     comparison = versus.compare(runs, reference, preferred)
     by = versus.rows_by_system(runs, preferred)
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=clone, capture_output=True,
-                            text=True, check=True).stdout.strip()
-    wall, jobs = wall_time(clone)
+    commit = finished_run.commit(clone)
+    wall, jobs = finished_run.wall_time(clone)
     installs = rule_seconds(clone, "install_system")
     indexes = rule_seconds(clone, "build_system_index") | rule_seconds(clone, "build_index")  # a tool's, the builtin's
     evaluations = rule_seconds(clone, "evaluate_arm")

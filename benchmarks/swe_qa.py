@@ -14,26 +14,14 @@ from __future__ import annotations
 
 import datetime
 import json
-import re
-import subprocess
-import sys
 from pathlib import Path
+
+import finished_run
 
 from crmatrix.analysis import meta
 from crmatrix.evaluation import metrics
 
 ROOT = Path(__file__).resolve().parents[1]
-STAMP = re.compile(r"^\[(\w{3} \w{3} +\d+ [\d:]{8} \d{4})\]$", re.M)
-
-
-def wall_time(clone: Path) -> tuple[float, int]:
-    """Seconds from the first to the last time stamp of the clone's first Snakemake log (the
-    run; the second is `make run`'s report), and the jobs it finished."""
-    log = min((clone / ".snakemake" / "log").glob("*.snakemake.log"), key=lambda p: p.stat().st_mtime).read_text()
-    stamps = [datetime.datetime.strptime(s, "%a %b %d %H:%M:%S %Y") for s in STAMP.findall(log)]
-    return (stamps[-1] - stamps[0]).total_seconds(), log.count("Finished jobid:")
-
-
 def recall_study(run: dict, method: str) -> tuple[float, float, int]:
     """(mean recall@10, its sampling variance, n) of a run's method over its queries."""
     values = metrics.per_query(run["methods"][method]["queries"], "recall@10")
@@ -41,17 +29,10 @@ def recall_study(run: dict, method: str) -> tuple[float, float, int]:
 
 
 def main() -> None:
-    args = sys.argv[1:]
-    note = args.pop(args.index("--note") + 1) if "--note" in args else ""
-    if "--note" in args:
-        args.remove("--note")
-    if len(args) != 1:
-        sys.exit("usage: benchmarks/swe_qa.py CLONE [--note TEXT]")
-    clone = Path(args[0]).resolve()
+    clone, note = finished_run.arguments("swe_qa.py")
     matrix = json.loads((clone / "results" / "matrix" / "phase-matrix.json").read_text())
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=clone, capture_output=True,
-                            text=True, check=True).stdout.strip()
-    wall, jobs = wall_time(clone)
+    commit = finished_run.commit(clone)
+    wall, jobs = finished_run.wall_time(clone)
     rows = sorted((r for r in matrix["rows"] if not r["split"]), key=lambda r: r["dataset"])
     arms = matrix["arms"]
     base = matrix["baseline_arm"]

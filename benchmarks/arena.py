@@ -23,8 +23,6 @@ from crmatrix.analysis import versus
 from crmatrix.evaluation import metrics
 from crmatrix.pipeline import config
 
-ROOT = Path(__file__).resolve().parents[1]
-
 
 def rule_seconds(clone: Path, rule: str) -> dict[str, float]:
     """Job seconds of a rule's jobs per system (the benchmark file's path names the system)."""
@@ -83,10 +81,7 @@ def main() -> None:
         lines.append(f"| {d} | " + " | ".join(
             "—" if (d, s) not in cell else f"{cell[(d, s)]['mean']:.3f}"
             + (f" ({cell[(d, s)]['failed']})" if cell[(d, s)]["failed"] else "") for s in comparison["systems"]) + " |")
-    dest = ROOT / "benchmarks" / "results" / f"arena-{datetime.date.today().isoformat()}-clean.md"
-    dest.write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
-    print(f"wrote {dest}")
+    finished_run.write("arena", lines)
 
 
 if __name__ == "__main__":

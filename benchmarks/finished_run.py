@@ -34,3 +34,11 @@ def wall_time(clone: Path) -> tuple[float, int]:
     log = min((clone / ".snakemake" / "log").glob("*.snakemake.log"), key=lambda p: p.stat().st_mtime).read_text()
     stamps = [datetime.datetime.strptime(s, "%a %b %d %H:%M:%S %Y") for s in STAMP.findall(log)]
     return (stamps[-1] - stamps[0]).total_seconds(), log.count("Finished jobid:")
+
+
+def write(name: str, lines: list[str]) -> None:
+    """Print the figures and write them to benchmarks/results/NAME-<date>-clean.md."""
+    dest = Path(__file__).resolve().parent / "results" / f"{name}-{datetime.date.today().isoformat()}-clean.md"
+    dest.write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    print(f"wrote {dest}")

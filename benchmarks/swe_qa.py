@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import datetime
 import json
-from pathlib import Path
 
 import finished_run
 
 from crmatrix.analysis import meta
 from crmatrix.evaluation import metrics
 
-ROOT = Path(__file__).resolve().parents[1]
+
 def recall_study(run: dict, method: str) -> tuple[float, float, int]:
     """(mean recall@10, its sampling variance, n) of a run's method over its queries."""
     values = metrics.per_query(run["methods"][method]["queries"], "recall@10")
@@ -78,10 +77,7 @@ def main() -> None:
     if group:
         lines += ["", f"The SWE-QA pool: {group['datasets']} datasets, {group['queries']} queries, pooled MDE "
                   f"(median over arms) {group['mde']:.3f}."]
-    dest = ROOT / "benchmarks" / "results" / f"swe-qa-{datetime.date.today().isoformat()}-clean.md"
-    dest.write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
-    print(f"wrote {dest}")
+    finished_run.write("swe-qa", lines)
 
 
 if __name__ == "__main__":

@@ -20,7 +20,6 @@ STATUS = PROFILES / "cluster-generic" / "status-sacct.sh"
 # The tiny matrix's jobs: the ones a scheduler gets, and the local rules that run beside Snakemake.
 REMOTE = {"extract_symbols": 2, "prepare_dataset": 2, "grep_baseline": 2, "evaluate_arm": 4}
 LOCAL = {"fetch_corpus": 2, "audit_dataset": 2, "cell_stats": 4, "collect_matrix": 1, "gate_candidates": 1,
-         "track_runs": 1,
          "plot_rows": 1, "plot_forest": 1, "plot_heatmap": 1, "plot_latency": 1,
          "plot_leaderboard": 1, "plot_costs": 1, "plot_runtime": 1, "plot_gallery": 1, "all": 1}
 # --time and --mem of each remote rule: its declared runtime and mem_mb (evaluate_arm: the

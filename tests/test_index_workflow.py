@@ -61,11 +61,11 @@ DATASET = [
 OFF = {"CODELENS_EMBED_HINT_AUTO": "0"}
 # A changed run's cell statistics and the matrix of them; the charts of every arm follow the
 # matrix (the system's rows; the page holds them all), each compared arm's forest its cells
-# (two), the latency charts and the trackers the runs. A forest's stage runs the matrix's row
+# (two) and the latency charts the runs (a run's event log is its own job's). A forest's stage runs the matrix's row
 # and pooling code, so an edit of it draws the forests again; not the Markdown writer's.
 MATRIX_CHARTS = {"plot_rows": 1, "plot_heatmap": 1, "plot_latency": 1, "plot_gallery": 1}
 CHARTS = {**MATRIX_CHARTS, "plot_forest": 2}
-AFTER_RUNS = {"cell_stats": 3, "collect_matrix": 1, "track_runs": 1, **CHARTS}
+AFTER_RUNS = {"cell_stats": 3, "collect_matrix": 1, **CHARTS}
 # the systems compared draw the baseline runs (and versus's statistics, crmatrix.analysis.stats):
 # a new arm's runs leave them be, a change of every run draws them again
 SYSTEMS_CHARTS = {"plot_leaderboard": 1, "plot_costs": 1}

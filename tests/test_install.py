@@ -148,7 +148,7 @@ def test_an_installed_peer_runs_its_baseline_arm_from_its_own_environment(work, 
     # which read every run; and the page of them all; not builtin's forest of knob, whose cells
     # are builtin's alone)
     assert planned(work, env) == {"install_system": 1, "build_system_index": 1, "evaluate_arm": 1, "cell_stats": 1,
-                                  "collect_matrix": 1, "track_runs": 1, "plot_rows": 2,
+                                  "collect_matrix": 1, "plot_rows": 2,
                                   "plot_heatmap": 1, "plot_latency": 1, "plot_gallery": 1,
                                   # the peer's baseline run: the systems compared
                                   "plot_leaderboard": 1, "plot_versus": 1, "plot_costs": 1}

@@ -6,7 +6,7 @@ import fixture_runs
 import pytest
 
 from crmatrix import CrmatrixError, atomic, trackers
-from crmatrix.stages import track_runs
+from crmatrix.stages import track_run
 
 
 @pytest.fixture
@@ -29,8 +29,8 @@ def test_flatten():
 
 def test_jsonl_event_log_per_run(tmp_path, two_runs):
     runs, trec = two_runs
-    assert track_runs.run(runs=runs, trec_dirs=trec, log_dir=tmp_path / "tracking", options={}) == 2
-    events = [json.loads(line) for line in (tmp_path / "tracking/gamma/builtin/stacked.jsonl").read_text().splitlines()]
+    trackers.event_log(runs[1], trec[1], tmp_path / "stacked.jsonl")
+    events = [json.loads(line) for line in (tmp_path / "stacked.jsonl").read_text().splitlines()]
     assert [e["event"] for e in events] == ["run_start", "metrics", "artifact", "artifact", "run_end"]
     start = events[0]
     assert start["run"] == "gamma/builtin/stacked"
@@ -58,9 +58,12 @@ def test_mlflow_records_each_run_once(tmp_path, two_runs, monkeypatch):
     monkeypatch.delenv("MLFLOW_ALLOW_FILE_STORE", raising=False)
     runs, trec = two_runs
     options = {"mlflow": {"tracking_uri": str(tmp_path / "mlruns"), "experiment": "t"}}
-    assert track_runs.run(runs=runs, trec_dirs=trec, log_dir=tmp_path / "tracking", options=options) == 4
-    # a rerun of the tracking job: the event logs are written again, MLflow is not told twice
-    assert track_runs.run(runs=runs, trec_dirs=trec, log_dir=tmp_path / "tracking", options=options) == 2
+    receipts = [tmp_path / f"{p.stem}.sent.json" for p in runs]
+    for path, trec_dir, receipt in zip(runs, trec, receipts, strict=True):
+        assert track_run.run(run_path=path, trec_dir=trec_dir, options=options, out=receipt) == {"mlflow": True}
+    # a rerun of a tracking job: MLflow holds the run (by its file's sha256) and is not told twice
+    assert track_run.run(run_path=runs[1], trec_dir=trec[1], options=options, out=receipts[1]) == {"mlflow": False}
+    assert atomic.read_json(receipts[1]) == {"mlflow": False}
     import mlflow
 
     client = mlflow.MlflowClient(tracking_uri=(tmp_path / "mlruns").as_uri())

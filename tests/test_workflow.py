@@ -105,16 +105,18 @@ def test_matrix_end_to_end_then_noop_then_one_dataset(matrix):
     os.utime(work / "ds" / "pathds.json")
     assert "Nothing to be done" in run(work, "-n", "all").stdout
 
-    # editing one dataset re-runs only that dataset's jobs (and the matrix that collects them, its charts
-    # and the trackers)
+    # editing one dataset re-runs only that dataset's jobs (and the matrix that collects them and its
+    # charts); its runs write their own event logs, no other run's is written again
     (work / "ds" / "pathds.json").write_text(json.dumps(PATH_DATASET, indent=1))
     planned = planned_outputs(work)
-    assert sum(p == "results/plots/index.html" or p.startswith("results/tracking/gitds/") for p in planned) == 2
-    assert [p for p in planned if not p.startswith(("results/plots/", "results/tracking/"))] == sorted([
+    assert "results/plots/index.html" in planned
+    assert [p for p in planned if not p.startswith("results/plots/")] == sorted([
         "results/audit/pathds.json, results/audit/pathds.md, results/audit/pathds.html",
         "results/datasets/pathds.jsonl, results/trec/pathds.qrels, results/datasets/pathds.summary.json",
-        "results/runs/pathds/builtin/baseline.json, results/trec/pathds/builtin/baseline",
-        "results/runs/pathds/builtin/knob.json, results/trec/pathds/builtin/knob",
+        "results/runs/pathds/builtin/baseline.json, results/trec/pathds/builtin/baseline, "
+        "results/tracking/pathds/builtin/baseline.jsonl",
+        "results/runs/pathds/builtin/knob.json, results/trec/pathds/builtin/knob, "
+        "results/tracking/pathds/builtin/knob.jsonl",
         "results/cells/pathds/builtin/baseline.json",
         "results/cells/pathds/builtin/knob.json",
         "results/matrix/phase-matrix.json, results/matrix/phase-matrix.md",
@@ -126,9 +128,8 @@ def test_matrix_end_to_end_then_noop_then_one_dataset(matrix):
     (work / "local/lib/strings.js").write_text(PATH_CORPUS["lib/strings.js"] + "\nfunction extra() {}\n")
     planned = planned_outputs(work)
     assert "results/corpora/pathc/tree, results/corpora/pathc/manifest.json" in planned
-    # (the charts and trackers, which hold every dataset, follow the matrix and the runs)
-    assert not any("gitc" in p or "gitds" in p for p in planned if not p.startswith(("results/plots/",
-                                                                                       "results/tracking/")))
+    # (the charts, which hold every dataset, follow the matrix and the runs)
+    assert not any("gitc" in p or "gitds" in p for p in planned if not p.startswith("results/plots/"))
 
 
 @pytest.mark.slow
@@ -369,20 +370,20 @@ def indexed(matrix):
 
 def plan(work, cfg) -> tuple[list[str], list[str]]:
     """The jobs a dry run of `all` plans under cfg: their rules (but `all` itself), and their
-    outputs without the charts and the trackers (one job each, holding every run)."""
+    outputs without the charts (one job each, holding every run or cell)."""
     (work / "config.yaml").write_text(yaml.safe_dump(cfg))
     out = run(work, "-n", "all").stdout
     rules = sorted(r for r in re.findall(r"^(?:local)?rule (\w+):", out, flags=re.M) if r != "all")
     outputs = sorted(o for o in re.findall(r"^\s+output: (.+)$", out, flags=re.M)
-                     if not o.startswith(("results/plots/", "results/tracking/")))
+                     if not o.startswith("results/plots/"))
     return rules, outputs
 
 
-# A new or changed run comes with its cell's statistics (cell_stats); what follows any of them:
-# the matrix assembling the cells and the trackers (track_runs sends every run);
+# A new or changed run comes with its cell's statistics (cell_stats) and writes its own event log
+# (results/tracking/); what follows any of them: the matrix assembling the cells;
 # gate_candidates only follows the runs of a `compare:` pair, and this matrix has none.
 RUN = ["evaluate_arm", "cell_stats"]
-AFTER_RUNS = ["collect_matrix", "track_runs"]
+AFTER_RUNS = ["collect_matrix"]
 MATRIX = "results/matrix/phase-matrix.json, results/matrix/phase-matrix.md"
 
 
@@ -399,7 +400,8 @@ def charts_after_runs(cfg, forests: int = 1, baseline: bool = False) -> list[str
 
 def evaluations(arm, datasets=("gitds", "pathds")):
     """The outputs of an arm's runs on these datasets, and of their cells."""
-    return [out for d in datasets for out in (f"results/runs/{d}/builtin/{arm}.json, results/trec/{d}/builtin/{arm}",
+    return [out for d in datasets for out in (f"results/runs/{d}/builtin/{arm}.json, results/trec/{d}/builtin/{arm}, "
+                                              f"results/tracking/{d}/builtin/{arm}.jsonl",
                                               f"results/cells/{d}/builtin/{arm}.json")]
 
 
@@ -489,6 +491,7 @@ def test_incremental_charts_an_added_arm_plans_the_charts_that_draw_it_and_leave
     run(work, "all")
     files = sorted(p for p in (work / "results/plots").rglob("*") if p.is_file())
     before = {p: p.stat().st_mtime_ns for p in files}
+    logged = {p: p.stat().st_mtime_ns for p in (work / "results/tracking").rglob("*.jsonl")}
 
     added = {**cfg, "arms": {**cfg["arms"], "2e": {"CODELENS_RANK_SPARSE_TERM_WEIGHT": "1",
                                                    "CODELENS_RANK_SPARSE_THRESHOLD": "60"}}}
@@ -519,7 +522,16 @@ def test_incremental_charts_an_added_arm_plans_the_charts_that_draw_it_and_leave
                          "leaderboard", "costs", "failures", "versus/peer")]
     kept.append(work / "results/plots/vega/vega-embed.js")
     assert sorted(p for p in before if after[p] == before[p]) == sorted(kept)
+    # each run's event log is written by its own evaluation: the new runs', no other
+    tracking = {p: p.stat().st_mtime_ns for p in (work / "results/tracking").rglob("*.jsonl")}
+    assert sorted(set(tracking) - set(logged)) == [work / f"results/tracking/{d}/builtin/2e.jsonl"
+                                                   for d in ("gitds", "pathds")]
+    assert all(tracking[p] == t for p, t in logged.items())
     assert "Nothing to be done" in run(work, "-n", "all").stdout
+
+    # a tracker named in the config: a job per run sends it (the evaluations are not redone)
+    (work / "config.yaml").write_text(yaml.safe_dump({**added, "trackers": {"mlflow": {}}}))
+    assert planned_rules(work) == ["all"] + ["track_run"] * len(tracking)
 
 
 def test_a_declared_language_is_checked_at_the_fetch(matrix):

@@ -6,7 +6,7 @@ localrules:
     collect_matrix,
     collect_callgraph,
     gate_candidates,
-    track_runs,
+    track_run,
 
 
 # A cell's statistics against the baseline come from its run and the baseline's run alone, so
@@ -104,25 +104,24 @@ rule gate_candidates:
         "../scripts/gate_candidates.py"
 
 
-# Every run to the trackers: a JSONL event log each, and MLflow when the config names it.
-rule track_runs:
+# Each run to the trackers the config names (its JSONL event log is evaluate_arm's own): a job
+# per run, so an added arm sends its own runs only.
+rule track_run:
     input:
-        runs=run_files(),
-        trec=trec_dirs(),
+        run="results/runs/{dataset}/{system}/{arm}.json",
+        trec="results/trec/{dataset}/{system}/{arm}",
     output:
-        tracking_files(),
+        "results/tracking/{dataset}/{system}/{arm}.sent.json",
     log:
-        "logs/track_runs.log",
+        "logs/track_run/{dataset}/{system}/{arm}.log",
     conda:
         "../../envs/crmatrix.yaml"
     threads: 1
     resources:
         mem_mb=1024,
-        runtime=30,
+        runtime=10,
     params:
-        code=code("track_runs"),
+        code=code("track_run"),
         trackers=CFG["trackers"],
-        # <dir>/<dataset>/<system>/<arm>.jsonl
-        log_dir=lambda wildcards, output: str(Path(output[0]).parents[2]),
     script:
-        "../scripts/track_runs.py"
+        "../scripts/track_run.py"

@@ -310,12 +310,14 @@ def cell_inputs(wildcards):
     return inputs
 
 
-def trec_dirs():
-    return cells("results/trec/{d}/{s}/{a}")
-
-
 def tracking_files():
-    return cells("results/tracking/{d}/{s}/{a}.jsonl")
+    """Each run's JSONL event log, and its receipt from the trackers the config names."""
+    logs = cells("results/tracking/{d}/{s}/{a}.jsonl")
+    return (
+        logs + cells("results/tracking/{d}/{s}/{a}.sent.json")
+        if CFG["trackers"]
+        else logs
+    )
 
 
 def callgraph_files():

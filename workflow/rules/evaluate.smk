@@ -30,6 +30,7 @@ rule evaluate_arm:
     output:
         run="results/runs/{dataset}/{system}/{arm}.json",
         trec=directory("results/trec/{dataset}/{system}/{arm}"),
+        tracking="results/tracking/{dataset}/{system}/{arm}.jsonl",
     log:
         "logs/evaluate_arm/{dataset}/{system}/{arm}.log",
     benchmark:

@@ -7,6 +7,7 @@ with jobs.job(snakemake.log[0], snakemake.output):
         cache_dir=locations.cache_dir(),
         out=snakemake.output.run,
         trec_dir=snakemake.output.trec,
+        tracking=snakemake.output.tracking,
         dataset=snakemake.wildcards.dataset,
         system=snakemake.wildcards.system,
         system_conf=dict(snakemake.params.system_conf),

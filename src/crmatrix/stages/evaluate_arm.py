@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from crmatrix import TERMINAL, atomic
+from crmatrix import TERMINAL, atomic, trackers
 from crmatrix.datasets import ledger
 from crmatrix.datasets.tasks import read_tasks
 from crmatrix.evaluation import evaluate, provenance, tokenbench, trec
@@ -19,7 +19,8 @@ def run(*, tasks: Path, symbols: Path, manifest: Path, tree: Path, dataset_file:
         index: Path | None = None, model: Path | None = None, cache_dir: Path | None = None,
         threads: int | None = None, trec_dir: Path | None = None, home_dir: Path | None = None,
         graph: Path | None = None, venv: Path | None = None, split: dict | None = None,
-        grep: Path | None = None, query_vectors: Path | None = None) -> dict:
+        grep: Path | None = None, query_vectors: Path | None = None,
+        tracking: Path | None = None) -> dict:
     """The files and parameters are what `crmatrix.pipeline.experiment.cell` plans for the cell.
     `home_dir`: an external system's own HOME (the workflow's results/home/{system}); None
     gives it a temporary one for this job. `graph`: the corpus's reference graph, for arms
@@ -28,7 +29,8 @@ def run(*, tasks: Path, symbols: Path, manifest: Path, tree: Path, dataset_file:
     the system's `install` made. `split`: which of the file's tasks `tasks` holds ({split, seed},
     experiment.dataset_split; None: all); on a test split the ledger must not hold the config
     yet (crmatrix.datasets.ledger). `grep`: the dataset's grep-and-read baseline
-    (stages.grep_baseline; None: grep here)."""
+    (stages.grep_baseline; None: grep here). `tracking`: where the run's JSONL event log goes
+    (crmatrix.trackers.event_log; None: none)."""
     split = split or {"split": "all", "seed": None}
     syms = read_symbols(symbols)
     man = atomic.read_json(manifest)
@@ -69,4 +71,6 @@ def run(*, tasks: Path, symbols: Path, manifest: Path, tree: Path, dataset_file:
             for method, by_task in ranked.items():
                 trec.write_run(d / f"{method}.run", by_task, f"{system}.{arm}.{method}")
     atomic.write_json(Path(out), result)
+    if tracking is not None:
+        trackers.event_log(Path(out), Path(trec_dir) if trec_dir is not None else None, Path(tracking))
     return result

@@ -8,8 +8,10 @@ turns a run JSON into those calls: parameters are the run's settings flattened t
 `system.type`, `env.CODELENS_...`; tags say what it was made from (hashes, versions);
 metrics are `method.metric` and `method.query_type.metric` means and latencies.
 
-    jsonl   an event log per run (run_start, metrics, artifact, run_end), always written
-    mlflow  an MLflow experiment; needs the extra (pip install -e .[mlflow])
+    jsonl   an event log per run (run_start, metrics, artifact, run_end), always written, by the
+            evaluation job itself (`event_log`)
+    mlflow  an MLflow experiment; needs the extra (pip install -e .[mlflow]); the workflow's
+            track_run job sends each run to it, one job per run
 """
 
 from __future__ import annotations
@@ -84,6 +86,13 @@ def describe(run: dict) -> tuple[dict[str, str], dict[str, str], dict[str, float
         metrics.update({f"{method}.latency_{p}_ms": float(v) for p, v in res["latency_ms"].items()})
         metrics[f"{method}.errors"] = float(res["errors"])
     return params, tags, metrics
+
+
+def event_log(run_path: Path, trec_dir: Path | None, out: Path) -> None:
+    """The run's JSONL event log at `out`, read from the run file just written (the log describes
+    what was written, byte for byte as a tracking job reading it later would)."""
+    artifacts = [Path(run_path)] + ([Path(trec_dir)] if trec_dir is not None else [])
+    record(make(ALWAYS_TRACKED, {"path": out}), atomic.read_json(Path(run_path)), artifacts)
 
 
 def record(tracker: Tracker, run: dict, artifacts: list[Path]) -> bool:

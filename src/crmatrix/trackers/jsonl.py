@@ -1,5 +1,6 @@
-"""An event log per run, one JSON object per line (run_start, metrics, artifact..., run_end), at
-`directory/<dataset>/<system>/<arm>.jsonl`."""
+"""An event log per run, one JSON object per line (run_start, metrics, artifact..., run_end), in
+one file: the workflow's `results/tracking/<dataset>/<system>/<arm>.jsonl`, which the job that
+makes the run writes beside it (a job per run, so an added run writes one log and no other)."""
 
 from __future__ import annotations
 
@@ -13,9 +14,8 @@ from crmatrix.trackers import register
 
 @register("jsonl")
 class JsonlTracker:
-    def __init__(self, directory: Path):
-        self.directory = Path(directory)
-        self.out: Path | None = None
+    def __init__(self, path: Path):
+        self.out = Path(path)
         self.events: list[dict] = []
 
     def _event(self, kind: str, **fields) -> None:
@@ -23,7 +23,7 @@ class JsonlTracker:
             timespec="milliseconds"), **fields})
 
     def start_run(self, name: str, params: dict[str, str], tags: dict[str, str]) -> bool:
-        self.out, self.events = self.directory / f"{name}.jsonl", []
+        self.events = []
         self._event("run_start", run=name, params=params, tags=tags)
         return True
 

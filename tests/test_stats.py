@@ -63,15 +63,27 @@ def test_bootstrap_is_scipy_stats_bootstrap_bit_for_bit(seed):
         assert stats.bootstrap_ci(v, level=level) == (float(ci.low), float(ci.high))
 
 
-def test_mcnemar_and_z_are_scipy_stats_bit_for_bit():
+def test_mcnemar_is_the_exact_tail_correctly_rounded_and_z_is_scipy_stats_bit_for_bit():
+    from fractions import Fraction
+
     from scipy.stats import binom, norm
 
+    assert stats.mcnemar_exact(0, 0) == 1.0 and stats.mcnemar_exact(3, 3) == 1.0
+    assert stats.mcnemar_exact(0, 5) == 2 / 32 and stats.mcnemar_exact(1, 9) == 22 / 1024
     for n in range(1, 400):
         for k in range(n // 2 + 1):
-            assert stats.mcnemar_exact(k, n - k) == float(min(1.0, 2 * binom.cdf(k, n, 0.5)))
+            exact = min(Fraction(1), 2 * Fraction(binom_tail(n, k), 2**n))
+            assert stats.mcnemar_exact(k, n - k) == float(exact) == stats.mcnemar_exact(n - k, k)
+            assert stats.mcnemar_exact(k, n - k) == pytest.approx(float(min(1.0, 2 * binom.cdf(k, n, 0.5))),
+                                                                rel=1e-13)
     for alpha in (0.05, 0.05 / 2, 0.05 / 3, 0.05 / 7, 0.01, 0.1):
         for power in (0.8, 0.9, 0.5):
             assert stats.z_sum(alpha, power) == float(norm.ppf(1 - alpha / 2) + norm.ppf(power))
+
+
+def binom_tail(n: int, k: int) -> int:
+    """How many of the 2**n coin sequences have at most k heads."""
+    return sum(math.comb(n, i) for i in range(k + 1))
 
 
 def test_paired_bootstrap_delta():
@@ -258,3 +270,34 @@ def test_detectable_effect_and_queries_needed():
     assert stats.queries_needed(0.5, -0.1) == 197
     assert stats.detectable_effect(0.5, 197) <= 0.1 < stats.detectable_effect(0.5, 196)
     assert stats.queries_needed(0.0, 0.1) is None and stats.queries_needed(0.5, 0.0) is None
+
+
+CELL_JOB = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import fixture_runs
+from pathlib import Path
+from crmatrix import atomic
+from crmatrix.stages import cell_stats
+ranks = fixture_runs.RANKS["gamma"][1]
+for arm in ("baseline", "stacked"):
+    atomic.write_json(Path(sys.argv[2]) / f"{arm}.json", fixture_runs.run("gamma", arm, ranks[arm], "rust"))
+cell = cell_stats.run(Path(sys.argv[2]) / "stacked.json", Path(sys.argv[2]) / "baseline.json", "hybrid", None,
+                      Path(sys.argv[2]) / "cell.json")
+print(json.dumps({"scipy": sorted(m for m in sys.modules if m.split(".")[0] == "scipy"),
+                  "p_mcnemar": cell["cell"]["p_mcnemar"]}))
+"""
+
+
+def test_a_cell_stats_job_imports_no_scipy(tmp_path):
+    """A cell's statistics are numpy and integers: scipy's import would be a sixth of a second
+    of every cell_stats job (an added arm has one per dataset and system)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    proc = subprocess.run([sys.executable, "-c", CELL_JOB, str(Path(__file__).parent), str(tmp_path)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    # gamma: stacked puts 5 more queries at rank 1 (7 against 2) and loses none: McNemar b=0, c=5, p=2/2**5
+    assert json.loads(proc.stdout) == {"scipy": [], "p_mcnemar": 0.0625}

@@ -8,15 +8,11 @@ index matrix, which keeps the pairing that makes the comparison sharp.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 
 import numpy as np
-
-# scipy.special, not scipy.stats (whose import costs a cell_stats job most of its second): the
-# same ufuncs scipy.stats.norm.ppf and binom.cdf return, bit for bit (tests/test_stats.py).
-from scipy.special import ndtri
-from scipy.special._ufuncs import _binom_cdf
 
 from crmatrix.evaluation import metrics
 
@@ -48,10 +44,18 @@ def bootstrap_ci(values, n_resamples: int = 1000, seed: int = 0, level: float = 
         return (0.0, 0.0)
     if np.all(v == v[0]):  # the resampled means would be v up to rounding; report it exactly
         return (float(v[0]), float(v[0]))
-    index = np.random.default_rng(seed).integers(0, v.size, (n_resamples, v.size))
-    means = np.sort(v[index].mean(axis=-1))
+    means = np.sort(v[_resamples(v.size, n_resamples, seed)].mean(axis=-1))
     alpha = np.float64((1 - level) / 2)
     return (_quantile(means, alpha), _quantile(means, 1 - alpha))
+
+
+@functools.lru_cache(maxsize=4)
+def _resamples(n: int, n_resamples: int, seed: int) -> np.ndarray:
+    """The (n_resamples, n) index matrix of `default_rng(seed)`: a cell bootstraps several
+    metrics of its n queries, and each draws these same indices, so they are drawn once."""
+    index = np.random.default_rng(seed).integers(0, n, (n_resamples, n))
+    index.flags.writeable = False
+    return index
 
 
 def _quantile(ordered: np.ndarray, p: np.float64) -> float:
@@ -133,10 +137,14 @@ def mcnemar_counts(base_hits, arm_hits) -> tuple[int, int]:
 
 
 def mcnemar_exact(b: int, c: int) -> float:
-    """Exact two-sided McNemar p-value: the discordant pairs against a fair coin."""
-    if b + c == 0:
+    """Exact two-sided McNemar p-value: the discordant pairs against a fair coin, twice the
+    binomial tail P(X <= min(b, c)) for X ~ Bin(b + c, 1/2), summed in integers and divided once
+    (so correctly rounded; scipy.stats.binom.cdf's incomplete beta agrees to 4e-14, and its
+    import would cost a cell_stats job a sixth of a second)."""
+    n = b + c
+    if n == 0:
         return 1.0
-    return float(min(1.0, 2 * _binom_cdf(float(min(b, c)), float(b + c), 0.5)))
+    return min(1.0, 2 * sum(math.comb(n, i) for i in range(min(b, c) + 1)) / 2**n)
 
 
 def holm(pvalues: Sequence[float]) -> list[float]:
@@ -152,6 +160,8 @@ def holm(pvalues: Sequence[float]) -> list[float]:
 def z_sum(alpha: float, power: float) -> float:
     """z(1 − alpha/2) + z(power): an effect of this many standard errors is found by a two-sided
     test at `alpha` with probability `power` (normal approximation)."""
+    from scipy.special import ndtri  # scipy.stats.norm.ppf's ufunc; only the matrix's jobs need it
+
     return float(ndtri(1 - alpha / 2) + ndtri(power))
 
 

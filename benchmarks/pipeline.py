@@ -268,7 +268,10 @@ def seed_matrix() -> None:
     cfg["arms"].update(ADDED_ARM)
     (ws / "config" / "seed-plus.yaml").write_text(yaml.safe_dump(cfg, sort_keys=False))
     peak, who, per_rule = job_stats(ws)  # the cold run's
-    added, (added_out, added_cpu) = snakemake(ws, "config/seed-plus.yaml", keep=True, env=env)
+    added_env = {**env, "JOB_CLOCK_DIR": str(ws / "job-clock-added")}
+    (ws / "job-clock-added").mkdir()
+    added, (added_out, added_cpu) = snakemake(ws, "config/seed-plus.yaml", keep=True, env=added_env)
+    added_clock = clock_per_rule(ws / "job-clock-added")
     added_jobs = jobs_per_rule(added_out)
     added_log = max((ws / ".snakemake" / "log").glob("*.snakemake.log"), key=lambda p: p.stat().st_mtime)
     added_pack = packing(added_log.read_text())
@@ -352,6 +355,17 @@ def seed_matrix() -> None:
         f"(Snakemake's start and planning, its end): about {added - added_pack['wall']:.0f} s (the no-op is "
         f"{noop:.1f} s).")
     say("")
+    jobs_cpu = sum(r["cpu"] for r in added_clock.values())
+    say(f"Whose CPU it is, each job's process timing itself (JOB_CLOCK: interpreter start to exit): of the "
+        f"{added_cpu:.0f} CPU s of the added run, its jobs' processes {jobs_cpu:.0f} s (ours: the stages, their "
+        f"imports and the Python start each script job needs), Snakemake's main process "
+        f"{added_cpu - jobs_cpu:.0f} s (its start, planning, scheduling and each job's bookkeeping).")
+    say("")
+    say("| rule | jobs | process wall s | CPU s | CPU s per job |")
+    say("|---|---:|---:|---:|---:|")
+    for rule, r in sorted(added_clock.items(), key=lambda kv: -kv[1]["cpu"]):
+        say(f"| {rule} | {r['jobs']} | {r['wall']:.1f} | {r['cpu']:.1f} | {r['cpu'] / r['jobs']:.2f} |")
+    say("")
     say("## S6. Memory and embeddings")
     say("")
     say(f"Largest peak RSS: **{peak / 1024:.2f} GiB** ({who}).")
@@ -397,25 +411,29 @@ def four_arms() -> None:
 
 
 # Snakemake's benchmark samples a job's CPU time every 0.5 s, so a job of a second loses what it
-# spent after the last sample. Instead each evaluate_arm process reports itself when it exits: its
-# CPU time (getrusage: every thread, from interpreter start) and wall time since the kernel started
-# it, beside the run file its job wrote. The benchmark puts this module first on the jobs' PYTHONPATH.
+# spent after the last sample. Instead each job's script process reports itself when it exits:
+# its rule, its CPU time (getrusage: every thread, from interpreter start) and wall time since the
+# kernel started it, and an evaluate_arm job the run file it wrote. The benchmark puts this module
+# first on the jobs' PYTHONPATH.
 JOB_CLOCK = """
-import atexit, json, os, resource, sys, time
+import atexit, json, os, re, resource, sys, time
 
-def _report():
+def _report(rule):
     job = getattr(sys.modules["__main__"], "snakemake", None)
-    if job is None or "run" not in job.output.keys():
+    if job is None:
         return
     ticks = int(open("/proc/self/stat").read().rsplit(")", 1)[1].split()[19])  # starttime, field 22
     wall = time.clock_gettime(time.CLOCK_BOOTTIME) - ticks / os.sysconf("SC_CLK_TCK")
     use = resource.getrusage(resource.RUSAGE_SELF)
     out = os.path.join(os.environ["JOB_CLOCK_DIR"], f"{os.getpid()}.json")
     with open(out, "w") as f:
-        json.dump({"run": job.output.run, "wall": wall, "cpu": use.ru_utime + use.ru_stime}, f)
+        json.dump({"rule": rule, "run": job.output.run if "run" in job.output.keys() else None,
+                   "wall": wall, "cpu": use.ru_utime + use.ru_stime}, f)
 
-if sys.argv and sys.argv[0].endswith(".evaluate_arm.py"):
-    atexit.register(_report)
+# Snakemake runs a rule's script as .snakemake/scripts/tmpXXXX.<rule>.py
+_script = re.search(r"\\.(\\w+)\\.py$", sys.argv[0]) if sys.argv and sys.argv[0] else None
+if _script and "JOB_CLOCK_DIR" in os.environ:
+    atexit.register(_report, _script.group(1))
 """
 
 
@@ -430,6 +448,18 @@ def job_clock(ws: Path) -> dict[str, str]:
             "JOB_CLOCK_DIR": str(ws / "job-clock"), "PYTHONDONTWRITEBYTECODE": ""}
 
 
+def clock_per_rule(clock_dir: Path) -> dict[str, dict]:
+    """Rule -> {jobs, wall, cpu}: the JOB_CLOCK reports in `clock_dir` summed per rule."""
+    out: dict[str, dict] = {}
+    for clock in clock_dir.glob("*.json"):
+        timing = json.loads(clock.read_text())
+        r = out.setdefault(timing["rule"], {"jobs": 0, "wall": 0.0, "cpu": 0.0})
+        r["jobs"] += 1
+        r["wall"] += timing["wall"]
+        r["cpu"] += timing["cpu"]
+    return out
+
+
 def evaluation_overhead(ws: Path) -> list[dict]:
     """Per evaluate_arm job of the workspace: its process's wall and CPU time (JOB_CLOCK), its
     queries' search time and the difference, the overhead (starting Python, loading the index,
@@ -438,6 +468,8 @@ def evaluation_overhead(ws: Path) -> list[dict]:
     rows = []
     for clock in sorted((ws / "job-clock").glob("*.json")):
         timing = json.loads(clock.read_text())
+        if timing["rule"] != "evaluate_arm":
+            continue
         run = json.loads((ws / timing["run"]).read_text())
         search = sum(q["elapsed_ms"] for m in run["methods"].values() for q in m["queries"]) / 1000
         wall, cpu = timing["wall"], timing["cpu"]

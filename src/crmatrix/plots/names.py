@@ -41,13 +41,15 @@ CROSS = ["heatmap", "latency", "quality-latency"]
 SYSTEMS_VIEW = ["leaderboard", "costs", "failures"]
 
 
-def stems(datasets: list[str], arms: dict[str, list[str]], baseline: str,
+def stems(datasets: list[str] | dict[str, list[str]], arms: dict[str, list[str]], baseline: str,
           sweeps: dict[str, list[str]] | None = None, reference: str | None = None) -> list[str]:
-    """Every chart of a matrix over these datasets and systems, each system with its arms;
+    """Every chart of a matrix over these datasets and systems, each system with its arms
+    (`datasets`: every system's, or system -> the datasets it runs on);
     `sweeps` (sweep -> its cells' arms) adds one grid per sweep and system taking part in it;
     `reference` (the config's reference system) adds the comparison of systems: the
     leaderboard, costs and failures, and each other system's forest against it."""
-    rows = [f"{kind}/{s}/{d}" for kind in ("arms", "transitions") for s in arms for d in datasets]
+    per_system = datasets if isinstance(datasets, dict) else {s: datasets for s in arms}
+    rows = [f"{kind}/{s}/{d}" for kind in ("arms", "transitions") for s in arms for d in per_system[s]]
     forests = [f"forest/{s}/{a}" for s, system_arms in arms.items() for a in system_arms if a != baseline]
     grids = [f"sweep/{s}/{w}" for s, system_arms in arms.items() for w, cells in (sweeps or {}).items()
              if set(cells) & set(system_arms)]

@@ -145,7 +145,7 @@ def index_key(cfg: dict, system_conf: dict, arm: str, corpus: str) -> str:
         files = code_files(system_conf, index_only=True)
         if files:  # absent when none, so a system naming no project file keeps its key
             spec["files"] = files
-        models = model_defs(system_conf, cfg["models"], index_only=True)
+        models = model_defs(system_conf, cfg.get("models") or {}, index_only=True)
         if models:  # likewise: a system naming no model keeps its key
             spec["models"] = models
     return atomic.hash_obj(spec)[:12]

@@ -9,11 +9,12 @@ CAPTIONS = {
     "leaderboard": "Each system's headline metric on each dataset (point: the mean over all queries, a failed query "
                    "scoring 0; whisker: 95 % bootstrap interval), one panel per system, in order of its pooled Δ "
                    "against the reference system: a random-effects pool of per-dataset paired Δs, each on the "
-                   "queries both systems answered.",
+                   "queries both systems answered, over the datasets both ran (a system limited to some datasets "
+                   "by its `datasets:` has no point on the others).",
     "versus": "One system against the reference system: each dataset's paired Δ of the headline metric with its "
               "95 % interval (Δ ± 1.96 SE), the test made only on the queries both systems answered (the queries "
               "left out, a failure on either side, are counted beside each dataset); the diamond pools the "
-              "datasets by random effects (DerSimonian–Laird).",
+              "datasets by random effects (DerSimonian–Laird); only the datasets both systems ran are drawn.",
     "costs": "Per system, over its headline method's queries on every dataset: search latency (point: p50, whisker "
              "to p95; grep-and-read is not timed) and the tokens an agent reads per query from the system's answer "
              "and from grep-and-read (3 files × 200 lines) for the same queries.",

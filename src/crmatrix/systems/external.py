@@ -201,7 +201,8 @@ class ExternalSystem:
 
     def answer(self, value: Any, raw: str, k: int) -> Answer:
         """Hits from a parsed answer; a blob system also keeps the text an agent would read."""
-        hits = hitmap.to_hits(hitmap.select(value, self.options["hits"]), self.options["fields"], self.table, k)
+        hits = hitmap.to_hits(hitmap.select(value, self.options["hits"]), self.options["fields"], self.table, k,
+                              self.options.get("pathless", "fail"))
         if self.RESPONSE != BLOB:
             return Answer(hits)
         text = raw

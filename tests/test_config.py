@@ -189,7 +189,7 @@ def test_command_and_mcp_options_are_filled_and_checked_one_key_at_a_time():
         "command": [
             ({}, "config: systems.x.options: 'search' is a required property"),
             ({"search": ["t", "{qeury}"]}, "config: systems.x.options.search[1]: unknown placeholder {qeury} "
-             "(expected some of: {args}, {bin}, {corpus}, {home}, {index}, {k}, {query}, {tool})"),
+             "(expected some of: {args}, {bin}, {corpus}, {home}, {index}, {k}, {query}, {tool}, {model:NAME})"),
             ({"search": ["t", "{tool}"]}, "config: systems.x.options.tool: expected a tool name for method 'search' "
              "(options.tool, or methods.NAME.tool)"),
             ({"search": ["t", "{index}"]}, "config: systems.x.options.search: uses {index}, but there is no index "
@@ -209,7 +209,7 @@ def test_command_and_mcp_options_are_filled_and_checked_one_key_at_a_time():
              "(expected one of: args, blob, content, cwd, env, fields, files, hits, index, index_env, index_timeout_s, "
              "methods, parser, pass_env, pattern, response, server, setup, start_timeout_s, tool)"),
             ({"server": ["s", "{query}"], "tool": "t"}, "config: systems.x.options.server[1]: unknown placeholder "
-             "{query} (expected some of: {bin}, {corpus}, {home}, {index})"),
+             "{query} (expected some of: {bin}, {corpus}, {home}, {index}, {model:NAME})"),
         ],
     }
     for type_, wrong in cases.items():

@@ -104,11 +104,14 @@ def test_onnx_int8_is_close_and_has_its_own_identity(exported, st_code, model_di
         "backend": "onnx", "onnx": "model.onnx", "tokenizer": "tokenizer.json", "quantize": "int8",
         "opset": 17, "dim": 384}
     assert json.loads((out / "model.json").read_text()) == meta
-    # Only the files in use remain (no fp32 intermediate), and the hash covers all but model.json.
+    # Only the files in use remain (no fp32 intermediate) beside the source's tokenizer and model
+    # settings, which another runtime reads; the hash covers the files the engine loads.
     files = model_files_sha256(out)["files"]
-    assert sorted(files) == ["model.json", "model.onnx", "tokenizer.json"]
-    del files["model.json"]
-    assert hash_obj(list(files.items())) == meta["sha256"]
+    assert meta["companions"] == ["config.json", "tokenizer_config.json", "special_tokens_map.json", "vocab.txt"]
+    assert sorted(files) == sorted(["model.json", "model.onnx", "tokenizer.json", *meta["companions"]])
+    for name in meta["companions"]:
+        assert files[name] == model_files_sha256(model_dir)["files"][name]
+    assert hash_obj([(k, files[k]) for k in ("model.onnx", "tokenizer.json")]) == meta["sha256"]
 
 
 def test_int8_vector_of_a_text_does_not_depend_on_its_neighbours(exported):

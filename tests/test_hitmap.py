@@ -64,6 +64,15 @@ def test_hits_resolve_to_the_corpus_symbols():
         "bad-output", "hit 0: start_line 'x' is not a line number")
 
 
+def test_a_hit_without_a_path_costs_its_rank_when_the_tool_says_rows_may_have_none():
+    records = [{"path": None, "score": 0.9}, {"path": None, "score": 0.8},
+               {"path": "pkg/store.py", "start_line": 5, "score": 0.7}]
+    hits = hitmap.to_hits(records, {"score": "score"}, TABLE, 10, pathless="rank")
+    assert [(h.path, h.symbol, h.score) for h in hits] == [("", "", 0.9), ("", "", 0.8), ("pkg/store.py", "load", 0.7)]
+    assert failure(hitmap.to_hits, records, {"score": "score"}, TABLE, 10) == (  # the default: bad output
+        "bad-output", "hit 0: no path at 'path' in an object with keys 'path', 'score'")
+
+
 def test_scored_hits_take_the_deterministic_order_and_duplicates_count_once():
     records = [{"path": "pkg/store.py", "symbol": "load", "score": 1.0},
                {"path": "pkg/store.py", "symbol": "save", "score": 2.0},

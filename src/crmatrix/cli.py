@@ -113,6 +113,8 @@ def _build_inputs(cfg: dict, cell: experiment.Cell, cache_dir: Path) -> None:
     conf = cfg["systems"][cell.system]
     if "model" in i:
         prepare_model.run(cfg["models"][experiment.arm_model(cfg, cell.arm)], Path(i["model"]))
+    for model_dir in map(Path, i.get("system_models", [])):  # an external system's {model:NAME}
+        prepare_model.run(cfg["models"][model_dir.name], model_dir)
     if "index" in i and conf["type"] == "builtin":
         build_index.run(symbols=Path(i["symbols"]), manifest=Path(i["manifest"]), model_dir=Path(i["model"]),
                         knobs=experiment.index_knobs(cfg, cell.arm, cell.corpus), cache_dir=cache_dir,
@@ -120,7 +122,8 @@ def _build_inputs(cfg: dict, cell: experiment.Cell, cache_dir: Path) -> None:
     elif "index" in i:  # an external system's own index command
         build_system_index.run(system=cell.system, system_conf=cell.params["system_conf"], tree=Path(i["tree"]),
                                env=experiment.index_env(cfg, conf, cell.arm), out=Path(i["index"]),
-                               home_dir=Path(cell.params["home_dir"]), venv=i.get("venv"))
+                               home_dir=Path(cell.params["home_dir"]), venv=i.get("venv"),
+                               models=i.get("system_models"))
     if "query_vectors" in i:
         embed_queries.run(tasks=Path(i["tasks"]), model_dir=Path(i["model"]), cache_dir=cache_dir,
                           out=Path(i["query_vectors"]), threads=cfg["embed_threads"])

@@ -131,13 +131,13 @@ INSTALLED_SYSTEMS = one_of(VENVS)
 
 def job_system(wildcards):
     """The system's settings as its jobs get them (experiment.job_conf)."""
-    return experiment.job_conf(CFG["systems"][wildcards.system])
+    return experiment.job_conf(CFG["systems"][wildcards.system], CFG["models"])
 
 
 def index_system(wildcards):
     """The index-time part of the system's settings (experiment.index_conf): a query-time
     change leaves its index job's params alone."""
-    return experiment.index_conf(CFG["systems"][wildcards.system])
+    return experiment.index_conf(CFG["systems"][wildcards.system], CFG["models"])
 
 
 # Job runtimes (minutes) that the config bounds: an evaluation spends at most its system's
@@ -165,6 +165,13 @@ def install_inputs(wildcards):
 def system_venv(wildcards):
     """The system's own environment as an input, for a system the workflow installs."""
     return {"venv": VENVS[wildcards.system]} if wildcards.system in VENVS else {}
+
+
+def index_models(wildcards):
+    """The model exports (rule prepare_model) an external system's index command names as
+    {model:NAME}, as an input of its index job."""
+    named = experiment.system_models(CFG["systems"][wildcards.system], index_only=True)
+    return {"models": [f"results/models/{n}" for n in named]} if named else {}
 
 
 def home_dir(wildcards):
@@ -253,6 +260,11 @@ def dataset_corpus(wildcards):
 
 # system -> the arms it takes part in (config `arms:` of the system; default all)
 SYSTEM_ARMS = {s: experiment.system_arms(CFG, CFG["systems"][s]) for s in SYSTEMS}
+# system -> the datasets of the matrix it runs on (config `datasets:` of the system; default all)
+SYSTEM_DATASETS = {
+    s: [d for d in experiment.system_datasets(CFG, CFG["systems"][s]) if d in DATASETS]
+    for s in SYSTEMS
+}
 
 
 def refuse_rescoring(dag):
@@ -282,11 +294,13 @@ def refuse_rescoring(dag):
 
 
 def cells(pattern):
-    """`pattern` for every run of the matrix: each system on each dataset under each of its arms."""
+    """`pattern` for every run of the matrix: each system on each of its datasets under each of
+    its arms."""
     return [
         pattern.format(d=d, s=s, a=a)
         for d in DATASETS
         for s in SYSTEMS
+        if d in SYSTEM_DATASETS[s]
         for a in SYSTEM_ARMS[s]
     ]
 
@@ -326,23 +340,41 @@ def callgraph_files():
         for d in CALLGRAPH_DATASETS
         for s in SYSTEMS
         if answers_calls(CFG["systems"][s])
+        and d in experiment.system_datasets(CFG, CFG["systems"][s])
     ]
 
 
 def compare_files():
-    """The runs of both sides of every release/candidate pair (config `compare:`)."""
-    sides = {
-        (p[k]["system"], p[k]["arm"])
-        for p in COMPARE.values()
-        for k in ("release", "candidate")
-    }
-    return sorted(f"results/runs/{d}/{s}/{a}.json" for d in DATASETS for s, a in sides)
+    """The runs of both sides of every release/candidate pair (config `compare:`), on the
+    datasets both sides run."""
+    runs = set()
+    for p in COMPARE.values():
+        both = set(SYSTEM_DATASETS[p["release"]["system"]]) & set(
+            SYSTEM_DATASETS[p["candidate"]["system"]]
+        )
+        runs |= {
+            f"results/runs/{d}/{p[k]['system']}/{p[k]['arm']}.json"
+            for d in both
+            for k in ("release", "candidate")
+        }
+    return sorted(runs)
 
 
+# (datasets, systems) for each set of datasets some systems run on, the full set first when any
+# system runs on every dataset: one rule drawing the row charts of each (plots.smk)
+ROW_CHART_GROUPS = sorted(
+    {
+        tuple(SYSTEM_DATASETS[s]): tuple(
+            t for t in SYSTEMS if SYSTEM_DATASETS[t] == SYSTEM_DATASETS[s]
+        )
+        for s in SYSTEMS
+    }.items(),
+    key=lambda group: (group[0] != tuple(DATASETS), group),
+)
 # sweep -> its axes and cells (crmatrix.pipeline.sweeps), for the grid charts
 SWEEPS = sweeps.grids(CFG)
 PLOT_STEMS = plot_names.stems(
-    DATASETS,
+    SYSTEM_DATASETS,
     SYSTEM_ARMS,
     CFG["baseline_arm"],
     {w: [c["arm"] for c in g["cells"]] for w, g in SWEEPS.items()},
@@ -415,7 +447,7 @@ def system_cells(system, arms):
     wanted = {CFG["baseline_arm"], *arms}
     return [
         f"results/cells/{d}/{system}/{a}.json"
-        for d in DATASETS
+        for d in SYSTEM_DATASETS[system]
         for a in SYSTEM_ARMS[system]
         if a in wanted
     ]
@@ -452,11 +484,12 @@ def latency_chart_inputs(wildcards):
 
 
 def baseline_runs(systems):
-    """The baseline arm's run of each of `systems` on every dataset: systems as they ship."""
+    """The baseline arm's run of each of `systems` on each dataset it runs: systems as they ship."""
     return [
         f"results/runs/{d}/{s}/{CFG['baseline_arm']}.json"
         for d in DATASETS
         for s in systems
+        if d in SYSTEM_DATASETS[s]
     ]
 
 

@@ -29,6 +29,7 @@ rule build_index:
 rule build_system_index:
     input:
         unpack(system_venv),
+        unpack(index_models),
         tree="results/corpora/{corpus}/tree",
     output:
         directory("results/index/{corpus}/{system}/{index_key}"),

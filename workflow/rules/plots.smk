@@ -25,39 +25,45 @@ localrules:
 
 # Each row's two charts (its arms, its queries' transitions), one job per system: they all read
 # the phase matrix, so they are drawn again together, and one job starts Python and the Vega
-# renderer once for all of them (crmatrix.stages.plot_rows).
-rule plot_rows:
-    input:
-        unpack(rows_chart_inputs),
-    output:
-        *(
-            out
-            for d in DATASETS
-            for kind in ("arms", "transitions")
-            for out in (
-                chart_report(f"{kind}/{{system}}/{d}"),
-                f"results/plots/{kind}/{{system}}/{d}.png",
-                f"results/plots/{kind}/{{system}}/{d}.html",
-            )
-        ),
-    log:
-        "logs/plot_rows/{system}.log",
-    wildcard_constraints:
-        system=one_of(SYSTEMS),
-    conda:
-        "../../envs/crmatrix.yaml"
-    threads: 1
-    resources:
-        mem_mb=1024,
-        runtime=10,
-    params:
-        code=code("plot_rows"),
-        captions=chart_captions("arms", "transitions"),
-        datasets=DATASETS,
-        models=lambda wc: chart_models(wc.system),
-        runtime=PLOT_RUNTIME,
-    script:
-        "../scripts/plot_rows.py"
+# renderer once for all of them (crmatrix.stages.plot_rows). A job's outputs are its system's
+# datasets, so systems that run on different datasets (their `datasets:`) get a rule per set:
+# plot_rows for the systems on every dataset, plot_rows_N for each other set.
+for _n, (_datasets, _systems) in enumerate(ROW_CHART_GROUPS):
+
+    rule:
+        name:
+            "plot_rows" if _n == 0 else f"plot_rows_{_n}"
+        input:
+            unpack(rows_chart_inputs),
+        output:
+            *(
+                out
+                for d in _datasets
+                for kind in ("arms", "transitions")
+                for out in (
+                    chart_report(f"{kind}/{{system}}/{d}"),
+                    f"results/plots/{kind}/{{system}}/{d}.png",
+                    f"results/plots/{kind}/{{system}}/{d}.html",
+                )
+            ),
+        log:
+            "logs/plot_rows/{system}.log",
+        wildcard_constraints:
+            system=one_of(_systems),
+        conda:
+            "../../envs/crmatrix.yaml"
+        threads: 1
+        resources:
+            mem_mb=1024,
+            runtime=10,
+        params:
+            code=code("plot_rows"),
+            captions=chart_captions("arms", "transitions"),
+            datasets=list(_datasets),
+            models=lambda wc: chart_models(wc.system),
+            runtime=PLOT_RUNTIME,
+        script:
+            "../scripts/plot_rows.py"
 
 
 rule plot_forest:

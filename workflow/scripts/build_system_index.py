@@ -10,4 +10,5 @@ with jobs.job(snakemake.log[0], snakemake.output):
         out=snakemake.output[0],
         home_dir=snakemake.params.home,
         venv=snakemake.input.get("venv"),
+        models=snakemake.input.get("models"),
     )

@@ -20,6 +20,12 @@ OPSET = 17
 QUANTIZE_CHOICES = (None, "int8")
 _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 _DIM_CONFIGS = (("1_Pooling/config.json", "word_embedding_dimension"), ("config.json", "hidden_size"))
+# The tokenizer's and model's settings beside tokenizer.json, copied from the source into an
+# export so that it is a whole ONNX model directory another runtime loads as it is (fastembed
+# needs tokenizer_config.json; a system names the export as {model:NAME}). The engine reads
+# none of them: they are not in the export's sha256 (`source`, the source's files, covers them),
+# so an embedding cached under that hash stays valid.
+COMPANIONS = ("config.json", "tokenizer_config.json", "special_tokens_map.json", "vocab.txt")
 
 
 def _model_dim(model_dir: Path) -> int:
@@ -88,10 +94,12 @@ def _quantize_int8(src: Path, dest: Path) -> None:
 
 
 def export_onnx(model_dir: Path, out_dir: Path, quantize: str | None) -> dict:
-    """Export model_dir to out_dir/{model.onnx, tokenizer.json, model.json}; return model.json.
+    """Export model_dir to out_dir/{model.onnx, tokenizer.json, model.json} and the source's
+    COMPANIONS that it has; return model.json.
 
     Built in a temporary sibling and renamed into place, so a failure leaves no out_dir.
-    model.json's sha256 covers the final files other than model.json itself.
+    model.json's sha256 covers the files the engine loads (model.onnx, tokenizer.json); its
+    `source` every file of the source, the companions too.
     """
     if quantize not in QUANTIZE_CHOICES:
         raise CrmatrixError(f"quantize {quantize!r}: expected one of {QUANTIZE_CHOICES}")
@@ -110,5 +118,8 @@ def export_onnx(model_dir: Path, out_dir: Path, quantize: str | None) -> dict:
         meta = {"backend": "onnx", "onnx": final.name, "tokenizer": "tokenizer.json", "source": source_sha,
                 "quantize": quantize, "opset": OPSET, "sha256": model_files_sha256(tmp)["sha256"],
                 "dim": _model_dim(model_dir)}
+        meta["companions"] = [name for name in COMPANIONS if (model_dir / name).is_file()]
+        for name in meta["companions"]:
+            shutil.copyfile(model_dir / name, tmp / name)
         write_json(tmp / "model.json", meta)
     return meta

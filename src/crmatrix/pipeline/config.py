@@ -157,6 +157,8 @@ def validate(config: dict, source: str = "config") -> dict:
             if "install" in sysconf:
                 install.check(f"systems.{name}.install", sysconf["install"])
             _check_system_arms(cfg, name, sysconf)
+            _check_system_datasets(cfg, name, sysconf)
+            _check_system_models(cfg, name, sysconf)
         except CrmatrixError as e:
             raise CrmatrixError(f"{source}: {e}") from None
     for name in cfg["trackers"]:
@@ -220,6 +222,29 @@ def _check_system_arms(cfg: dict, name: str, conf: dict) -> None:
     if cfg["baseline_arm"] not in arms:
         raise CrmatrixError(f"systems.{name}.arms: expected the baseline arm {cfg['baseline_arm']!r} among them "
                             "(every other arm is compared with it)")
+
+
+def _check_system_datasets(cfg: dict, name: str, conf: dict) -> None:
+    datasets = conf.get("datasets")
+    if datasets is None:
+        return
+    unknown = [d for d in datasets if d not in cfg["datasets"]]
+    if unknown:
+        raise CrmatrixError(f"systems.{name}.datasets: {', '.join(map(repr, unknown))} not among the datasets "
+                            f"({', '.join(sorted(cfg['datasets']))})")
+
+
+def _check_system_models(cfg: dict, name: str, conf: dict) -> None:
+    """Each `{model:NAME}` of an external system's options names a model of the config."""
+    from crmatrix.systems import external
+    from crmatrix.systems.registry import system_class
+
+    if not issubclass(system_class(conf["type"]), external.ExternalSystem):
+        return
+    for key, model in external.model_uses(conf["options"]):
+        if model not in cfg["models"]:
+            raise CrmatrixError(f"systems.{name}.options.{key}: {{model:{model}}} names no model of the config "
+                                f"(known models: {', '.join(cfg['models'])})")
 
 
 def _check_models_and_arms(cfg: dict, source: str) -> None:

@@ -16,15 +16,15 @@ from crmatrix.datasets import holdout
 from crmatrix.datasets.registry import FORMATS
 from crmatrix.engine import knobs
 from crmatrix.engine.knobs import MODEL_VAR
-from crmatrix.systems import codefiles, install
+from crmatrix.systems import codefiles, external, install
 from crmatrix.systems import registry as systems
 from crmatrix.systems.registry import needs_index
 
 # splits made by crmatrix.datasets.splits (rule derive_split), not by crmatrix.datasets.holdout
 DERIVED_SPLITS = ("structural",)
-# What a system's config says to the DAG rather than to its jobs: which arms it runs, and what
-# its environment holds (the job gets the environment itself, keyed by what it holds).
-_DAG_KEYS = ("arms", "install")
+# What a system's config says to the DAG rather than to its jobs: which arms and datasets it
+# runs, and what its environment holds (the job gets the environment itself, keyed by what it holds).
+_DAG_KEYS = ("arms", "datasets", "install")
 
 
 def arm_env(cfg: dict, arm: str) -> dict[str, str]:
@@ -58,13 +58,42 @@ def system_arms(cfg: dict, system_conf: dict) -> list[str]:
     return [a for a in cfg["arms"] if own is None or a in own]
 
 
-def job_conf(system_conf: dict) -> dict:
-    """The system's settings as its jobs get them: without the arms it runs (no part of any
-    one run) and its install (the job gets the environment, whose path holds its key); with
-    the contents of the project files it runs (`systems.codefiles`), when it names any."""
+def system_datasets(cfg: dict, system_conf: dict) -> list[str]:
+    """The datasets a system runs on, sorted (its `datasets`, else every dataset)."""
+    own = system_conf.get("datasets")
+    return sorted(d for d in cfg["datasets"] if own is None or d in own)
+
+
+def job_conf(system_conf: dict, models: dict | None = None) -> dict:
+    """The system's settings as its jobs get them: without the arms and datasets it runs (no
+    part of any one run) and its install (the job gets the environment, whose path holds its
+    key); with the contents of the project files it runs (`systems.codefiles`), when it names
+    any; with the definition of each model its `{model:NAME}` placeholders name (`models`: the
+    config's), when it names any."""
     conf = {k: v for k, v in system_conf.items() if k not in _DAG_KEYS}
     files = code_files(system_conf)
-    return {**conf, codefiles.FILES_KEY: files} if files else conf
+    if files:
+        conf[codefiles.FILES_KEY] = files
+    named = model_defs(system_conf, models or {})
+    return {**conf, MODELS_KEY: named} if named else conf
+
+
+# Where a job's system settings hold the definitions of the models it names ({model:NAME}).
+MODELS_KEY = "models"
+
+
+def system_models(system_conf: dict, index_only: bool = False) -> list[str]:
+    """The config's models an external system names as `{model:NAME}` (in its index command's
+    templates only, with `index_only`): the workflow's export of each is an input of its jobs."""
+    if not hasattr(systems.system_class(system_conf["type"]), "argvs"):  # not a command or mcp system
+        return []
+    return external.model_names(system_conf["options"], index_only)
+
+
+def model_defs(system_conf: dict, models: dict, index_only: bool = False) -> dict[str, dict]:
+    """NAME -> the config's definition of each model the system names: what its export, and so
+    the job's result, depends on (its name and where it lies are no part of it)."""
+    return {n: models[n] for n in system_models(system_conf, index_only)}
 
 
 def code_files(system_conf: dict, index_only: bool = False) -> dict[str, str]:
@@ -78,13 +107,16 @@ def code_files(system_conf: dict, index_only: bool = False) -> dict[str, str]:
     return codefiles.hashes(options, argvs)
 
 
-def index_conf(system_conf: dict) -> dict:
+def index_conf(system_conf: dict, models: dict | None = None) -> dict:
     """The settings an external system's index job runs with: index-time ones only, so a
-    query-time change (`timeout_s`, `budget_s`, the search argv or tool) re-runs no index."""
+    query-time change (`timeout_s`, `budget_s`, the search argv or tool) re-runs no index; and
+    the definitions of the models its index command names (`models`: the config's)."""
     options = system_conf["options"]
-    return {"type": system_conf["type"],
+    conf = {"type": system_conf["type"],
             "options": {k: options[k] for k in (*_EXTERNAL_INDEX_OPTIONS, "index_env", "index_timeout_s")
                         if k in options}}
+    named = model_defs(system_conf, models or {}, index_only=True)
+    return {**conf, MODELS_KEY: named} if named else conf
 
 
 def venv_dir(cfg: dict, system: str) -> str | None:
@@ -113,6 +145,9 @@ def index_key(cfg: dict, system_conf: dict, arm: str, corpus: str) -> str:
         files = code_files(system_conf, index_only=True)
         if files:  # absent when none, so a system naming no project file keeps its key
             spec["files"] = files
+        models = model_defs(system_conf, cfg.get("models") or {}, index_only=True)
+        if models:  # likewise: a system naming no model keeps its key
+            spec["models"] = models
     return atomic.hash_obj(spec)[:12]
 
 
@@ -143,7 +178,7 @@ def home_dir(root: str, system: str, where: dict[str, str]) -> str:
 class Cell:
     """One evaluation (dataset × system × arm) as `stages.evaluate_arm.run` takes it: the
     files it reads (`inputs`: tasks, grep, dataset_file, tree, manifest, symbols; and as the
-    system and arm need them index, model, query_vectors, graph, venv), the other arguments
+    system and arm need them index, model, query_vectors, graph, venv, system_models), the other arguments
     its result depends on (`params`: system_conf, env, top_k, split, home_dir), and where it
     writes (`outputs`: run, trec_dir). Each key is the stage's argument of that name."""
 
@@ -185,7 +220,10 @@ def cell(cfg: dict, dataset: str, system: str, arm: str, root: str = "results") 
     venv = venv_dir(cfg, system)
     if venv is not None:
         inputs["venv"] = venv
-    params = {"system_conf": job_conf(conf), "env": arm_env(cfg, arm), "top_k": cfg["top_k"],
+    named = system_models(conf)
+    if named:  # the exports an external system's {model:NAME} name
+        inputs["system_models"] = [f"{root}/models/{n}" for n in named]
+    params = {"system_conf": job_conf(conf, cfg["models"]), "env": arm_env(cfg, arm), "top_k": cfg["top_k"],
               "split": dataset_split(cfg, dataset),
               "home_dir": home_dir(root, system, home)}
     outputs = {"run": f"{root}/runs/{dataset}/{system}/{arm}.json", "trec_dir": f"{root}/trec/{dataset}/{system}/{arm}"}

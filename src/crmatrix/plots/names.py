@@ -9,11 +9,12 @@ CAPTIONS = {
     "leaderboard": "Each system's headline metric on each dataset (point: the mean over all queries, a failed query "
                    "scoring 0; whisker: 95 % bootstrap interval), one panel per system, in order of its pooled Δ "
                    "against the reference system: a random-effects pool of per-dataset paired Δs, each on the "
-                   "queries both systems answered.",
+                   "queries both systems answered, over the datasets both ran (a system limited to some datasets "
+                   "by its `datasets:` has no point on the others).",
     "versus": "One system against the reference system: each dataset's paired Δ of the headline metric with its "
               "95 % interval (Δ ± 1.96 SE), the test made only on the queries both systems answered (the queries "
               "left out, a failure on either side, are counted beside each dataset); the diamond pools the "
-              "datasets by random effects (DerSimonian–Laird).",
+              "datasets by random effects (DerSimonian–Laird); only the datasets both systems ran are drawn.",
     "costs": "Per system, over its headline method's queries on every dataset: search latency (point: p50, whisker "
              "to p95; grep-and-read is not timed) and the tokens an agent reads per query from the system's answer "
              "and from grep-and-read (3 files × 200 lines) for the same queries.",
@@ -41,13 +42,15 @@ CROSS = ["heatmap", "latency", "quality-latency"]
 SYSTEMS_VIEW = ["leaderboard", "costs", "failures"]
 
 
-def stems(datasets: list[str], arms: dict[str, list[str]], baseline: str,
+def stems(datasets: list[str] | dict[str, list[str]], arms: dict[str, list[str]], baseline: str,
           sweeps: dict[str, list[str]] | None = None, reference: str | None = None) -> list[str]:
-    """Every chart of a matrix over these datasets and systems, each system with its arms;
+    """Every chart of a matrix over these datasets and systems, each system with its arms
+    (`datasets`: every system's, or system -> the datasets it runs on);
     `sweeps` (sweep -> its cells' arms) adds one grid per sweep and system taking part in it;
     `reference` (the config's reference system) adds the comparison of systems: the
     leaderboard, costs and failures, and each other system's forest against it."""
-    rows = [f"{kind}/{s}/{d}" for kind in ("arms", "transitions") for s in arms for d in datasets]
+    per_system = datasets if isinstance(datasets, dict) else {s: datasets for s in arms}
+    rows = [f"{kind}/{s}/{d}" for kind in ("arms", "transitions") for s in arms for d in per_system[s]]
     forests = [f"forest/{s}/{a}" for s, system_arms in arms.items() for a in system_arms if a != baseline]
     grids = [f"sweep/{s}/{w}" for s, system_arms in arms.items() for w, cells in (sweeps or {}).items()
              if set(cells) & set(system_arms)]

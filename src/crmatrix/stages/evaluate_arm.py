@@ -10,6 +10,7 @@ from crmatrix.datasets import ledger
 from crmatrix.datasets.tasks import read_tasks
 from crmatrix.evaluation import evaluate, provenance, tokenbench, trec
 from crmatrix.symbols import read_symbols
+from crmatrix.systems.external import models_by_name
 from crmatrix.systems.guard import DEFAULT_BUDGET_S, DEFAULT_TIMEOUT_S, Guard
 from crmatrix.systems.registry import SystemContext
 
@@ -19,7 +20,7 @@ def run(*, tasks: Path, symbols: Path, manifest: Path, tree: Path, dataset_file:
         index: Path | None = None, model: Path | None = None, cache_dir: Path | None = None,
         threads: int | None = None, trec_dir: Path | None = None, home_dir: Path | None = None,
         graph: Path | None = None, venv: Path | None = None, split: dict | None = None,
-        grep: Path | None = None, query_vectors: Path | None = None,
+        grep: Path | None = None, query_vectors: Path | None = None, system_models: list[Path] | None = None,
         tracking: Path | None = None) -> dict:
     """The files and parameters are what `crmatrix.pipeline.experiment.cell` plans for the cell.
     `home_dir`: an external system's own HOME (the workflow's results/home/{system}); None
@@ -29,8 +30,9 @@ def run(*, tasks: Path, symbols: Path, manifest: Path, tree: Path, dataset_file:
     the system's `install` made. `split`: which of the file's tasks `tasks` holds ({split, seed},
     experiment.dataset_split; None: all); on a test split the ledger must not hold the config
     yet (crmatrix.datasets.ledger). `grep`: the dataset's grep-and-read baseline
-    (stages.grep_baseline; None: grep here). `tracking`: where the run's JSONL event log goes
-    (crmatrix.trackers.event_log; None: none)."""
+    (stages.grep_baseline; None: grep here). `system_models`: the prepared model directories
+    (results/models/NAME) an external system's `{model:NAME}` placeholders name. `tracking`:
+    where the run's JSONL event log goes (crmatrix.trackers.event_log; None: none)."""
     split = split or {"split": "all", "seed": None}
     syms = read_symbols(symbols)
     man = atomic.read_json(manifest)
@@ -43,6 +45,7 @@ def run(*, tasks: Path, symbols: Path, manifest: Path, tree: Path, dataset_file:
                         query_vectors=Path(query_vectors) if query_vectors else None,
                         graph_file=Path(graph) if graph else None,
                         home_dir=Path(home_dir) if home_dir else None, venv_dir=Path(venv) if venv else None,
+                        system_models=models_by_name(system_models),
                         timeout_s=guard.timeout_s, name=system, methods=tuple(system_conf["methods"]))
     sysobj = evaluate.start_system(system_conf, ctx, guard)
     try:
@@ -52,7 +55,7 @@ def run(*, tasks: Path, symbols: Path, manifest: Path, tree: Path, dataset_file:
             ledger.check(key, dataset, split["split"], ledger.forced())
         methods, ranked, prepare_s = evaluate.evaluate(sysobj, task_list, syms, system_conf["methods"], top_k,
                                                        guard, grep_runs)
-        system_run = sysobj.provenance() if hasattr(sysobj, "provenance") else None
+        system_run = (sysobj.provenance() if hasattr(sysobj, "provenance") else None) or None
     finally:
         evaluate.stop_system(sysobj, guard)
     line, warnings = evaluate.outcome_lines(f"run {dataset}/{system}/{arm}", methods, system_conf["methods"])

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from crmatrix import CrmatrixError, atomic, integrity
+from crmatrix.embed.models import read_model
 from crmatrix.systems import codefiles, hitmap, sandbox, templates
 from crmatrix.systems.answers import BLOB, Answer, QueryFailure
 
@@ -23,6 +24,9 @@ DEFAULT_METHOD = "search"
 STATIC = {"corpus", "index", "home", "bin"}  # known once per job
 PER_QUERY = STATIC | {"query", "k", "tool", "args"}
 INDEX_INFO = "crmatrix-index.json"
+# The options holding templates: those the index job fills, and all of them.
+INDEX_TEMPLATES = ("index", "env", "cwd")
+TEMPLATES = (*INDEX_TEMPLATES, "search", "batch", "server", "setup", "args", "methods")
 
 
 def method_specs(options: dict) -> dict[str, dict]:
@@ -32,11 +36,54 @@ def method_specs(options: dict) -> dict[str, dict]:
             for m, spec in named.items()}
 
 
-def static_values(corpus_dir: Path, index_dir: Path | None, home: Path, venv_dir: Path | None) -> dict[str, str]:
+def model_names(options: dict, index_only: bool = False) -> list[str]:
+    """The config's models the options name as `{model:NAME}`: in the templates the index job
+    fills (`index_only`), or in any of them."""
+    keys = INDEX_TEMPLATES if index_only else TEMPLATES
+    return sorted({name for k in keys for _, name in templates.model_uses(k, options.get(k))})
+
+
+def model_uses(options: dict) -> list[tuple[str, str]]:
+    """(option key, NAME) for each `{model:NAME}` of the options, for the config's checks."""
+    return [u for k in TEMPLATES for u in templates.model_uses(k, options.get(k))]
+
+
+def models_by_name(model_dirs: list[Path] | str | Path | None) -> dict[str, Path]:
+    """Prepared model directories (results/models/NAME: one path, as Snakemake hands a named
+    input of one file, or several) by the config's name of their model."""
+    if isinstance(model_dirs, (str, Path)):
+        model_dirs = [model_dirs]
+    return {Path(p).name: Path(p) for p in model_dirs or []}
+
+
+def models_provenance(model_dirs: dict[str, Path]) -> dict[str, dict]:
+    """NAME -> what identifies the model the job was given (its model.json: sha256, source, ...),
+    never where it lies."""
+    out = {}
+    for name, d in sorted(model_dirs.items()):
+        meta = read_model(Path(d))
+        out[name] = {k: meta[k] for k in ("backend", "source", "sha256", "quantize") if k in meta}
+    return out
+
+
+def static_values(corpus_dir: Path, index_dir: Path | None, home: Path, venv_dir: Path | None,
+                  model_dirs: dict[str, Path] | None = None) -> dict[str, str]:
     """The placeholders known once per job; `bin` is the directory of the programs the
-    system's own environment installed (empty without one)."""
+    system's own environment installed (empty without one); `{model:NAME}` each prepared model
+    directory the job was given (`model_dirs`, NAME -> directory)."""
     return {"corpus": str(Path(corpus_dir).resolve()), "index": str(Path(index_dir).resolve()) if index_dir else "",
-            "home": str(home), "bin": str(Path(venv_dir).resolve() / "bin") if venv_dir else ""}
+            "home": str(home), "bin": str(Path(venv_dir).resolve() / "bin") if venv_dir else "",
+            **templates.model_values(model_dirs or {})}
+
+
+def _given_models(options: dict, model_dirs: dict[str, Path] | None, index_only: bool, what: str) -> dict[str, Path]:
+    """The model directories by name, each model the options name among them."""
+    given = {n: Path(d) for n, d in (model_dirs or {}).items()}
+    missing = [n for n in model_names(options, index_only) if n not in given]
+    if missing:
+        raise CrmatrixError(f"{what}: the options name {', '.join('{model:' + n + '}' for n in missing)}, but the "
+                            f"job was given no such model directory (given: {', '.join(sorted(given)) or 'none'})")
+    return given
 
 
 def process_env(options: dict, values: dict[str, str], home: Path, arm_env: dict[str, str],
@@ -127,10 +174,18 @@ class ExternalSystem:
             self._tmp = tempfile.TemporaryDirectory(prefix=f"crmatrix-{ctx.name or 'system'}-home-")
         self.home = Path(ctx.home_dir if ctx.home_dir is not None else self._tmp.name).resolve()
         self.home.mkdir(parents=True, exist_ok=True)
-        self.values = static_values(ctx.corpus_dir, ctx.index_dir, self.home, ctx.venv_dir)
+        self.model_dirs = _given_models(self.options, ctx.system_models, False, f"systems.{ctx.name or 'system'}")
+        self.values = static_values(ctx.corpus_dir, ctx.index_dir, self.home, ctx.venv_dir, self.model_dirs)
         self.env, self.cwd = process_env(self.options, self.values, self.home, ctx.env, ctx.venv_dir)
         self.specs = method_specs(self.options)
         self.table = hitmap.SymbolTable(ctx.symbols, ctx.corpus_dir)
+
+    def provenance(self) -> dict:
+        """The models it was given, by their hashes (none: nothing)."""
+        models = models_provenance(self.model_dirs)
+        if not models:
+            return {}
+        return {"models": models, **({"model": next(iter(models.values()))} if len(models) == 1 else {})}
 
     def call_values(self, method: str, query: str | None, k: int) -> dict[str, Any]:
         """Placeholder values for one call of `method` (`query` None in a batch call)."""
@@ -146,7 +201,8 @@ class ExternalSystem:
 
     def answer(self, value: Any, raw: str, k: int) -> Answer:
         """Hits from a parsed answer; a blob system also keeps the text an agent would read."""
-        hits = hitmap.to_hits(hitmap.select(value, self.options["hits"]), self.options["fields"], self.table, k)
+        hits = hitmap.to_hits(hitmap.select(value, self.options["hits"]), self.options["fields"], self.table, k,
+                              self.options.get("pathless", "fail"))
         if self.RESPONSE != BLOB:
             return Answer(hits)
         text = raw
@@ -163,17 +219,19 @@ class ExternalSystem:
 
 
 def build_index(conf: dict, *, corpus_dir: Path, env: dict[str, str], out: Path, home_dir: Path,
-                name: str = "", venv_dir: Path | None = None) -> dict:
-    """Run the system's index command once for (corpus, index-time env) into `out`.
+                name: str = "", venv_dir: Path | None = None, model_dirs: dict[str, Path] | None = None) -> dict:
+    """Run the system's index command once for (corpus, index-time env) into `out`; `model_dirs`:
+    the prepared models its `{model:NAME}` placeholders name (NAME -> directory).
 
     The tool writes straight into `out` (not a staged copy renamed afterwards), since many
     tools record absolute paths inside their index; a failed build removes `out`.
     """
     options, out, home = conf["options"], Path(out).resolve(), Path(home_dir).resolve()
+    model_dirs = _given_models(options, model_dirs, True, f"systems.{name or conf['type']}")
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
-    values = static_values(corpus_dir, out, home, venv_dir)
+    values = static_values(corpus_dir, out, home, venv_dir, model_dirs)
     index_vars = ExternalSystem.index_env(conf, env)
     run_env, cwd = process_env(options, values, home, index_vars, venv_dir)
     argv = templates.fill_argv(options["index"], values)
@@ -185,6 +243,9 @@ def build_index(conf: dict, *, corpus_dir: Path, env: dict[str, str], out: Path,
         raise CrmatrixError(f"systems.{name or conf['type']}: index command failed ({e.kind}): {e}") from None
     info = {"argv": options["index"], "env": dict(sorted(index_vars.items())),
             "seconds": round(time.perf_counter() - t0, 3), "stdout_tail": stdout[-2000:]}
+    models = models_provenance({n: model_dirs[n] for n in model_names(options, index_only=True)})
+    if models:  # absent when none, as in the index info written before models could be named
+        info["models"] = models
     atomic.write_json(out / INDEX_INFO, info)
     integrity.record(out)
     return info

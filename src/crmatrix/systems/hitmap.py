@@ -162,14 +162,20 @@ def _int(value: Any, what: str, i: int) -> int | None:
         raise QueryFailure("bad-output", f"hit {i}: {what} {value!r} is not a line number") from None
 
 
-def to_hits(records: list, fields: dict[str, str], table: SymbolTable, k: int) -> list[Hit]:
+PATHLESS = ("fail", "rank")  # a hit without a path: the answer is bad output, or the hit costs its rank
+
+
+def to_hits(records: list, fields: dict[str, str], table: SymbolTable, k: int, pathless: str = "fail") -> list[Hit]:
+    """`pathless`: what a hit without a path means (PATHLESS): a tool whose contract lets a row
+    have none (a chunk located nowhere in the files) says `rank`, and the row is kept in its
+    rank, naming nothing of the corpus."""
     fields = {**DEFAULT_FIELDS, **fields}
     hits, scores = [], []
     for i, rec in enumerate(records):
         path = get(rec, fields["path"])
-        if not isinstance(path, str) or not path:
+        if (not isinstance(path, str) or not path) and pathless != "rank":
             raise QueryFailure("bad-output", f"hit {i}: no path at {fields['path']!r} in {_shape(rec)}")
-        path = table.relative(path)
+        path = table.relative(path) if isinstance(path, str) and path else ""
         name = get(rec, fields["symbol"])
         name = name if isinstance(name, str) and name else None
         line = _int(get(rec, fields["start_line"]), fields["start_line"], i)
@@ -190,7 +196,7 @@ def to_hits(records: list, fields: dict[str, str], table: SymbolTable, k: int) -
     seen, out = set(), []
     for h in hits:
         key = (h.path, h.start_line, h.symbol)
-        if key not in seen:
+        if key not in seen or not h.path:  # each pathless hit is an answer of its own
             seen.add(key)
             out.append(h)
     return out[:k]

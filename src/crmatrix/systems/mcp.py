@@ -271,7 +271,7 @@ class McpSystem(ExternalSystem):
             pass  # the next query tries again, and fails with the cause if it persists
 
     def provenance(self) -> dict:
-        out = {"server_starts": self.starts}
+        out = {**super().provenance(), "server_starts": self.starts}
         info = getattr(self.server, "info", None)
         if info is not None:
             out["server"] = {"name": info.server_info.name, "version": info.server_info.version,

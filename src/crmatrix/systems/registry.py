@@ -39,6 +39,7 @@ class SystemContext:
     graph_file: Path | None = None  # the corpus's reference graph (crmatrix.graph), when the job needs it
     home_dir: Path | None = None  # an external system's own HOME and caches (see sandbox)
     venv_dir: Path | None = None  # the virtual environment the system's `install` made (crmatrix.systems.install)
+    system_models: dict[str, Path] = field(default_factory=dict)  # model name -> its export, for {model:NAME}
     timeout_s: float = DEFAULT_TIMEOUT_S  # per query; external systems enforce it on their process
     name: str = ""  # the system's name in the config, for messages
     methods: tuple[str, ...] | None = None  # the methods the job will ask for (None: any), so the rest go unloaded

@@ -4,6 +4,10 @@ An argv template is a list of strings, never a shell line: a query lands in one 
 element whatever it holds. Only bare names in braces are placeholders, so JSON literals
 such as `{"a": 1}` pass through untouched; a placeholder the context does not offer is a
 config error, caught at validation.
+
+`{model:NAME}` is the one qualified placeholder: the absolute path of the workflow's export of
+the config's model NAME (`results/models/NAME`, rule prepare_model). Whether NAME is a model
+of the config is checked where the config's models are known (crmatrix.pipeline.config).
 """
 
 from __future__ import annotations
@@ -14,11 +18,30 @@ from typing import Any
 
 from crmatrix import CrmatrixError
 
-PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+MODEL_PREFIX = "model:"
+PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*|model:[A-Za-z0-9_][A-Za-z0-9_.-]*)\}")
 
 
 def names(text: str) -> list[str]:
     return PLACEHOLDER.findall(text)
+
+
+def model_uses(key: str, value: Any) -> list[tuple[str, str]]:
+    """(key of the string, NAME) for each `{model:NAME}` in `value` (a string, or lists/objects of them)."""
+    if isinstance(value, str):
+        return [(key, n[len(MODEL_PREFIX):]) for n in names(value) if n.startswith(MODEL_PREFIX)]
+    if isinstance(value, list):
+        return [u for i, v in enumerate(value) for u in model_uses(f"{key}[{i}]", v)]
+    if isinstance(value, dict):
+        return [u for k, v in value.items() for u in model_uses(f"{key}.{k}", v)]
+    return []
+
+
+def model_values(model_dirs: dict[str, Any]) -> dict[str, str]:
+    """The `{model:NAME}` placeholder values for these model directories (name -> directory)."""
+    from pathlib import Path
+
+    return {f"{MODEL_PREFIX}{n}": str(Path(d).resolve()) for n, d in model_dirs.items()}
 
 
 def uses(value: Any, name: str) -> bool:
@@ -35,10 +58,11 @@ def uses(value: Any, name: str) -> bool:
 def check(key: str, value: Any, allowed: set[str]) -> None:
     """Every placeholder in `value` (a string, or lists/objects of them) must be in `allowed`."""
     if isinstance(value, str):
-        unknown = sorted(set(names(value)) - allowed)
+        unknown = sorted(n for n in set(names(value)) - allowed if not n.startswith(MODEL_PREFIX))
         if unknown:
             raise CrmatrixError(f"{key}: unknown placeholder {', '.join('{' + n + '}' for n in unknown)} "
-                                f"(expected some of: {', '.join('{' + n + '}' for n in sorted(allowed))})")
+                                f"(expected some of: {', '.join('{' + n + '}' for n in sorted(allowed))}, "
+                                "{model:NAME})")
     elif isinstance(value, list):
         for i, v in enumerate(value):
             check(f"{key}[{i}]", v, allowed)

@@ -207,7 +207,7 @@ def test_command_and_mcp_options_are_filled_and_checked_one_key_at_a_time():
              "(options.tool, or methods.NAME.tool)"),
             ({"server": ["s"], "tool": "t", "search": ["x"]}, "config: systems.x.options: unknown key 'search' "
              "(expected one of: args, blob, content, cwd, env, fields, files, hits, index, index_env, index_timeout_s, "
-             "methods, parser, pass_env, pattern, response, server, setup, start_timeout_s, tool)"),
+             "methods, parser, pass_env, pathless, pattern, response, server, setup, start_timeout_s, tool)"),
             ({"server": ["s", "{query}"], "tool": "t"}, "config: systems.x.options.server[1]: unknown placeholder "
              "{query} (expected some of: {bin}, {corpus}, {home}, {index}, {model:NAME})"),
         ],

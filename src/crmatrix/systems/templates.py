@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 from crmatrix import CrmatrixError
@@ -39,8 +40,6 @@ def model_uses(key: str, value: Any) -> list[tuple[str, str]]:
 
 def model_values(model_dirs: dict[str, Any]) -> dict[str, str]:
     """The `{model:NAME}` placeholder values for these model directories (name -> directory)."""
-    from pathlib import Path
-
     return {f"{MODEL_PREFIX}{n}": str(Path(d).resolve()) for n, d in model_dirs.items()}
 
 

@@ -81,4 +81,5 @@ def test_only_arms_that_expand_rerun_when_the_graph_changes(graph_work):
                     "--forcerun", "extract_graph").stdout
     planned = sorted(line.split("output: ")[1] for line in out.splitlines() if "output: results/runs/rs/" in line)
     # the plain dataset's baseline and rrf arms do not read the graph (the split's tasks do, so all of it re-runs)
-    assert planned == ["results/runs/rs/builtin/expand.json, results/trec/rs/builtin/expand"]
+    assert planned == ["results/runs/rs/builtin/expand.json, results/trec/rs/builtin/expand, "
+                       "results/tracking/rs/builtin/expand.jsonl"]

@@ -157,7 +157,7 @@ def validate(config: dict, source: str = "config") -> dict:
             if "install" in sysconf:
                 install.check(f"systems.{name}.install", sysconf["install"])
             _check_system_arms(cfg, name, sysconf)
-            _check_system_datasets(cfg, name, sysconf)
+            _check_members(name, "datasets", sysconf.get("datasets"), sorted(cfg["datasets"]))
             _check_system_models(cfg, name, sysconf)
         except CrmatrixError as e:
             raise CrmatrixError(f"{source}: {e}") from None
@@ -211,27 +211,22 @@ def _derive(cfg: dict, name: str, ds: dict, source: str) -> None:
     ds["file"] = TASKS_FILE.format(dataset=name)
 
 
+def _check_members(name: str, key: str, listed: list[str] | None, known: list[str]) -> None:
+    """Each of a system's `key` (its arms, its datasets) is one of the config's."""
+    unknown = [x for x in listed or [] if x not in known]
+    if unknown:
+        raise CrmatrixError(f"systems.{name}.{key}: {', '.join(map(repr, unknown))} not among the {key} "
+                            f"({', '.join(known)})")
+
+
 def _check_system_arms(cfg: dict, name: str, conf: dict) -> None:
     arms = conf.get("arms")
     if arms is None:
         return
-    unknown = [a for a in arms if a not in cfg["arms"]]
-    if unknown:
-        raise CrmatrixError(f"systems.{name}.arms: {', '.join(map(repr, unknown))} not among the arms "
-                            f"({', '.join(cfg['arms'])})")
+    _check_members(name, "arms", arms, list(cfg["arms"]))
     if cfg["baseline_arm"] not in arms:
         raise CrmatrixError(f"systems.{name}.arms: expected the baseline arm {cfg['baseline_arm']!r} among them "
                             "(every other arm is compared with it)")
-
-
-def _check_system_datasets(cfg: dict, name: str, conf: dict) -> None:
-    datasets = conf.get("datasets")
-    if datasets is None:
-        return
-    unknown = [d for d in datasets if d not in cfg["datasets"]]
-    if unknown:
-        raise CrmatrixError(f"systems.{name}.datasets: {', '.join(map(repr, unknown))} not among the datasets "
-                            f"({', '.join(sorted(cfg['datasets']))})")
 
 
 def _check_system_models(cfg: dict, name: str, conf: dict) -> None:

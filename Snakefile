@@ -5,7 +5,7 @@ import sys
 from snakemake.utils import min_version
 
 from crmatrix import CrmatrixError
-from crmatrix.pipeline.config import read_yaml
+from crmatrix.config.yamlfile import read_yaml
 
 min_version("9.0")
 

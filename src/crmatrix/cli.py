@@ -21,69 +21,71 @@ import json
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from crmatrix import CrmatrixError, __version__, atomic
-from crmatrix.analysis import baseline, check
-from crmatrix.corpora import views
-from crmatrix.corpora.tree import select_files
-from crmatrix.datasets import audit, derived, holdout, registry, tasks
-from crmatrix.engine import knobs
-from crmatrix.pipeline import caches, config, experiment, locations, sweeps
-from crmatrix.stages import (
-    build_index,
-    build_system_index,
-    embed_queries,
-    evaluate_arm,
-    extract_graph,
-    extract_symbols,
-    fetch_corpus,
-    grep_baseline,
-    install_system,
-    prepare_dataset,
-    prepare_model,
-)
-from crmatrix.symbols.extract import extract_files
-from crmatrix.systems.registry import check_programs, check_system_config
+from crmatrix.datasets import holdout
+
+# Each command imports what it runs, so `crmatrix --help` and `crmatrix validate` load no
+# parser, engine or model library.
 
 DEFAULT_CONFIG = Path("config/config.yaml")
+# The default size of a derived dataset (crmatrix.datasets.derived.DEFAULT_MAX_QUERIES, which a
+# test holds this to), and the significance level of a baseline gate (analysis.baseline.ALPHA),
+# for the help texts.
+DERIVED_MAX_QUERIES = 300
+GATE_ALPHA = 0.05
 
 
-def _run_config(args, corpus: str, dataset: str) -> dict:
+def _run_matrix(args, corpus: str, dataset: str):
     """The matrix config (arms, systems, models; default: config/config.yaml if present, else
     built-in defaults) with this run's corpus directory and dataset file as its only corpus
     and dataset, and --methods and --top-k in place of the config's."""
+    from crmatrix import config
+    from crmatrix.config.yamlfile import read_yaml
+
     path = Path(args.config) if args.config else (DEFAULT_CONFIG if DEFAULT_CONFIG.exists() else None)
-    raw = (config.read_yaml(path) or {}) if path else {"arms": {"baseline": {}}}
+    raw = (read_yaml(path) or {}) if path else {"arms": {"baseline": {}}}
     raw["corpora"] = {corpus: {"path": args.corpus, "include": args.include or ["**"], "exclude": args.exclude or []}}
     raw["datasets"] = {dataset: {"file": args.dataset, "corpus": corpus, "format": args.format}}
     if args.top_k is not None:
         raw["top_k"] = args.top_k
-    cfg = config.validate(raw, str(path) if path else "built-in defaults")
-    if args.arm not in cfg["arms"]:
-        raise CrmatrixError(f"--arm {args.arm!r} is not an arm of the config (known: {', '.join(cfg['arms'])})")
-    if args.system not in cfg["systems"]:
-        raise CrmatrixError(f"--system {args.system!r} is not a system of the config "
-                            f"(known: {', '.join(cfg['systems'])})")
+    systems = raw.get("systems") or {"builtin": {"type": "builtin"}}
+    if args.system not in systems:
+        raise CrmatrixError(f"--system {args.system!r} is not a system of the config (known: {', '.join(systems)})")
+    # this system alone, on this dataset: the others, the datasets it names, the pairs and the
+    # matrix's headline method are no part of one run
+    system = {k: v for k, v in systems[args.system].items() if k != "datasets"}
     if args.methods:
-        cfg["systems"][args.system]["methods"] = args.methods.split(",")
-        check_system_config(args.system, cfg["systems"][args.system])
-    return cfg
+        system["methods"] = args.methods.split(",")
+    raw["systems"] = {args.system: system}
+    for key in ("reference_system", "compare", "headline_method"):
+        raw.pop(key, None)
+    matrix = config.from_dict(raw, str(path) if path else "built-in defaults")
+    if args.arm not in matrix.arms:
+        raise CrmatrixError(f"--arm {args.arm!r} is not an arm of the config (known: {', '.join(matrix.arms)})")
+    return matrix
 
 
 def cmd_run(args) -> int:
+    from crmatrix.config.plan import Plan
+    from crmatrix.datasets import derived
+    from crmatrix.stages import evaluate_arm
+
     if args.format == derived.FORMAT:  # scored here on the corpus itself, its queries would be its own docs
         raise CrmatrixError(f"run: format {derived.FORMAT} is scored on the corpus's docs-withheld view, which the "
                             f"workflow makes: give a config a dataset {{format: {derived.FORMAT}, corpus: NAME}}")
     corpus, dataset = Path(args.corpus).resolve().name, Path(args.dataset).stem
-    cfg = _run_config(args, corpus, dataset)
-    cache_dir = Path(args.cache_dir or cfg["cache_dir"])
+    matrix = _run_matrix(args, corpus, dataset)
+    cache_dir = Path(args.cache_dir or matrix.cache_dir)
     with tempfile.TemporaryDirectory(prefix="crmatrix-run-") as tmp:
-        cell = experiment.cell(cfg, dataset, args.system, args.arm, root=tmp)
-        _build_inputs(cfg, cell, cache_dir)
-        out = Path(args.out) if args.out else Path(cell.outputs["run"])
-        run = evaluate_arm.run(**cell.inputs, **cell.params, out=out, dataset=dataset, system=args.system,
-                               arm=args.arm, cache_dir=cache_dir, threads=cfg["embed_threads"])
+        plan = Plan(matrix, root=tmp)
+        cell = plan.cell(dataset, args.system, args.arm)
+        _build_inputs(plan, cell, cache_dir)
+        # the run alone (no TREC files), where --out says
+        cell = replace(cell, outputs={"run": args.out or cell.outputs["run"]})
+        run = evaluate_arm.run(cell, cache_dir=cache_dir, threads=matrix.embed_threads)
     print(f"{run['dataset']} · {run['system']} · {run['arm']}")
     for method, res in run["methods"].items():
         m = res["metrics"]
@@ -95,68 +97,91 @@ def cmd_run(args) -> int:
     return 0
 
 
-def _build_inputs(cfg: dict, cell: experiment.Cell, cache_dir: Path) -> None:
+def _build_inputs(plan, cell, cache_dir: Path) -> None:
     """Every input the cell's plan names, made by the stage the workflow makes it with (in the
     order they depend on each other), but the system's environment, made where the workflow keeps it."""
-    i, corpus = cell.inputs, cfg["corpora"][cell.corpus]
-    fetch_corpus.run(cell.corpus, corpus, Path(i["tree"]), Path(i["manifest"]), [], {})
+    from crmatrix.stages import (
+        build_index,
+        build_system_index,
+        embed_queries,
+        extract_graph,
+        extract_symbols,
+        fetch_corpus,
+        grep_baseline,
+        prepare_dataset,
+        prepare_model,
+    )
+
+    m, i = plan.matrix, cell.inputs
+    ds = m.datasets[cell.dataset]
+    fetch_corpus.run(ds.corpus, m.corpora[ds.corpus].conf, Path(i["tree"]), Path(i["manifest"]), [], {})
     extract_symbols.run(Path(i["tree"]), Path(i["manifest"]), Path(i["symbols"]))
-    ds = cfg["datasets"][cell.dataset]
-    prepare_dataset.run(Path(ds["file"]), ds["format"], cell.corpus, Path(i["manifest"]), Path(i["symbols"]),
-                        Path(i["tasks"]))
+    prepare_dataset.run(Path(ds.file), ds.format, ds.corpus, Path(i["manifest"]), Path(i["symbols"]), Path(i["tasks"]))
     grep_baseline.run(tasks=Path(i["tasks"]), tree=Path(i["tree"]), manifest=Path(i["manifest"]),
                       symbols=Path(i["symbols"]), out=Path(i["grep"]))
     if "graph" in i:
         extract_graph.run(Path(i["tree"]), Path(i["manifest"]), Path(i["symbols"]), Path(i["graph"]))
     if "venv" in i:
-        _install(cfg, cell.system, Path(i["venv"]))
-    conf = cfg["systems"][cell.system]
+        _install(m, cell.system, Path(i["venv"]))
     if "model" in i:
-        prepare_model.run(cfg["models"][experiment.arm_model(cfg, cell.arm)], Path(i["model"]))
+        prepare_model.run(m.models[m.arms[cell.arm].model], Path(i["model"]))
     for model_dir in map(Path, i.get("system_models", [])):  # an external system's {model:NAME}
-        prepare_model.run(cfg["models"][model_dir.name], model_dir)
-    if "index" in i and conf["type"] == "builtin":
-        build_index.run(symbols=Path(i["symbols"]), manifest=Path(i["manifest"]), model_dir=Path(i["model"]),
-                        knobs=experiment.index_knobs(cfg, cell.arm, cell.corpus), cache_dir=cache_dir,
-                        out=Path(i["index"]), threads=cfg["embed_threads"])
-    elif "index" in i:  # an external system's own index command
-        build_system_index.run(system=cell.system, system_conf=cell.params["system_conf"], tree=Path(i["tree"]),
-                               env=experiment.index_env(cfg, conf, cell.arm), out=Path(i["index"]),
-                               home_dir=Path(cell.params["home_dir"]), venv=i.get("venv"),
-                               models=i.get("system_models"))
+        prepare_model.run(m.models[model_dir.name], model_dir)
+    if "index" in i:
+        key = Path(i["index"]).name
+        if m.systems[cell.system].cls.EMBEDS:
+            build_index.run(symbols=Path(i["symbols"]), manifest=Path(i["manifest"]), model_dir=Path(i["model"]),
+                            knobs=plan.index_knobs(cell.system, ds.corpus, key), cache_dir=cache_dir,
+                            out=Path(i["index"]), threads=m.embed_threads)
+        else:  # an external system's own index command
+            build_system_index.run(system=cell.system, system_conf=plan.index_conf(cell.system), tree=Path(i["tree"]),
+                                   env=plan.index_env(cell.system, ds.corpus, key), out=Path(i["index"]),
+                                   home_dir=Path(cell.params["home_dir"]), venv=i.get("venv"),
+                                   models=i.get("system_models"))
     if "query_vectors" in i:
         embed_queries.run(tasks=Path(i["tasks"]), model_dir=Path(i["model"]), cache_dir=cache_dir,
-                          out=Path(i["query_vectors"]), threads=cfg["embed_threads"])
+                          out=Path(i["query_vectors"]), threads=m.embed_threads)
 
 
-def _install(cfg: dict, system: str, venv: Path) -> None:
+def _install(matrix, system: str, venv: Path) -> None:
     """The system's own environment, where the workflow keeps it, installed if it is not there yet."""
+    from crmatrix.pipeline import locations
+    from crmatrix.stages import install_system
+
     if not venv.is_dir():
         print(f"installing {system} into {venv}", file=sys.stderr)
-        locations.export(cfg)
-        install_system.run(system=system, install_conf=cfg["systems"][system]["install"], out=venv,
+        locations.export(matrix)
+        install_system.run(system=system, install_conf=matrix.systems[system].conf["install"], out=venv,
                            mirrors=locations.mirrors())
 
 
 def cmd_validate(args) -> int:
-    cfg = config.load(args.config)
-    for name, sysconf in cfg["systems"].items():
+    from crmatrix import config
+    from crmatrix.config import check
+    from crmatrix.systems.registry import check_programs
+
+    matrix = config.load(args.config)
+    check.files(matrix)
+    for name, system in matrix.systems.items():
         try:
-            check_programs(name, sysconf)
+            check_programs(name, system.conf)
         except CrmatrixError as e:
             raise CrmatrixError(f"{args.config}: {e}") from None
-    for line in config.clamp_warnings(cfg):
+    for line in config.clamp_warnings(matrix):
         print(f"crmatrix: warning: {args.config}: {line}", file=sys.stderr)
-    cells = sum(len(g["cells"]) for g in sweeps.grids(cfg).values())
-    swept = f", {cells} of them from {len(cfg['sweeps'])} sweep{'s' * (len(cfg['sweeps']) != 1)}" if cells else ""
-    seen = sum(1 for c in cfg["corpora"].values() if views.source(c))
+    cells = sum(len(g["cells"]) for g in matrix.sweeps.values())
+    n_sweeps = len(matrix.sweeps)
+    swept = f", {cells} of them from {n_sweeps} sweep{'s' * (n_sweeps != 1)}" if cells else ""
+    seen = len(matrix.corpora_of("view"))
     made = f" + {seen} docs-withheld view{'s' * (seen != 1)}" if seen else ""
-    print(f"{args.config}: ok ({len(cfg['corpora']) - seen} corpora{made}, {len(cfg['datasets'])} datasets, "
-          f"{len(cfg['systems'])} systems, {len(cfg['arms'])} arms{swept})")
+    print(f"{args.config}: ok ({len(matrix.corpora) - seen} corpora{made}, {len(matrix.datasets)} datasets, "
+          f"{len(matrix.systems)} systems, {len(matrix.arms)} arms{swept})")
     return 0
 
 
 def _read_run(path: str) -> dict:
+    from crmatrix.analysis import check
+
     try:
         run = json.loads(Path(path).read_text())
     except (OSError, ValueError) as e:
@@ -165,6 +190,8 @@ def _read_run(path: str) -> dict:
 
 
 def cmd_check(args) -> int:
+    from crmatrix.analysis import baseline, check
+
     run = _read_run(args.run)
     gates = check.parse_gates(args.min or [], args.max or [])
     drops = [check.parse_drop(t) for t in args.max_drop or []]
@@ -189,6 +216,8 @@ def cmd_check(args) -> int:
 
 
 def cmd_promote(args) -> int:
+    from crmatrix.analysis import baseline
+
     record = baseline.promote(_read_run(args.run), args.run)
     out = Path(args.out) if args.out else baseline.default_path(record)
     atomic.write_json(out, record)
@@ -204,11 +233,16 @@ def _cache_dir(args) -> Path:
     as the workflow would use it; else the default results/cache."""
     if args.cache_dir:
         return Path(args.cache_dir)
+    from crmatrix import config
+    from crmatrix.pipeline import locations
+
     path = Path(args.config) if args.config else (DEFAULT_CONFIG if DEFAULT_CONFIG.exists() else None)
-    return Path(config.load(path)["cache_dir"]) if path else locations.cache_dir({})
+    return Path(config.load(path).cache_dir) if path else locations.cache_dir({})
 
 
 def cmd_cache_info(args) -> int:
+    from crmatrix.pipeline import caches
+
     report = caches.info(Path(args.results), _cache_dir(args))
     if args.json:
         print(json.dumps(report, indent=2, sort_keys=True))
@@ -218,6 +252,8 @@ def cmd_cache_info(args) -> int:
 
 
 def cmd_cache_compact(args) -> int:
+    from crmatrix.pipeline import caches
+
     for r in caches.compact(_cache_dir(args)):
         print(f"model {r['model'][:12]}: {r['shards_before']} shards merged into {1 if r['entries_kept'] else 0} "
               f"({r['entries_kept']:,} entries), freed {caches.size(r['freed_bytes'])}")
@@ -225,6 +261,8 @@ def cmd_cache_compact(args) -> int:
 
 
 def cmd_cache_evict(args) -> int:
+    from crmatrix.pipeline import caches
+
     older = caches.parse_age(args.older_than) if args.older_than is not None else None
     now = time.time()
     results = Path(args.results)
@@ -237,6 +275,8 @@ def cmd_cache_evict(args) -> int:
 
 def _dataset_file(args) -> Path | None:
     """The dataset file the command names: none for a derived dataset, which is made of --corpus."""
+    from crmatrix.datasets import derived
+
     if args.format == derived.FORMAT:
         if args.file:
             raise CrmatrixError(f"dataset {args.dataset_command}: format {derived.FORMAT} reads no FILE (its queries "
@@ -249,11 +289,15 @@ def _dataset_file(args) -> Path | None:
     return Path(args.file)
 
 
-def _dataset_tasks(args) -> list[tasks.Task]:
+def _dataset_tasks(args) -> list:
     """The dataset file loaded as the pipeline would, against the corpus directory as its files
     and symbols are selected and extracted (in a scratch copy; nothing is written elsewhere),
     sampled (derived) and narrowed to the split; the loader's summary and each dropped row go
     to stderr."""
+    from crmatrix.corpora.tree import select_files
+    from crmatrix.datasets import derived, registry
+    from crmatrix.symbols.extract import extract_files
+
     src = Path(args.corpus)
     if not src.is_dir():
         raise CrmatrixError(f"--corpus {args.corpus}: not a directory")
@@ -288,6 +332,8 @@ def cmd_dataset_show(args) -> int:
 
 
 def cmd_dataset_audit(args) -> int:
+    from crmatrix.datasets import audit, derived
+
     name = Path(args.file).stem if args.file else f"{Path(args.corpus).resolve().name}-{derived.FORMAT}"
     result = {"dataset": name, **audit.audit(_dataset_tasks(args))}
     print(atomic.dumps_canonical(result) if args.json else audit.to_text(result, name), end="\n" if args.json else "")
@@ -295,6 +341,8 @@ def cmd_dataset_audit(args) -> int:
 
 
 def cmd_knobs(args) -> int:
+    from crmatrix.engine import knobs
+
     print(knobs.markdown(), end="")
     return 0
 
@@ -308,7 +356,7 @@ def _dataset_options(p: argparse.ArgumentParser) -> None:
                    help=f"the shuffle of a dev/test split and of a derived sample (default: {holdout.DEFAULT_SEED})")
     p.add_argument("--max-queries", type=int, metavar="N",
                    help=f"a derived dataset's size: a seeded sample of at most N, stratified over directories "
-                        f"(default: {derived.DEFAULT_MAX_QUERIES})")
+                        f"(default: {DERIVED_MAX_QUERIES})")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -340,7 +388,7 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("--baseline", help="a baseline record (crmatrix promote) to gate the run against")
     c.add_argument("--max-drop", action="append", metavar="METHOD.METRIC=DROP",
                    help="fail when the metric drops more than DROP below the baseline's and the paired "
-                        f"randomization test gives p < {baseline.ALPHA:g} (repeatable)")
+                        f"randomization test gives p < {GATE_ALPHA:g} (repeatable)")
     c.set_defaults(func=cmd_check)
     pr = sub.add_parser("promote",
                         help="keep a run as a baseline record (pins, metrics with intervals, per-query ranks)")

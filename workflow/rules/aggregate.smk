@@ -13,7 +13,7 @@ localrules:
 # a new or changed run costs its own cells and the matrix only assembles them.
 rule cell_stats:
     input:
-        unpack(cell_inputs),
+        unpack(by(PLAN.cell_inputs, "dataset", "system", "arm")),
     output:
         "results/cells/{dataset}/{system}/{arm}.json",
     log:
@@ -28,16 +28,16 @@ rule cell_stats:
         runtime=10,
     params:
         code=code("cell_stats"),
-        headline_method=CFG["headline_method"],
-        format=lambda wc: experiment.matrix_formats(CFG, [wc.dataset])[wc.dataset],
+        headline_method=MATRIX.headline_method,
+        format=by(PLAN.matrix_format, "dataset"),
     script:
         "../scripts/cell_stats.py"
 
 
 rule collect_matrix:
     input:
-        cells=cell_files(),
-        summaries=[f"results/datasets/{d}.summary.json" for d in DATASETS],
+        cells=PLAN.cell_files(),
+        summaries=PLAN.summaries(DATASETS),
     output:
         json="results/matrix/phase-matrix.json",
         md="results/matrix/phase-matrix.md",
@@ -51,13 +51,13 @@ rule collect_matrix:
         runtime=10,
     params:
         code=code("collect_matrix"),
-        baseline_arm=CFG["baseline_arm"],
-        headline_method=CFG["headline_method"],
-        arm_order=list(CFG["arms"]),
-        archetypes={d: c.get("archetype") for d, c in CFG["datasets"].items()},
-        notes={d: c["note"] for d, c in CFG["datasets"].items() if c.get("note")},
+        baseline_arm=BASELINE,
+        headline_method=MATRIX.headline_method,
+        arm_order=list(MATRIX.arms),
+        archetypes={d: ds.archetype for d, ds in MATRIX.datasets.items()},
+        notes={d: ds.note for d, ds in MATRIX.datasets.items() if ds.note},
         splits=DATASET_SPLITS,
-        comparisons=CFG.get("comparisons"),
+        comparisons=list(MATRIX.comparisons) if MATRIX.comparisons else None,
         summary_datasets=DATASETS,
     script:
         "../scripts/collect_matrix.py"
@@ -65,7 +65,7 @@ rule collect_matrix:
 
 rule collect_callgraph:
     input:
-        callgraph_files(),
+        PLAN.callgraph_files(),
     output:
         json="results/matrix/callgraph.json",
         md="results/matrix/callgraph.md",
@@ -85,7 +85,7 @@ rule collect_callgraph:
 
 rule gate_candidates:
     input:
-        compare_files(),
+        PLAN.compare_files(),
     output:
         json="results/matrix/gate.json",
         txt="results/matrix/gate.txt",
@@ -99,7 +99,7 @@ rule gate_candidates:
         runtime=10,
     params:
         code=code("gate_candidates"),
-        pairs=COMPARE,
+        pairs=MATRIX.compare,
     script:
         "../scripts/gate_candidates.py"
 
@@ -122,6 +122,6 @@ rule track_run:
         runtime=10,
     params:
         code=code("track_run"),
-        trackers=CFG["trackers"],
+        trackers=MATRIX.trackers,
     script:
         "../scripts/track_run.py"

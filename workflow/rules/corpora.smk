@@ -13,7 +13,7 @@ rule fetch_corpus:
     benchmark:
         "logs/benchmarks/fetch_corpus/{corpus}.tsv"
     wildcard_constraints:
-        corpus=one_of(FETCHED_CORPORA),
+        corpus=one_of(MATRIX.corpora_of("fetched")),
     conda:
         "../../envs/crmatrix.yaml"
     threads: 1
@@ -22,7 +22,7 @@ rule fetch_corpus:
         runtime=30,
     params:
         code=code("fetch_corpus"),
-        corpus=corpus_params,
+        corpus=by(PLAN.corpus_params, "corpus"),
     script:
         "../scripts/fetch_corpus.py"
 
@@ -31,7 +31,7 @@ rule fetch_corpus:
 # its own, so that fetching runs (and its code hash holds) none of the formats' code.
 rule write_corpus:
     input:
-        file=written_corpus_file,
+        file=lambda wc: MATRIX.corpora[wc.corpus].written_file,
     output:
         tree=directory("results/corpora/{corpus}/tree"),
         manifest="results/corpora/{corpus}/manifest.json",
@@ -40,7 +40,7 @@ rule write_corpus:
     benchmark:
         "logs/benchmarks/write_corpus/{corpus}.tsv"
     wildcard_constraints:
-        corpus=one_of(WRITTEN_CORPORA),
+        corpus=one_of(MATRIX.corpora_of("written")),
     conda:
         "../../envs/crmatrix.yaml"
     threads: 1
@@ -49,7 +49,7 @@ rule write_corpus:
         runtime=30,
     params:
         code=code("write_corpus"),
-        corpus=corpus_params,
+        corpus=by(PLAN.corpus_params, "corpus"),
     script:
         "../scripts/write_corpus.py"
 
@@ -58,8 +58,8 @@ rule write_corpus:
 # every derived dataset of it; its symbols and indexes are built by the rules of any corpus.
 rule withhold_docs:
     input:
-        tree=lambda wc: f"results/corpora/{view_source(wc)}/tree",
-        manifest=lambda wc: f"results/corpora/{view_source(wc)}/manifest.json",
+        tree=lambda wc: f"results/corpora/{MATRIX.corpora[wc.corpus].view_of}/tree",
+        manifest=lambda wc: f"results/corpora/{MATRIX.corpora[wc.corpus].view_of}/manifest.json",
     output:
         tree=directory("results/corpora/{corpus}/tree"),
         manifest="results/corpora/{corpus}/manifest.json",
@@ -68,7 +68,7 @@ rule withhold_docs:
     benchmark:
         "logs/benchmarks/withhold_docs/{corpus}.tsv"
     wildcard_constraints:
-        corpus=one_of(VIEWS),
+        corpus=one_of(MATRIX.corpora_of("view")),
     conda:
         "../../envs/crmatrix.yaml"
     threads: 1

@@ -1,6 +1,6 @@
 rule prepare_dataset:
     input:
-        unpack(dataset_inputs),
+        unpack(by(PLAN.dataset_inputs, "dataset")),
     output:
         tasks="results/datasets/{dataset}.jsonl",
         qrels="results/trec/{dataset}.qrels",
@@ -17,17 +17,17 @@ rule prepare_dataset:
         runtime=10,
     params:
         code=code("prepare_dataset"),
-        format=lambda wc: CFG["datasets"][wc.dataset]["format"],
-        corpus=dataset_corpus,
-        split=lambda wc: experiment.dataset_split(CFG, wc.dataset),
-        sample=lambda wc: experiment.dataset_sample(CFG, wc.dataset),
+        format=lambda wc: MATRIX.datasets[wc.dataset].format,
+        corpus=lambda wc: MATRIX.datasets[wc.dataset].corpus,
+        split=lambda wc: MATRIX.datasets[wc.dataset].split,
+        sample=lambda wc: MATRIX.datasets[wc.dataset].sample,
     script:
         "../scripts/prepare_dataset.py"
 
 
 rule derive_split:
     input:
-        unpack(split_inputs),
+        unpack(by(PLAN.split_inputs, "dataset")),
     output:
         tasks="results/datasets/{dataset}.jsonl",
         qrels="results/trec/{dataset}.qrels",
@@ -35,20 +35,20 @@ rule derive_split:
     log:
         "logs/derive_split/{dataset}.log",
     wildcard_constraints:
-        dataset=one_of(SPLIT_DATASETS),
+        dataset=one_of(MATRIX.split_datasets),
     conda:
         "../../envs/crmatrix.yaml"
-    threads: CFG["embed_threads"]
+    threads: MATRIX.embed_threads
     resources:
         mem_mb=2048,
         runtime=30,
     params:
         code=code("derive_split"),
-        format=lambda wc: CFG["datasets"][wc.dataset]["format"],
-        split=lambda wc: CFG["datasets"][wc.dataset]["split"],
-        corpus=dataset_corpus,
-        env=lambda wc: experiment.split_ranker(CFG, wc.dataset)["env"],
-        embed_threads=CFG["embed_threads"],
+        format=lambda wc: MATRIX.datasets[wc.dataset].format,
+        split=lambda wc: MATRIX.datasets[wc.dataset].derived_split,
+        corpus=lambda wc: MATRIX.datasets[wc.dataset].corpus,
+        env=lambda wc: PLAN.split_ranker(wc.dataset)["env"],
+        embed_threads=MATRIX.embed_threads,
     script:
         "../scripts/derive_split.py"
 
@@ -57,9 +57,9 @@ rule derive_split:
 rule grep_baseline:
     input:
         tasks="results/datasets/{dataset}.jsonl",
-        tree=lambda wc: f"results/corpora/{dataset_corpus(wc)}/tree",
-        manifest=lambda wc: f"results/corpora/{dataset_corpus(wc)}/manifest.json",
-        symbols=lambda wc: f"results/symbols/{dataset_corpus(wc)}.jsonl",
+        tree=lambda wc: f"results/corpora/{MATRIX.datasets[wc.dataset].corpus}/tree",
+        manifest=lambda wc: f"results/corpora/{MATRIX.datasets[wc.dataset].corpus}/manifest.json",
+        symbols=lambda wc: f"results/symbols/{MATRIX.datasets[wc.dataset].corpus}.jsonl",
     output:
         "results/tokenbench/{dataset}.json",
     log:
@@ -107,6 +107,6 @@ rule audit_dataset:
         runtime=10,
     params:
         code=code("audit_dataset"),
-        note=lambda wc: CFG["datasets"][wc.dataset].get("note"),
+        note=lambda wc: MATRIX.datasets[wc.dataset].note,
     script:
         "../scripts/audit_dataset.py"

@@ -11,19 +11,19 @@ rule embed_queries:
         "logs/benchmarks/embed_queries/{dataset}/{model}.tsv"
     conda:
         "../../envs/crmatrix.yaml"
-    threads: CFG["embed_threads"]
+    threads: MATRIX.embed_threads
     # loads the model (at most the index build's, which holds it and a corpus's texts)
     resources:
         mem_mb=2048,
         runtime=20,
     params:
         code=code("embed_queries"),
-        embed_threads=CFG["embed_threads"],
+        embed_threads=MATRIX.embed_threads,
     script:
         "../scripts/embed_queries.py"
 
 
-# What a cell reads and the parameters it takes are its plan (experiment.cell), as in `crmatrix run`.
+# What a cell reads and the parameters it takes are its plan (crmatrix.config.plan.Cell), as in `crmatrix run`.
 rule evaluate_arm:
     input:
         unpack(lambda wc: cell(wc).inputs),
@@ -41,7 +41,7 @@ rule evaluate_arm:
     # maps an index (vectors, BM25) and reads the query vectors, or runs a peer's server
     resources:
         mem_mb=2048,
-        runtime=evaluate_minutes,
+        runtime=by(PLAN.evaluate_minutes, "system"),
     params:
         code=code("evaluate_arm"),
         system_conf=lambda wc: cell(wc).params["system_conf"],
@@ -49,7 +49,7 @@ rule evaluate_arm:
         top_k=lambda wc: cell(wc).params["top_k"],
         split=lambda wc: cell(wc).params["split"],
         home_dir=lambda wc: cell(wc).params["home_dir"],
-        embed_threads=CFG["embed_threads"],
+        embed_threads=MATRIX.embed_threads,
     script:
         "../scripts/evaluate_arm.py"
 
@@ -59,10 +59,10 @@ rule evaluate_arm:
 rule evaluate_callgraph:
     input:
         tasks="results/datasets/{dataset}.jsonl",
-        tree=lambda wc: f"results/corpora/{dataset_corpus(wc)}/tree",
-        manifest=lambda wc: f"results/corpora/{dataset_corpus(wc)}/manifest.json",
-        symbols=lambda wc: f"results/symbols/{dataset_corpus(wc)}.jsonl",
-        graph=lambda wc: f"results/graph/{dataset_corpus(wc)}.json",
+        tree=lambda wc: f"results/corpora/{MATRIX.datasets[wc.dataset].corpus}/tree",
+        manifest=lambda wc: f"results/corpora/{MATRIX.datasets[wc.dataset].corpus}/manifest.json",
+        symbols=lambda wc: f"results/symbols/{MATRIX.datasets[wc.dataset].corpus}.jsonl",
+        graph=lambda wc: f"results/graph/{MATRIX.datasets[wc.dataset].corpus}.json",
     output:
         "results/callgraph/{dataset}/{system}.json",
     log:
@@ -75,7 +75,7 @@ rule evaluate_callgraph:
         runtime=30,
     params:
         code=code("evaluate_callgraph"),
-        system=job_system,
-        env=lambda wc: experiment.arm_env(CFG, CFG["baseline_arm"]),
+        system=by(PLAN.job_conf, "system"),
+        env=MATRIX.arms[BASELINE].env,
     script:
         "../scripts/evaluate_callgraph.py"

@@ -2,7 +2,7 @@ rule build_index:
     input:
         symbols="results/symbols/{corpus}.jsonl",
         manifest="results/corpora/{corpus}/manifest.json",
-        model=lambda wc: f"results/models/{experiment.arm_model(CFG, index_arm(wc))}",
+        model=by(PLAN.index_model, "system", "corpus", "index_key"),
     output:
         directory("results/index/{corpus}/{system}/{index_key}"),
     log:
@@ -10,26 +10,26 @@ rule build_index:
     benchmark:
         "logs/benchmarks/build_index/{corpus}/{system}/{index_key}.tsv"
     wildcard_constraints:
-        system=BUILTIN_SYSTEMS,
+        system=one_of(PLAN.embedding_systems()),
     conda:
         "../../envs/crmatrix.yaml"
-    threads: CFG["embed_threads"]
+    threads: MATRIX.embed_threads
     # measured: 1.21 GiB peak RSS and 132 s for 12073 symbols, fp32 (benchmarks/results/)
     resources:
         mem_mb=2048,
         runtime=60,
     params:
         code=code("build_index"),
-        knobs=index_knobs,
-        embed_threads=CFG["embed_threads"],
+        knobs=by(PLAN.index_knobs, "system", "corpus", "index_key"),
+        embed_threads=MATRIX.embed_threads,
     script:
         "../scripts/build_index.py"
 
 
 rule build_system_index:
     input:
-        unpack(system_venv),
-        unpack(index_models),
+        unpack(by(PLAN.venv_inputs, "system")),
+        unpack(by(PLAN.index_model_inputs, "system")),
         tree="results/corpora/{corpus}/tree",
     output:
         directory("results/index/{corpus}/{system}/{index_key}"),
@@ -38,18 +38,18 @@ rule build_system_index:
     benchmark:
         "logs/benchmarks/build_system_index/{corpus}/{system}/{index_key}.tsv"
     wildcard_constraints:
-        system=EXTERNAL_SYSTEMS,
+        system=one_of(PLAN.command_index_systems()),
     conda:
         "../../envs/crmatrix.yaml"
     threads: 1
     # another tool's indexer: its memory is unknown to us, so a generous default
     resources:
         mem_mb=4096,
-        runtime=system_index_minutes,
+        runtime=by(PLAN.system_index_minutes, "system"),
     params:
         code=code("build_system_index"),
-        system=index_system,
-        env=index_env,
+        system=by(PLAN.index_conf, "system"),
+        env=by(PLAN.index_env, "system", "corpus", "index_key"),
         home=home_dir,
     script:
         "../scripts/build_system_index.py"

@@ -8,7 +8,7 @@ localrules:
 
 rule install_system:
     input:
-        unpack(install_inputs),
+        unpack(by(PLAN.install_inputs, "system")),
     output:
         directory("results/systems/{system}/{install_key}/venv"),
     log:
@@ -16,7 +16,7 @@ rule install_system:
     benchmark:
         "logs/benchmarks/install_system/{system}/{install_key}.tsv"
     wildcard_constraints:
-        system=INSTALLED_SYSTEMS,
+        system=one_of(s for s, c in MATRIX.systems.items() if c.venv),
     conda:
         "../../envs/crmatrix.yaml"
     threads: 1
@@ -25,6 +25,6 @@ rule install_system:
         runtime=30,
     params:
         code=code("install_system"),
-        install=lambda wc: install.spec(CFG["systems"][wc.system]["install"]),
+        install=lambda wc: install.spec(MATRIX.systems[wc.system].conf["install"]),
     script:
         "../scripts/install_system.py"

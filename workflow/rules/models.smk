@@ -13,12 +13,12 @@ rule prepare_model:
         "logs/benchmarks/prepare_model/{model}.tsv"
     conda:
         "../../envs/crmatrix.yaml"
-    threads: CFG["embed_threads"]
+    threads: MATRIX.embed_threads
     resources:
         mem_mb=3072,
         runtime=30,
     params:
         code=code("prepare_model"),
-        model=lambda wc: CFG["models"][wc.model],
+        model=lambda wc: MATRIX.models[wc.model],
     script:
         "../scripts/prepare_model.py"

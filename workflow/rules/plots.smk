@@ -4,9 +4,10 @@
 # and the matrix's tables. Each SVG goes into `snakemake --report`
 # with its caption (workflow/report/<kind>.rst).
 #
-# What each family of charts draws from is chosen by ONE input function in common.smk
-# (`<family>_chart_inputs`), so a chart is re-drawn when, and only when, what it draws changed
-# (or its own code: `code()`).
+# What each family of charts draws from is its rule's input alone: the phase matrix
+# (MATRIX_STATS, common.smk) for a chart of every arm, the cells of its own arms for a chart of a
+# few, the runs for latency and the systems compared; so a chart is re-drawn when, and only when,
+# what it draws changed (or its own code: `code()`).
 
 
 # Local rules: seconds each, over small JSON files, with nothing to gain from a queue.
@@ -34,7 +35,9 @@ for _n, (_datasets, _systems) in enumerate(ROW_CHART_GROUPS):
         name:
             "plot_rows" if _n == 0 else f"plot_rows_{_n}"
         input:
-            unpack(rows_chart_inputs),
+            # every row of {system}: each arm's metric, its interval, which arm it repeats, and
+            # each query's ranks against the baseline's
+            stats=MATRIX_STATS,
         output:
             *(
                 out
@@ -60,7 +63,7 @@ for _n, (_datasets, _systems) in enumerate(ROW_CHART_GROUPS):
             code=code("plot_rows"),
             captions=chart_captions("arms", "transitions"),
             datasets=list(_datasets),
-            models=lambda wc: chart_models(wc.system),
+            models=by(PLAN.chart_models, "system"),
             runtime=PLOT_RUNTIME,
         script:
             "../scripts/plot_rows.py"
@@ -68,7 +71,8 @@ for _n, (_datasets, _systems) in enumerate(ROW_CHART_GROUPS):
 
 rule plot_forest:
     input:
-        unpack(forest_chart_inputs),
+        # {arm} against the baseline on every dataset of {system}, and their pools: their cells
+        cells=lambda wc: PLAN.system_cells(wc.system, [wc.arm]),
     output:
         svg=chart_report("forest/{system}/{arm}"),
         png="results/plots/forest/{system}/{arm}.png",
@@ -77,7 +81,7 @@ rule plot_forest:
         "logs/plot_forest/{system}/{arm}.log",
     wildcard_constraints:
         system=one_of(SYSTEMS),
-        arm=one_of(a for a in CFG["arms"] if a != CFG["baseline_arm"]),
+        arm=one_of(a for a in MATRIX.arms if a != BASELINE),
     conda:
         "../../envs/crmatrix.yaml"
     threads: 1
@@ -87,7 +91,7 @@ rule plot_forest:
     params:
         code=code("plot_forest"),
         captions=chart_captions("forest"),
-        baseline_arm=CFG["baseline_arm"],
+        baseline_arm=BASELINE,
         splits=DATASET_SPLITS,
         runtime=PLOT_RUNTIME,
     script:
@@ -96,7 +100,10 @@ rule plot_forest:
 
 rule plot_sweep:
     input:
-        unpack(sweep_chart_inputs),
+        # the cells of the sweep's arms and the baseline on every dataset of {system}
+        cells=lambda wc: PLAN.system_cells(
+            wc.system, [c["arm"] for c in MATRIX.sweeps[wc.sweep]["cells"]]
+        ),
     output:
         svg=chart_report("sweep/{system}/{sweep}"),
         png="results/plots/sweep/{system}/{sweep}.png",
@@ -105,7 +112,7 @@ rule plot_sweep:
         "logs/plot_sweep/{system}/{sweep}.log",
     wildcard_constraints:
         system=one_of(SYSTEMS),
-        sweep=one_of(SWEEPS),
+        sweep=one_of(MATRIX.sweeps),
     conda:
         "../../envs/crmatrix.yaml"
     threads: 1
@@ -115,8 +122,8 @@ rule plot_sweep:
     params:
         code=code("plot_sweep"),
         captions=chart_captions("sweep"),
-        grid=lambda wc: SWEEPS[wc.sweep],
-        baseline_arm=CFG["baseline_arm"],
+        grid=lambda wc: MATRIX.sweeps[wc.sweep],
+        baseline_arm=BASELINE,
         runtime=PLOT_RUNTIME,
     script:
         "../scripts/plot_sweep.py"
@@ -124,7 +131,8 @@ rule plot_sweep:
 
 rule plot_heatmap:
     input:
-        unpack(heatmap_chart_inputs),
+        # the whole matrix: its stars are Holm-corrected across each row's arms
+        stats=MATRIX_STATS,
     output:
         svg=chart_report("heatmap"),
         png="results/plots/heatmap.png",
@@ -148,7 +156,9 @@ rule plot_heatmap:
 # Both latency charts: each reads every run, so one job reads them once.
 rule plot_latency:
     input:
-        unpack(latency_chart_inputs),
+        # every run (the matrix leaves latency out on purpose), and its headline metric and method
+        runs=PLAN.run_files(),
+        stats=MATRIX_STATS,
     output:
         latency=chart_report("latency"),
         latency_png="results/plots/latency.png",
@@ -167,7 +177,7 @@ rule plot_latency:
     params:
         code=code("plot_latency"),
         captions=chart_captions("latency", "quality-latency"),
-        models={s: chart_models(s) for s in SYSTEMS},
+        models={s: PLAN.chart_models(s) for s in SYSTEMS},
         runtime=PLOT_RUNTIME,
     script:
         "../scripts/plot_latency.py"
@@ -178,7 +188,8 @@ rule plot_latency:
 # (their two systems' runs alone), and costs and failures per system (one job, runs read once).
 rule plot_leaderboard:
     input:
-        unpack(leaderboard_chart_inputs),
+        # every system on every dataset, for its score and its pooled Δ against the reference
+        runs=PLAN.baseline_runs(SYSTEMS),
     output:
         svg=chart_report("leaderboard"),
         png="results/plots/leaderboard.png",
@@ -194,8 +205,8 @@ rule plot_leaderboard:
     params:
         code=code("plot_leaderboard"),
         captions=chart_captions("leaderboard"),
-        reference=CFG["reference_system"],
-        headline_method=CFG["headline_method"],
+        reference=MATRIX.reference_system,
+        headline_method=MATRIX.headline_method,
         runtime=PLOT_RUNTIME,
     script:
         "../scripts/plot_leaderboard.py"
@@ -203,7 +214,8 @@ rule plot_leaderboard:
 
 rule plot_versus:
     input:
-        unpack(versus_chart_inputs),
+        # {system} and the reference system on every dataset: their runs alone
+        runs=lambda wc: PLAN.baseline_runs([MATRIX.reference_system, wc.system]),
     output:
         svg=chart_report("versus/{system}"),
         png="results/plots/versus/{system}.png",
@@ -211,7 +223,7 @@ rule plot_versus:
     log:
         "logs/plot_versus/{system}.log",
     wildcard_constraints:
-        system=one_of(s for s in SYSTEMS if s != CFG["reference_system"]),
+        system=one_of(s for s in SYSTEMS if s != MATRIX.reference_system),
     conda:
         "../../envs/crmatrix.yaml"
     threads: 1
@@ -221,8 +233,8 @@ rule plot_versus:
     params:
         code=code("plot_versus"),
         captions=chart_captions("versus"),
-        reference=CFG["reference_system"],
-        headline_method=CFG["headline_method"],
+        reference=MATRIX.reference_system,
+        headline_method=MATRIX.headline_method,
         runtime=PLOT_RUNTIME,
     script:
         "../scripts/plot_versus.py"
@@ -230,7 +242,8 @@ rule plot_versus:
 
 rule plot_costs:
     input:
-        unpack(costs_chart_inputs),
+        # every system on every dataset (latency, tokens and failures per query; the leaderboard's order)
+        runs=PLAN.baseline_runs(SYSTEMS),
     output:
         costs=chart_report("costs"),
         costs_png="results/plots/costs.png",
@@ -249,8 +262,8 @@ rule plot_costs:
     params:
         code=code("plot_costs"),
         captions=chart_captions("costs", "failures"),
-        reference=CFG["reference_system"],
-        headline_method=CFG["headline_method"],
+        reference=MATRIX.reference_system,
+        headline_method=MATRIX.headline_method,
         runtime=PLOT_RUNTIME,
     script:
         "../scripts/plot_costs.py"
@@ -278,7 +291,7 @@ rule plot_runtime:
 
 rule plot_gallery:
     input:
-        svgs=plot_outputs("svg"),
+        svgs=PLAN.plot_outputs("svg"),
         matrix="results/matrix/phase-matrix.json",
         md="results/matrix/phase-matrix.md",
     output:

@@ -13,11 +13,12 @@ localrules:
 # narrowed to its arms), so an edit elsewhere in the config re-runs no slice it does not touch.
 use rule collect_matrix as collect_slice_matrix with:
     input:
-        cells=lambda wc: slice_cells(wc.slice),
-        summaries=lambda wc: [
-            f"results/datasets/{d}.summary.json"
-            for d in slice_retrieval_datasets(wc.slice)
+        cells=lambda wc: [
+            f"results/cells/{d}/{s}/{a}.json" for d, s, a in SLICES[wc.slice]["cells"]
         ],
+        summaries=lambda wc: PLAN.summaries(
+            crslices.retrieval_datasets(MATRIX, SLICES[wc.slice])
+        ),
     output:
         json="results/matrix/slices/{slice}/phase-matrix.json",
         md="results/matrix/slices/{slice}/phase-matrix.md",
@@ -26,21 +27,27 @@ use rule collect_matrix as collect_slice_matrix with:
     wildcard_constraints:
         slice=one_of(n for n, s in SLICES.items() if s["cells"]),
     params:
-        arm_order=lambda wc: slice_arms(wc.slice),
+        arm_order=lambda wc: crslices.arms(MATRIX, SLICES[wc.slice]),
         archetypes=lambda wc: {
-            d: CFG["datasets"][d].get("archetype") for d in slice_datasets(wc.slice)
+            d: MATRIX.datasets[d].archetype for d in crslices.datasets(SLICES[wc.slice])
         },
         splits=lambda wc: {
-            d: experiment.derived_split(CFG, d)
-            for d in slice_datasets(wc.slice)
-            if d in SPLIT_DATASETS
+            d: DATASET_SPLITS[d]
+            for d in crslices.datasets(SLICES[wc.slice])
+            if d in DATASET_SPLITS
         },
         comparisons=lambda wc: (
             None
-            if CFG.get("comparisons") is None
-            else [a for a in CFG["comparisons"] if a in slice_arms(wc.slice)]
+            if MATRIX.comparisons is None
+            else [
+                a
+                for a in MATRIX.comparisons
+                if a in crslices.arms(MATRIX, SLICES[wc.slice])
+            ]
         ),
-        summary_datasets=lambda wc: slice_retrieval_datasets(wc.slice),
+        summary_datasets=lambda wc: crslices.retrieval_datasets(
+            MATRIX, SLICES[wc.slice]
+        ),
 
 
 rule collect_slice_callgraph:
@@ -73,5 +80,5 @@ for _name in SLICES:
         name:
             _name
         input:
-            slice_targets(_name),
+            crslices.targets(_name, SLICES[_name]),
         localrule: True

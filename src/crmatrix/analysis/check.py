@@ -20,7 +20,7 @@ _JSON_TYPES = {dict: "an object", list: "a list", str: "a string", bool: "a bool
 
 def json_type(value) -> str:
     """What a parsed JSON/YAML value is, in words: "an object", "a string", ... (for errors
-    about runs here, and about configs in crmatrix.pipeline.config)."""
+    about runs here, and about configs in crmatrix.config.schema)."""
     return _JSON_TYPES.get(type(value), type(value).__name__)
 
 

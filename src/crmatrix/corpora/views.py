@@ -8,7 +8,7 @@ doc is then nowhere in what a system searches, whether it reads our symbols (the
 the files (external systems); body comments, literals and calls stay. Python docstrings keep
 their quotes, as empty strings, so a function whose body was its docstring still parses.
 
-A view is just another corpus of the matrix config (crmatrix.pipeline.config adds it for the
+A view is just another corpus of the matrix config (crmatrix.config.resolve adds it for the
 derived datasets naming its corpus): made once, its symbols extracted and indexed once per
 index-time arm like any corpus's, shared by every arm and every derived dataset of the corpus.
 Its manifest keeps the corpus's pin and records the corpus's name and content hash under
@@ -26,7 +26,7 @@ from crmatrix.progress import Progress
 from crmatrix.symbols.extract import doc_ranges
 
 NODOCS = "nodocs"
-SEPARATOR = "~"  # never in a config's own corpus names (crmatrix.pipeline.config), so a view's name is free
+SEPARATOR = "~"  # never in a config's own corpus names (crmatrix.config), so a view's name is free
 # What blanking turns into a space: everything but a line break, and a backslash only where it
 # does not continue a line (in a one-quote Python docstring, that would unterminate the string).
 _BLANKED = re.compile(r"[^\r\n\\]|\\(?!\r?\n)")

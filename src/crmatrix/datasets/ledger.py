@@ -34,8 +34,8 @@ FORCE_VAR = "CRMATRIX_FORCE_TEST"
 FORCE_HINT = "--config force_test=true"
 
 
-def export(cfg: dict, environ: MutableMapping[str, str] = os.environ) -> None:
-    environ[FORCE_VAR] = "1" if cfg["force_test"] in (True, "true") else "0"
+def export(force: bool, environ: MutableMapping[str, str] = os.environ) -> None:
+    environ[FORCE_VAR] = "1" if force else "0"
 
 
 def forced(environ: MutableMapping[str, str] = os.environ) -> bool:

@@ -38,7 +38,7 @@ def evaluate(system, tasks: list[Task]) -> dict:
     for t in tasks:
         gold = t.gold["answers"]
         try:
-            if not hasattr(system, "calls"):
+            if not system.ANSWERS_CALLS:
                 raise NotImplementedError("the system answers no call-graph questions (no `calls` member)")
             answers = [tuple(a) for a in system.calls(t.query_type, t.gold["symbol"], t.gold["file_suffix"])]
             error = None

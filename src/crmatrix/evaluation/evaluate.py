@@ -139,8 +139,8 @@ def run_method(system: System, tasks: list[Task], n_relevant: dict[str, int], me
     file-level gold), for the TREC run file."""
     guard = guard or Guard()
     no_hit = 0
-    blob = getattr(system, "RESPONSE", RANKED) == BLOB
-    batch = getattr(system, "batch_size", None)
+    blob = system.RESPONSE == BLOB
+    batch = system.batch_size
     rows, ranked = [], {}
     progress = Progress(f"{method}: querying", len(tasks), "queries")
     for start in range(0, len(tasks), batch or 1):
@@ -187,13 +187,11 @@ def evaluate(system: System, tasks: list[Task], symbols: list[Symbol], methods: 
     """Results per method, ranked docids per method and task, and the seconds spent preparing.
     With `grep` (tokenbench.grep_and_read per task), each method also gets its token efficiency."""
     guard = guard or Guard()
-    prepare_s = 0.0
-    if hasattr(system, "prepare"):  # e.g. embed every query once, outside the timed searches
-        try:
-            guard.call(system.prepare, [t.query for t in tasks], timeout_s=guard.remaining_s(), what="prepare")
-        except QueryFailure as e:
-            raise CrmatrixError(f"prepare: {e}") from None
-        prepare_s = guard.last_elapsed_s
+    try:  # e.g. embed every query once, outside the timed searches
+        guard.call(system.prepare, [t.query for t in tasks], timeout_s=guard.remaining_s(), what="prepare")
+    except QueryFailure as e:
+        raise CrmatrixError(f"prepare: {e}") from None
+    prepare_s = guard.last_elapsed_s
     n_relevant = {task: len(ids) for task, ids in qrels(tasks, symbols).items()}  # the same for every method
     units = CorpusUnits(symbols)
     results, ranked = {}, {}
@@ -243,8 +241,7 @@ def stop_system(sysobj: System, guard: Guard) -> None:
     """`close()` (an MCP server's shutdown, a temporary HOME's removal), bounded; a system that
     will not close costs a log line, not the run."""
     try:
-        if hasattr(sysobj, "close"):
-            guard.call(sysobj.close, timeout_s=CLOSE_TIMEOUT_S, what="close")
+        guard.call(sysobj.close, timeout_s=CLOSE_TIMEOUT_S, what="close")
     except Exception as e:
         logging.getLogger(__name__).warning("system %s did not close cleanly: %s", type(sysobj).__name__, e)
     finally:

@@ -11,6 +11,10 @@ from __future__ import annotations
 import os
 from collections.abc import MutableMapping
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from crmatrix.config.matrix import Matrix
 
 MIRRORS_VAR = "CRMATRIX_GIT_MIRRORS"  # also the user's own: `:`-separated directories of bundles
 PYPI_VAR = "CRMATRIX_PYPI_INDEX"
@@ -19,14 +23,14 @@ CACHE_VAR = "CRMATRIX_CACHE_DIR"
 VARS = (MIRRORS_VAR, PYPI_VAR, NPM_VAR, CACHE_VAR)
 
 
-def export(cfg: dict, environ: MutableMapping[str, str] = os.environ) -> None:
-    """Put a validated config's locations into `environ`: the config's mirrors first, then
-    any the user set in CRMATRIX_GIT_MIRRORS (once each, so re-reading the config adds none)."""
-    mirrors = [*cfg["git_mirrors"], *_split(environ.get(MIRRORS_VAR, ""))]
+def export(matrix: Matrix, environ: MutableMapping[str, str] = os.environ) -> None:
+    """Put a matrix's locations into `environ`: the config's mirrors first, then any the user
+    set in CRMATRIX_GIT_MIRRORS (once each, so re-reading the config adds none)."""
+    mirrors = [*matrix.git_mirrors, *_split(environ.get(MIRRORS_VAR, ""))]
     environ[MIRRORS_VAR] = os.pathsep.join(dict.fromkeys(mirrors))
-    environ[PYPI_VAR] = cfg["registries"]["pypi"]
-    environ[NPM_VAR] = cfg["registries"]["npm"]
-    environ[CACHE_VAR] = cfg["cache_dir"]
+    environ[PYPI_VAR] = matrix.registries["pypi"]
+    environ[NPM_VAR] = matrix.registries["npm"]
+    environ[CACHE_VAR] = matrix.cache_dir
 
 
 def _split(value: str) -> list[str]:

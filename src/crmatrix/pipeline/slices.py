@@ -8,9 +8,7 @@ against the baseline arm, so an arm's slice holds the baseline's runs too.
 
 from __future__ import annotations
 
-from crmatrix.corpora import views
-from crmatrix.pipeline import experiment
-from crmatrix.systems.registry import answers_calls
+from crmatrix.config.matrix import Matrix
 
 KINDS = ("dataset", "corpus", "arm")
 
@@ -19,18 +17,17 @@ def slice_name(kind: str, subject: str) -> str:
     return f"{kind}_{subject}"
 
 
-def slices(cfg: dict) -> dict[str, dict]:
-    """Slice name -> {kind, subject, corpora, cells, calls} for a validated config.
+def slices(m: Matrix) -> dict[str, dict]:
+    """Slice name -> {kind, subject, corpora, cells, calls} for a matrix.
 
     `cells` are the slice's runs of the phase matrix as (dataset, system, arm), in dataset,
     system, then the system's arm order; `calls` its call-graph evaluations as (dataset,
     system); `corpora` the corpora the slice prepares even without a dataset (a corpus's own).
     A corpus's slice also holds the derived datasets scored on its docs-withheld view."""
-    systems = sorted(cfg["systems"])
-    arms = {s: experiment.system_arms(cfg, cfg["systems"][s]) for s in systems}
-    callers = [s for s in systems if answers_calls(cfg["systems"][s])]
-    retrieval = experiment.retrieval_datasets(cfg)
-    callgraph = experiment.callgraph_datasets(cfg)
+    systems = sorted(m.systems)
+    arms = {s: m.systems[s].arms for s in systems}
+    callers = [s for s in systems if m.systems[s].cls.ANSWERS_CALLS]
+    retrieval, callgraph = m.retrieval_datasets, m.callgraph_datasets
 
     def of_datasets(kind: str, subject: str, datasets: list[str], corpora: list[str]) -> dict:
         return {"kind": kind, "subject": subject, "corpora": corpora,
@@ -38,18 +35,46 @@ def slices(cfg: dict) -> dict[str, dict]:
                 "calls": [(d, s) for d in datasets if d in callgraph for s in callers]}
 
     out = {}
-    for d in sorted(cfg["datasets"]):
+    for d in sorted(m.datasets):
         out[slice_name("dataset", d)] = of_datasets("dataset", d, [d], [])
-    for c in sorted(cfg["corpora"]):
-        if views.source(cfg["corpora"][c]):
-            continue  # a view's datasets are its corpus's (experiment.dataset_source)
-        of_corpus = sorted(d for d in cfg["datasets"] if experiment.dataset_source(cfg, d) == c)
+    for c in sorted(m.corpora):
+        if m.corpora[c].kind == "view":
+            continue  # a view's datasets are its corpus's (Dataset.source)
+        of_corpus = sorted(d for d, ds in m.datasets.items() if ds.source == c)
         out[slice_name("corpus", c)] = of_datasets("corpus", c, of_corpus, [c])
-    baseline = cfg["baseline_arm"]
-    for arm in cfg["arms"]:
+    baseline = m.baseline_arm
+    for arm in m.arms:
         compared = [baseline] if arm == baseline else [baseline, arm]
         out[slice_name("arm", arm)] = {
             "kind": "arm", "subject": arm, "corpora": [], "calls": [],
             "cells": [(d, s, a) for d in retrieval for s in systems if arm in arms[s] for a in arms[s]
                       if a in compared]}
+    return out
+
+
+def arms(m: Matrix, sl: dict) -> list[str]:
+    """A slice's arms in config order (its matrix's columns)."""
+    present = {a for _, _, a in sl["cells"]}
+    return [a for a in m.arms if a in present]
+
+
+def datasets(sl: dict) -> list[str]:
+    return sorted({d for d, _, _ in sl["cells"]})
+
+
+def retrieval_datasets(m: Matrix, sl: dict) -> list[str]:
+    """A slice's datasets of the phase matrix (each with its dataset stage's summary)."""
+    return [d for d in datasets(sl) if d in m.retrieval_datasets]
+
+
+def targets(name: str, sl: dict, root: str = "results") -> list[str]:
+    """A slice's outputs, its runs named themselves (as the matrix's are)."""
+    out = []
+    for c in sl["corpora"]:
+        out += [f"{root}/corpora/{c}/manifest.json", f"{root}/symbols/{c}.jsonl"]
+    if sl["cells"]:
+        out += [*(f"{root}/runs/{d}/{s}/{a}.json" for d, s, a in sl["cells"]),
+                f"{root}/matrix/slices/{name}/phase-matrix.json", f"{root}/matrix/slices/{name}/phase-matrix.md"]
+    if sl["calls"]:
+        out += [f"{root}/matrix/slices/{name}/callgraph.json", f"{root}/matrix/slices/{name}/callgraph.md"]
     return out

@@ -14,7 +14,7 @@ from crmatrix.symbols import read_symbols
 
 def run(*, symbols: Path, manifest: Path, model_dir: Path, knobs: dict[str, Any], cache_dir: Path, out: Path,
         threads: int | None = None) -> dict:
-    """`knobs` are the index's fields (`experiment.index_knobs`), already parsed; the ones it
+    """`knobs` are the index's fields (`crmatrix.config.plan.Plan.index_knobs`), already parsed; the ones it
     leaves to auto gating are settled on the corpus's dominant language."""
     kn = settle(knobs, dominant_language(atomic.read_json(manifest)))
     return index.build(read_symbols(symbols), kn, Path(model_dir), Path(cache_dir), Path(out), threads)

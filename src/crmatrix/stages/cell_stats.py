@@ -11,7 +11,7 @@ from crmatrix.datasets import ledger
 
 
 def run(run_path: Path, base_path: Path | None, headline_method: str, fmt: dict | None, out: Path) -> dict:
-    """`fmt`: the facts of the dataset's format (crmatrix.pipeline.experiment.matrix_formats; a
+    """`fmt`: the facts of the dataset's format (crmatrix.config.plan.Plan.matrix_format; a
     public benchmark's cell holds its metrics). The cell carries
     its run's test-split scoring (crmatrix.datasets.ledger), which collect_matrix records."""
     run_json = atomic.read_json(Path(run_path))

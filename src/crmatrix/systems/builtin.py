@@ -7,14 +7,17 @@ from crmatrix.corpora.languages import dominant_language
 from crmatrix.engine import INDEX_METHODS, Engine
 from crmatrix.engine import METHODS as BUILTIN_METHODS
 from crmatrix.hits import Hit
-from crmatrix.systems.registry import register
+from crmatrix.systems.registry import BUILTIN, System, register
 
 
-@register("builtin")
-class BuiltinSystem:
+@register(BUILTIN)
+class BuiltinSystem(System):
     METHODS = BUILTIN_METHODS
+    EMBEDS = True
+    ANSWERS_CALLS = True
 
     def __init__(self, ctx):
+        super().__init__(ctx)
         from crmatrix import graph
         from crmatrix.embed import queries
         from crmatrix.engine import index, knobs
@@ -42,6 +45,17 @@ class BuiltinSystem:
     def needs_index(cls, conf: dict) -> bool:
         """An embedding index, for the methods that search vectors."""
         return bool(INDEX_METHODS & set(conf["methods"]))
+
+    @classmethod
+    def index_spec(cls, conf: dict, arm, language: str | None, models: dict) -> dict:
+        """Its index fields (`ArmKnobs.index_spec`) and the definition of the arm's model, never
+        the arm's or the model's name."""
+        return {"knobs": arm.knobs.index_spec(language), "model": models[arm.model]}
+
+    @classmethod
+    def reads_graph(cls, arm) -> bool:
+        """Only an arm that expands over the graph reads it, so a graph edit re-runs no other."""
+        return arm.knobs.knobs(None).graph_expand
 
     def prepare(self, queries: list[str]) -> None:
         self.engine.prepare(queries, self.methods)

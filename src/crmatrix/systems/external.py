@@ -19,6 +19,7 @@ from crmatrix import CrmatrixError, atomic, integrity
 from crmatrix.embed.models import read_model
 from crmatrix.systems import codefiles, hitmap, sandbox, templates
 from crmatrix.systems.answers import BLOB, Answer, QueryFailure
+from crmatrix.systems.registry import System
 
 DEFAULT_METHOD = "search"
 STATIC = {"corpus", "index", "home", "bin"}  # known once per job
@@ -26,6 +27,8 @@ PER_QUERY = STATIC | {"query", "k", "tool", "args"}
 INDEX_INFO = "crmatrix-index.json"
 # The options holding templates: those the index job fills, and all of them.
 INDEX_TEMPLATES = ("index", "env", "cwd")
+# What an external system's index command depends on, besides the arm's variables.
+INDEX_OPTIONS = ("index", "env", "pass_env", "cwd")
 TEMPLATES = (*INDEX_TEMPLATES, "search", "batch", "server", "setup", "args", "methods")
 
 
@@ -95,7 +98,7 @@ def process_env(options: dict, values: dict[str, str], home: Path, arm_env: dict
     return env, cwd
 
 
-class ExternalSystem:
+class ExternalSystem(System):
     """Base of the command and mcp adapters; subclasses add how a tool call is made."""
 
     SELF_TIMED = True
@@ -115,6 +118,48 @@ class ExternalSystem:
         so an unlisted knob can never be missed by a shared index (at the cost of one per arm)."""
         names = conf["options"].get("index_env")
         return dict(env) if names is None else {k: env[k] for k in names if k in env}
+
+    @classmethod
+    def index_spec(cls, conf: dict, arm, language: str | None, models: dict) -> dict:
+        """Its index command with the variables it sees under the arm (its environment is the
+        plan's to add: `crmatrix.config.plan.Plan.index_key`); the contents of the project files
+        and the definitions of the models its index command names, when it names any (absent
+        otherwise, so such a system keeps its key)."""
+        options = conf["options"]
+        spec = {"type": conf["type"],
+                "options": {k: options.get(k) for k in INDEX_OPTIONS},
+                "env": dict(sorted(cls.index_env(conf, arm.env).items()))}
+        files = cls.code_files(options, index_only=True)
+        if files:
+            spec["files"] = files
+        named = {n: models[n] for n in cls.model_names(options, index_only=True)}
+        if named:
+            spec["models"] = named
+        return spec
+
+    @classmethod
+    def index_conf(cls, conf: dict, models: dict) -> dict:
+        """The settings its index job runs with: index-time ones only, so a query-time change
+        (`timeout_s`, `budget_s`, the search argv or tool) re-runs no index; and the definitions
+        of the models its index command names (`models`: the config's)."""
+        options = conf["options"]
+        out = {"type": conf["type"],
+               "options": {k: options[k] for k in (*INDEX_OPTIONS, "index_env", "index_timeout_s") if k in options}}
+        named = {n: models[n] for n in cls.model_names(options, index_only=True)}
+        return {**out, "models": named} if named else out
+
+    @classmethod
+    def code_files(cls, options: dict, index_only: bool = False) -> dict[str, str]:
+        argvs = {"index": options.get("index")} if index_only else cls.argvs(options)
+        return codefiles.hashes(options, argvs)
+
+    @classmethod
+    def model_names(cls, options: dict, index_only: bool = False) -> list[str]:
+        return model_names(options, index_only)
+
+    @classmethod
+    def installable(cls) -> bool:
+        return True
 
     @classmethod
     def check_options(cls, options: dict) -> None:
@@ -166,7 +211,7 @@ class ExternalSystem:
     def __init__(self, ctx):
         if ctx.index_dir is not None:  # before anything is started or made for the job
             integrity.verify(ctx.index_dir)
-        self.ctx = ctx
+        super().__init__(ctx)
         self.options = ctx.options
         self.RESPONSE = self.options["response"]
         self._tmp = None

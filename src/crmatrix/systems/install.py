@@ -86,9 +86,10 @@ def key(conf: dict, key_name: str = "install") -> str:
     return atomic.hash_obj({**spec(conf), "python": PYTHON, "constraints": constraints})[:12]
 
 
-def export_sources(cfg: dict, environ: MutableMapping[str, str] = os.environ) -> None:
-    """Put the git URL of each system's install into `environ` (for the install jobs)."""
-    environ[SOURCES_VAR] = json.dumps({name: c["install"]["git"] for name, c in sorted(cfg["systems"].items())
+def export_sources(systems: dict[str, dict], environ: MutableMapping[str, str] = os.environ) -> None:
+    """Put the git URL of each system's install into `environ` (for the install jobs);
+    `systems`: name -> config entry."""
+    environ[SOURCES_VAR] = json.dumps({name: c["install"]["git"] for name, c in sorted(systems.items())
                                        if "git" in c.get("install", {})})
 
 

@@ -7,7 +7,7 @@ config error, caught at validation.
 
 `{model:NAME}` is the one qualified placeholder: the absolute path of the workflow's export of
 the config's model NAME (`results/models/NAME`, rule prepare_model). Whether NAME is a model
-of the config is checked where the config's models are known (crmatrix.pipeline.config).
+of the config is checked where the config's models are known (crmatrix.config).
 """
 
 from __future__ import annotations

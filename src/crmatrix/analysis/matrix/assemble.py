@@ -81,7 +81,7 @@ def build(runs: list[dict], baseline_arm: str, preferred_method: str, arm_order:
           notes: dict[str, str] | None = None) -> dict:
     """The matrix straight from run JSONs, each cell's statistics computed in turn here (a
     notebook's way; the workflow computes each cell in a job of its own). `formats`: the facts
-    of each dataset's format (crmatrix.pipeline.experiment.matrix_formats); the rest as `assemble`'s."""
+    of each dataset's format (crmatrix.config.plan.Plan.matrix_format); the rest as `assemble`'s."""
     base = {(r["dataset"], r["system"]): r for r in runs if r["arm"] == baseline_arm}
     cells = [cellstats.cell(r, None if r["arm"] == baseline_arm else base.get((r["dataset"], r["system"])),
                             preferred_method, (formats or {}).get(r["dataset"])) for r in runs]

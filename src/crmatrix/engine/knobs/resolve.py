@@ -1,8 +1,8 @@
-"""An arm's knob variables parsed (`parse`), settled on a corpus's language (`settle`) into
-the engine's `Knobs`, and the two forms the pipeline hands on: the variables in one spelling
-(`canonical`) and what an index is built from (`index_spec`).
+"""An arm's knob variables read once (`read` → `ArmKnobs`), settled on a corpus's language
+(`settle`) into the engine's `Knobs`, and the two forms the pipeline hands on: the variables
+in one spelling (`ArmKnobs.env`) and what an index is built from (`ArmKnobs.index_spec`).
 
-Knob values travel as fields (field -> value, `parse`'s shape): an index job gets them
+Knob values travel as fields (field -> value, `ArmKnobs.values`): an index job gets them
 already parsed, and completes them with `settle` once the corpus's language is known.
 """
 
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from crmatrix.engine.knobs import table
@@ -67,17 +68,63 @@ def _knobs(notes: tuple[str, ...], values: dict[str, Any]) -> Knobs:
     return Knobs(notes, **values)
 
 
-def parse(env: Mapping[str, str]) -> tuple[dict[str, Any], tuple[str, ...]]:
-    """The knobs `env` sets, field -> value (parsed, clamped), in table order, and one note per
-    clamped value. Variables outside the knobs' name space are not ours and left alone."""
+@dataclass(frozen=True)
+class ArmKnobs:
+    """An arm's variables read once (`read`): `env` with each knob in its one spelling (what
+    jobs get: "true" and "1" are one value, so respelling a knob re-runs nothing), `values`
+    the knobs it sets (field -> parsed, clamped value, in table order) and `notes`, one line
+    per clamped value. What the pipeline asks of an arm comes from here, without reading its
+    variables again."""
+
+    env: dict[str, str]
+    values: dict[str, Any]
+    notes: tuple[str, ...]
+
+    def knobs(self, dominant_language: str | None) -> Knobs:
+        """The arm's knobs on a corpus whose dominant language is given (`settle`)."""
+        return settle(self.values, dominant_language, self.notes)
+
+    def index_spec(self, language: str | None) -> dict[str, Any]:
+        """What the builtin's index of a corpus is built from under the arm, as fields: the
+        index-time knobs resolved on the corpus's `language` — or, while they wait for its
+        dominant language (auto gating left to decide a knob of the index, no language known),
+        auto gating on and every index-time knob it leaves alone at its value, set or not, with
+        the gated ones the arm sets; the index job `settle`s the rest.
+
+        Arms with equal specs embed the corpus alike, so they share its index; spelling,
+        defaults written out or left unset, and query-time knobs do not show (an arm of
+        query-time knobs alone shares the index of an arm that only turns auto gating on). A
+        waiting spec lacks a gated field every resolved one holds, so the two never coincide.
+        """
+        values = self.values
+        waits = (language is None and values.get(table.AUTO.field, table.AUTO.default)
+                 and table.AUTO_LANG.field not in values
+                 and any(k.gate is not None and k.field not in values for k in table.KNOBS if k.phase == INDEX))
+        if waits:
+            return {table.AUTO.field: True, **{k.field: values.get(k.field, k.default) for k in table.KNOBS
+                                               if k.phase == INDEX and (k.gate is None or k.field in values)}}
+        return settle(values, language).index_fields()
+
+
+def read(env: Mapping[str, str]) -> ArmKnobs:
+    """An arm's variables read, each knob once: its one spelling (parsed but not clamped, so
+    the job still notes a clamped value), its value (parsed, clamped) and the notes. Variables
+    outside the knobs' name space are not ours and left as given; a bad value raises here."""
     given = _ours(env)
-    values, notes = {}, []
+    spelled, values, notes = dict(env), {}, []
     for knob in table.KNOBS:
         if knob.var in given:
-            values[knob.field], note = knob.kind.parse(knob.var, given[knob.var])
+            raw = given[knob.var]
+            spelled[knob.var] = knob.kind.spell(knob.var, raw)
+            values[knob.field], note = knob.kind.parse(knob.var, raw)
             if note:
                 notes.append(note)
-    return values, tuple(notes)
+    return ArmKnobs(dict(sorted(spelled.items())), values, tuple(notes))
+
+
+def spell(var: str, raw: str) -> str:
+    """One knob value in its one spelling (a sweep's axis value, say)."""
+    return canonical({var: raw})[var]
 
 
 def settle(values: Mapping[str, Any], dominant_language: str | None, notes: Iterable[str] = ()) -> Knobs:
@@ -101,41 +148,18 @@ def settle(values: Mapping[str, Any], dominant_language: str | None, notes: Iter
 
 def resolve(env: Mapping[str, str], dominant_language: str | None) -> Knobs:
     """The knobs an arm's `env` sets on a corpus whose dominant language is given."""
-    values, notes = parse(env)
-    return settle(values, dominant_language, notes)
+    return read(env).knobs(dominant_language)
 
 
 def index_spec(env: Mapping[str, str], language: str | None) -> dict[str, Any]:
-    """What the builtin's index of a corpus is built from under `env`, as fields: the
-    index-time knobs resolved on the corpus's `language` — or, while they wait for its
-    dominant language (auto gating left to decide a knob of the index, no language known),
-    auto gating on and every index-time knob it leaves alone at its value, set or not, with the
-    gated ones the arm sets; the index job `settle`s the rest.
-
-    Arms with equal specs embed the corpus alike, so they share its index; spelling, defaults
-    written out or left unset, and query-time knobs do not show (an arm of query-time knobs
-    alone shares the index of an arm that only turns auto gating on). A waiting spec lacks a
-    gated field every resolved one holds, so the two never coincide.
-    """
-    values, _ = parse(env)
-    waits = (language is None and values.get(table.AUTO.field, table.AUTO.default)
-             and table.AUTO_LANG.field not in values
-             and any(k.gate is not None and k.field not in values for k in table.KNOBS if k.phase == INDEX))
-    if waits:
-        return {table.AUTO.field: True, **{k.field: values.get(k.field, k.default) for k in table.KNOBS
-                                           if k.phase == INDEX and (k.gate is None or k.field in values)}}
-    return settle(values, language).index_fields()
+    """`ArmKnobs.index_spec` of `env`."""
+    return read(env).index_spec(language)
 
 
 def canonical(env: Mapping[str, str]) -> dict[str, str]:
     """`env` with each knob in one spelling: on/off as "1"/"0", numbers without padding,
-    language tags and choices lower-cased; other variables as given. Values are parsed (so a
-    bad one raises here) but not clamped, so the job still notes a clamped value."""
-    knobs = table.by_var()
-    out = dict(env)
-    for var, raw in _ours(env).items():
-        out[var] = knobs[var].kind.spell(var, raw)
-    return dict(sorted(out.items()))
+    language tags and choices lower-cased; other variables as given (`ArmKnobs.env`)."""
+    return read(env).env
 
 
 def _ours(env: Mapping[str, str]) -> dict[str, str]:

@@ -1,0 +1,37 @@
+"""The matrix config, read into one typed, immutable `Matrix` in three steps:
+
+- `yamlfile.read_yaml` — the file, as YAML;
+- `schema.apply` — checked against the JSON-Schema, its defaults filled in;
+- `resolve.resolve` — made explicit: sweeps become arms, derived views corpora, each arm's
+  variables read once, each system's type resolved;
+- `check.check` — what the Matrix must satisfy beyond the schema (pins, names, files, references).
+
+`plan.Plan` is what a Matrix means for the DAG. `load` and `from_dict` run the three steps.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from crmatrix.config.matrix import Matrix
+
+
+def from_dict(raw: dict | None, source: str = "config") -> Matrix:
+    """The checked Matrix of a config's contents (as read from YAML); `source` names it in errors."""
+    from crmatrix.config import check, resolve, schema
+
+    return check.check(resolve.resolve(schema.apply(raw, source), source))
+
+
+def load(path: str | Path) -> Matrix:
+    from crmatrix.config.yamlfile import read_yaml
+
+    return from_dict(read_yaml(path), str(path))
+
+
+def clamp_warnings(matrix: Matrix) -> list[str]:
+    """One line per arm value the builtin engine clamps into its range: the config is valid,
+    but that arm does not measure the value it names."""
+    return [f"arms.{name}: {note}" for name, arm in matrix.arms.items() for note in arm.knobs.notes]

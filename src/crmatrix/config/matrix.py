@@ -1,0 +1,168 @@
+"""The matrix a config describes, as types: `Matrix` holds its corpora, datasets, systems,
+models and arms, each resolved once (`crmatrix.config.resolve`) and checked
+(`crmatrix.config.check`); nothing downstream reads the config's dict.
+
+Every type is a frozen dataclass: a Matrix is made once per planning and never changed. Its
+mappings are the resolver's own copies; what hands one to a job (`crmatrix.config.plan`)
+hands a copy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+from crmatrix.engine.knobs import ArmKnobs
+
+
+@dataclass(frozen=True)
+class Arm:
+    """A named set of environment variables, read once: `knobs` holds them in one spelling,
+    their parsed values and the clamp notes; `model` is the config's name of the model it
+    embeds with (its CRMATRIX_MODEL, else the default model)."""
+
+    name: str
+    knobs: ArmKnobs
+    model: str
+
+    @property
+    def env(self) -> dict[str, str]:
+        """The variables as jobs get them: each knob in its one spelling."""
+        return self.knobs.env
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """A corpus entry: `conf` as validated (the pin and selection, a benchmark file's KIND spec,
+    or a view's); `kind` says which rule makes its tree: `fetched` (fetch_corpus), `written`
+    (write_corpus, out of a benchmark file by the format named `written_by`, whose key in
+    `conf` is `written_kind`) or `view` (withhold_docs, of corpus `view_of`)."""
+
+    name: str
+    conf: dict[str, Any]
+    language: str | None
+    kind: str
+    view_of: str | None = None
+    written_kind: str | None = None
+
+    @property
+    def written_file(self) -> str | None:
+        """The benchmark file a written corpus is written out of."""
+        return self.conf[self.written_kind]["file"] if self.written_kind else None
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """A dataset entry: `conf` as validated, with a derived dataset's view and rows filled in.
+    `corpus` is the corpus it is scored on, `source` the one its rows are read against (a
+    view's corpus, for a derived dataset); `split` which of the file's tasks it holds as its
+    jobs get it ({split, seed}); `derived_split` the split its tasks are derived by from the
+    file's (structural), else None; `sample` a derived dataset's {max_queries, seed}."""
+
+    name: str
+    conf: dict[str, Any]
+    format: str
+    corpus: str
+    source: str
+    file: str
+    callgraph: bool
+    split: dict[str, Any]
+    derived_split: str | None
+    sample: dict[str, Any] | None
+
+    @property
+    def archetype(self) -> str | None:
+        return self.conf.get("archetype")
+
+    @property
+    def note(self) -> str | None:
+        return self.conf.get("note")
+
+
+@dataclass(frozen=True)
+class SystemConfig:
+    """A system entry: `conf` as validated with its options and methods filled in; `cls` its
+    type (`crmatrix.systems.registry.System` subclass), which says what it needs; `arms` and
+    `datasets` those it runs (config order; sorted); `venv` the environment the workflow
+    installs for it, if it names one."""
+
+    name: str
+    conf: dict[str, Any]
+    cls: type
+    arms: tuple[str, ...]
+    datasets: tuple[str, ...]
+    venv: str | None
+
+    @property
+    def type(self) -> str:
+        return self.conf["type"]
+
+    @property
+    def methods(self) -> list[str]:
+        return self.conf["methods"]
+
+    @property
+    def options(self) -> dict[str, Any]:
+        return self.conf["options"]
+
+    @cached_property
+    def needs_index(self) -> bool:
+        return bool(self.cls.needs_index(self.conf))
+
+    @property
+    def embeds(self) -> bool:
+        """crmatrix's own engine with an index: the workflow prepares the arm's model for it."""
+        return self.cls.EMBEDS and self.needs_index
+
+
+@dataclass(frozen=True)
+class Matrix:
+    """The whole matrix, resolved and checked. `source`: the file(s) it was read from, for
+    messages. `arms` in config order, a sweep's cells after the declared arms; `sweeps` each
+    sweep's grid (axes and cells, `crmatrix.config.sweeps.grids`); `compare` each release /
+    candidate pair resolved ({release, candidate: {system, arm}}, max_drop)."""
+
+    source: str
+    corpora: dict[str, Corpus]
+    datasets: dict[str, Dataset]
+    systems: dict[str, SystemConfig]
+    models: dict[str, dict[str, Any]]
+    arms: dict[str, Arm]
+    sweeps: dict[str, dict[str, Any]]
+    compare: dict[str, dict[str, Any]]
+    baseline_arm: str
+    default_model: str
+    headline_method: str
+    reference_system: str
+    comparisons: tuple[str, ...] | None
+    top_k: int
+    embed_threads: int
+    cache_dir: str
+    trackers: dict[str, dict[str, Any]]
+    git_mirrors: tuple[str, ...]
+    registries: dict[str, str]
+    force_test: bool
+
+    @cached_property
+    def retrieval_datasets(self) -> list[str]:
+        """The datasets of the phase matrix: every one but the call-graph edge sets, sorted."""
+        return sorted(d for d, ds in self.datasets.items() if not ds.callgraph)
+
+    @cached_property
+    def callgraph_datasets(self) -> list[str]:
+        return sorted(d for d, ds in self.datasets.items() if ds.callgraph)
+
+    @cached_property
+    def split_datasets(self) -> list[str]:
+        """The datasets whose tasks are derived from their file's (rule derive_split)."""
+        return sorted(d for d, ds in self.datasets.items() if ds.derived_split)
+
+    def corpora_of(self, kind: str) -> list[str]:
+        """The corpora a rule makes (`Corpus.kind`), sorted."""
+        return sorted(c for c, corpus in self.corpora.items() if corpus.kind == kind)
+
+    def system_datasets(self, system: str) -> list[str]:
+        """The datasets of the phase matrix the system runs on, sorted."""
+        own = set(self.systems[system].datasets)
+        return [d for d in self.retrieval_datasets if d in own]

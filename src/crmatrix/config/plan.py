@@ -1,0 +1,352 @@
+"""What a Matrix means for the DAG: the files each job reads and writes under a root (the
+workflow's results/, `crmatrix run`'s scratch directory) and the parameters its result depends
+on. The workflow's input functions, targets and parameters are this module's answers (and
+`crmatrix run` builds one cell from the same plan), so each question has one answer.
+
+A job's parameters are its cache key (Snakemake re-runs a job whose parameters changed): they
+hold what the result depends on and nothing else — never a name that only labels a thing (an
+arm's, a model's) where its definition is what counts, never where a thing lies.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from functools import cached_property
+
+from crmatrix import atomic
+from crmatrix.config.matrix import Matrix, SystemConfig
+from crmatrix.evaluation.cell import Cell
+from crmatrix.systems import codefiles, install
+
+# What a system's config says to the DAG rather than to its jobs: which arms and datasets it
+# runs, and what its environment holds (the job gets the environment itself, keyed by what it holds).
+_DAG_KEYS = ("arms", "datasets", "install")
+# Where a job's system settings hold the definitions of the models it names ({model:NAME}).
+MODELS_KEY = "models"
+
+
+class Plan:
+    """The DAG of a Matrix, its files under `root`."""
+
+    def __init__(self, matrix: Matrix, root: str = "results"):
+        self.matrix = matrix
+        self.root = root
+        self._cells: dict[tuple[str, str, str], Cell] = {}
+        self._index_arms: dict[tuple[str, str], dict[str, str]] = {}
+
+    # -- systems ---------------------------------------------------------------------------
+
+    def job_conf(self, system: str) -> dict:
+        """The system's settings as its jobs get them: without the arms and datasets it runs (no
+        part of any one run) and its install (the job gets the environment, whose path holds its
+        key); with the contents of the project files it runs (`systems.codefiles`), when it names
+        any; with the definition of each model its `{model:NAME}` placeholders name, when it
+        names any."""
+        sc = self.matrix.systems[system]
+        conf = {k: copy.deepcopy(v) for k, v in sc.conf.items() if k not in _DAG_KEYS}
+        files = sc.cls.code_files(sc.options)
+        if files:
+            conf[codefiles.FILES_KEY] = files
+        named = self._model_defs(sc)
+        return {**conf, MODELS_KEY: named} if named else conf
+
+    def _model_defs(self, sc: SystemConfig, index_only: bool = False) -> dict[str, dict]:
+        """NAME -> the config's definition of each model the system names: what its export, and
+        so the job's result, depends on (its name and where it lies are no part of it)."""
+        return {n: self.matrix.models[n] for n in sc.cls.model_names(sc.options, index_only)}
+
+    def index_conf(self, system: str) -> dict:
+        """The settings an external system's index job runs with (`ExternalSystem.index_conf`)."""
+        sc = self.matrix.systems[system]
+        return sc.cls.index_conf(sc.conf, self.matrix.models)
+
+    def system_models(self, system: str, index_only: bool = False) -> list[str]:
+        """The exports (rule prepare_model) of the models a system's `{model:NAME}` name."""
+        sc = self.matrix.systems[system]
+        return [f"{self.root}/models/{n}" for n in sc.cls.model_names(sc.options, index_only)]
+
+    def home_dir(self, system: str, where: dict[str, str]) -> str:
+        """An external system's own HOME (a tool's caches and state): a directory per system, and
+        in it one per index (`where`: corpus and index_key), so that the index job and the query
+        jobs reading its index share it (a tool may keep its index under $HOME), else one per
+        evaluation job (`where`: dataset and arm)."""
+        return f"{self.root}/home/{system}/" + "/".join(f"{k}={v}" for k, v in sorted(where.items()))
+
+    def evaluate_minutes(self, system: str) -> int:
+        """An evaluation's runtime bound (minutes): its system's `budget_s` on queries, plus
+        loading (index, model, an MCP server's start) and the token benchmark. A scheduler
+        kills a job at its runtime, so it follows the config instead of a guess."""
+        return math.ceil(self.matrix.systems[system].conf["budget_s"] / 60) + 10
+
+    def system_index_minutes(self, system: str) -> int:
+        """An external index command's runtime bound (minutes): its `index_timeout_s`."""
+        return math.ceil(self.matrix.systems[system].options["index_timeout_s"] / 60) + 5
+
+    def install_inputs(self, system: str) -> dict[str, str]:
+        """An install's constraints file, when it names one (its contents are in the key)."""
+        constraints = self.matrix.systems[system].conf["install"].get("constraints")
+        return {"constraints": constraints} if constraints else {}
+
+    def venv_inputs(self, system: str) -> dict[str, str]:
+        """The system's own environment as an input, for a system the workflow installs."""
+        venv = self.matrix.systems[system].venv
+        return {"venv": venv} if venv else {}
+
+    def index_model_inputs(self, system: str) -> dict[str, list[str]]:
+        """The model exports an external system's index command names as {model:NAME}."""
+        named = self.system_models(system, index_only=True)
+        return {"models": named} if named else {}
+
+    # -- indexes ---------------------------------------------------------------------------
+
+    def index_key(self, system: str, arm: str, corpus: str) -> str:
+        """Arms whose indexes of the corpus would be built alike share one: the key hashes what
+        the system's type says its index is built from (`System.index_spec`), and for a system
+        that may run from an environment of its own, that environment (by its key)."""
+        m, sc = self.matrix, self.matrix.systems[system]
+        spec = sc.cls.index_spec(sc.conf, m.arms[arm], m.corpora[corpus].language, m.models)
+        if sc.cls.installable():
+            spec["install"] = install.key(sc.conf["install"]) if sc.conf.get("install") else None
+        return atomic.hash_obj(spec)[:12]
+
+    def index_arms(self, system: str, corpus: str) -> dict[str, str]:
+        """Index key -> the first of the system's arms (in config order) with that key on the
+        corpus; its model builds the index, and its knobs (`index_knobs`) or variables
+        (`index_env`). Per corpus, since an arm gating by language resolves on the corpus's
+        declared one and may share another arm's index there."""
+        if (system, corpus) not in self._index_arms:
+            out: dict[str, str] = {}
+            for arm in self.matrix.systems[system].arms:
+                out.setdefault(self.index_key(system, arm, corpus), arm)
+            self._index_arms[system, corpus] = out
+        return self._index_arms[system, corpus]
+
+    def index_arm(self, system: str, corpus: str, index_key: str) -> str:
+        return self.index_arms(system, corpus)[index_key]
+
+    def index_knobs(self, system: str, corpus: str, index_key: str) -> dict:
+        """What the builtin's index of the corpus is built from, as knob fields
+        (`ArmKnobs.index_spec`): its index-time knobs resolved on the corpus's declared language,
+        or the arm's explicit ones while they wait for the dominant language found by the fetch.
+        The index job gets exactly this."""
+        arm = self.matrix.arms[self.index_arm(system, corpus, index_key)]
+        return arm.knobs.index_spec(self.matrix.corpora[corpus].language)
+
+    def index_env(self, system: str, corpus: str, index_key: str) -> dict[str, str]:
+        """The variables an external system's index is built with: those its `index_env` option
+        lists (the builtin's index takes knob fields, `index_knobs`)."""
+        sc = self.matrix.systems[system]
+        arm = self.matrix.arms[self.index_arm(system, corpus, index_key)]
+        return dict(sorted(sc.cls.index_env(sc.conf, arm.env).items()))
+
+    def index_model(self, system: str, corpus: str, index_key: str) -> str:
+        """The prepared model the builtin's index is embedded with: its first arm's."""
+        return f"{self.root}/models/{self.matrix.arms[self.index_arm(system, corpus, index_key)].model}"
+
+    def embedding_systems(self) -> list[str]:
+        """The systems whose indexes crmatrix builds itself (rule build_index)."""
+        return [s for s, sc in self.matrix.systems.items() if sc.cls.EMBEDS]
+
+    def command_index_systems(self) -> list[str]:
+        """The systems whose indexes their own command builds (rule build_system_index)."""
+        return [s for s, sc in self.matrix.systems.items() if not sc.cls.EMBEDS]
+
+    # -- one evaluation --------------------------------------------------------------------
+
+    def cell(self, dataset: str, system: str, arm: str) -> Cell:
+        """The plan of one cell, its files under the root, except a system's installed
+        environment, which is where the workflow keeps it."""
+        key = (dataset, system, arm)
+        if key not in self._cells:
+            self._cells[key] = self._cell(dataset, system, arm)
+        return self._cells[key]
+
+    def _cell(self, dataset: str, system: str, arm: str) -> Cell:
+        m, root = self.matrix, self.root
+        sc, ds = m.systems[system], m.datasets[dataset]
+        corpus = ds.corpus
+        inputs: dict[str, str | list[str]] = {
+            "tasks": f"{root}/datasets/{dataset}.jsonl",
+            "grep": f"{root}/tokenbench/{dataset}.json",
+            "dataset_file": ds.file,
+            "tree": f"{root}/corpora/{corpus}/tree",
+            "manifest": f"{root}/corpora/{corpus}/manifest.json",
+            "symbols": f"{root}/symbols/{corpus}.jsonl",
+        }
+        home = {"dataset": dataset, "arm": arm}
+        if sc.needs_index:
+            key = self.index_key(system, arm, corpus)
+            inputs["index"] = f"{root}/index/{corpus}/{system}/{key}"
+            if sc.cls.EMBEDS:
+                model = m.arms[arm].model
+                inputs["model"] = f"{root}/models/{model}"
+                inputs["query_vectors"] = f"{root}/queries/{dataset}/{model}"
+            else:  # the index job's HOME (rule build_system_index), where a tool may keep its index
+                home = {"corpus": corpus, "index_key": key}
+        if sc.cls.reads_graph(m.arms[arm]):
+            inputs["graph"] = f"{root}/graph/{corpus}.json"
+        if sc.venv is not None:
+            inputs["venv"] = sc.venv
+        named = self.system_models(system)
+        if named:
+            inputs["system_models"] = named
+        params = {"system_conf": self.job_conf(system), "env": dict(m.arms[arm].env), "top_k": m.top_k,
+                  "split": dict(ds.split), "home_dir": self.home_dir(system, home)}
+        outputs = {"run": f"{root}/runs/{dataset}/{system}/{arm}.json",
+                   "trec_dir": f"{root}/trec/{dataset}/{system}/{arm}"}
+        return Cell(dataset, system, arm, inputs, params, outputs)
+
+    def cell_inputs(self, dataset: str, system: str, arm: str) -> dict[str, str]:
+        """A cell's run, and the baseline's run of its dataset and system to compare it with (the
+        baseline's own cell has none)."""
+        inputs = {"run": f"{self.root}/runs/{dataset}/{system}/{arm}.json"}
+        if arm != self.matrix.baseline_arm:
+            inputs["base"] = f"{self.root}/runs/{dataset}/{system}/{self.matrix.baseline_arm}.json"
+        return inputs
+
+    def matrix_format(self, dataset: str) -> dict:
+        """The dataset's format as the matrix jobs get it: the facts the matrix reads of it
+        (`Format.matrix_facts`), so their keys hold them and they run none of the loaders' code."""
+        from crmatrix.datasets.registry import FORMATS
+
+        return FORMATS.get(self.matrix.datasets[dataset].format).matrix_facts()
+
+    # -- corpora and datasets --------------------------------------------------------------
+
+    def corpus_params(self, corpus: str) -> dict:
+        """The pin and selection; a path corpus adds a fingerprint of its files so edits re-run
+        it. A corpus written out of a benchmark file gets the file as an input
+        (`Corpus.written_file`), so its parameters hold what is taken from it, never where it lies."""
+        from crmatrix.corpora.pins import path_fingerprint
+
+        c = self.matrix.corpora[corpus]
+        conf = copy.deepcopy(c.conf)
+        if "path" in conf:
+            conf["fingerprint"] = path_fingerprint(conf["path"])
+        if c.written_kind is not None:
+            conf[c.written_kind] = {k: v for k, v in conf[c.written_kind].items() if k != "file"}
+        return conf
+
+    def dataset_inputs(self, dataset: str) -> dict[str, str]:
+        """A dataset's file, and the manifest and symbols of the corpus it is read against (and
+        its tree, for a format that reads the files); a derived dataset's file is that corpus's
+        symbols, which it derives its rows from."""
+        from crmatrix.datasets.registry import FORMATS
+
+        ds = self.matrix.datasets[dataset]
+        symbols = f"{self.root}/symbols/{ds.source}.jsonl"
+        return {
+            "file": symbols if ds.source != ds.corpus else ds.file,
+            "manifest": f"{self.root}/corpora/{ds.source}/manifest.json",
+            "symbols": symbols,
+            **({"tree": f"{self.root}/corpora/{ds.source}/tree"} if FORMATS.get(ds.format).reads_tree else {}),
+        }
+
+    def split_ranker(self, dataset: str) -> dict:
+        """The dense ranker a structural split derives its tasks with: the baseline arm's semantic
+        index of the first system crmatrix embeds for. Empty for a dataset without one."""
+        m = self.matrix
+        if not m.datasets[dataset].derived_split:
+            return {}
+        system = next(s for s, sc in m.systems.items() if sc.embeds)  # config.check: there is one
+        base, corpus = m.arms[m.baseline_arm], m.datasets[dataset].corpus
+        return {"system": system, "index_key": self.index_key(system, base.name, corpus), "model": base.model,
+                "env": dict(base.env)}
+
+    def split_inputs(self, dataset: str) -> dict[str, str]:
+        """A split dataset's file, its corpus's symbols and graph, and the dense ranker's index."""
+        corpus = self.matrix.datasets[dataset].corpus
+        ranker = self.split_ranker(dataset)
+        return {
+            "file": self.matrix.datasets[dataset].file,
+            "manifest": f"{self.root}/corpora/{corpus}/manifest.json",
+            "symbols": f"{self.root}/symbols/{corpus}.jsonl",
+            "graph": f"{self.root}/graph/{corpus}.json",
+            "index": f"{self.root}/index/{corpus}/{ranker['system']}/{ranker['index_key']}",
+            "model": f"{self.root}/models/{ranker['model']}",
+        }
+
+    # -- the matrix's runs and what aggregates them ----------------------------------------
+
+    @cached_property
+    def system_datasets(self) -> dict[str, list[str]]:
+        """System -> the datasets of the phase matrix it runs on."""
+        return {s: self.matrix.system_datasets(s) for s in sorted(self.matrix.systems)}
+
+    def cells(self, pattern: str) -> list[str]:
+        """`pattern` for every run of the matrix: each system on each of its datasets under each
+        of its arms."""
+        m = self.matrix
+        return [pattern.format(d=d, s=s, a=a) for d in m.retrieval_datasets for s in sorted(m.systems)
+                if d in self.system_datasets[s] for a in m.systems[s].arms]
+
+    def run_files(self) -> list[str]:
+        return self.cells(f"{self.root}/runs/{{d}}/{{s}}/{{a}}.json")
+
+    def cell_files(self) -> list[str]:
+        return self.cells(f"{self.root}/cells/{{d}}/{{s}}/{{a}}.json")
+
+    def tracking_files(self) -> list[str]:
+        """Each run's JSONL event log, and its receipt from the trackers the config names."""
+        logs = self.cells(f"{self.root}/tracking/{{d}}/{{s}}/{{a}}.jsonl")
+        return logs + self.cells(f"{self.root}/tracking/{{d}}/{{s}}/{{a}}.sent.json") if self.matrix.trackers else logs
+
+    def callgraph_files(self) -> list[str]:
+        m = self.matrix
+        return [f"{self.root}/callgraph/{d}/{s}.json" for d in m.callgraph_datasets for s in sorted(m.systems)
+                if m.systems[s].cls.ANSWERS_CALLS and d in m.systems[s].datasets]
+
+    def compare_files(self) -> list[str]:
+        """The runs of both sides of every release/candidate pair, on the datasets both run."""
+        runs = set()
+        for p in self.matrix.compare.values():
+            both = set(self.system_datasets[p["release"]["system"]]) & set(
+                self.system_datasets[p["candidate"]["system"]])
+            runs |= {f"{self.root}/runs/{d}/{p[k]['system']}/{p[k]['arm']}.json"
+                     for d in both for k in ("release", "candidate")}
+        return sorted(runs)
+
+    def audit_files(self) -> list[str]:
+        return [f"{self.root}/audit/{d}.{ext}" for d in self.matrix.retrieval_datasets
+                for ext in ("json", "md", "html")]
+
+    def baseline_runs(self, systems: list[str]) -> list[str]:
+        """The baseline arm's run of each of `systems` on each dataset it runs: systems as they ship."""
+        return [f"{self.root}/runs/{d}/{s}/{self.matrix.baseline_arm}.json" for d in self.matrix.retrieval_datasets
+                for s in systems if d in self.system_datasets[s]]
+
+    def system_cells(self, system: str, arms: list[str]) -> list[str]:
+        """The cells of these arms and the baseline's on every dataset of `system` (those it runs)."""
+        wanted = {self.matrix.baseline_arm, *arms}
+        return [f"{self.root}/cells/{d}/{system}/{a}.json" for d in self.system_datasets[system]
+                for a in self.matrix.systems[system].arms if a in wanted]
+
+    def summaries(self, datasets: list[str]) -> list[str]:
+        return [f"{self.root}/datasets/{d}.summary.json" for d in datasets]
+
+    def chart_models(self, system: str) -> dict[str, str]:
+        """arm -> the config's name of the model the system embeds with under it (none: no
+        model), the name a chart's legend gives it: a run records a model by its hash and source."""
+        sc = self.matrix.systems[system]
+        return {a: self.matrix.arms[a].model for a in sc.arms} if sc.embeds else {}
+
+    @cached_property
+    def row_chart_groups(self) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
+        """(datasets, systems) for each set of datasets some systems run on, the full set first
+        when any system runs on every dataset: one rule drawing the row charts of each."""
+        by = self.system_datasets
+        return sorted({tuple(by[s]): tuple(t for t in by if by[t] == by[s]) for s in by}.items(),
+                      key=lambda group: (group[0] != tuple(self.matrix.retrieval_datasets), group))
+
+    @cached_property
+    def plot_stems(self) -> list[str]:
+        from crmatrix.plots import names
+
+        m = self.matrix
+        return names.stems(self.system_datasets, {s: list(m.systems[s].arms) for s in sorted(m.systems)},
+                           m.baseline_arm, {w: [c["arm"] for c in g["cells"]] for w, g in m.sweeps.items()},
+                           m.reference_system)
+
+    def plot_outputs(self, fmt: str) -> list[str]:
+        return [f"{self.root}/plots/{stem}.{fmt}" for stem in self.plot_stems]

@@ -23,7 +23,6 @@ from pathlib import Path
 from crmatrix import atomic
 from crmatrix.corpora.tree import content_hash
 from crmatrix.progress import Progress
-from crmatrix.symbols.extract import doc_ranges
 
 NODOCS = "nodocs"
 SEPARATOR = "~"  # never in a config's own corpus names (crmatrix.config), so a view's name is free
@@ -63,6 +62,8 @@ def blank(data: bytes, ranges: list[tuple[int, int]]) -> bytes:
 def withhold_docs(name: str, src_tree: Path, src_manifest: dict, tree: Path, manifest_path: Path) -> dict:
     """Write the view `name` of the corpus at `src_tree` (with manifest `src_manifest`) as
     `tree`, which appears whole or not at all, and its manifest."""
+    from crmatrix.symbols.extract import doc_ranges  # the parsers, for this job only: planning names views
+
     files = []
     with atomic.staged_dir(Path(tree)) as stage, Progress("blanking docs", len(src_manifest["files"]),
                                                           "files") as progress:

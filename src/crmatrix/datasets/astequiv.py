@@ -10,7 +10,10 @@ method's lines alone do not parse in most grammars), with the grammar of its lan
 
 from __future__ import annotations
 
-from tree_sitter import Node
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the parsers load with the loader's work, not with the format registry
+    from tree_sitter import Node
 
 from crmatrix.corpora.languages import language_for
 from crmatrix.symbols.grammars import parser

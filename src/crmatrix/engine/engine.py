@@ -18,14 +18,13 @@ import numpy as np
 from crmatrix import CrmatrixError
 from crmatrix.engine import expansion, fusion, lexical, sparse
 from crmatrix.engine.knobs import Knobs
+from crmatrix.engine.methods import METHODS
 from crmatrix.hits import Hit
 from crmatrix.symbols import Symbol
 
 if TYPE_CHECKING:
     from crmatrix.engine.bm25 import BM25Index
 
-METHODS = ("lexical", "semantic", "hybrid", "bm25")
-INDEX_METHODS = frozenset({"semantic", "hybrid"})  # the methods that need embedded symbols
 QueryEncoder = Callable[[list[str]], np.ndarray]
 
 

@@ -3,25 +3,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+import importlib
+from typing import TYPE_CHECKING
 
-import tree_sitter_go
-import tree_sitter_java
-import tree_sitter_javascript
-import tree_sitter_python
-import tree_sitter_rust
-import tree_sitter_typescript
-from tree_sitter import Language, Parser
+if TYPE_CHECKING:
+    from tree_sitter import Parser
 
-_GRAMMARS: dict[str, Callable[[], Any]] = {
-    "python": tree_sitter_python.language,
-    "rust": tree_sitter_rust.language,
-    "typescript": tree_sitter_typescript.language_typescript,
-    "tsx": tree_sitter_typescript.language_tsx,
-    "javascript": tree_sitter_javascript.language,
-    "go": tree_sitter_go.language,
-    "java": tree_sitter_java.language,
+# language -> (grammar wheel's module, its function giving the language); imported with the first
+# parser a process asks for, so that what only names a language loads no parser
+_GRAMMARS: dict[str, tuple[str, str]] = {
+    "python": ("tree_sitter_python", "language"),
+    "rust": ("tree_sitter_rust", "language"),
+    "typescript": ("tree_sitter_typescript", "language_typescript"),
+    "tsx": ("tree_sitter_typescript", "language_tsx"),
+    "javascript": ("tree_sitter_javascript", "language"),
+    "go": ("tree_sitter_go", "language"),
+    "java": ("tree_sitter_java", "language"),
 }
 
 _PARSERS: dict[str, Parser] = {}
@@ -33,6 +30,9 @@ def parser(language: str) -> Parser:
     if made is None:
         if language not in _GRAMMARS:
             raise ValueError(f"unsupported language: {language!r}")
-        made = Parser(Language(_GRAMMARS[language]()))
+        from tree_sitter import Language, Parser
+
+        module, function = _GRAMMARS[language]
+        made = Parser(Language(getattr(importlib.import_module(module), function)()))
         _PARSERS[language] = made
     return made

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from crmatrix import CrmatrixError
 from crmatrix.corpora.languages import dominant_language
-from crmatrix.engine import INDEX_METHODS, Engine
-from crmatrix.engine import METHODS as BUILTIN_METHODS
+from crmatrix.engine.methods import INDEX_METHODS
+from crmatrix.engine.methods import METHODS as BUILTIN_METHODS
 from crmatrix.hits import Hit
 from crmatrix.systems.registry import BUILTIN, System, register
 
@@ -21,6 +21,7 @@ class BuiltinSystem(System):
         from crmatrix import graph
         from crmatrix.embed import queries
         from crmatrix.engine import index, knobs
+        from crmatrix.engine.engine import Engine
 
         # Auto gating follows the corpus's dominant language unless the arm names one.
         self.knobs = knobs.resolve(ctx.env, dominant_language(ctx.manifest))

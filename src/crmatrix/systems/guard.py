@@ -104,11 +104,11 @@ class Guard:
         self.last_elapsed_s = box["elapsed"]
         return result
 
-    def for_system(self, system: object) -> None:
-        """A self-timed system kills its own overrunning process; the guard waits a grace period
-        longer (the system's `grace_s`, or GRACE_S), so that it is the system that reports."""
-        if getattr(system, "SELF_TIMED", False):
-            self.grace_s = float(getattr(system, "grace_s", GRACE_S))
+    def for_system(self, system) -> None:
+        """A self-timed system (`System.SELF_TIMED`) kills its own overrunning process; the guard
+        waits a grace period longer (its `grace_s`, or GRACE_S), so that it is the system that reports."""
+        if system.SELF_TIMED:
+            self.grace_s = float(system.grace_s if system.grace_s is not None else GRACE_S)
 
     def close(self) -> None:
         if self._worker is not None:

@@ -52,7 +52,8 @@ class System:
     A type answers `search(query, method, k)` with hits or an `Answer`, and may raise
     `crmatrix.systems.answers.QueryFailure` to name the kind of failure. `RESPONSE = "blob"`:
     answers are one composed context, scored at rank 1 only. `SELF_TIMED`: it enforces
-    `ctx.timeout_s` itself. `batch_size` with `search_batch(queries, method, k)`: tools that take
+    `ctx.timeout_s` itself (the job's guard waits `grace_s` longer, default GRACE_S, so that the
+    system reports its own timeout). `batch_size` with `search_batch(queries, method, k)`: tools that take
     many queries per call. `EMBEDS`: the type is crmatrix's own engine, whose index the workflow
     builds from the corpus's symbols with the arm's model (rule build_index, with the dataset's
     queries embedded once per model); any other type that `needs_index` builds it with its own
@@ -66,6 +67,7 @@ class System:
     EMBEDS = False
     ANSWERS_CALLS = False
     batch_size: int | None = None
+    grace_s: float | None = None
 
     # -- what the workflow asks while it plans ---------------------------------------------
 

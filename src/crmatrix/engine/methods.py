@@ -1,0 +1,5 @@
+"""The builtin engine's methods, apart from the engine itself: planning asks which methods need
+an index without loading the engine's libraries."""
+
+METHODS = ("lexical", "semantic", "hybrid", "bm25")
+INDEX_METHODS = frozenset({"semantic", "hybrid"})  # the methods that need embedded symbols

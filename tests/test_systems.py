@@ -84,14 +84,16 @@ def system_conf(type_: str, options: dict, **keys) -> dict:
     return system_matrix(type_, options, **keys).systems["fake"].conf
 
 
-def run(prepared, tmp_path, conf, env=None, index=None):
+def run(prepared, tmp_path, conf, env=None, split=None, cache_dir=None, **files):
+    """The evaluation of `conf` under `env` on the prepared dataset; `files`: its other inputs
+    as the cell names them (index, model), None for none."""
     inputs = {"tasks": prepared / "tasks.jsonl", "symbols": prepared / "symbols.jsonl",
-              "manifest": prepared / "manifest.json", "tree": prepared / "tree", "dataset_file": prepared / "ds.json"}
-    if index is not None:
-        inputs["index"] = index
-    params = {"system_conf": conf, "env": env or {}, "top_k": 10, "split": {"split": "all", "seed": None},
+              "manifest": prepared / "manifest.json", "tree": prepared / "tree", "dataset_file": prepared / "ds.json",
+              **{k: v for k, v in files.items() if v is not None}}
+    params = {"system_conf": conf, "env": env or {}, "top_k": 10, "split": split or {"split": "all", "seed": None},
               "home_dir": tmp_path / "home"}
-    return evaluate_arm.run(Cell("ds", "fake", "a", inputs, params, {"run": tmp_path / "run.json"}))
+    return evaluate_arm.run(Cell("ds", "fake", "a", inputs, params, {"run": tmp_path / "run.json"}),
+                            cache_dir=cache_dir)
 
 
 def build_index(prepared, tmp_path, conf, env=None) -> Path:

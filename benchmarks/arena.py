@@ -19,9 +19,9 @@ from pathlib import Path
 
 import finished_run
 
+from crmatrix import config
 from crmatrix.analysis import versus
 from crmatrix.evaluation import metrics
-from crmatrix.pipeline import config
 
 
 def rule_seconds(clone: Path, rule: str) -> dict[str, float]:
@@ -37,8 +37,8 @@ def rule_seconds(clone: Path, rule: str) -> dict[str, float]:
 
 def main() -> None:
     clone, note = finished_run.arguments("arena.py")
-    cfg = config.load(clone / "config" / "arena.yaml")
-    base, reference, preferred = cfg["baseline_arm"], cfg["reference_system"], cfg["headline_method"]
+    m = config.load(clone / "config" / "arena.yaml")
+    base, reference, preferred = m.baseline_arm, m.reference_system, m.headline_method
     runs = [json.loads(p.read_text()) for p in sorted((clone / "results" / "runs").glob(f"*/*/{base}.json"))]
     comparison = versus.compare(runs, reference, preferred)
     by = versus.rows_by_system(runs, preferred)

@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # (file, the exact code, the bug, what a user would see)
 MUTATIONS = [
-    ("src/crmatrix/pipeline/experiment.py", '"model": cfg["models"][arm_model(cfg, arm)]}', '"model": None}',
+    ("src/crmatrix/systems/builtin.py", '"model": models[arm.model]}', '"model": None}',
      "index key ignores the model: an INT8 arm reuses the fp32 index"),
     ("src/crmatrix/evaluation/trec.py", "enumerate(docs, 1)", "enumerate(docs, 0)", "TREC run ranks start at 0"),
     ("src/crmatrix/engine/knobs/kinds.py", 'return "1" if self.read(var, raw) else "0"',
@@ -42,7 +42,7 @@ MUTATIONS = [
      "return (-h.score, h.start_line, h.path, h.symbol)", "tie-break by line before path"),
     ("src/crmatrix/pipeline/codehash.py", "for node in ast.walk(ast.parse(source)):",
      "for node in ast.parse(source).body:", "code hash misses imports inside functions"),
-    ("src/crmatrix/pipeline/locations.py", 'mirrors = [*cfg["git_mirrors"], *_split(environ.get(MIRRORS_VAR, ""))]',
+    ("src/crmatrix/pipeline/locations.py", 'mirrors = [*matrix.git_mirrors, *_split(environ.get(MIRRORS_VAR, ""))]',
      'mirrors = [*_split(environ.get(MIRRORS_VAR, ""))]', "config mirrors never reach the jobs"),
     ("src/crmatrix/pipeline/jobs.py", "for stream in (log, terminal):", "for stream in (log,):",
      "a job's error only in its log"),
@@ -60,13 +60,13 @@ MUTATIONS = [
     # the test-split ledger refuses before anything is removed
     ("src/crmatrix/pipeline/rescoring.py", "    if force:\n        return\n", "    return\n",
      "a second test scoring is refused only by the job, after Snakemake removed the run"),
-    ("workflow/rules/common.smk", "        *run_files(),\n", "",
+    ("workflow/rules/common.smk", "        *PLAN.run_files(),\n", "",
      "a run a failed job removed is never planned again (the matrix keeps its column)"),
     ("src/crmatrix/pipeline/rescoring.py",
      "model = read_model(p.model_dir) if p.model_dir is not None else None", "model = None",
      "the key checked at planning leaves out the model"),
     ("src/crmatrix/stages/evaluate_arm.py",
-     'model = (sysobj.provenance() if hasattr(sysobj, "provenance") else {}).get("model")', "model = None",
+     'sysobj.provenance().get("model"))', "None)",
      "the key checked before scoring leaves out the model"),
     # the tests the last check asked for
     ("src/crmatrix/evaluation/evaluate.py", "timeout_s=guard.timeout_s * len(queries)", "timeout_s=guard.timeout_s",

@@ -45,7 +45,7 @@ from pathlib import Path
 
 import yaml
 
-from crmatrix.pipeline import config
+from crmatrix import config
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -278,7 +278,7 @@ def seed_matrix() -> None:
     added_search = sum(q["elapsed_ms"] for run in (ws / "results" / "runs").rglob(f"{next(iter(ADDED_ARM))}.json")
                        for m in json.loads(run.read_text())["methods"].values() for q in m["queries"]) / 1000
     embedded, naive, distinct = embedding_counts(ws, SEED)
-    arms = len(config.load(ws / SEED)["arms"])  # sweep cells included
+    arms = len(config.load(ws / SEED).arms)  # sweep cells included
     queries = sum(g["queries"] for g in languages)
 
     say(f"## S1. The cold seed matrix ({SEED}, derived datasets included, {CORES} cores)")

@@ -91,7 +91,7 @@ ETA = {  # a structural split (Python) on which `stacked` loses a hit: the do-no
     "strict": [1, 1, 1, None, None, 2],
 }
 def facts(fmt: str) -> dict:
-    """A format's facts as the matrix's jobs get them (crmatrix.pipeline.experiment.matrix_formats)."""
+    """A format's facts as the matrix's jobs get them (crmatrix.config.plan.Plan.matrix_format)."""
     return registry.FORMATS.get(fmt).matrix_facts()
 
 

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from crmatrix import config
 from crmatrix.cli import main
-from crmatrix.pipeline import config
+from crmatrix.evaluation.cell import Cell
 from crmatrix.stages import build_system_index, evaluate_arm, extract_symbols, fetch_corpus, prepare_dataset
 
 FAKE_CLI = [sys.executable, str(Path(__file__).parent / "fakes" / "fake_search.py")]
@@ -44,13 +45,13 @@ def prepare(root: Path, extra_file: bool = False) -> Path:
 
 
 def system() -> dict:
-    cfg = config.validate({"corpora": {"c": {"path": "."}}, "datasets": {"d": {"file": "d.json", "corpus": "c"}},
-                           "arms": {"baseline": {}}, "systems": {"fake": {"type": "command", "options": {
-                               "index": [*FAKE_CLI, "index", "{corpus}", "{index}"],
-                               "search": [*FAKE_CLI, "search", "{index}", "{query}", "{k}"],
-                               "hits": "data.symbols[]", "fields": {"symbol": "name", "path": "file",
-                                                                    "start_line": "line"}}}}})
-    return cfg["systems"]["fake"]
+    m = config.from_dict({"corpora": {"c": {"path": "."}}, "datasets": {"d": {"file": "d.json", "corpus": "c"}},
+                          "arms": {"baseline": {}}, "systems": {"fake": {"type": "command", "options": {
+                              "index": [*FAKE_CLI, "index", "{corpus}", "{index}"],
+                              "search": [*FAKE_CLI, "search", "{index}", "{query}", "{k}"],
+                              "hits": "data.symbols[]", "fields": {"symbol": "name", "path": "file",
+                                                                   "start_line": "line"}}}}})
+    return m.systems["fake"].conf
 
 
 def evaluate(root: Path, out: Path, env: dict, dataset: Path | None = None) -> Path:
@@ -64,9 +65,10 @@ def evaluate(root: Path, out: Path, env: dict, dataset: Path | None = None) -> P
     if not index.exists():
         build_system_index.run(system="fake", system_conf=conf, tree=root / "tree", env={}, out=index,
                                home_dir=root / "home")
-    evaluate_arm.run(tasks=tasks, symbols=root / "symbols.jsonl", manifest=root / "manifest.json",
-                     tree=root / "tree", dataset_file=dataset or root / "ds.json", out=out, dataset="d", system="fake",
-                     system_conf=conf, arm="a", env=env, top_k=10, index=index, home_dir=root / "home")
+    inputs = {"tasks": tasks, "symbols": root / "symbols.jsonl", "manifest": root / "manifest.json",
+              "tree": root / "tree", "dataset_file": dataset or root / "ds.json", "index": index}
+    params = {"system_conf": conf, "env": env, "top_k": 10, "home_dir": root / "home"}
+    evaluate_arm.run(Cell("d", "fake", "a", inputs, params, {"run": out}))
     return out
 
 
@@ -176,8 +178,8 @@ def test_a_bad_release_candidate_pair_is_one_line_naming_the_key(entry, message)
     from crmatrix import CrmatrixError
 
     with pytest.raises(CrmatrixError) as e:
-        config.validate({"corpora": {"c": {"path": "."}}, "datasets": {"d": {"file": "d.json", "corpus": "c"}},
-                         "arms": {"baseline": {}, "knob": {}}, "compare": {"p": entry},
+        config.from_dict({"corpora": {"c": {"path": "."}}, "datasets": {"d": {"file": "d.json", "corpus": "c"}},
+                          "arms": {"baseline": {}, "knob": {}}, "compare": {"p": entry},
                          "systems": {"builtin": {"type": "builtin", "methods": ["lexical"]},
                                      "peer": {"type": "builtin", "methods": ["lexical", "bm25"],
                                               "arms": ["baseline"]}}})
@@ -185,12 +187,10 @@ def test_a_bad_release_candidate_pair_is_one_line_naming_the_key(entry, message)
 
 
 def test_a_pair_gates_the_release_headline_mrr_by_default():
-    from crmatrix.pipeline import experiment
-
-    cfg = config.validate({"corpora": {"c": {"path": "."}}, "datasets": {"d": {"file": "d.json", "corpus": "c"}},
-                           "arms": {"baseline": {}, "knob": {}},
-                           "compare": {"p": {"release": "b", "candidate": "b@knob"}},
-                           "systems": {"b": {"type": "builtin", "methods": ["lexical", "bm25"]}}})
-    assert experiment.compare_pairs(cfg) == {"p": {"release": {"system": "b", "arm": "baseline"},
+    m = config.from_dict({"corpora": {"c": {"path": "."}}, "datasets": {"d": {"file": "d.json", "corpus": "c"}},
+                          "arms": {"baseline": {}, "knob": {}},
+                          "compare": {"p": {"release": "b", "candidate": "b@knob"}},
+                          "systems": {"b": {"type": "builtin", "methods": ["lexical", "bm25"]}}})
+    assert m.compare == {"p": {"release": {"system": "b", "arm": "baseline"},
                                                    "candidate": {"system": "b", "arm": "knob"},
                                                    "max_drop": {"lexical.mrr": 0.02}}}

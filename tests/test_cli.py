@@ -111,7 +111,10 @@ def test_check_a_metric_no_run_has_is_a_usage_error_with_a_did_you_mean(tmp_path
 
 def test_validate_finds_a_program_missing_from_path_before_any_query(tmp_path):
     cfg = tmp_path / "peer.yaml"
-    head = "corpora: {c: {path: x}}\ndatasets: {d: {file: f, corpus: c}}\narms: {baseline: {}}\nsystems:\n"
+    (tmp_path / "x").mkdir()  # the files it names are there (validate checks them first)
+    (tmp_path / "f").write_text("[]")
+    head = (f"corpora: {{c: {{path: {tmp_path / 'x'}}}}}\ndatasets: {{d: {{file: {tmp_path / 'f'}, corpus: c}}}}\n"
+            "arms: {baseline: {}}\nsystems:\n")
     cfg.write_text(head + "  peer: {type: command, options: {search: [no-such-search-tool, '{query}']}}\n")
     proc = crmatrix("validate", str(cfg))
     assert proc.returncode == 2
@@ -125,6 +128,25 @@ def test_validate_finds_a_program_missing_from_path_before_any_query(tmp_path):
                    "  installed: {type: command, install: {pip: peer==1.0},\n"
                    "              options: {search: ['{bin}/peer', '{query}']}}\n")
     assert crmatrix("validate", str(cfg)).returncode == 0
+
+
+def test_validate_names_a_file_or_directory_the_config_names_that_is_not_there(tmp_path, capsys, monkeypatch):
+    from crmatrix import config
+    from crmatrix.cli import main
+
+    monkeypatch.chdir(tmp_path)  # relative paths are the working directory's, as the workflow's
+    cfg = tmp_path / "gone.yaml"
+    raw = {"corpora": {"c": {"path": "src"}}, "datasets": {"d": {"file": "ds.json", "corpus": "c"}},
+           "arms": {"baseline": {}}}
+    cfg.write_text(yaml.safe_dump(raw))
+    config.from_dict(raw)  # the Matrix itself asks nothing of the disk
+    assert main(["validate", str(cfg)]) == 2
+    assert capsys.readouterr().err == f"crmatrix: {cfg}: datasets.d.file: 'ds.json' is not a file (from {tmp_path})\n"
+    (tmp_path / "ds.json").write_text("[]")
+    assert main(["validate", str(cfg)]) == 2
+    assert capsys.readouterr().err == f"crmatrix: {cfg}: corpora.c.path: 'src' is not a directory (from {tmp_path})\n"
+    (tmp_path / "src").mkdir()
+    assert main(["validate", str(cfg)]) == 0
 
 
 @pytest.mark.parametrize("text,why", [
@@ -174,7 +196,10 @@ def test_validate_warns_of_each_clamped_value_and_passes(tmp_path, capsys):
     from crmatrix.cli import main
 
     cfg = tmp_path / "wide.yaml"
-    cfg.write_text("corpora: {c: {path: x}}\ndatasets: {d: {file: f, corpus: c}}\narms:\n  baseline: {}\n"
+    (tmp_path / "x").mkdir()
+    (tmp_path / "f").write_text("[]")
+    cfg.write_text(f"corpora: {{c: {{path: {tmp_path / 'x'}}}}}\n"
+                   f"datasets: {{d: {{file: {tmp_path / 'f'}, corpus: c}}}}\narms:\n  baseline: {{}}\n"
                    "  wide: {CODELENS_RANK_SPARSE_THRESHOLD: '500', CODELENS_EMBED_HINT_LINES: '0'}\n")
     assert main(["validate", str(cfg)]) == 0
     out = capsys.readouterr()

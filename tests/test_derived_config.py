@@ -3,8 +3,8 @@ sampled by max_queries; its config errors name the key."""
 
 import pytest
 
-from crmatrix import CrmatrixError
-from crmatrix.pipeline import config, experiment, slices
+from crmatrix import CrmatrixError, config
+from crmatrix.pipeline import slices
 
 
 def matrix_config(**datasets) -> dict:
@@ -15,25 +15,25 @@ def matrix_config(**datasets) -> dict:
 
 def config_error(cfg: dict) -> str:
     with pytest.raises(CrmatrixError) as e:
-        config.validate(cfg)
+        config.from_dict(cfg)
     return str(e.value)
 
 
 def test_config_scores_derived_datasets_on_one_view_of_their_corpus():
-    cfg = config.validate(matrix_config(**{"c-derived": {"format": "derived", "corpus": "c"},
+    m = config.from_dict(matrix_config(**{"c-derived": {"format": "derived", "corpus": "c"},
                                            "c-small": {"format": "derived", "corpus": "c", "max_queries": 20,
                                                        "seed": 3, "split": "small_dev"}}))
-    assert sorted(cfg["corpora"]) == ["c", "c~nodocs", "docs"]
-    assert cfg["corpora"]["c~nodocs"] == {"nodocs": "c", "language": "python"}
-    assert cfg["datasets"]["c-derived"] == {"format": "derived", "corpus": "c~nodocs", "max_queries": 300,
+    assert sorted(m.corpora) == ["c", "c~nodocs", "docs"]
+    assert m.corpora["c~nodocs"].conf == {"nodocs": "c", "language": "python"}
+    assert m.datasets["c-derived"].conf == {"format": "derived", "corpus": "c~nodocs", "max_queries": 300,
                                             "file": "results/datasets/c-derived.jsonl"}
-    assert experiment.dataset_source(cfg, "c-small") == "c" and experiment.dataset_source(cfg, "hand") == "c"
-    assert experiment.dataset_sample(cfg, "c-small") == {"max_queries": 20, "seed": 3}
-    assert experiment.dataset_sample(cfg, "c-derived") == {"max_queries": 300, "seed": 0}
-    assert experiment.dataset_sample(cfg, "hand") is None
-    assert experiment.dataset_split(cfg, "c-small") == {"split": "small_dev", "seed": 3}
+    assert m.datasets["c-small"].source == "c" and m.datasets["hand"].source == "c"
+    assert m.datasets["c-small"].sample == {"max_queries": 20, "seed": 3}
+    assert m.datasets["c-derived"].sample == {"max_queries": 300, "seed": 0}
+    assert m.datasets["hand"].sample is None
+    assert m.datasets["c-small"].split == {"split": "small_dev", "seed": 3}
     # the view is no slice of its own: the corpus's slice holds the datasets scored on it
-    s = slices.slices(cfg)
+    s = slices.slices(m)
     assert "corpus_c~nodocs" not in s
     assert sorted({d for d, _, _ in s["corpus_c"]["cells"]}) == ["c-derived", "c-small", "hand"]
 

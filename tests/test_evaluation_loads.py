@@ -11,8 +11,8 @@ import pytest
 from test_engine import model_dir  # noqa: F401 - a fixture
 from test_systems import CORPUS, DATASET
 
+from crmatrix import config
 from crmatrix.engine import index, knobs
-from crmatrix.pipeline import config
 from crmatrix.stages import embed_queries, extract_symbols, fetch_corpus, prepare_dataset
 from crmatrix.symbols import read_symbols
 
@@ -20,8 +20,10 @@ from crmatrix.symbols import read_symbols
 HEAVY = ("bm25s", "scipy", "tiktoken", "pandas", "altair", "torch", "onnxruntime", "transformers", "importlib.metadata")
 CHILD = """
 import json, sys
+from crmatrix.evaluation.cell import Cell
 from crmatrix.stages import evaluate_arm
-run = evaluate_arm.run(**json.loads(sys.argv[1]))
+job = json.loads(sys.argv[1])
+run = evaluate_arm.run(Cell(**job["cell"]), cache_dir=job["cache_dir"])
 print(json.dumps({"loaded": sorted(m for m in json.loads(sys.argv[2]) if m in sys.modules),
                   "ranks": {m: [q["rank"] for q in r["queries"]] for m, r in run["methods"].items()},
                   "tokens": {m: [q["response_tokens"] for q in r["queries"]] for m, r in run["methods"].items()}}))
@@ -50,12 +52,16 @@ def job(tmp_path_factory, model_dir) -> dict:  # noqa: F811 - the fixture
 
 
 def evaluate(job: dict, methods: list[str], out: Path, indexed: bool = True) -> dict:
-    cfg = config.validate({"corpora": {"c": {"path": "."}}, "datasets": {"d": {"file": "d.json", "corpus": "c"}},
-                           "arms": {"baseline": {}}, "systems": {"builtin": {"type": "builtin", "methods": methods}}})
-    files = job if indexed else {k: v for k, v in job.items() if k not in ("model", "index", "query_vectors")}
-    kwargs = {**{k: str(v) for k, v in files.items()}, "out": str(out / "run.json"), "dataset": "d",
-              "system": "builtin", "system_conf": cfg["systems"]["builtin"], "arm": "baseline", "env": {}, "top_k": 10}
-    proc = subprocess.run([sys.executable, "-c", CHILD, json.dumps(kwargs), json.dumps(HEAVY)], capture_output=True,
+    m = config.from_dict({"corpora": {"c": {"path": "."}}, "datasets": {"d": {"file": "d.json", "corpus": "c"}},
+                          "arms": {"baseline": {}}, "systems": {"builtin": {"type": "builtin", "methods": methods}}})
+    files = {k: str(v) for k, v in job.items() if k != "cache_dir"}
+    if not indexed:
+        files = {k: v for k, v in files.items() if k not in ("model", "index", "query_vectors")}
+    cell = {"dataset": "d", "system": "builtin", "arm": "baseline", "inputs": files,
+            "params": {"system_conf": m.systems["builtin"].conf, "env": {}, "top_k": 10},
+            "outputs": {"run": str(out / "run.json")}}
+    child = {"cell": cell, "cache_dir": str(job["cache_dir"])}
+    proc = subprocess.run([sys.executable, "-c", CHILD, json.dumps(child), json.dumps(HEAVY)], capture_output=True,
                           text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
     return json.loads(proc.stdout.splitlines()[-1])

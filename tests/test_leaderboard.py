@@ -8,11 +8,11 @@ import fixture_runs
 import pytest
 from conftest import ROOT, chart_data, chart_spec, snakemake
 
-from crmatrix import CrmatrixError, atomic
+from crmatrix import CrmatrixError, atomic, config
 from crmatrix.analysis import versus
-from crmatrix.pipeline import config
 from crmatrix.plots import names
 from crmatrix.stages import plot_costs, plot_leaderboard, plot_versus
+from crmatrix.systems.registry import default_reference
 
 ALPHA = [1, 3, None, 2, 1, 4, None, 2, 1, 5]  # the reference's first relevant ranks (hybrid)
 BETA = [2, 1, 1, None, 3, 1, 2, 1]
@@ -66,12 +66,15 @@ def test_the_comparison_is_deterministic():
 
 
 def test_reference_system_defaults_to_the_first_builtin_and_must_be_a_system():
-    cfg = {"systems": {"peer": {"type": "command"}, "engine": {"type": "builtin"}}}
-    assert config.reference_system(cfg) == "engine"
-    assert config.reference_system({**cfg, "reference_system": "peer"}) == "peer"
+    systems = {"peer": {"type": "command", "options": {"search": ["peer", "{query}"]}}, "engine": {"type": "builtin"}}
+    assert default_reference(systems) == "engine"
+    cfg = {"corpora": {"c": {"path": "."}}, "datasets": {"d": {"file": "d.json", "corpus": "c"}},
+           "arms": {"baseline": {}}, "systems": systems}
+    assert config.from_dict(cfg).reference_system == "engine"
+    assert config.from_dict({**cfg, "reference_system": "peer"}).reference_system == "peer"
     with pytest.raises(CrmatrixError, match=r"^c.yaml: reference_system: 'gone' is not one of the systems "
                                             r"\(peer, engine\)$"):
-        config.reference_system({**cfg, "reference_system": "gone"}, "c.yaml")
+        config.from_dict({**cfg, "reference_system": "gone"}, "c.yaml")
 
 
 def test_the_systems_view_is_named_only_with_a_reference():

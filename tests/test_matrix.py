@@ -16,6 +16,7 @@ from crmatrix.analysis import meta, stats
 from crmatrix.analysis.matrix import assemble as matrix
 from crmatrix.analysis.matrix import power
 from crmatrix.datasets import ledger
+from crmatrix.evaluation.cell import Cell
 from crmatrix.hits import Hit
 from crmatrix.stages import collect_matrix, evaluate_arm, extract_symbols, fetch_corpus, prepare_dataset
 from crmatrix.systems import registry as systems
@@ -29,13 +30,14 @@ DATASET = [
 ]
 
 
-class NameLookup:
+class NameLookup(systems.System):
     """A third-party system: a hit for the symbol named exactly like the query, under two
     methods listed out of alphabetical order; a query holding a space makes it raise."""
 
     METHODS = ("first", "exact")
 
     def __init__(self, ctx):
+        super().__init__(ctx)
         self.symbols = ctx.symbols
 
     def search(self, query, method, k):
@@ -59,11 +61,12 @@ def stage(tmp_path, monkeypatch):
                         r / "tasks.jsonl")
 
     def run(system: str, conf: dict, arm: str, env: dict):
-        systems.check_system_config(system, conf)
+        conf = systems.check_system_config(system, conf)
         out = r / "runs" / system / f"{arm}.json"
-        evaluate_arm.run(tasks=r / "tasks.jsonl", symbols=r / "symbols.jsonl", manifest=r / "manifest.json",
-                         tree=r / "tree", dataset_file=tmp_path / "ds.json", out=out, dataset="ds",
-                         system=system, system_conf=conf, arm=arm, env=env, top_k=10)
+        inputs = {"tasks": r / "tasks.jsonl", "symbols": r / "symbols.jsonl", "manifest": r / "manifest.json",
+                  "tree": r / "tree", "dataset_file": tmp_path / "ds.json"}
+        evaluate_arm.run(Cell("ds", system, arm, inputs, {"system_conf": conf, "env": env, "top_k": 10},
+                              {"run": out}))
         return out
 
     def collect(runs):

@@ -78,7 +78,7 @@ def own_cells(common: dict, cells: list[Path], arms: list[str]) -> dict:
             "cells": [c for c in cells if c.name.split(".")[1] in keep]}
 
 
-# Grids over the fixture's arms, as crmatrix.pipeline.sweeps.grids gives them: a 2 × 2 and a one-axis sweep.
+# Grids over the fixture's arms, as crmatrix.config.sweeps.grids gives them: a 2 × 2 and a one-axis sweep.
 SWEEPS = {
     "grid": {"axes": [{"var": "KNOB_A", "name": "a", "values": ["1", "2"]},
                       {"var": "KNOB_B", "name": "b", "values": ["x", "y"]}],

@@ -4,9 +4,9 @@ import importlib.metadata
 
 import pytest
 
-from crmatrix import CrmatrixError, registry, trackers
+from crmatrix import CrmatrixError, config, registry, trackers
+from crmatrix.config.plan import Plan
 from crmatrix.datasets import registry as formats
-from crmatrix.pipeline import experiment
 from crmatrix.systems import registry as systems
 
 
@@ -123,11 +123,12 @@ def test_an_installed_format_is_a_loader_or_a_format_with_facts(monkeypatch):
 
 
 def test_the_matrix_and_the_plan_read_the_facts():
-    cfg = {"datasets": {"seed": {"format": "codelens"}, "rq": {"format": "repoqa"}, "calls": {"format": "callgraph"},
-                        "qa": {"format": "swe-qa"}}}
-    assert experiment.retrieval_datasets(cfg) == ["qa", "rq", "seed"]
-    assert experiment.callgraph_datasets(cfg) == ["calls"]
-    assert experiment.matrix_formats(cfg, ["qa", "rq", "seed"]) == {
+    formats_of = {"seed": "codelens", "rq": "repoqa", "calls": "callgraph", "qa": "swe-qa"}
+    datasets = {d: {"file": "d.json", "corpus": "c", "format": f} for d, f in formats_of.items()}
+    m = config.from_dict({"corpora": {"c": {"path": "."}}, "arms": {"baseline": {}}, "datasets": datasets})
+    assert m.retrieval_datasets == ["qa", "rq", "seed"]
+    assert m.callgraph_datasets == ["calls"]
+    assert {d: Plan(m).matrix_format(d) for d in ["qa", "rq", "seed"]} == {
         "qa": {"name": "swe-qa", "hand_built": False, "pass_at_1": False},
         "rq": {"name": "repoqa", "hand_built": False, "pass_at_1": True},
         "seed": {"name": "codelens", "hand_built": True, "pass_at_1": False}}

@@ -8,11 +8,13 @@ import re
 import pytest
 from test_workflow import matrix, run  # noqa: F401 (the fixture)
 
-from crmatrix.pipeline import config, slices
+from crmatrix import config
+from crmatrix.config.matrix import Matrix
+from crmatrix.pipeline import slices
 
 
-def cfg() -> dict:
-    return config.validate({
+def cfg() -> Matrix:
+    return config.from_dict({
         "corpora": {"requests": {"path": "r"}, "flask": {"path": "f"}},
         "datasets": {"requests": {"file": "r.json", "corpus": "requests"},
                      "requests-calls": {"file": "rc.json", "corpus": "requests", "format": "callgraph"},

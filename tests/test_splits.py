@@ -12,6 +12,7 @@ from crmatrix.engine import Engine, knobs
 from crmatrix.evaluation import callgraph
 from crmatrix.graph import Graph
 from crmatrix.symbols import Symbol, symbols_hash
+from crmatrix.systems.registry import System
 
 NAMES = ["alpha", "beta", "gamma", "delta", "omega"]
 SYMS = [Symbol(n, "function", "", f"src/{n}.py", "python", 1, 3, f"def {n}()", "", "") for n in NAMES]
@@ -86,17 +87,19 @@ def test_callers_and_callees_are_scored_by_recall_and_precision(tmp_path):
     f.write_text(json.dumps(EDGES))
     tasks = registry.load(f, "callgraph", "c", {"files": []}, SYMS)
 
-    class Answers:
+    class Answers(System):
+        ANSWERS_CALLS = True
+
         def calls(self, direction, symbol, file_suffix):
             # callers of beta: one right (alpha), one wrong (omega); delta missed
             return {("callers", "beta"): [("alpha", "src/alpha.py"), ("omega", "src/omega.py")],
                     ("callees", "alpha"): [("beta", "src/beta.py")]}.get((direction, symbol), [])
 
-    result = callgraph.evaluate(Answers(), tasks)
+    result = callgraph.evaluate(Answers(None), tasks)
     rows = {r["task_id"]: (r["recall"], r["precision"]) for r in result["tasks"]}
     assert rows == {"callees:alpha.py:alpha": (1.0, 1.0), "callees:delta.py:delta": (0.0, 0.0),
                     "callees:src/alpha.py:alpha": (0.0, 0.0), "callers:beta": (0.5, 0.5), "callers:gamma": (0.0, 0.0)}
     assert result["directions"]["callers"] == {"n": 2, "errors": 0, "recall": 0.25, "precision": 0.25, "f1": 0.25}
     # a system without call-graph answers: every task is a recorded failure scoring 0
-    failed = callgraph.evaluate(object(), tasks)
+    failed = callgraph.evaluate(System(None), tasks)
     assert failed["directions"]["callees"]["errors"] == 3 and failed["directions"]["callees"]["recall"] == 0.0

@@ -4,16 +4,18 @@ import pytest
 import yaml
 from conftest import ROOT
 
-from crmatrix import CrmatrixError
-from crmatrix.pipeline import config, experiment, sweeps
+from crmatrix import CrmatrixError, config
+from crmatrix.config.matrix import Matrix
+from crmatrix.config.plan import Plan
+from crmatrix.config.yamlfile import read_yaml
 
 OFF = {"CODELENS_EMBED_HINT_AUTO": "0"}
 SPARSE = {**OFF, "CODELENS_RANK_SPARSE_TERM_WEIGHT": "1"}
 THRESHOLD, MAX = "CODELENS_RANK_SPARSE_THRESHOLD", "CODELENS_RANK_SPARSE_MAX"
 
 
-def cfg(sweep_block: dict, arms: dict | None = None, **extra) -> dict:
-    return config.validate({"corpora": {"c": {"path": "."}}, "datasets": {"d": {"file": "d.json", "corpus": "c"}},
+def cfg(sweep_block: dict, arms: dict | None = None, **extra) -> Matrix:
+    return config.from_dict({"corpora": {"c": {"path": "."}}, "datasets": {"d": {"file": "d.json", "corpus": "c"}},
                             "arms": arms or {"baseline": OFF}, "sweeps": sweep_block, **extra})
 
 
@@ -29,30 +31,28 @@ GRID = {"sparse": {"env": SPARSE, "axes": [{"var": THRESHOLD, "name": "t", "valu
 
 def test_a_grid_expands_into_named_arms_in_grid_order_after_the_declared_ones():
     c = cfg(GRID)
-    assert list(c["arms"]) == ["baseline", "sparse-t20-m20", "sparse-t20-m40", "sparse-t40-m20", "sparse-t40-m40",
+    assert list(c.arms) == ["baseline", "sparse-t20-m20", "sparse-t20-m40", "sparse-t40-m20", "sparse-t40-m40",
                                "sparse-t60-m20", "sparse-t60-m40"]
     # each cell is the sweep's env plus one value per axis, in one spelling ("040" is 40)
-    assert c["arms"]["sparse-t40-m20"] == {**SPARSE, THRESHOLD: "40", MAX: "20"}
+    assert c.arms["sparse-t40-m20"].env == {**SPARSE, THRESHOLD: "40", MAX: "20"}
     # query-time knobs: every cell shares the baseline's index
-    builtin = c["systems"]["builtin"]
-    assert {experiment.index_key(c, builtin, a, "c") for a in c["arms"]} == {
-        experiment.index_key(c, builtin, "baseline", "c")}
+    plan = Plan(c)
+    assert {plan.index_key("builtin", a, "c") for a in c.arms} == {plan.index_key("builtin", "baseline", "c")}
 
 
 def test_default_axis_names_and_a_one_axis_sweep():
     c = cfg({"hint": {"env": OFF, "axes": [{"var": "CODELENS_EMBED_HINT_LINES", "values": ["1", "3"]}]}})
-    assert list(c["arms"])[1:] == ["hint-lines1", "hint-lines3"]
-    assert sweeps.grids(c) == {"hint": {"axes": [{"var": "CODELENS_EMBED_HINT_LINES", "name": "lines",
+    assert list(c.arms)[1:] == ["hint-lines1", "hint-lines3"]
+    assert c.sweeps == {"hint": {"axes": [{"var": "CODELENS_EMBED_HINT_LINES", "name": "lines",
                                                   "values": ["1", "3"]}],
                                         "cells": [{"arm": "hint-lines1", "values": ["1"]},
                                                   {"arm": "hint-lines3", "values": ["3"]}]}}
     # an index-time knob: one index per value, and 1 line is the default, so the baseline's index
-    builtin = c["systems"]["builtin"]
-    assert list(experiment.index_arms(c, builtin, "c").values()) == ["baseline", "hint-lines3"]
+    assert list(Plan(c).index_arms("builtin", "c").values()) == ["baseline", "hint-lines3"]
 
 
 def test_grids_say_which_cell_holds_which_values():
-    grid = sweeps.grids(cfg(GRID))["sparse"]
+    grid = cfg(GRID).sweeps["sparse"]
     assert grid["axes"] == [{"var": THRESHOLD, "name": "t", "values": ["20", "40", "60"]},
                             {"var": MAX, "name": "m", "values": ["20", "40"]}]
     assert grid["cells"][3] == {"arm": "sparse-t40-m40", "values": ["40", "40"]}
@@ -62,8 +62,8 @@ def test_grids_say_which_cell_holds_which_values():
 def test_cells_may_be_named_wherever_arms_are():
     c = cfg(GRID, comparisons=["sparse-t40-m40"],
             systems={"builtin": {"type": "builtin", "arms": ["baseline", "sparse-t20-m20"]}})
-    assert c["comparisons"] == ["sparse-t40-m40"]
-    assert experiment.system_arms(c, c["systems"]["builtin"]) == ["baseline", "sparse-t20-m20"]
+    assert c.comparisons == ("sparse-t40-m40",)
+    assert c.systems["builtin"].arms == ("baseline", "sparse-t20-m20")
 
 
 @pytest.mark.parametrize("block, arms, message", [
@@ -107,10 +107,11 @@ def test_bad_sweeps_are_one_line_naming_the_sweep_and_key(block, arms, message):
 
 def test_the_seed_matrix_carries_the_seeds_three_by_three_sparse_sweep():
     c = config.load(ROOT / "config" / "seed-matrix.yaml")
-    grid = sweeps.grids(c)["sparse"]
+    grid = c.sweeps["sparse"]
     assert [a["values"] for a in grid["axes"]] == [["20", "40", "60"], ["20", "30", "40"]]
     assert [cell["arm"] for cell in grid["cells"]] == [f"sparse-t{t}-m{m}" for t in (20, 40, 60) for m in (20, 30, 40)]
-    assert c["arms"]["sparse-t40-m40"] == c["arms"]["2e-only"]  # the seed's tuned arm is the grid's cell (40, 40)
+    # the seed's tuned arm (as written) is the grid's cell (40, 40)
+    assert c.arms["sparse-t40-m40"].env == read_yaml(ROOT / "config" / "seed-matrix.yaml")["arms"]["2e-only"]
     raw = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
     assert "sweeps" not in raw  # the default matrix stays small (docs/arms.md: "Sweeps")
 

@@ -1,7 +1,7 @@
 """What a system's config may say about its place in the matrix beyond its arms: the datasets
 it runs on (`datasets:`), and the workflow's model exports it reads (`{model:NAME}`).
 
-The checks and plans are asked of the config and of `experiment` directly, then of Snakemake
+The checks and plans are asked of the config and of its `Plan` directly, then of Snakemake
 with dry runs over a tiny project; one real run (slow) shows the placeholder filled and the
 model's hash recorded."""
 
@@ -14,8 +14,8 @@ import yaml
 from conftest import snakemake
 from test_systems import CORPUS, DATASET, INDEXED
 
-from crmatrix import CrmatrixError
-from crmatrix.pipeline import config, experiment
+from crmatrix import CrmatrixError, config
+from crmatrix.config.plan import Plan
 from crmatrix.systems import templates
 
 MODEL = {"config.json": json.dumps({"hidden_size": 4}), "weights.bin": "fake weights"}
@@ -52,7 +52,7 @@ def project(tmp_path):
 
 def _error(cfg: dict) -> str:
     with pytest.raises(CrmatrixError) as e:
-        config.validate(cfg)
+        config.from_dict(cfg)
     return str(e.value)
 
 
@@ -65,11 +65,11 @@ def test_an_unknown_dataset_of_a_system_is_an_error_naming_it(project):
 
 
 def test_a_system_runs_on_its_datasets_and_every_one_without_them(project):
-    cfg = config.validate(_config(project))
-    assert experiment.system_datasets(cfg, cfg["systems"]["peer"]) == ["ds"]
-    assert experiment.system_datasets(cfg, cfg["systems"]["builtin"]) == ["ds", "ds2"]
+    m = config.from_dict(_config(project))
+    assert m.systems["peer"].datasets == ("ds",) and m.system_datasets("peer") == ["ds"]
+    assert m.systems["builtin"].datasets == ("ds", "ds2") and m.system_datasets("builtin") == ["ds", "ds2"]
     # no part of a job's settings: narrowing a system's datasets re-runs none of its runs
-    assert "datasets" not in experiment.job_conf(cfg["systems"]["peer"], cfg["models"])
+    assert "datasets" not in Plan(m).job_conf("peer")
 
 
 def planned(project: Path, cfg: dict, *targets: str) -> str:
@@ -110,24 +110,26 @@ def test_a_model_placeholder_is_filled_with_the_path_and_json_is_left_alone():
 
 
 def test_the_model_s_definition_is_in_the_keys_and_its_path_is_not(project):
-    cfg = config.validate(_config(project))
-    peer = cfg["systems"]["peer"]
-    cell = experiment.cell(cfg, "ds", "peer", "baseline")
+    m = config.from_dict(_config(project))
+    plan = Plan(m)
+    cell = plan.cell("ds", "peer", "baseline")
     assert cell.inputs["system_models"] == ["results/models/m"]
-    assert cell.params["system_conf"]["models"] == {"m": cfg["models"]["m"]}
-    assert experiment.index_conf(peer, cfg["models"])["models"] == {"m": cfg["models"]["m"]}
+    assert cell.params["system_conf"]["models"] == {"m": m.models["m"]}
+    assert plan.index_conf("peer")["models"] == {"m": m.models["m"]}
     key = cell.inputs["index"].rsplit("/", 1)[1]
+    assert plan.index_key("peer", "baseline", "fake") == key
     # another definition of the model is another index, though the argv is the same
-    redefined = json.loads(json.dumps(cfg))
+    redefined = _config(project)
     redefined["models"]["m"]["format"] = "onnx"
-    assert experiment.index_key(redefined, peer, "baseline", "fake") != key
+    assert Plan(config.from_dict(redefined)).index_key("peer", "baseline", "fake") != key
     # where the export lies is in no job's settings (the jobs fill it in)
-    assert "results/models" not in json.dumps([cell.params, experiment.index_conf(peer, cfg["models"])])
+    assert "results/models" not in json.dumps([cell.params, plan.index_conf("peer")])
     # a system naming no model keeps the key it had before models could be named
-    plain = json.loads(json.dumps(cfg))
+    plain = _config(project)
     plain["systems"]["peer"]["options"]["index"] = INDEXED["index"]
-    assert "models" not in experiment.index_conf(plain["systems"]["peer"], plain["models"])
-    assert "system_models" not in experiment.cell(plain, "ds", "peer", "baseline").inputs
+    plain_plan = Plan(config.from_dict(plain))
+    assert "models" not in plain_plan.index_conf("peer")
+    assert "system_models" not in plain_plan.cell("ds", "peer", "baseline").inputs
 
 
 def test_the_export_is_an_input_of_the_index_job_and_the_evaluation(project):

@@ -13,9 +13,11 @@ from pathlib import Path
 import fixture_runs
 import pytest
 
-from crmatrix import CrmatrixError
+from crmatrix import CrmatrixError, config
+from crmatrix.config.matrix import Matrix
+from crmatrix.config.plan import Plan
+from crmatrix.evaluation.cell import Cell
 from crmatrix.hits import Hit
-from crmatrix.pipeline import config, experiment
 from crmatrix.stages import (
     build_system_index,
     collect_matrix,
@@ -70,19 +72,28 @@ def prepared(tmp_path_factory):
     return root
 
 
+def system_matrix(type_: str, options: dict, **keys) -> Matrix:
+    """A matrix of one system, `fake`."""
+    return config.from_dict({"corpora": {"c": {"path": "."}}, "datasets": {"d": {"file": "d.json", "corpus": "c"}},
+                             "arms": {"baseline": {}},
+                             "systems": {"fake": {"type": type_, "options": options, **keys}}})
+
+
 def system_conf(type_: str, options: dict, **keys) -> dict:
-    """A system's config as validation leaves it (defaults filled in, options checked)."""
-    cfg = config.validate({"corpora": {"c": {"path": "."}}, "datasets": {"d": {"file": "d.json", "corpus": "c"}},
-                           "arms": {"baseline": {}}, "systems": {"fake": {"type": type_, "options": options, **keys}}})
-    return cfg["systems"]["fake"]
+    """A system's config as resolution leaves it (defaults filled in, options checked)."""
+    return system_matrix(type_, options, **keys).systems["fake"].conf
 
 
-def run(prepared, tmp_path, conf, env=None, index=None, **kw):
-    return evaluate_arm.run(
-        tasks=prepared / "tasks.jsonl", symbols=prepared / "symbols.jsonl", manifest=prepared / "manifest.json",
-        tree=prepared / "tree", dataset_file=prepared / "ds.json", out=tmp_path / "run.json", dataset="ds",
-        system="fake", system_conf=conf, arm="a", env=env or {}, top_k=10, index=index,
-        home_dir=tmp_path / "home", **kw)
+def run(prepared, tmp_path, conf, env=None, split=None, cache_dir=None, **files):
+    """The evaluation of `conf` under `env` on the prepared dataset; `files`: its other inputs
+    as the cell names them (index, model), None for none."""
+    inputs = {"tasks": prepared / "tasks.jsonl", "symbols": prepared / "symbols.jsonl",
+              "manifest": prepared / "manifest.json", "tree": prepared / "tree", "dataset_file": prepared / "ds.json",
+              **{k: v for k, v in files.items() if v is not None}}
+    params = {"system_conf": conf, "env": env or {}, "top_k": 10, "split": split or {"split": "all", "seed": None},
+              "home_dir": tmp_path / "home"}
+    return evaluate_arm.run(Cell("ds", "fake", "a", inputs, params, {"run": tmp_path / "run.json"}),
+                            cache_dir=cache_dir)
 
 
 def build_index(prepared, tmp_path, conf, env=None) -> Path:
@@ -117,22 +128,22 @@ def test_project_files_the_argv_or_files_names_are_hashed_into_the_system_and_it
     (tmp_path / "tools" / "build.py").write_text("print('b')\n")
     (tmp_path / "lib" / "sub").mkdir(parents=True)
     (tmp_path / "lib" / "sub" / "x.py").write_text("X = 1\n")
-    conf = system_conf("command", {"index": [sys.executable, str(tmp_path / "tools" / "build.py"), "{index}"],
-                                   "search": [sys.executable, "tools/run.py", "{query}", "{index}"],
-                                   "files": ["lib"]})
+    m = system_matrix("command", {"index": [sys.executable, str(tmp_path / "tools" / "build.py"), "{index}"],
+                                  "search": [sys.executable, "tools/run.py", "{query}", "{index}"],
+                                  "files": ["lib"]})
+    plan, sc = Plan(m), m.systems["fake"]
     sha = {p: hashlib.sha256(Path(p).read_bytes()).hexdigest() for p in ("tools/run.py", "tools/build.py",
                                                                           "lib/sub/x.py")}
     # the interpreter lies outside the project: pinned by the environment, not hashed
-    assert experiment.job_conf(conf)["files"] == dict(sorted(sha.items()))
-    assert experiment.code_files(conf, index_only=True) == {"lib/sub/x.py": sha["lib/sub/x.py"],
-                                                            "tools/build.py": sha["tools/build.py"]}
-    cfg = {"systems": {"s": conf}, "arms": {"baseline": {}}}
-    before = experiment.index_key(cfg, conf, "baseline", "c")
+    assert plan.job_conf("fake")["files"] == dict(sorted(sha.items()))
+    assert sc.cls.code_files(sc.options, index_only=True) == {"lib/sub/x.py": sha["lib/sub/x.py"],
+                                                              "tools/build.py": sha["tools/build.py"]}
+    before = plan.index_key("fake", "baseline", "c")
     (tmp_path / "tools" / "run.py").write_text("print('edited')\n")  # a query-time script: the index stays
-    assert experiment.index_key(cfg, conf, "baseline", "c") == before
+    assert plan.index_key("fake", "baseline", "c") == before
     (tmp_path / "lib" / "sub" / "x.py").write_text("X = 2\n")
-    assert experiment.index_key(cfg, conf, "baseline", "c") != before
-    assert "files" not in experiment.job_conf(system_conf("command", {"search": [sys.executable, "{query}"]}))
+    assert plan.index_key("fake", "baseline", "c") != before
+    assert "files" not in Plan(system_matrix("command", {"search": [sys.executable, "{query}"]})).job_conf("fake")
     with pytest.raises(CrmatrixError, match=r"^config: systems\.fake\.options\.files\[0\]: no file or directory "
                                             r"'nope' \(expected a path inside the project, relative to .*\)$"):
         system_conf("command", {"search": ["t", "{query}"], "files": ["nope"]})
@@ -299,10 +310,11 @@ def test_mcp_server_that_cannot_start_is_a_job_error(prepared, tmp_path):
 @pytest.fixture
 def plugin():
     """A plugin type registered for one test: it answers by name, hangs, raises or returns junk on cue."""
-    class Plugin:
+    class Plugin(systems.System):
         METHODS = ("names",)
 
         def __init__(self, ctx):
+            super().__init__(ctx)
             self.symbols = ctx.symbols
 
         def search(self, query, method, k):
@@ -339,11 +351,12 @@ def test_a_batch_has_the_time_of_its_queries_together(prepared, tmp_path, share,
     """A plugin answering 3 queries per call in `share` x 3 x timeout_s: within the batch's
     limit (3 x timeout_s) every query is answered; beyond it, each of them is a timeout. (The
     last batch, of 1 query, answers at once: a job whose every query fails stops.)"""
-    class Batched:
+    class Batched(systems.System):
         METHODS = ("names",)
         batch_size = 3
 
         def __init__(self, ctx):
+            super().__init__(ctx)
             self.symbols, self.timeout_s = ctx.symbols, ctx.timeout_s
 
         def search(self, query, method, k):

@@ -11,10 +11,6 @@ from __future__ import annotations
 import os
 from collections.abc import MutableMapping
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from crmatrix.config.matrix import Matrix
 
 MIRRORS_VAR = "CRMATRIX_GIT_MIRRORS"  # also the user's own: `:`-separated directories of bundles
 PYPI_VAR = "CRMATRIX_PYPI_INDEX"
@@ -23,9 +19,12 @@ CACHE_VAR = "CRMATRIX_CACHE_DIR"
 VARS = (MIRRORS_VAR, PYPI_VAR, NPM_VAR, CACHE_VAR)
 
 
-def export(matrix: Matrix, environ: MutableMapping[str, str] = os.environ) -> None:
-    """Put a matrix's locations into `environ`: the config's mirrors first, then any the user
-    set in CRMATRIX_GIT_MIRRORS (once each, so re-reading the config adds none)."""
+def export(matrix, environ: MutableMapping[str, str] = os.environ) -> None:
+    """Put a matrix's locations (a `crmatrix.config.matrix.Matrix`) into `environ`: the
+    config's mirrors first, then any the user set in CRMATRIX_GIT_MIRRORS (once each, so
+    re-reading the config adds none). The type is not imported, not even for type checking:
+    a stage's code hash follows every import of its modules (crmatrix.pipeline.codehash), and
+    the fetch, install and embedding jobs import this module without running any config code."""
     mirrors = [*matrix.git_mirrors, *_split(environ.get(MIRRORS_VAR, ""))]
     environ[MIRRORS_VAR] = os.pathsep.join(dict.fromkeys(mirrors))
     environ[PYPI_VAR] = matrix.registries["pypi"]

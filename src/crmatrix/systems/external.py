@@ -19,7 +19,7 @@ from crmatrix import CrmatrixError, atomic, integrity
 from crmatrix.embed.models import read_model
 from crmatrix.systems import codefiles, hitmap, sandbox, templates
 from crmatrix.systems.answers import BLOB, Answer, QueryFailure
-from crmatrix.systems.registry import System
+from crmatrix.systems.base import System
 
 DEFAULT_METHOD = "search"
 STATIC = {"corpus", "index", "home", "bin"}  # known once per job

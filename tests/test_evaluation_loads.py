@@ -21,7 +21,7 @@ HEAVY = ("bm25s", "scipy", "tiktoken", "pandas", "altair", "torch", "onnxruntime
 CHILD = """
 import json, sys
 from crmatrix.stages import evaluate_arm
-run = evaluate_arm.run(**json.loads(sys.argv[1]))
+run = evaluate_arm.run(**json.loads(sys.argv[1])).to_json()
 print(json.dumps({"loaded": sorted(m for m in json.loads(sys.argv[2]) if m in sys.modules),
                   "ranks": {m: [q["rank"] for q in r["queries"]] for m, r in run["methods"].items()},
                   "tokens": {m: [q["response_tokens"] for q in r["queries"]] for m, r in run["methods"].items()}}))

@@ -12,6 +12,7 @@ from crmatrix import CrmatrixError, atomic
 from crmatrix.analysis import versus
 from crmatrix.pipeline import config
 from crmatrix.plots import names
+from crmatrix.results.run import Run
 from crmatrix.stages import plot_costs, plot_leaderboard, plot_versus
 
 ALPHA = [1, 3, None, 2, 1, 4, None, 2, 1, 5]  # the reference's first relevant ranks (hybrid)
@@ -23,7 +24,7 @@ def _fail(run: dict, index: int, kind: str) -> None:
     q.update(rank=None, relevant_ranks=[], failure=kind, error=f"{kind} on purpose")
 
 
-def runs() -> list[dict]:
+def runs() -> list[Run]:
     """builtin (the reference); `flaky`: the reference's ranks, but query 1 of alpha crashed and
     query 2 of beta timed out; `sharp`: every query found at rank 1."""
     out = []
@@ -34,7 +35,7 @@ def runs() -> list[dict]:
             out.append(r)
     _fail(out[2], 0, "crash")
     _fail(out[3], 1, "timeout")
-    return out
+    return [fixture_runs.typed(r) for r in out]
 
 
 def _rr(ranks):
@@ -86,8 +87,8 @@ def drawn(tmp_path_factory):
     d = tmp_path_factory.mktemp("systems")
     paths = []
     for r in runs():
-        paths.append(d / "runs" / r["dataset"] / r["system"] / "baseline.json")
-        atomic.write_json(paths[-1], r)
+        paths.append(d / "runs" / r.dataset / r.system / "baseline.json")
+        r.write(paths[-1])
     out, runtime = d / "plots", d / "plots" / "vega" / "vega-embed.js"
     common = {"reference": "builtin", "headline_method": "hybrid", "runtime": runtime}
     plot_leaderboard.run(runs=paths, out=out / "leaderboard", **common)

@@ -77,12 +77,13 @@ def system_conf(type_: str, options: dict, **keys) -> dict:
     return cfg["systems"]["fake"]
 
 
-def run(prepared, tmp_path, conf, env=None, index=None, **kw):
+def run(prepared, tmp_path, conf, env=None, index=None, **kw) -> dict:
+    """The run's JSON, as the file holds it."""
     return evaluate_arm.run(
         tasks=prepared / "tasks.jsonl", symbols=prepared / "symbols.jsonl", manifest=prepared / "manifest.json",
         tree=prepared / "tree", dataset_file=prepared / "ds.json", out=tmp_path / "run.json", dataset="ds",
         system="fake", system_conf=conf, arm="a", env=env or {}, top_k=10, index=index,
-        home_dir=tmp_path / "home", **kw)
+        home_dir=tmp_path / "home", **kw).to_json()
 
 
 def build_index(prepared, tmp_path, conf, env=None) -> Path:

@@ -30,6 +30,7 @@ from crmatrix.corpora.tree import select_files
 from crmatrix.datasets import audit, derived, holdout, registry, tasks
 from crmatrix.engine import knobs
 from crmatrix.pipeline import caches, config, experiment, locations, sweeps
+from crmatrix.results.run import Run
 from crmatrix.stages import (
     build_index,
     build_system_index,
@@ -84,12 +85,12 @@ def cmd_run(args) -> int:
         out = Path(args.out) if args.out else Path(cell.outputs["run"])
         run = evaluate_arm.run(**cell.inputs, **cell.params, out=out, dataset=dataset, system=args.system,
                                arm=args.arm, cache_dir=cache_dir, threads=cfg["embed_threads"])
-    print(f"{run['dataset']} · {run['system']} · {run['arm']}")
-    for method, res in run["methods"].items():
-        m = res["metrics"]
+    print(f"{run.dataset} · {run.system} · {run.arm}")
+    for method, res in run.methods.items():
+        m = res.metrics
         print(f"  {method:<9} mrr {m['mrr']:.3f}  acc@1 {m['acc@1']:.3f}  acc@5 {m['acc@5']:.3f}  "
-              f"ndcg@10 {m['ndcg@10']:.3f}  recall@10 {m['recall@10']:.3f}  p95 {res['latency_ms']['p95']:.1f} ms  "
-              f"n {m['n']}  errors {res['errors']}")
+              f"ndcg@10 {m['ndcg@10']:.3f}  recall@10 {m['recall@10']:.3f}  p95 {res.latency_ms['p95']:.1f} ms  "
+              f"n {m['n']}  errors {res.errors}")
     if args.out:
         print(f"wrote {args.out}")
     return 0
@@ -156,16 +157,14 @@ def cmd_validate(args) -> int:
     return 0
 
 
-def _read_run(path: str) -> dict:
+def _read_run(path: str) -> Run:
     try:
-        run = json.loads(Path(path).read_text())
-    except (OSError, ValueError) as e:
-        raise CrmatrixError(f"{path}: not a readable run JSON ({e})") from e
-    return check.validate_run(run, path)
+        return Run.read(Path(path))
+    except OSError as e:
+        raise CrmatrixError(f"{path}: cannot read the run: {e.strerror}") from None
 
 
 def cmd_check(args) -> int:
-    run = _read_run(args.run)
     gates = check.parse_gates(args.min or [], args.max or [])
     drops = [check.parse_drop(t) for t in args.max_drop or []]
     if bool(drops) != bool(args.baseline):
@@ -173,6 +172,7 @@ def cmd_check(args) -> int:
                             "--max-drop hybrid.mrr=0.02)")
     if not gates and not drops:
         raise CrmatrixError("check: give at least one --min, --max or --max-drop gate (e.g. --min hybrid.mrr=0.5)")
+    run = _read_run(args.run)  # after the gates: a misspelled one is a usage error, whatever the file
     failures = check.check(run, gates)
     for line in failures:
         print(f"FAIL {line}")

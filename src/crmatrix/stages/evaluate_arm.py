@@ -9,6 +9,7 @@ from crmatrix import TERMINAL, atomic, trackers
 from crmatrix.datasets import ledger
 from crmatrix.datasets.tasks import read_tasks
 from crmatrix.evaluation import evaluate, provenance, tokenbench, trec
+from crmatrix.results.run import MethodResult, Provenance, Run
 from crmatrix.symbols import read_symbols
 from crmatrix.systems.external import models_by_name
 from crmatrix.systems.guard import DEFAULT_BUDGET_S, DEFAULT_TIMEOUT_S, Guard
@@ -21,7 +22,7 @@ def run(*, tasks: Path, symbols: Path, manifest: Path, tree: Path, dataset_file:
         threads: int | None = None, trec_dir: Path | None = None, home_dir: Path | None = None,
         graph: Path | None = None, venv: Path | None = None, split: dict | None = None,
         grep: Path | None = None, query_vectors: Path | None = None, system_models: list[Path] | None = None,
-        tracking: Path | None = None) -> dict:
+        tracking: Path | None = None) -> Run:
     """The files and parameters are what `crmatrix.pipeline.experiment.cell` plans for the cell.
     `home_dir`: an external system's own HOME (the workflow's results/home/{system}); None
     gives it a temporary one for this job. `graph`: the corpus's reference graph, for arms
@@ -67,13 +68,15 @@ def run(*, tasks: Path, symbols: Path, manifest: Path, tree: Path, dataset_file:
     prov = provenance.record(corpus=man["corpus"], manifest=man, dataset=dataset, dataset_file=Path(dataset_file),
                              split=split, system=system, system_conf=system_conf, arm=arm, env=env, params=params,
                              system_run=system_run, install=provenance.installed(venv))
-    result = {"dataset": dataset, "system": system, "arm": arm, "top_k": top_k, "prepare_s": prepare_s,
-              "methods": methods, "provenance": prov}
+    where = f"run {dataset}/{system}/{arm}"
+    result = Run(dataset=dataset, system=system, arm=arm, top_k=top_k, prepare_s=prepare_s,
+                 methods={m: MethodResult.from_json(r, f"{where}: methods.{m}") for m, r in sorted(methods.items())},
+                 provenance=Provenance.from_json(prov, f"{where}: provenance"))
     if trec_dir is not None:
         with atomic.staged_dir(Path(trec_dir)) as d:
             for method, by_task in ranked.items():
                 trec.write_run(d / f"{method}.run", by_task, f"{system}.{arm}.{method}")
-    atomic.write_json(Path(out), result)
+    result.write(Path(out))
     if tracking is not None:
         trackers.event_log(Path(out), Path(trec_dir) if trec_dir is not None else None, Path(tracking))
     return result

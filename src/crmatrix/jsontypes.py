@@ -114,8 +114,8 @@ def _read(hint, value, at: _At):
         if value is None and type(None) in args:
             return None
         options = [a for a in args if a is not type(None)]
-        if len(options) == 1 and value is not None:  # X | None: X's own error, naming the key inside it
-            return _read(options[0], value, at)
+        if len(options) == 1 and value is not None and options[0] not in _PRIMITIVES:
+            return _read(options[0], value, at)  # an object or a list, or None: its own error, naming the key inside
         for option in options:
             try:
                 return _read(option, value, at)

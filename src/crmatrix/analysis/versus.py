@@ -18,11 +18,9 @@ from crmatrix.analysis import meta, stats
 from crmatrix.analysis.cells import headline_method
 from crmatrix.evaluation import metrics
 from crmatrix.results.cell import METRIC
+from crmatrix.results.pool import VERDICTS, Pooled, Tally
 from crmatrix.results.run import QueryRow, Run
-
-# A dataset's verdict, as crmatrix.analysis.matrix.pooling's (not imported: that package brings
-# the matrix's Markdown writer into these charts' code hash).
-VERDICTS = ("positive", "negative", "inert")
+from crmatrix.results.versus import Compared, PairedStudy, Score, Versus
 
 
 def headline_rows(run: Run, preferred: str) -> tuple[str, tuple[QueryRow, ...]]:
@@ -64,9 +62,9 @@ def paired(ref_rows: list[QueryRow], rows: list[QueryRow]) -> dict | None:
     low, high = meta.normal_interval(cmp["delta_abs"], se)
     verdict = "inert" if cmp["band"] == "flat" else "positive" if cmp["delta_abs"] > 0 else "negative"
     return {"n": cmp["n"], "left_out": len({r.task_id for r in rows} | {r.task_id for r in ref_rows}) - len(both),
-            "reference": cmp["base"], "system": cmp["arm"], "delta": cmp["delta_abs"], "se": se, "ci_low": low,
-            "ci_high": high, "bootstrap_ci": [cmp["ci_low"], cmp["ci_high"]], "p_randomization": cmp["p_randomization"],
-            "verdict": verdict}
+            "reference_mean": cmp["base"], "system_mean": cmp["arm"], "delta": cmp["delta_abs"], "se": se,
+            "ci_low": low, "ci_high": high, "bootstrap_ci": (cmp["ci_low"], cmp["ci_high"]),
+            "p_randomization": cmp["p_randomization"], "verdict": verdict}
 
 
 def _by_cell(runs: list[Run], preferred: str) -> dict[tuple[str, str], dict]:
@@ -78,7 +76,7 @@ def _by_cell(runs: list[Run], preferred: str) -> dict[tuple[str, str], dict]:
     return out
 
 
-def compare(runs: list[Run], reference: str, preferred: str) -> dict:
+def compare(runs: list[Run], reference: str, preferred: str) -> Compared:
     """Every system's score per dataset, and each other system against `reference` per dataset
     and pooled; `systems` in leaderboard order (pooled Δ, highest first; then by name).
 
@@ -87,7 +85,7 @@ def compare(runs: list[Run], reference: str, preferred: str) -> dict:
     cells = _by_cell(runs, preferred)
     systems = sorted({s for _, s in cells})
     datasets = sorted({d for d, _ in cells})
-    scores = [{"dataset": d, "system": s, "method": c["method"], "language": c["language"], **score(c["rows"])}
+    scores = [Score(dataset=d, system=s, method=c["method"], language=c["language"], **score(c["rows"]))
               for (d, s), c in sorted(cells.items())]
     versus = []
     for system in systems:
@@ -98,16 +96,15 @@ def compare(runs: list[Run], reference: str, preferred: str) -> dict:
             if (d, system) in cells and (d, reference) in cells:
                 p = paired(cells[(d, reference)]["rows"], cells[(d, system)]["rows"])
                 if p is not None:
-                    studies.append({"dataset": d, "language": cells[(d, system)]["language"], **p})
-        varied = [s for s in studies if s["se"] > 0]
-        pooled = meta.random_effects([s["delta"] for s in varied], [s["se"] ** 2 for s in varied]) if varied else None
-        if pooled:
-            pooled["weights"] = dict(zip((s["dataset"] for s in varied), pooled["weights"], strict=True))
+                    studies.append(PairedStudy(dataset=d, language=cells[(d, system)]["language"], **p))
+        varied = [s for s in studies if s.se > 0]
+        pooled = meta.random_effects([s.delta for s in varied], [s.se ** 2 for s in varied]) if varied else None
+        pooled = None if pooled is None else Pooled.of(pooled, (s.dataset for s in varied))
         # without varied studies (every paired difference the same), the plain mean of the Δs
-        effect = pooled["estimate"] if pooled else (sum(s["delta"] for s in studies) / len(studies) if studies else 0.0)
-        versus.append({"system": system, "studies": studies, "pooled": pooled, "effect": effect,
-                       "verdict": {v: sum(s["verdict"] == v for s in studies) for v in VERDICTS}})
-    effects = {v["system"]: v["effect"] for v in versus} | ({reference: 0.0} if reference in systems else {})
+        effect = pooled.estimate if pooled else (sum(s.delta for s in studies) / len(studies) if studies else 0.0)
+        versus.append(Versus(system=system, studies=tuple(studies), pooled=pooled, effect=effect,
+                             verdict=Tally(**{v: sum(s.verdict == v for s in studies) for v in VERDICTS})))
+    effects = {v.system: v.effect for v in versus} | ({reference: 0.0} if reference in systems else {})
     order = sorted(systems, key=lambda s: (-effects.get(s, 0.0), s))
-    return {"metric": METRIC, "reference": reference, "systems": order, "datasets": datasets, "scores": scores,
-            "versus": versus}
+    return Compared(metric=METRIC, reference=reference, systems=tuple(order), datasets=tuple(datasets),
+                    scores=tuple(scores), versus=tuple(versus))

@@ -17,6 +17,7 @@ from crmatrix.plots.sources import View
 from crmatrix.results.pool import PoolEntry
 from crmatrix.results.row import PlainRow, Row
 from crmatrix.results.run import QueryRow, Run
+from crmatrix.results.versus import Compared, Versus
 
 NO_MODEL = "no model"
 
@@ -160,34 +161,34 @@ def sweep(view: View, grid: dict, system: str) -> pd.DataFrame:
     return pd.DataFrame(out, columns=["row", "arm", "x", "y", "value", "delta_abs", "best", "identical_to", "text"])
 
 
-def leaderboard(table: dict) -> tuple[pd.DataFrame, list[str]]:
+def leaderboard(table: Compared) -> tuple[pd.DataFrame, list[str]]:
     """One line per (system, dataset) of a comparison of systems (`crmatrix.analysis.versus`):
     its headline metric with its interval and failures, the system named by its label (with its
     pooled Δ against the reference); and the labels in leaderboard order."""
-    effects = {v["system"]: v for v in table["versus"]}
+    effects = {v.system: v for v in table.versus}
     labels = {}
-    for s in table["systems"]:
+    for s in table.systems:
         v = effects.get(s)
-        labels[s] = f"{s} (reference)" if s == table["reference"] else (
-            f"{s} (Δ {v['effect']:+.3f})" if v and v["studies"] else f"{s} (no paired query)")
-    return pd.DataFrame([{"system": labels[c["system"]], "dataset": c["dataset"], "method": c["method"],
-                          "value": c["mean"], "ci_low": c["ci_low"], "ci_high": c["ci_high"], "n": c["n"],
-                          "failed": c["failed"]} for c in table["scores"]],
+        labels[s] = f"{s} (reference)" if s == table.reference else (
+            f"{s} (Δ {v.effect:+.3f})" if v and v.studies else f"{s} (no paired query)")
+    return pd.DataFrame([{"system": labels[c.system], "dataset": c.dataset, "method": c.method, "value": c.mean,
+                          "ci_low": c.ci_low, "ci_high": c.ci_high, "n": c.n, "failed": c.failed}
+                         for c in table.scores],
                         columns=["system", "dataset", "method", "value", "ci_low", "ci_high", "n", "failed"]
-                        ), [labels[s] for s in table["systems"]]
+                        ), [labels[s] for s in table.systems]
 
 
-def versus(entry: dict) -> pd.DataFrame:
+def versus(entry: Versus) -> pd.DataFrame:
     """One line per dataset of a system against the reference, then the pooled Δ."""
-    out = [{"label": f"{s['dataset']} (n {s['n']}" + (f", {s['left_out']} left out)" if s["left_out"] else ")"),
-            "kind": "dataset", "estimate": s["delta"], "ci_low": s["ci_low"], "ci_high": s["ci_high"], "n": s["n"],
-            "p": s["p_randomization"], "verdict": s["verdict"]} for s in entry["studies"]]
-    p = entry["pooled"]
+    out = [{"label": f"{s.dataset} (n {s.n}" + (f", {s.left_out} left out)" if s.left_out else ")"),
+            "kind": "dataset", "estimate": s.delta, "ci_low": s.ci_low, "ci_high": s.ci_high, "n": s.n,
+            "p": s.p_randomization, "verdict": s.verdict} for s in entry.studies]
+    p, v = entry.pooled, entry.verdict
     if p:
-        i2 = "" if p["i2"] is None else f", I² {p['i2']:.0%}"
-        out.append({"label": f"pooled (k {p['k']}{i2})", "kind": "overall", "estimate": p["estimate"],
-                    "ci_low": p["ci_low"], "ci_high": p["ci_high"], "n": None, "p": None,
-                    "verdict": "{positive} positive / {negative} negative / {inert} inert".format(**entry["verdict"])})
+        i2 = "" if p.i2 is None else f", I² {p.i2:.0%}"
+        out.append({"label": f"pooled (k {p.k}{i2})", "kind": "overall", "estimate": p.estimate,
+                    "ci_low": p.ci_low, "ci_high": p.ci_high, "n": None, "p": None,
+                    "verdict": f"{v.positive} positive / {v.negative} negative / {v.inert} inert"})
     return pd.DataFrame(out, columns=["label", "kind", "estimate", "ci_low", "ci_high", "n", "p", "verdict"])
 
 

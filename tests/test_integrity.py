@@ -1,19 +1,27 @@
-"""Indexes prove their bytes: checksums recorded at the build, verified at every load; then
-through Snakemake, a builtin index and an external tool's index altered after their build."""
+"""Indexes and runs prove their bytes: an index's checksums recorded at the build, verified at
+every load; a run's checksum written with it, checked by every job that reads it, with the same
+line; then through Snakemake, a builtin index and an external tool's index altered after their
+build, and a run edited by hand after the matrix was made."""
 
 import json
 import os
 import re
 import shutil
 
+import fixture_runs
 import pytest
 import yaml
 from conftest import snakemake
 from test_systems import CORPUS, DATASET, INDEXED
+from test_workflow import matrix  # noqa: F401 (a fixture)
+from test_workflow import run as run_matrix
 
-from crmatrix import CrmatrixError, integrity
+from crmatrix import CrmatrixError, cli, integrity, trackers
+from crmatrix.results.run import Run
+from crmatrix.stages import cell_stats, gate_candidates, plot_leaderboard, track_run
 
 HINT = "delete the index directory and run again"
+RUN_HINT = "delete the run file and run again"
 
 
 @pytest.fixture
@@ -112,3 +120,89 @@ def test_through_snakemake_an_altered_index_stops_its_evaluation_naming_the_file
     shutil.rmtree(tool_index.parent)
     run()
     assert {"builtin": mrr("builtin", "semantic"), "cli": mrr("cli", "search")} == before
+
+
+# --- runs ---------------------------------------------------------------------------------------
+
+def every_rank_one(path) -> None:
+    """A run file edited by hand (or a tool): every query of every method found at rank 1, the checksum left."""
+    doc = json.loads(path.read_text())
+    for result in doc["methods"].values():
+        for q in result["queries"]:
+            q.update(rank=1, relevant_ranks=[1], n_relevant=max(q["n_relevant"], 1))
+    assert doc != json.loads(path.read_text())
+    path.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n")
+
+
+def altered(path) -> str:
+    """The line that a run altered since it was written gets, whoever reads it."""
+    return (rf"{re.escape(str(path))}: its bytes differ from those recorded when the run was written "
+            rf"\(sha256 [0-9a-f]{{12}}, recorded [0-9a-f]{{12}}\); {RUN_HINT}")
+
+
+def test_a_run_carries_the_checksum_of_what_it_holds_whatever_its_layout(tmp_path):
+    doc = fixture_runs.run("gamma", "sparse", fixture_runs.RANKS["gamma"][1]["sparse"], "rust")
+    path = fixture_runs.write(tmp_path / "run.json", doc)
+    written = json.loads(path.read_text())
+    assert written == {**doc, "checksum": integrity.atomic.hash_obj(doc)}  # one key more than what it holds
+    run = Run.read(path)
+    path.write_text(json.dumps(written))  # on one line, keys in another order: the same content
+    assert Run.read(path) == run
+    every_rank_one(path)
+    with pytest.raises(CrmatrixError) as e:
+        Run.read(path)
+    assert re.fullmatch(altered(path), str(e.value)), str(e.value)
+    path.write_text(json.dumps(doc))  # no checksum: written by an older crmatrix, or by something else
+    with pytest.raises(CrmatrixError) as e:
+        Run.read(path)
+    assert str(e.value) == (f"{path}: no 'checksum' (written by an older crmatrix, or not by crmatrix), so what it "
+                            f"holds cannot be checked; {RUN_HINT}")
+
+
+def test_every_job_that_reads_a_run_refuses_an_edited_one_with_that_line(tmp_path, capsys):
+    ranks = fixture_runs.RANKS["gamma"][1]
+    runs = [fixture_runs.write(tmp_path / "runs" / f"{arm}.json", fixture_runs.run("gamma", arm, ranks[arm], "rust"))
+            for arm in ("baseline", "stacked")]
+    every_rank_one(runs[1])
+    pair = {"p": {"release": {"system": "builtin", "arm": "baseline"},
+                  "candidate": {"system": "builtin", "arm": "stacked"}, "max_drop": {"hybrid.mrr": 0.02}}}
+    out = tmp_path / "out"
+    jobs = {
+        "cell_stats": lambda: cell_stats.run(runs[1], runs[0], "hybrid", None, out / "cell.json"),
+        "gate_candidates": lambda: gate_candidates.run(runs, pair, out / "gate.json", out / "gate.txt"),
+        "plot_leaderboard": lambda: plot_leaderboard.run(runs=runs, out=out / "leaderboard", reference="builtin",
+                                                         headline_method="hybrid", runtime=out / "vega.js"),
+        "track_run": lambda: track_run.run(run_path=runs[1], trec_dir=tmp_path, options={}, out=out / "sent.json"),
+        "event_log": lambda: trackers.event_log(runs[1], None, out / "log.jsonl"),
+    }
+    for name, job in jobs.items():
+        with pytest.raises(CrmatrixError) as e:
+            job()
+        assert re.fullmatch(altered(runs[1]), str(e.value)), name
+    assert not out.exists()  # nothing written
+    for args in (["check", str(runs[1]), "--min", "hybrid.mrr=0.1"], ["promote", str(runs[1]), "--out", str(out)]):
+        assert cli.main(args) == 2
+        assert re.fullmatch(f"crmatrix: {altered(runs[1])}\n", capsys.readouterr().err), args
+
+
+def test_through_snakemake_an_edited_run_stops_its_cell_and_the_matrix_keeps_its_numbers(matrix):  # noqa: F811
+    """Every rank of a finished run set to 1 by hand (the checksum left), nothing else touched:
+    the cell refuses it, so the matrix never shows the arm as a strong 1.000."""
+    work, _ = matrix
+    dataset = work / "ds/gitds.json"  # a query the engine misses, so that rank 1 is another answer
+    dataset.write_text(json.dumps([*json.loads(dataset.read_text()), {
+        "query": "zebras grazing", "expected_symbol": "Store", "expected_file_suffix": "pkg/core.py"}]))
+    run_matrix(work, "all")
+    phase = work / "results/matrix/phase-matrix.json"
+    before = phase.read_bytes()
+    rel = "results/runs/gitds/builtin/knob.json"
+    every_rank_one(work / rel)
+    proc = run_matrix(work, "all", check=False)
+    assert proc.returncode != 0
+    assert re.search(f"^crmatrix: {altered(rel)}$", proc.stderr, flags=re.M), proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert phase.read_bytes() == before
+    # as the line says: the run deleted, the next run scores it again, and the matrix is what it was
+    (work / rel).unlink()
+    run_matrix(work, "all")
+    assert phase.read_bytes() == before

@@ -11,6 +11,7 @@ from conftest import ROOT, chart_data, chart_spec, snakemake
 from crmatrix import CrmatrixError, atomic, config
 from crmatrix.analysis import versus
 from crmatrix.plots import names
+from crmatrix.results.run import Run
 from crmatrix.stages import plot_costs, plot_leaderboard, plot_versus
 from crmatrix.systems.registry import default_reference
 
@@ -23,7 +24,7 @@ def _fail(run: dict, index: int, kind: str) -> None:
     q.update(rank=None, relevant_ranks=[], failure=kind, error=f"{kind} on purpose")
 
 
-def runs() -> list[dict]:
+def runs() -> list[Run]:
     """builtin (the reference); `flaky`: the reference's ranks, but query 1 of alpha crashed and
     query 2 of beta timed out; `sharp`: every query found at rank 1."""
     out = []
@@ -34,7 +35,7 @@ def runs() -> list[dict]:
             out.append(r)
     _fail(out[2], 0, "crash")
     _fail(out[3], 1, "timeout")
-    return out
+    return [fixture_runs.typed(r) for r in out]
 
 
 def _rr(ranks):
@@ -43,26 +44,26 @@ def _rr(ranks):
 
 def test_a_failure_on_either_side_leaves_the_query_out_of_the_paired_test():
     table = versus.compare(runs(), "builtin", "hybrid")
-    flaky = next(v for v in table["versus"] if v["system"] == "flaky")
-    alpha = next(s for s in flaky["studies"] if s["dataset"] == "alpha")
+    flaky = next(v for v in table.versus if v.system == "flaky")
+    alpha = next(s for s in flaky.studies if s.dataset == "alpha")
     # the nine queries both answered are answered alike: no Δ, though the crash costs flaky's own mean
-    assert (alpha["n"], alpha["left_out"], alpha["delta"]) == (9, 1, 0.0)
-    scores = {(c["dataset"], c["system"]): c for c in table["scores"]}
-    assert scores[("alpha", "flaky")]["mean"] == pytest.approx(sum(_rr(ALPHA)) / 10 - 0.1)
-    assert scores[("alpha", "flaky")]["failures"] == {"crash": 1}
-    assert scores[("beta", "flaky")]["failed"] == 1
-    sharp = next(v for v in table["versus"] if v["system"] == "sharp")
-    deltas = {s["dataset"]: s["delta"] for s in sharp["studies"]}
+    assert (alpha.n, alpha.left_out, alpha.delta) == (9, 1, 0.0)
+    scores = {(c.dataset, c.system): c for c in table.scores}
+    assert scores[("alpha", "flaky")].mean == pytest.approx(sum(_rr(ALPHA)) / 10 - 0.1)
+    assert scores[("alpha", "flaky")].failures == {"crash": 1}
+    assert scores[("beta", "flaky")].failed == 1
+    sharp = next(v for v in table.versus if v.system == "sharp")
+    deltas = {s.dataset: s.delta for s in sharp.studies}
     assert deltas["alpha"] == pytest.approx(1 - sum(_rr(ALPHA)) / 10)
     assert deltas["beta"] == pytest.approx(1 - sum(_rr(BETA)) / 8)
-    assert sharp["pooled"]["k"] == 2 and sharp["effect"] == sharp["pooled"]["estimate"] > 0
+    assert sharp.pooled.k == 2 and sharp.effect == sharp.pooled.estimate > 0
     # by pooled Δ, highest first; flaky's 0 ties the reference's and falls to the name
-    assert table["systems"] == ["sharp", "builtin", "flaky"]
+    assert table.systems == ("sharp", "builtin", "flaky")
 
 
 def test_the_comparison_is_deterministic():
-    assert atomic.hash_obj(versus.compare(runs(), "builtin", "hybrid")) == \
-        atomic.hash_obj(versus.compare(runs(), "builtin", "hybrid"))
+    assert atomic.hash_obj(versus.compare(runs(), "builtin", "hybrid").to_json()) == \
+        atomic.hash_obj(versus.compare(runs(), "builtin", "hybrid").to_json())
 
 
 def test_reference_system_defaults_to_the_first_builtin_and_must_be_a_system():
@@ -89,8 +90,8 @@ def drawn(tmp_path_factory):
     d = tmp_path_factory.mktemp("systems")
     paths = []
     for r in runs():
-        paths.append(d / "runs" / r["dataset"] / r["system"] / "baseline.json")
-        atomic.write_json(paths[-1], r)
+        paths.append(d / "runs" / r.dataset / r.system / "baseline.json")
+        r.write(paths[-1])
     out, runtime = d / "plots", d / "plots" / "vega" / "vega-embed.js"
     common = {"reference": "builtin", "headline_method": "hybrid", "runtime": runtime}
     plot_leaderboard.run(runs=paths, out=out / "leaderboard", **common)

@@ -5,6 +5,7 @@ import datetime as dt
 import json
 import re
 
+import fixture_runs
 import pytest
 import yaml
 from test_engine import model_dir  # noqa: F401 (a fixture)
@@ -16,16 +17,17 @@ from crmatrix import CrmatrixError, atomic
 from crmatrix.datasets import ledger
 from crmatrix.engine.knobs import index_spec
 from crmatrix.pipeline import rescoring
+from crmatrix.results.run import Run
 from crmatrix.stages import build_index
 
 SYSTEM = {"type": "builtin", "methods": ["lexical"]}
 
 
 def fake_run(dataset="d", arm="baseline", split="test", env=None, file="ds/d.json", sha="a" * 64):
-    return {"dataset": dataset, "system": "builtin", "arm": arm,
-            "provenance": {"dataset": {"name": dataset, "file": file, "sha256": sha, "split": split, "seed": 0},
-                           "system": {"name": "builtin", **SYSTEM}, "arm": {"name": arm, "env": env or {}},
-                           "model": None}}
+    doc = fixture_runs.run(dataset, arm, [1], "python")
+    doc["provenance"].update(dataset={"name": dataset, "file": file, "sha256": sha, "split": split, "seed": 0},
+                             system={"name": "builtin", **SYSTEM}, arm={"name": arm, "env": env or {}}, model=None)
+    return fixture_runs.typed(doc)
 
 
 def test_a_config_is_what_the_score_stands_on_not_names_or_paths():
@@ -76,10 +78,10 @@ def test_an_indexed_arm_is_keyed_with_its_model_before_scoring_as_its_run_record
         return score(prepared, tmp_path, conf, index=index, model=model_dir, cache_dir=tmp_path / "cache",
                      split={"split": "test", "seed": 0})
 
-    first = evaluate()
+    first = Run.from_json(evaluate())
     key = ledger.run_key(first)
     sha = atomic.sha256_file(prepared / "ds.json")
-    assert first["provenance"]["model"]["sha256"] == atomic.read_json(model_dir / "model.json")["sha256"]
+    assert first.provenance.model["sha256"] == atomic.read_json(model_dir / "model.json")["sha256"]
     assert ledger.config_key(sha, "test", conf, {}, None) != key  # the model is part of the config
     # what the workflow checks before any job runs is the key the run records
     planned = rescoring.Planned("results/runs/ds/fake/a.json", "ds", "test", prepared / "ds.json", conf, {},

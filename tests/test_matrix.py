@@ -18,6 +18,8 @@ from crmatrix.analysis.matrix import power
 from crmatrix.datasets import ledger
 from crmatrix.evaluation.cell import Cell
 from crmatrix.hits import Hit
+from crmatrix.results.pool import Pooled
+from crmatrix.results.run import Run
 from crmatrix.stages import collect_matrix, evaluate_arm, extract_symbols, fetch_corpus, prepare_dataset
 from crmatrix.systems import registry as systems
 
@@ -72,8 +74,8 @@ def stage(tmp_path, monkeypatch):
     def collect(runs):
         cells = fixture_runs.cell_files(runs, "baseline", "hybrid")
         m = collect_matrix.run(cells, "baseline", "hybrid", ["baseline", "wide"], {}, r / "m.json", r / "m.md")
-        assert json.loads((r / "m.json").read_text()) == json.loads(json.dumps(m))
-        return m, (r / "m.md").read_text().splitlines()
+        assert json.loads((r / "m.json").read_text()) == json.loads(json.dumps(m.to_json()))
+        return m.to_json(), (r / "m.md").read_text().splitlines()
 
     return run, collect
 
@@ -122,7 +124,8 @@ def build(**kw):
 
 
 def row_of(m, dataset):
-    return next(r for r in m["rows"] if r["dataset"] == dataset)
+    """The row's JSON, as phase-matrix.json holds it."""
+    return next(r for r in m.to_json()["rows"] if r["dataset"] == dataset)
 
 
 def test_identical_arms_are_one_hypothesis_and_a_copy_of_the_baseline_none():
@@ -152,21 +155,21 @@ def test_identical_arms_are_one_hypothesis_and_a_copy_of_the_baseline_none():
 def test_a_dataset_note_rides_with_its_name_in_every_table_and_chart():
     """An oracle run's caveat (config `note`) is on its row, and beside its name wherever the
     matrix shows it: its own row, the knob table, the forest and heatmap labels, a chart title."""
-    from crmatrix.plots import frames
+    from crmatrix.plots import frames, sources
 
     note = "oracle: the gold docs only — not comparable to the benchmark"
     m = build(notes={"gamma": note, "alpha": ""})
-    assert m["notes"] == {"gamma": note}
+    assert m.notes == {"gamma": note}
     assert (row_of(m, "gamma")["note"], "note" in row_of(m, "alpha")) == (note, False)
-    assert "notes" not in build()
+    assert "notes" not in build().to_json()
     md = matrix.to_markdown(m).splitlines()
     assert next(line for line in md if line.startswith("| gamma")).startswith(f"| gamma ({note}) | builtin | hybrid |")
     assert "| auto | 1 | 0 | 1 | alpha ≡ baseline; beta ≡ baseline; gamma (" + note + ") ≡ stacked |" in md
     assert not [line for line in md if "| gamma |" in line or " gamma ≡" in line]
-    assert f"gamma ({note}) · builtin (n 10)" in set(frames.heatmap({**m, "source": "m"})["row"])
-    pool = next(e for e in m["pooled"] if e["arm"] == "stacked")
-    assert f"gamma ({note})" in set(frames.forest(pool, m["notes"])["label"])
-    assert "gamma" in set(frames.forest(pool)["label"])  # a pool read without the notes names it bare
+    assert f"gamma ({note}) · builtin (n 10)" in set(frames.heatmap(sources.of_matrix(m, "m"))["row"])
+    pool = next(e for e in m.pooled if e.arm == "stacked")
+    assert f"gamma ({note})" in set(frames.forest(pool, m.notes)["label"])
+    assert "gamma" in set(frames.forest(pool, {})["label"])  # a pool read without the notes names it bare
 
 
 def test_comparisons_narrow_the_family():
@@ -200,7 +203,8 @@ def test_each_row_states_its_detectable_effect():
 
 def test_pooled_per_language_and_overall_with_verdicts():
     m = build()
-    auto = next(e for e in m["pooled"] if e["arm"] == "auto")
+    pooled = m.to_json()["pooled"]
+    auto = next(e for e in pooled if e["arm"] == "auto")
     groups = {g["group"]: g for g in auto["groups"]}
     assert list(groups) == ["python", "rust", "all datasets"]
     # auto is the baseline on both Python datasets: no per-query spread, counted inert, not pooled
@@ -210,7 +214,7 @@ def test_pooled_per_language_and_overall_with_verdicts():
     assert gamma["se"] == pytest.approx(row_of(m, "gamma")["cells"]["auto"]["sd_diff"] / math.sqrt(10))
     assert groups["all datasets"]["pooled"]["estimate"] == pytest.approx(0.405) and \
         groups["all datasets"]["pooled"]["k"] == 1
-    stacked = {g["group"]: g for g in next(e for e in m["pooled"] if e["arm"] == "stacked")["groups"]}
+    stacked = {g["group"]: g for g in next(e for e in pooled if e["arm"] == "stacked")["groups"]}
     assert stacked["all datasets"]["verdict"] == {"positive": 2, "negative": 1, "inert": 0}
     assert stacked["all datasets"]["pooled"]["k"] == 3
     assert sum(stacked["all datasets"]["pooled"]["weights"].values()) == pytest.approx(1.0)
@@ -231,12 +235,12 @@ def test_the_matrix_is_the_same_bytes_every_time(tmp_path):
 
 def test_an_arm_that_moves_no_query_is_no_hypothesis():
     """Other answers (a top candidate changed) but not one rank moved: not ≡, yet nothing to test."""
-    runs = fixture_runs.runs()
+    runs = fixture_runs.run_docs()
     still = next(r for r in runs if (r["dataset"], r["arm"]) == ("gamma", "sparse"))
     base = next(r for r in runs if (r["dataset"], r["arm"]) == ("gamma", "baseline"))
     still["methods"] = json.loads(json.dumps(base["methods"]))
     still["methods"]["hybrid"]["queries"][0]["top_candidate"] = {"path": "elsewhere.rs", "symbol": "other"}
-    m = matrix.build(runs, "baseline", "hybrid", fixture_runs.ARMS)
+    m = matrix.build([fixture_runs.typed(r) for r in runs], "baseline", "hybrid", fixture_runs.ARMS)
     gamma = row_of(m, "gamma")
     assert gamma["cells"]["sparse"]["identical_to"] is None
     assert gamma["family"] == ["stacked"]  # one hypothesis left: 1/64 is not multiplied at all
@@ -259,11 +263,10 @@ def varied_matrix(tmp_path) -> tuple[Path, Path]:
     files (a cell_stats job per run, then collect_matrix), its test-split runs already in the
     ledger (so that no date of today enters it)."""
     paths = []
-    for r in fixture_runs.varied_runs():
-        paths.append(tmp_path / "runs" / r["dataset"] / r["system"] / f"{r['arm']}.json")
-        atomic.write_json(paths[-1], r)
+    for r in fixture_runs.varied_run_docs():
+        paths.append(fixture_runs.write(tmp_path / "runs" / r["dataset"] / r["system"] / f"{r['arm']}.json", r))
     book = ledger.read(tmp_path / "ledger.json")
-    ledger.add(book, [s for p in paths if (s := ledger.scoring(atomic.read_json(p), atomic.sha256_file(p)))],
+    ledger.add(book, [s for p in paths if (s := ledger.scoring(Run.read(p), atomic.sha256_file(p)))],
                dt.date(2026, 12, 1))
     ledger.write(book, tmp_path / "ledger.json")
     summaries = {}
@@ -318,26 +321,25 @@ def test_a_pooled_verdict_is_called_only_beyond_or_within_the_flat_band(low, hig
 
 def test_a_pooled_arm_states_its_interval_half_width_and_detectable_effect():
     # two datasets with Δ 0.1 and standard error 0.05 each: no heterogeneity, SE 0.05 / √2
-    pooled = meta.random_effects([0.1, 0.1], [0.05 ** 2, 0.05 ** 2])
-    pooled["weights"] = {"a": 0.5, "b": 0.5}
+    pooled = Pooled(**{**meta.random_effects([0.1, 0.1], [0.05 ** 2, 0.05 ** 2]), "weights": {"a": 0.5, "b": 0.5}})
     se = 0.05 / math.sqrt(2)
-    got = power.judge(pooled, {"a": 0.5, "b": 0.7})  # the band: 1 % of 0.6
+    got = power.judge(pooled, {"a": 0.5, "b": 0.7}).to_json()  # the band: 1 % of 0.6
     assert got["delta"] == pytest.approx(0.1)
     assert got["ci"] == pytest.approx([0.1 - Z95 * se, 0.1 + Z95 * se], abs=1e-6)
     assert got["half_width"] == pytest.approx(Z95 * se, abs=1e-6) == pytest.approx(0.069295, abs=1e-6)
     assert got["mde"] == pytest.approx((Z95 + Z80) * se, abs=1e-6) == pytest.approx(0.099051, abs=1e-6)
     assert got["verdict"] == "positive"
-    assert power.judge(pooled, {"a": 8.0, "b": 9.0})["verdict"] == "undecided"  # the band is ±0.085 now
+    assert power.judge(pooled, {"a": 8.0, "b": 9.0}).verdict == "undecided"  # the band is ±0.085 now
 
 
 def test_power_per_row_and_per_group_on_a_hand_computed_matrix():
     """Two SWE-QA datasets of four queries, each at rank 2 under the baseline (MRR 0.5): `lift`
     brings two queries to rank 1 (differences 0.5, 0.5, 0, 0), `half` one (0.5, 0, 0, 0)."""
     ranks = {"baseline": [2, 2, 2, 2], "lift": [1, 1, 2, 2], "half": [1, 2, 2, 2]}
-    runs = [fixture_runs.run(d, arm, r, "python") for d in ("d1", "d2") for arm, r in ranks.items()]
+    runs = [fixture_runs.typed(fixture_runs.run(d, arm, r, "python")) for d in ("d1", "d2") for arm, r in ranks.items()]
     swe_qa = fixture_runs.facts("swe-qa")
     m = matrix.build(runs, "baseline", "hybrid", list(ranks), formats={"d1": swe_qa, "d2": swe_qa})
-    p = m["power"]
+    p = m.to_json()["power"]
     assert (p["method"], p["metric"], p["alpha"], p["target_power"]) == ("hybrid", "mrr", 0.05, 0.8)
     # per row: two hypotheses at 0.05 / 2, the family's sd √((1/12 + 1/16) / 2), n 4
     z2 = 2.241403 + Z80
@@ -367,24 +369,25 @@ def test_power_per_row_and_per_group_on_a_hand_computed_matrix():
 
 
 def test_a_benchmark_pools_only_from_two_datasets():
-    runs = [fixture_runs.run(d, arm, r, "python") for d in ("d1", "d2") for arm, r in
+    runs = [fixture_runs.typed(fixture_runs.run(d, arm, r, "python")) for d in ("d1", "d2") for arm, r in
             {"baseline": [2, 2, 2, 2], "lift": [1, 1, 2, 2]}.items()]
     facts = fixture_runs.facts
     m = matrix.build(runs, "baseline", "hybrid", formats={"d1": facts("swe-qa"), "d2": facts("repoqa")})
-    assert [g["kind"] for g in m["power"]["groups"]] == ["language", "overall"]
+    assert [g.kind for g in m.power.groups] == ["language", "overall"]
     hand_built = matrix.build(runs, "baseline", "hybrid", formats={"d1": facts("codelens"), "d2": facts("codelens")})
-    assert [g["kind"] for g in hand_built["power"]["groups"]] == ["language", "overall"]
+    assert [g.kind for g in hand_built.power.groups] == ["language", "overall"]
 
 
 def test_a_flat_change_asks_for_no_queries():
     """gamma's `sparse` moves one query from rank 5 to 6: Δ (1/6 − 1/5) / 10 = −0.0033, under 1 % of
     the baseline's 0.378. Detecting it would need (3.083 · 0.0105 / 0.0033)² ≈ 96 queries; a flat
     Δ is no effect, so the cell says nothing of it (a Δ of rounding noise asked for millions)."""
-    runs = fixture_runs.runs()
-    sparse = next(r for r in runs if (r["dataset"], r["arm"]) == ("gamma", "sparse"))
+    docs = fixture_runs.run_docs()
+    sparse = next(r for r in docs if (r["dataset"], r["arm"]) == ("gamma", "sparse"))
     ranks = list(fixture_runs.RANKS["gamma"][1]["baseline"])
     ranks[4] = 6
     sparse["methods"] = fixture_runs.run("gamma", "sparse", ranks, "rust")["methods"]
+    runs = [fixture_runs.typed(r) for r in docs]
     cell = row_of(matrix.build(runs, "baseline", "hybrid", fixture_runs.ARMS), "gamma")["cells"]["sparse"]
     assert (cell["band"], cell["regressed"], cell["queries_needed"]) == ("flat", 1, None)
     assert cell["delta_abs"] == pytest.approx((1 / 6 - 1 / 5) / 10)

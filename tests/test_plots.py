@@ -17,7 +17,7 @@ from conftest import chart_data, chart_spec
 
 from crmatrix import CrmatrixError, atomic
 from crmatrix.analysis.matrix import assemble as matrix
-from crmatrix.plots import arms, cellview, forest, frames, latency, names, power, sources, style
+from crmatrix.plots import arms, cellview, forest, frames, latency, names, sources, style
 from crmatrix.stages import (
     plot_forest,
     plot_gallery,
@@ -42,8 +42,8 @@ def drawn(tmp_path_factory):
     matrix.write(m, d / "m.json", d / "m.md")
     paths = []
     for r in runs:
-        paths.append(d / "runs" / f"{r['dataset']}.{r['arm']}.json")
-        atomic.write_json(paths[-1], r)
+        paths.append(d / "runs" / f"{r.dataset}.{r.arm}.json")
+        r.write(paths[-1])
     cells = fixture_runs.cell_files(paths, "baseline", "hybrid")
     out, stats, runtime = d / "plots", [d / "m.json"], d / "plots" / "vega" / "vega-embed.js"
     sweeps = {w: [c["arm"] for c in g["cells"]] for w, g in SWEEPS.items()}
@@ -182,7 +182,7 @@ POWER = {"method": "paired sd of differences, normal approximation", "metric": "
                        "auto": {"delta": 0.03, "ci": [-0.05, 0.11], "half_width": 0.08, "mde": 0.1234,
                                 "verdict": "undecided"}}},
              {"group": "all datasets", "kind": "overall", "system": "peer", "datasets": 3, "queries": 28, "mde": None,
-              "arms": {"strict": {"delta": -0.06, "ci": [-0.1, -0.02], "half_width": 0.04, "mde": None,
+              "arms": {"strict": {"delta": -0.06, "ci": [-0.1, -0.02], "half_width": 0.04, "mde": 0.057,
                                   "verdict": "negative"}}},
              {"group": "repoqa", "kind": "benchmark", "system": "builtin", "datasets": 1, "queries": 5, "mde": 0.3,
               "arms": {"auto": {"delta": 0.0, "ci": [-0.2, 0.2], "half_width": 0.2, "mde": 0.3,
@@ -211,7 +211,6 @@ def test_the_gallery_says_what_the_matrix_can_tell_from_its_power_block(drawn, t
                           "<i>(1 undecided)</i>")
     assert rows[1][5] == '<span class="negative"><b>strict</b> negative -0.060 [-0.100, -0.020]</span>'
     assert rows[2][5] == "none <i>(1 undecided)</i>"
-    assert power.panel(None) == ""
 
 
 def test_titles_name_dataset_metric_and_n_and_legends_the_model_by_its_config_name(drawn):
@@ -223,7 +222,7 @@ def test_titles_name_dataset_metric_and_n_and_legends_the_model_by_its_config_na
     quality = {(d["arm"], d["method"]): d["model"] for d in chart_data(chart_spec(out / "quality-latency.html"))}
     assert quality[("strict", "hybrid")] == "minilm-int8" and quality[("auto", "lexical")] == "minilm"
     # a system that embeds with no model says so
-    assert frames.arms(sources.row(m, "gamma", "builtin"), ["baseline"], {}, "mrr")["model"].tolist() == [
+    assert frames.arms(sources.row(m, "gamma", "builtin"), ["baseline"], {})["model"].tolist() == [
         frames.NO_MODEL]
     forest_spec = chart_spec(out / "forest/builtin/stacked.html")
     assert forest_spec["title"]["subtitle"][0] == ("pooled +0.235 [-0.006, +0.476], I² 76%, τ² 0.0343; "
@@ -251,8 +250,8 @@ def test_vega_lite_specs_are_valid_and_match_their_snapshots(drawn):
 def test_the_statistics_must_be_a_phase_matrix_and_hold_the_chart(drawn, tmp_path):
     _, _, m, _ = drawn
     atomic.write_json(tmp_path / "runs.json", {"rows": []})
-    with pytest.raises(CrmatrixError, match=r"runs.json: not a phase matrix \(no metric, baseline_arm, arms, pooled, "
-                                            r"statistics\)$"):
+    with pytest.raises(CrmatrixError, match=r"runs.json: not a phase matrix \(no metric, baseline_arm, arms, "
+                                            r"by_language, .*, pooled, power, benchmarks, test_ledger, statistics\)$"):
         sources.view([tmp_path / "runs.json"])
     with pytest.raises(CrmatrixError, match=r"m.json: no row of dataset 'delta' on system 'builtin'$"):
         arms.draw(m, system="builtin", dataset="delta", models={})
@@ -264,16 +263,16 @@ def test_the_statistics_must_be_a_phase_matrix_and_hold_the_chart(drawn, tmp_pat
 
 def test_runs_of_other_inputs_are_not_drawn_side_by_side(drawn):
     _, _, m, runs = drawn
-    moved = [fixture_runs.run("gamma", "sparse", fixture_runs.RANKS["gamma"][1]["sparse"], "rust",
-                              content_hash="another-commit") if (r["dataset"], r["arm"]) == ("gamma", "sparse") else r
-             for r in runs]
+    moved = [fixture_runs.typed(fixture_runs.run("gamma", "sparse", fixture_runs.RANKS["gamma"][1]["sparse"], "rust",
+                                                 content_hash="another-commit"))
+             if (r.dataset, r.arm) == ("gamma", "sparse") else r for r in runs]
     with pytest.raises(CrmatrixError, match=r"plots: dataset 'gamma': runs builtin/baseline and builtin/sparse were "
                                             r"made from different inputs \(.*content gamma-conten.* content "
                                             r"another-comm.*cannot be drawn side by side"):
         latency.draw(moved, m, MODELS)
-    other_file = [fixture_runs.run("alpha", "auto", fixture_runs.RANKS["alpha"][1]["auto"], "python",
-                                   dataset_sha="edited") if (r["dataset"], r["arm"]) == ("alpha", "auto") else r
-                  for r in runs]
+    other_file = [fixture_runs.typed(fixture_runs.run("alpha", "auto", fixture_runs.RANKS["alpha"][1]["auto"], "python",
+                                                      dataset_sha="edited"))
+                  if (r.dataset, r.arm) == ("alpha", "auto") else r for r in runs]
     with pytest.raises(CrmatrixError, match="dataset sha256 alpha-sha vs .* dataset sha256 edited"):
         latency.draw(other_file, m, MODELS)
 
@@ -285,8 +284,8 @@ def test_a_forest_from_its_cells_is_the_forest_from_the_matrix(tmp_path):
     runs = fixture_runs.varied_runs()
     paths = []
     for r in runs:
-        paths.append(tmp_path / f"{r['dataset']}.{r['system']}.{r['arm']}.json")
-        atomic.write_json(paths[-1], r)
+        paths.append(tmp_path / f"{r.dataset}.{r.system}.{r.arm}.json")
+        r.write(paths[-1])
     cells = fixture_runs.cell_files(paths, "baseline", "hybrid", fixture_runs.FORMATS)
     m = matrix.build(runs, "baseline", "hybrid", fixture_runs.ARMS, splits=fixture_runs.SPLITS,
                      formats=fixture_runs.FORMATS)

@@ -2,6 +2,7 @@ import json
 import math
 import os
 
+import fixture_runs
 import numpy as np
 import pytest
 
@@ -204,12 +205,16 @@ def test_hybrid_diagnostics():
 
 # --- gates -----------------------------------------------------------------------------------
 
-RUN = {"methods": {
+def gated(methods: dict):
+    return fixture_runs.typed(fixture_runs.gated(methods))
+
+
+RUN = gated({
     "hybrid": {"metrics": {"mrr": 0.412, "acc@1": 0.3}, "latency_ms": {"p50": 20.0, "p95": 312.5, "p99": 400.0},
                "by_query_type": {"natural_language": {"mrr": 0.5, "acc@1": 0.45}}},
     "lexical": {"metrics": {"mrr": 0.6, "acc@1": 0.5}, "latency_ms": {"p50": 1.0, "p95": 2.0, "p99": 3.0},
                 "by_query_type": {"natural_language": {"mrr": 0.3, "acc@1": 0.35}}},
-}}
+})
 
 
 def test_gates_pass_and_fail():
@@ -233,7 +238,7 @@ def test_gates_pass_and_fail():
 
 
 def test_gate_shows_a_value_that_only_rounds_to_the_bound():
-    assert check.check(RUN | {"methods": {"m": {"metrics": {"mrr": 0.49999999}}}},
+    assert check.check(gated({"m": {"metrics": {"mrr": 0.49999999}}}),
                        check.parse_gates(["m.mrr=0.5"], [])) == ["m.mrr = 0.49999999 < min 0.5"]
 
 
@@ -277,15 +282,14 @@ import json, sys
 sys.path.insert(0, sys.argv[1])
 import fixture_runs
 from pathlib import Path
-from crmatrix import atomic
 from crmatrix.stages import cell_stats
 ranks = fixture_runs.RANKS["gamma"][1]
 for arm in ("baseline", "stacked"):
-    atomic.write_json(Path(sys.argv[2]) / f"{arm}.json", fixture_runs.run("gamma", arm, ranks[arm], "rust"))
+    fixture_runs.write(Path(sys.argv[2]) / f"{arm}.json", fixture_runs.run("gamma", arm, ranks[arm], "rust"))
 cell = cell_stats.run(Path(sys.argv[2]) / "stacked.json", Path(sys.argv[2]) / "baseline.json", "hybrid", None,
                       Path(sys.argv[2]) / "cell.json")
 print(json.dumps({"scipy": sorted(m for m in sys.modules if m.split(".")[0] == "scipy"),
-                  "p_mcnemar": cell["cell"]["p_mcnemar"]}))
+                  "p_mcnemar": cell.cell.compared.p_mcnemar}))
 """
 
 

@@ -84,16 +84,16 @@ def system_conf(type_: str, options: dict, **keys) -> dict:
     return system_matrix(type_, options, **keys).systems["fake"].conf
 
 
-def run(prepared, tmp_path, conf, env=None, split=None, cache_dir=None, **files):
-    """The evaluation of `conf` under `env` on the prepared dataset; `files`: its other inputs
-    as the cell names them (index, model), None for none."""
+def run(prepared, tmp_path, conf, env=None, split=None, cache_dir=None, **files) -> dict:
+    """The run's JSON, as the file holds it: the evaluation of `conf` under `env` on the prepared
+    dataset; `files`: its other inputs as the cell names them (index, model), None for none."""
     inputs = {"tasks": prepared / "tasks.jsonl", "symbols": prepared / "symbols.jsonl",
               "manifest": prepared / "manifest.json", "tree": prepared / "tree", "dataset_file": prepared / "ds.json",
               **{k: v for k, v in files.items() if v is not None}}
     params = {"system_conf": conf, "env": env or {}, "top_k": 10, "split": split or {"split": "all", "seed": None},
               "home_dir": tmp_path / "home"}
     return evaluate_arm.run(Cell("ds", "fake", "a", inputs, params, {"run": tmp_path / "run.json"}),
-                            cache_dir=cache_dir)
+                            cache_dir=cache_dir).to_json()
 
 
 def build_index(prepared, tmp_path, conf, env=None) -> Path:
@@ -388,12 +388,11 @@ def test_the_matrix_cell_shows_failures_and_blob_scoring_and_the_token_table(pre
     runs = []
     for name, conf, env in [("ranked", ranked, {"FAKE_MODE": "crash-on:parse|hang-on:delete"}), ("blob", blob, {})]:
         r = run(prepared, tmp_path, {**conf, "timeout_s": 1}, env=env, index=index)
-        r["system"] = name
-        runs.append(tmp_path / f"{name}.json")
-        runs[-1].write_text(json.dumps(r))
+        del r["checksum"]  # a run of the same system under another name, sealed as such
+        runs.append(fixture_runs.write(tmp_path / f"{name}.json", {**r, "system": name}))
     m = collect_matrix.run(fixture_runs.cell_files(runs, "a", "search"), "a", "search", ["a"], {},
                            tmp_path / "m.json", tmp_path / "m.md")
-    cells = {r["system"]: r["cells"]["a"] for r in m["rows"]}
+    cells = {r["system"]: r["cells"]["a"] for r in m.to_json()["rows"]}
     assert cells["ranked"]["failures"] == {"crash": 1, "timeout": 1} and "response" not in cells["ranked"]
     assert cells["blob"]["response"] == "blob" and cells["blob"]["failures"] == {}
     md = (tmp_path / "m.md").read_text()

@@ -4,6 +4,7 @@ from crmatrix.analysis.matrix import markdown
 from crmatrix.datasets.tasks import Task
 from crmatrix.evaluation import tokenbench
 from crmatrix.evaluation.tokens import count_tokens
+from crmatrix.results.run import TokenEfficiency
 from crmatrix.symbols import Symbol
 
 
@@ -43,5 +44,5 @@ def test_savings_per_query_type_with_hit_and_miss_beside_them():
     assert ident == {"n": 2, "grep_tokens": 100.0, "system_tokens": 20.0, "saving": 0.8, "grep_hit_rate": 0.5,
                      "system_hit_rate": 0.5, "both_hit": 1, "saving_both_hit": 0.9}
     assert result["queries"][2]["read_hit"] is False  # rank 12 is past what the agent read
-    assert markdown.token_table(result["token_efficiency"])[2] == (
+    assert markdown.token_table(TokenEfficiency.from_json(result["token_efficiency"]))[2] == (
         "| identifier | 2 | 100 | 20 | 80% | 50% | 50% | 1 | 90% |")

@@ -16,8 +16,7 @@ def two_runs(tmp_path):
         r = fixture_runs.run("gamma", arm, fixture_runs.RANKS["gamma"][1][arm], "rust")
         r["provenance"].update({"crmatrix_version": "0.1.0", "python": "3.11.2", "config_hash": "c" * 64})
         r["provenance"]["arm"]["env"] = {"CODELENS_RANK_SPARSE_TERM_WEIGHT": "1"} if arm == "stacked" else {}
-        paths.append(tmp_path / "runs" / "gamma" / "builtin" / f"{arm}.json")
-        atomic.write_json(paths[-1], r)
+        paths.append(fixture_runs.write(tmp_path / "runs" / "gamma" / "builtin" / f"{arm}.json", r))
         (tmp_path / "trec" / arm).mkdir(parents=True)
         (tmp_path / "trec" / arm / "hybrid.run").write_text("q001 Q0 a 1 1.0 x\n")
     return paths, [tmp_path / "trec" / a for a in ("baseline", "stacked")]

@@ -18,6 +18,7 @@ from pathlib import Path
 from crmatrix import CrmatrixError, atomic
 from crmatrix.analysis import check, stats
 from crmatrix.evaluation import metrics
+from crmatrix.results.run import MethodResult, Run
 
 FORMAT = "crmatrix-baseline/1"
 ALPHA = 0.05
@@ -27,34 +28,31 @@ PINS = (("corpus pin", ("corpus", "pin")), ("corpus content hash", ("corpus", "c
         ("dataset sha256", ("dataset", "sha256")), ("top_k", ("top_k",)))
 
 
-def _method(result: dict) -> dict:
-    rows = result["queries"]
+def _method(result: MethodResult) -> dict:
+    rows = result.queries
     ci = {}
-    for name, value in result["metrics"].items():
+    for name, value in result.metrics.items():
         if name in metrics.METRICS and value is not None:  # a blob system's deeper metrics are null
             ci[name] = list(stats.bootstrap_ci(metrics.per_query(rows, name)))
     queries = [{**{k: q[k] for k in QUERY_FIELDS}, "rr": metrics.reciprocal_rank(q)} for q in rows]
-    return {"response": result.get("response"), "metrics": result["metrics"], "ci": ci, "queries": queries}
+    return {"response": result.response, "metrics": result.metrics, "ci": ci, "queries": queries}
 
 
-def promote(run: dict, source: str) -> dict:
+def promote(run: Run, source: str) -> dict:
     """The baseline record of a run (`source`: where the run was read, for the record)."""
-    check.validate_run(run, source)
-    prov = run.get("provenance")
-    if not isinstance(prov, dict) or "corpus" not in prov or "dataset" not in prov:
-        raise CrmatrixError(f"{source}: not a crmatrix run (no provenance: corpus pin and dataset hash)")
+    prov = run.provenance
     return {
         "format": FORMAT,
         "promoted_from": source,
-        "dataset": prov["dataset"],
-        "corpus": {k: prov["corpus"][k] for k in ("name", "pin", "content_hash")},
-        "top_k": run["top_k"],
-        "system": prov["system"],
-        "system_version": prov.get("system_version"),
-        "install": prov.get("install"),
-        "arm": prov["arm"],
-        "crmatrix_version": prov["crmatrix_version"],
-        "methods": {m: _method(res) for m, res in sorted(run["methods"].items())},
+        "dataset": prov.dataset.to_json(),
+        "corpus": {"name": prov.corpus.name, "pin": prov.corpus.pin, "content_hash": prov.corpus.content_hash},
+        "top_k": run.top_k,
+        "system": prov.system.to_json(),
+        "system_version": prov.system_version,
+        "install": prov.install,
+        "arm": prov.arm.to_json(),
+        "crmatrix_version": prov.crmatrix_version,
+        "methods": {m: _method(res) for m, res in sorted(run.methods.items())},
     }
 
 
@@ -87,10 +85,10 @@ def _short(value) -> str:
     return text if len(text) <= 16 else text[:12] + "…"
 
 
-def comparable(record: dict, run: dict, baseline_name: str, run_name: str) -> None:
+def comparable(record: dict, run: Run, baseline_name: str, run_name: str) -> None:
     """Refuse a run whose numbers stand on another corpus, dataset or ranking depth."""
-    facts = {"corpus": run.get("provenance", {}).get("corpus"), "dataset": run.get("provenance", {}).get("dataset"),
-             "top_k": run.get("top_k")}
+    facts = {"corpus": run.provenance.corpus.to_json(), "dataset": run.provenance.dataset.to_json(),
+             "top_k": run.top_k}
     for what, path in PINS:
         base, got = _get(record, path), _get(facts, path)
         if base != got:
@@ -102,18 +100,18 @@ def _rows(rows: list[dict], query_type: str | None) -> list[dict]:
     return [r for r in rows if query_type is None or r["query_type"] == query_type]
 
 
-def gate(record: dict, run: dict, gates: list[check.Gate], run_name: str = "run") -> list[dict]:
+def gate(record: dict, run: Run, gates: list[check.Gate], run_name: str = "run") -> list[dict]:
     """One result per max-drop gate: both means, Δ, its paired interval, p, and pass/fail."""
     out = []
     for g in gates:
-        if g.method not in record["methods"] or g.method not in run["methods"]:
+        if g.method not in record["methods"] or g.method not in run.methods:
             raise CrmatrixError(f"{g.name}: method {g.method!r} is not in both the baseline "
-                                f"({', '.join(record['methods'])}) and {run_name} ({', '.join(run['methods'])})")
+                                f"({', '.join(record['methods'])}) and {run_name} ({', '.join(run.methods)})")
         if record["methods"][g.method]["metrics"].get(g.metric) is None \
-                or run["methods"][g.method]["metrics"].get(g.metric) is None:
+                or run.methods[g.method].metrics.get(g.metric) is None:
             raise CrmatrixError(f"{g.name}: not scored in both (a blob system is scored at rank 1 only)")
         base = _rows(record["methods"][g.method]["queries"], g.query_type)
-        cand = _rows(run["methods"][g.method]["queries"], g.query_type)
+        cand = _rows(run.methods[g.method].queries, g.query_type)
         if not base:
             types = sorted({q["query_type"] for q in record["methods"][g.method]["queries"]})
             raise CrmatrixError(f"{g.name}: the baseline has no {g.query_type} queries "

@@ -10,6 +10,8 @@ fingerprint of the answers (which arms repeat one another), the hybrid diagnosti
 recall@10 the structural gate reads, and a public benchmark's metrics with their intervals.
 What depends on a whole row or on the whole matrix (which arms are one hypothesis, Holm's
 correction, the detectable effect, roll-ups, pools) is `crmatrix.analysis.matrix`'s.
+
+A cell is a `crmatrix.results.cell.Cell`.
 """
 
 from __future__ import annotations
@@ -17,10 +19,20 @@ from __future__ import annotations
 from crmatrix import atomic
 from crmatrix.analysis import stats
 from crmatrix.evaluation import metrics
+from crmatrix.results.cell import (
+    GATE_METRIC,
+    METRIC,
+    Benchmark,
+    Cell,
+    CellStats,
+    Comparison,
+    Decomposition,
+    FormatFacts,
+    Scored,
+    Stratum,
+)
+from crmatrix.results.run import QueryRow, Run
 
-METRIC = "mrr"
-# The do-no-harm gate on structural splits (crmatrix.datasets.splits): an arm must not lose recall@10 there.
-GATE_METRIC = "recall@10"
 # Public benchmarks (every format but the hand-built ones) report these beside the MRR, each
 # with its bootstrap interval; pass@1 (RepoQA's) is whether the first hit is the gold: acc@1.
 BENCHMARK_METRICS = ("recall@5", "recall@10", "ndcg@10")
@@ -29,97 +41,83 @@ COMPARED = ("delta_abs", "delta_rel", "band", "direction", "sd_diff", "p_randomi
             "p_mcnemar", "improved", "regressed", "unchanged")
 
 
-def headline_method(run: dict, preferred: str) -> str:
+def headline_method(run: Run, preferred: str) -> str:
     """`preferred` when the run has it, else the first method the system's config lists.
 
     The order comes from the system config recorded in the provenance: the run's own
     `methods` object is written with sorted keys, so its first key is the alphabetical one.
     """
-    methods = run["provenance"]["system"]["methods"]
+    methods = run.provenance.system.methods
     return preferred if preferred in methods else methods[0]
 
 
-def is_benchmark(fmt: dict | None) -> bool:
-    """Whether a dataset of a format with these facts (crmatrix.datasets.registry.Format.matrix_facts)
-    is a public benchmark (None: a format nobody named)."""
-    return fmt is not None and not fmt["hand_built"]
+def _stats(run: Run, method: str, rows: tuple[QueryRow, ...]) -> dict:
+    """The headline metric's mean and interval, and what makes a cell read differently from
+    what its arm says: values the system clamped (from the builtin engine's provenance),
+    queries that failed (scored as misses; by kind), a blob system's rank-1 scoring, and
+    answers that mostly resolved no hit (evaluate.NO_HIT_SHARE)."""
+    result = run.methods[method]
+    values = metrics.per_query(rows, METRIC)
+    low, high = stats.bootstrap_ci(values)
+    failures = {k: n for k, n in result.failures.items() if n}
+    return {"mean": _mean(values), "ci_low": low, "ci_high": high, "n": len(rows), "clamped": tuple(run.clamped),
+            "failed": sum(failures.values()), "failures": failures,
+            "response": "blob" if result.response == "blob" else None,
+            "no_hit": result.no_hit if result.no_hit_warning else None}
 
 
-def _notes(run: dict, method: str) -> dict:
-    """What makes a cell read differently from what its arm says: values the system clamped
-    (from the builtin engine's provenance), queries that failed (scored as misses; by kind),
-    a blob system's rank-1 scoring, and answers that mostly resolved no hit (evaluate.NO_HIT_SHARE)."""
-    system_run = run["provenance"]["system_run"] or {}  # None for a system that records nothing
-    result = run["methods"][method]
-    failures = {k: n for k, n in result.get("failures", {}).items() if n}
-    notes = {"clamped": system_run.get("knobs", {}).get("notes", []), "failed": sum(failures.values()),
-             "failures": failures}
-    if result.get("response") == "blob":
-        notes["response"] = "blob"
-    if result.get("no_hit_warning"):  # at least half its answers named nothing of the corpus
-        notes["no_hit"] = result["no_hit"]
-    return notes
-
-
-def _queries(run: dict, method: str) -> list[dict]:
-    return run["methods"][method]["queries"]
-
-
-def answers(run: dict, method: str) -> str:
+def answers(run: Run, method: str) -> str:
     """A fingerprint of what a run answered per query under `method`, timing aside: equal
     fingerprints are equal results."""
-    return atomic.hash_obj(sorted(({k: v for k, v in q.items() if k != "elapsed_ms"} for q in _queries(run, method)),
-                                  key=lambda q: q["task_id"]))
+    return atomic.hash_obj(sorted(({k: v for k, v in q.to_json().items() if k != "elapsed_ms"}
+                                   for q in run.methods[method].queries), key=lambda q: q["task_id"]))
 
 
 def _mean(values) -> float:
     return float(values.mean()) if values.size else 0.0
 
 
-def _with_ci(values) -> dict:
+def _with_ci(values) -> Scored:
     low, high = stats.bootstrap_ci(values)
-    return {"mean": _mean(values), "ci_low": low, "ci_high": high}
+    return Scored(mean=_mean(values), ci_low=low, ci_high=high)
 
 
-def _scores(rows: list[dict], names: dict[str, str]) -> dict:
+def _scores(rows, names: dict[str, str]) -> dict[str, Scored]:
     return {label: _with_ci(metrics.per_query(rows, metric)) for label, metric in names.items()}
 
 
-def _benchmark(queries: list[dict], fmt: dict) -> dict:
+def _benchmark(queries: tuple[QueryRow, ...], fmt: FormatFacts) -> Benchmark:
     """A public benchmark's recall@5/10, ndcg@10 (and pass@1 where its format reports it) with
     bootstrap intervals, and the same per stratum (repository or library) when the tasks have more than one."""
-    names = {**({"pass@1": "acc@1"} if fmt["pass_at_1"] else {}), **{m: m for m in BENCHMARK_METRICS}}
-    strata: dict[str, list[dict]] = {}
+    names = {**({"pass@1": "acc@1"} if fmt.pass_at_1 else {}), **{m: m for m in BENCHMARK_METRICS}}
+    strata: dict[str, list[QueryRow]] = {}
     for q in queries:
-        strata.setdefault(q.get("stratum", ""), []).append(q)
-    return {"metrics": list(names), "scores": _scores(queries, names),
-            "strata": {k: {"n": len(v), **_scores(v, names)} for k, v in sorted(strata.items())}
-            if len(strata) > 1 else None}
+        strata.setdefault(q.stratum or "", []).append(q)
+    return Benchmark(metrics=tuple(names), scores=_scores(queries, names),
+                     strata={k: Stratum(n=len(v), scores=_scores(v, names)) for k, v in sorted(strata.items())}
+                     if len(strata) > 1 else None)
 
 
-def cell(run: dict, base: dict | None, preferred: str, fmt: dict | None = None) -> dict:
+def cell(run: Run, base: Run | None, preferred: str, fmt: FormatFacts | None = None) -> Cell:
     """The statistics of `run`'s cell: against `base` (the baseline arm's run of the same
     dataset and system) unless it is None, as for the baseline's own cell. `fmt`: the facts of
     the dataset's format (`Format.matrix_facts`; a public benchmark's cell holds its metrics)."""
     method = headline_method(base or run, preferred)
-    rows = _queries(run, method)
-    values = metrics.per_query(rows, METRIC)
-    low, high = stats.bootstrap_ci(values)
-    own = {METRIC: _mean(values), "ci_low": low, "ci_high": high, "n": len(rows),
-           **_notes(run, method)}
-    decomposition = None
+    rows = run.methods[method].queries
+    compared = decomposition = None
     if base is not None:
-        base_rows = _queries(base, method)
+        base_rows = base.methods[method].queries
         cmp = stats.compare_arm(base_rows, rows, METRIC)
-        own.update({k: cmp[k] for k in COMPARED}, delta_ci_low=cmp["ci_low"], delta_ci_high=cmp["ci_high"])
-        decomposition = stats.decompose(base_rows, rows)
-    diagnostics = stats.hybrid_diagnostics({m: _queries(run, m) for m in run["methods"]})
-    corpus = run["provenance"]["corpus"]
-    return {"dataset": run["dataset"], "system": run["system"], "arm": run["arm"],
-            "baseline": None if base is None else base["arm"], "method": method, "corpus": corpus["name"],
-            "language": corpus["language"], "format": fmt, "cell": own, "answers": answers(run, method),
-            "decomposition": decomposition,
-            "hybrid_diagnostics": {k: v["count"] for k, v in diagnostics.items()} or None,
-            GATE_METRIC: _mean(metrics.per_query(rows, GATE_METRIC)),
-            "benchmark": _benchmark(rows, fmt) if is_benchmark(fmt) else None,
-            "token_efficiency": run["methods"][method].get("token_efficiency")}
+        compared = Comparison(**{k: cmp[k] for k in COMPARED}, delta_ci_low=cmp["ci_low"],
+                              delta_ci_high=cmp["ci_high"])
+        decomposition = Decomposition.from_json(stats.decompose(base_rows, rows), "decomposition")
+    diagnostics = stats.hybrid_diagnostics({m: r.queries for m, r in run.methods.items()})
+    corpus = run.provenance.corpus
+    return Cell(dataset=run.dataset, system=run.system, arm=run.arm, baseline=None if base is None else base.arm,
+                method=method, corpus=corpus.name, language=corpus.language, format=fmt,
+                cell=CellStats(**_stats(run, method, rows), compared=compared), answers=answers(run, method),
+                decomposition=decomposition,
+                hybrid_diagnostics={k: v["count"] for k, v in diagnostics.items()} or None,
+                gate_metric=_mean(metrics.per_query(rows, GATE_METRIC)),
+                benchmark=_benchmark(rows, fmt) if fmt is not None and fmt.benchmark else None,
+                token_efficiency=run.methods[method].token_efficiency)

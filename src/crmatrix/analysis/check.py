@@ -1,4 +1,4 @@
-"""Quality gates over a run summary: `hybrid.mrr=0.5` as a minimum, `hybrid.latency_p95_ms=250` as a maximum.
+"""Quality gates over a run: `hybrid.mrr=0.5` as a minimum, `hybrid.latency_p95_ms=250` as a maximum.
 
 A gate names `method.metric` or `method.query_type.metric`. A metric crmatrix does not
 compute is a usage error (a misspelling, with a did-you-mean); a gate the run cannot answer
@@ -13,16 +13,7 @@ from dataclasses import dataclass
 
 from crmatrix import CrmatrixError
 from crmatrix.evaluation import metrics
-
-_JSON_TYPES = {dict: "an object", list: "a list", str: "a string", bool: "a boolean",
-               int: "an integer", float: "a number", type(None): "null"}
-
-
-def json_type(value) -> str:
-    """What a parsed JSON/YAML value is, in words: "an object", "a string", ... (for errors
-    about runs here, and about configs in crmatrix.config.schema)."""
-    return _JSON_TYPES.get(type(value), type(value).__name__)
-
+from crmatrix.results.run import Run
 
 LATENCY = {"latency_p50_ms": "p50", "latency_p95_ms": "p95", "latency_p99_ms": "p99"}
 FORM = "METHOD.METRIC=NUMBER or METHOD.QUERY_TYPE.METRIC=NUMBER (e.g. hybrid.mrr=0.5)"
@@ -80,42 +71,19 @@ def parse_gates(mins: list[str], maxs: list[str]) -> list[Gate]:
     return [parse_gate(t, "min") for t in mins] + [parse_gate(t, "max") for t in maxs]
 
 
-def _not_a_run(run) -> str | None:
-    """Why a parsed JSON is not a run summary that gates can read, or None when it is one."""
-    if not isinstance(run, dict):
-        return f"expected an object with 'methods', got {json_type(run)}"
-    methods = run.get("methods")
-    if not isinstance(methods, dict) or not methods:
-        got = "nothing" if methods is None else json_type(methods)
-        return f"'methods' must be a non-empty object of method results, got {got}"
-    for name, result in methods.items():
-        if not isinstance(result, dict) or not isinstance(result.get("metrics"), dict):
-            return f"methods.{name} has no 'metrics' object"
-    return None
-
-
-def validate_run(run, source: str) -> dict:
-    """`run` if it is a run summary, else the one-line error naming `source`."""
-    why = _not_a_run(run)
-    if why:
-        raise CrmatrixError(f"{source}: not a crmatrix run ({why})")
-    return run
-
-
-def _lookup(run: dict, gate: Gate) -> float | str:
+def _lookup(run: Run, gate: Gate) -> float | str:
     """The gated value, or the failure line saying which part is absent from the run."""
-    methods = run.get("methods", {})
-    if gate.method not in methods:
-        return f"{gate.name}: not in the run (methods: {', '.join(sorted(methods)) or 'none'})"
-    result = methods[gate.method]
+    if gate.method not in run.methods:
+        return f"{gate.name}: not in the run (methods: {', '.join(sorted(run.methods)) or 'none'})"
+    result = run.methods[gate.method]
     if gate.metric in LATENCY and gate.query_type is None:
-        table, key = result.get("latency_ms") or {}, LATENCY[gate.metric]
+        table, key = result.latency_ms, LATENCY[gate.metric]
         if key not in table:
             return f"{gate.name}: not in the run (no latency_ms.{key})"
     else:
-        table, key = result["metrics"], gate.metric
+        table, key = result.metrics, gate.metric
         if gate.query_type is not None:
-            types = result.get("by_query_type", {})
+            types = result.by_query_type
             if gate.query_type not in types:
                 return f"{gate.name}: not in the run (query types: {', '.join(sorted(types)) or 'none'})"
             table = types[gate.query_type]
@@ -124,7 +92,7 @@ def _lookup(run: dict, gate: Gate) -> float | str:
     value = table[key]
     if value is None:
         return f"{gate.name}: not scored (a blob system is scored at rank 1 only)"
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+    if not math.isfinite(value):  # NaN or infinite: the run's reader checked it is a number
         return f"{gate.name}: the run holds {value!r}, not a number"
     return value
 
@@ -133,7 +101,7 @@ def _number(x: float) -> str:
     return f"{x:.6g}"
 
 
-def check(run: dict, gates: list[Gate]) -> list[str]:
+def check(run: Run, gates: list[Gate]) -> list[str]:
     """One line per failed gate; an empty list means every gate passed."""
     failures = []
     for gate in gates:

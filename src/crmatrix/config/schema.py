@@ -12,7 +12,7 @@ import jsonschema
 import yaml
 
 from crmatrix import CrmatrixError
-from crmatrix.analysis.check import json_type
+from crmatrix.jsontypes import json_type
 
 SCHEMA_FILE = "config.schema.yaml"
 

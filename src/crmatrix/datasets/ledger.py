@@ -24,9 +24,13 @@ import datetime as dt
 import os
 from collections.abc import MutableMapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from crmatrix import CrmatrixError, atomic
 from crmatrix.datasets.holdout import TEST_SPLITS
+
+if TYPE_CHECKING:
+    from crmatrix.results.run import Run
 
 PATH = Path("baselines/test-ledger.json")  # under the working directory, beside promoted baselines
 FORMAT = "crmatrix-test-ledger/1"
@@ -48,10 +52,9 @@ def config_key(dataset_sha256: str, split: str, system_conf: dict, env: dict, mo
                             "model": (model or {}).get("sha256")})[:12]
 
 
-def run_key(run: dict) -> str:
-    prov = run["provenance"]
-    return config_key(prov["dataset"]["sha256"], prov["dataset"]["split"], prov["system"], prov["arm"]["env"],
-                      prov.get("model"))
+def run_key(run: Run) -> str:
+    prov = run.provenance
+    return config_key(prov.dataset.sha256, prov.dataset.split, prov.system.to_json(), prov.arm.env, prov.model)
 
 
 def is_test(split: str | None) -> bool:
@@ -77,13 +80,13 @@ def check(key: str, dataset: str, split: str, force: bool, path: Path = PATH) ->
                         f"{dates} ({path}); iterate on small_dev, or pass {FORCE_HINT} to score it again")
 
 
-def scoring(run: dict, sha256: str) -> dict | None:
-    """What the ledger records of a run (its JSON, its file's sha256) when it scored a test
+def scoring(run: Run, sha256: str) -> dict | None:
+    """What the ledger records of a run (its file's sha256 beside it) when it scored a test
     split: where it stands, its config and the run file; None for a run on any other split."""
-    split = run["provenance"]["dataset"].get("split")
+    split = run.provenance.dataset.split
     if not is_test(split):
         return None
-    return {"dataset": run["dataset"], "system": run["system"], "arm": run["arm"], "split": split,
+    return {"dataset": run.dataset, "system": run.system, "arm": run.arm, "split": split,
             "config": run_key(run), "run_sha256": sha256}
 
 

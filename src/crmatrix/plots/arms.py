@@ -12,12 +12,12 @@ from crmatrix.plots.style import categorical, title
 SHORT_BAR = 0.35  # below it, a bar's ≡ label is written above its whisker
 
 
-def draw(view: dict, *, system: str, dataset: str, models: dict[str, str]) -> alt.LayerChart:
+def draw(view: sources.View, *, system: str, dataset: str, models: dict[str, str]) -> alt.LayerChart:
     """The chart of `dataset` on `system` from the matrix's statistics (`crmatrix.plots.sources`);
     `models`: arm -> the config's name of the model the system embeds with under it."""
     r = sources.row(view, dataset, system)
-    return chart(frames.arms(r, view["arms"], models, view["metric"]), dataset=dataset_label(dataset, r.get("note")),
-                 system=system, method=r["method"], metric=view["metric"], n=r["n"], baseline=view["baseline_arm"])
+    return chart(frames.arms(r, view.arms, models), dataset=dataset_label(dataset, view.notes.get(dataset)),
+                 system=system, method=r.method, metric=view.metric, n=r.n, baseline=view.baseline_arm)
 
 
 def chart(df: pd.DataFrame, *, dataset: str, system: str, method: str, metric: str, n: int,

@@ -1,7 +1,7 @@
 """What a chart of a few arms draws from when it is handed their cells' statistics
-(`crmatrix.stages.cell_stats`) instead of the phase matrix: the same shape as
-`crmatrix.plots.sources.view` (`metric`, `baseline_arm`, `arms`, `rows`, `pooled`), built by the
-matrix's own code (`crmatrix.analysis.matrix.rows.plain`, `crmatrix.analysis.matrix.pooling.pooled`).
+(`crmatrix.stages.cell_stats`) instead of the phase matrix: the same `crmatrix.plots.sources.View`,
+built by the matrix's own code (`crmatrix.analysis.matrix.rows.plain`,
+`crmatrix.analysis.matrix.pooling.pooled`).
 
 A cell file changes only with its run and the baseline's, so a chart fed its own arms' cells
 is not redrawn when another arm is added; the phase matrix changes with any run.
@@ -18,21 +18,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from crmatrix import CrmatrixError, atomic
-from crmatrix.analysis.cells import METRIC
+from crmatrix.analysis import stats
 from crmatrix.analysis.matrix import pooling, rows
-
-KEYS = ("dataset", "system", "arm", "baseline", "method", "corpus", "language", "cell", "answers")
-
-
-def _read(path: Path) -> dict:
-    doc = atomic.read_json(Path(path))
-    missing = [k for k in KEYS if not isinstance(doc, dict) or k not in doc]
-    if missing:
-        raise CrmatrixError(f"{path}: not a cell's statistics (no {', '.join(missing)})")
-    return doc
+from crmatrix.plots.sources import View
+from crmatrix.results.cell import METRIC, Cell
 
 
-def view(paths: list[Path], baseline_arm: str, arms: list[str], splits: dict[str, str] | None = None) -> dict:
+def view(paths: list[Path], baseline_arm: str, arms: list[str], splits: dict[str, str] | None = None) -> View:
     """The statistics in the cell files `paths` as the charts read them. `arms`: the arms drawn,
     in the order that decides which one an identical arm repeats (the baseline first); a cell of
     another arm is refused. `splits`: dataset -> its structural split, if any (the config's
@@ -40,16 +32,16 @@ def view(paths: list[Path], baseline_arm: str, arms: list[str], splits: dict[str
     if not paths:
         raise CrmatrixError("plots: expected the statistics of at least one cell file, got none")
     order = [baseline_arm] + [a for a in arms if a != baseline_arm]
-    table: dict[tuple[str, str], dict[str, dict]] = {}
+    table: dict[tuple[str, str], dict[str, Cell]] = {}
     for p in paths:
-        doc = _read(p)
-        if doc["arm"] not in order:
-            raise CrmatrixError(f"{p}: a cell of arm {doc['arm']!r}, expected one of {', '.join(order)}")
-        table.setdefault((doc["dataset"], doc["system"]), {})[doc["arm"]] = doc
+        doc = Cell.from_json(atomic.read_json(Path(p)), str(p))
+        if doc.arm not in order:
+            raise CrmatrixError(f"{p}: a cell of arm {doc.arm!r}, expected one of {', '.join(order)}")
+        table.setdefault((doc.dataset, doc.system), {})[doc.arm] = doc
     found = [rows.plain(d, s, docs, order, baseline_arm, (splits or {}).get(d))
              for (d, s), docs in sorted(table.items())]
     present = {a for docs in table.values() for a in docs}
     drawn = [a for a in order if a in present]
-    return {"metric": METRIC, "baseline_arm": baseline_arm, "arms": drawn, "rows": found,
-            "pooled": pooling.pooled(found, drawn, baseline_arm),
-            "source": f"the cells of arms {', '.join(drawn)} ({len(paths)} files, {paths[0]}, ...)"}
+    return View(metric=METRIC, baseline_arm=baseline_arm, arms=tuple(drawn), rows=tuple(found),
+                pooled=tuple(pooling.pooled(found, drawn, baseline_arm)), alpha=stats.ALPHA,
+                source=f"the cells of arms {', '.join(drawn)} ({len(paths)} files, {paths[0]}, ...)")

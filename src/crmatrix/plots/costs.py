@@ -8,11 +8,12 @@ import pandas as pd
 
 from crmatrix.plots import frames
 from crmatrix.plots.style import PALETTE, categorical, title
+from crmatrix.results.run import QueryRow
 
 READERS = ["system", "grep-and-read"]
 
 
-def draw(by: dict[str, list[dict]], order: list[str]) -> alt.HConcatChart:
+def draw(by: dict[str, list[QueryRow]], order: list[str]) -> alt.HConcatChart:
     """From each system's query rows (`crmatrix.analysis.versus.rows_by_system`); `order`: the
     systems from top to bottom (the leaderboard's)."""
     df = frames.costs(by)

@@ -6,11 +6,12 @@ import altair as alt
 
 from crmatrix.plots import frames
 from crmatrix.plots.style import categorical, title
+from crmatrix.results.run import QueryRow
 
 KINDS = ["crash", "timeout", "bad-output", "empty", "budget", "none"]
 
 
-def draw(by: dict[str, list[dict]], order: list[str]) -> alt.LayerChart:
+def draw(by: dict[str, list[QueryRow]], order: list[str]) -> alt.LayerChart:
     """From each system's query rows (`crmatrix.analysis.versus.rows_by_system`); `order`: the
     systems from top to bottom."""
     df = frames.failures(by)

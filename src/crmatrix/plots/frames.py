@@ -13,23 +13,28 @@ import pandas as pd
 from crmatrix import CrmatrixError
 from crmatrix.evaluation import metrics
 from crmatrix.labels import dataset_label
+from crmatrix.plots.sources import View
+from crmatrix.results.pool import PoolEntry
+from crmatrix.results.row import PlainRow, Row
+from crmatrix.results.run import QueryRow, Run
+from crmatrix.results.versus import Compared, Versus
 
 NO_MODEL = "no model"
 
 
-def check_comparable(runs: list[dict]) -> None:
+def check_comparable(runs: list[Run]) -> None:
     """Refuse to draw runs of one dataset side by side unless they searched the same corpus
     (pin and content hash) with the same dataset file (sha256): a difference between them
     would be a difference between inputs, not between arms."""
-    seen: dict[str, tuple[dict, tuple]] = {}
+    seen: dict[str, tuple[Run, tuple]] = {}
     for r in runs:
-        prov = r["provenance"]
-        key = (prov["corpus"]["pin"], prov["corpus"]["content_hash"], prov["dataset"]["sha256"])
-        first = seen.setdefault(r["dataset"], (r, key))
+        prov = r.provenance
+        key = (prov.corpus.pin, prov.corpus.content_hash, prov.dataset.sha256)
+        first = seen.setdefault(r.dataset, (r, key))
         if first[1] != key:
             a, b = first[0], r
             raise CrmatrixError(
-                f"plots: dataset {r['dataset']!r}: runs {a['system']}/{a['arm']} and {b['system']}/{b['arm']} "
+                f"plots: dataset {r.dataset!r}: runs {a.system}/{a.arm} and {b.system}/{b.arm} "
                 f"were made from different inputs (corpus pin {_short(first[1][0])} content {first[1][1][:12]}, "
                 f"dataset sha256 {first[1][2][:12]} vs corpus pin {_short(key[0])} content {key[1][:12]}, "
                 f"dataset sha256 {key[2][:12]}); they cannot be drawn side by side: rerun them from one config")
@@ -39,179 +44,178 @@ def _short(pin: dict) -> str:
     return ",".join(f"{k}={v}" for k, v in sorted(pin.items()))
 
 
-def arms(row: dict, arm_order: list[str], models: dict[str, str], metric: str) -> pd.DataFrame:
+def arms(row: PlainRow, arm_order: tuple[str, ...], models: dict[str, str]) -> pd.DataFrame:
     """One line per arm of a row: the headline mean and its interval, the arm's model (`models`:
     arm -> the config's name of the model the row's system embeds with under it), and what an
     identical arm repeats."""
     return pd.DataFrame([{
-        "arm": arm, "value": c[metric], "ci_low": c["ci_low"], "ci_high": c["ci_high"],
-        "model": models.get(arm, NO_MODEL), "identical_to": c.get("identical_to") or "",
-        "mark": f"≡ {c['identical_to']}" if c.get("identical_to") else "",
-    } for arm in arm_order if (c := row["cells"].get(arm))])
+        "arm": arm, "value": c.mean, "ci_low": c.ci_low, "ci_high": c.ci_high,
+        "model": models.get(arm, NO_MODEL), "identical_to": c.identical_to or "",
+        "mark": f"≡ {c.identical_to}" if c.identical_to else "",
+    } for arm in arm_order if (c := row.cells.get(arm))])
 
 
-def heatmap(matrix: dict) -> pd.DataFrame:
+def heatmap(view: View) -> pd.DataFrame:
     """One line per (row, compared arm) in column order: relative Δ, whether the corrected test
     is significant, and the text the cell shows."""
-    out, alpha = [], matrix["statistics"]["alpha"]
-    for r in matrix["rows"]:
-        for arm in matrix["arms"]:
-            c = r["cells"].get(arm, {})
-            if "delta_abs" not in c:
+    out = []
+    for r in view.rows:
+        for arm in view.arms:
+            c = r.cells.get(arm)
+            if c is None or c.compared is None:
                 continue
-            same = c.get("identical_to")
-            sig = c["p_holm"] is not None and c["p_holm"] < alpha
-            rel = c["delta_rel"]
+            same, p_holm = c.identical_to, c.corrected.p_holm
+            sig = p_holm is not None and p_holm < view.alpha
+            rel = c.compared.delta_rel
             text = f"≡ {same}" if same else ("Δ n/a" if rel is None else f"{rel:+.0%}") + ("*" if sig else "")
-            label = dataset_label(r["dataset"], r.get("note"))
-            out.append({"row": f"{label} · {r['system']} (n {r['n']})", "arm": arm, "delta_rel": rel,
-                        "delta_abs": c["delta_abs"], "p_holm": c["p_holm"], "p": c["p_randomization"],
+            label = dataset_label(r.dataset, view.notes.get(r.dataset))
+            out.append({"row": f"{label} · {r.system} (n {r.n})", "arm": arm, "delta_rel": rel,
+                        "delta_abs": c.compared.delta_abs, "p_holm": p_holm, "p": c.compared.p_randomization,
                         "significant": sig, "identical_to": same or "", "text": text})
     return pd.DataFrame(out, columns=["row", "arm", "delta_rel", "delta_abs", "p_holm", "p", "significant",
                                       "identical_to", "text"])
 
 
-def forest(entry: dict, notes: dict[str, str] | None = None) -> pd.DataFrame:
+def forest(entry: PoolEntry, notes: dict[str, str]) -> pd.DataFrame:
     """One line per dataset and per pooled group of a (system, arm) pool, in drawing order:
     each language's datasets then its pool, the overall pool, then the structural splits.
     `notes`: the datasets' caveats (the matrix's), shown with their names."""
-    studies = {s["dataset"]: s for s in entry["studies"]}
+    studies = {s.dataset: s for s in entry.studies}
     out = []
-    for g in entry["groups"]:
-        if g["kind"] != "overall":
-            for name in g["datasets"]:
+    for g in entry.groups:
+        if g.kind != "overall":
+            for name in g.datasets:
                 s = studies[name]
-                same = f" (≡ {s['identical_to']})" if s["identical_to"] else ""
-                label = dataset_label(name, (notes or {}).get(name))
-                out.append({"label": f"{label}{same}", "group": g["group"], "kind": "dataset", "estimate": s["delta"],
-                            "ci_low": s["ci_low"], "ci_high": s["ci_high"], "n": s["n"], "verdict": s["verdict"]})
-        p = g["pooled"]
-        i2 = "" if p is None or p["i2"] is None else f", I² {p['i2']:.0%}"
-        label = f"{g['group']} · pooled" + (f" (k {p['k']}{i2})" if p else " (no variation)")
-        out.append({"label": label, "group": g["group"], "kind": "overall" if g["kind"] == "overall" else "pooled",
-                    "estimate": p["estimate"] if p else 0.0, "ci_low": p["ci_low"] if p else 0.0,
-                    "ci_high": p["ci_high"] if p else 0.0, "n": None,
-                    "verdict": "{positive} positive / {negative} negative / {inert} inert".format(**g["verdict"])})
+                same = f" (≡ {s.identical_to})" if s.identical_to else ""
+                label = dataset_label(name, notes.get(name))
+                out.append({"label": f"{label}{same}", "group": g.group, "kind": "dataset", "estimate": s.delta,
+                            "ci_low": s.ci_low, "ci_high": s.ci_high, "n": s.n, "verdict": s.verdict})
+        p, v = g.pooled, g.verdict
+        i2 = "" if p is None or p.i2 is None else f", I² {p.i2:.0%}"
+        label = f"{g.group} · pooled" + (f" (k {p.k}{i2})" if p else " (no variation)")
+        out.append({"label": label, "group": g.group, "kind": "overall" if g.kind == "overall" else "pooled",
+                    "estimate": p.estimate if p else 0.0, "ci_low": p.ci_low if p else 0.0,
+                    "ci_high": p.ci_high if p else 0.0, "n": None,
+                    "verdict": f"{v.positive} positive / {v.negative} negative / {v.inert} inert"})
     return pd.DataFrame(out)
 
 
-def transitions(row: dict, arm_order: list[str]) -> pd.DataFrame:
+def transitions(row: Row, arm_order: tuple[str, ...]) -> pd.DataFrame:
     """Every query of a row under each distinct compared arm: its first relevant rank under the
     baseline and under the arm (None = missed), counted per (baseline rank, arm rank)."""
     out = []
     for arm in arm_order:
-        dec = row["decomposition"].get(arm)
-        if dec is None or row["cells"][arm].get("identical_to"):
+        dec = row.decomposition.get(arm)
+        if dec is None or row.cells[arm].identical_to:
             continue
         for direction in ("improved", "regressed", "unchanged"):
-            for q in dec[direction]:
-                out.append({"arm": arm, "base_rank": q["base_rank"], "arm_rank": q["arm_rank"], "direction": direction})
+            for q in dec.by(direction):
+                out.append({"arm": arm, "base_rank": q.base_rank, "arm_rank": q.arm_rank, "direction": direction})
     df = pd.DataFrame(out, columns=["arm", "base_rank", "arm_rank", "direction"])
     return (df.fillna({"base_rank": 0, "arm_rank": 0}).astype({"base_rank": int, "arm_rank": int})
             .groupby(["arm", "base_rank", "arm_rank", "direction"], as_index=False).size()
             .rename(columns={"size": "queries"}))
 
 
-def latency(runs: list[dict]) -> pd.DataFrame:
+def latency(runs: list[Run]) -> pd.DataFrame:
     """Search latency p50 and p95 per (system, method, arm) over the queries of all its datasets."""
     by: dict[tuple, list[float]] = {}
     for r in runs:
-        for method, res in r["methods"].items():
-            by.setdefault((r["system"], method, r["arm"]), []).extend(q["elapsed_ms"] for q in res["queries"])
+        for method, res in r.methods.items():
+            by.setdefault((r.system, method, r.arm), []).extend(q.elapsed_ms for q in res.queries)
     return pd.DataFrame([{"system": s, "method": m, "arm": a, "queries": len(ms), **{
         f"{k}_ms": v for k, v in metrics.latency(ms).items() if k in ("p50", "p95")}}
         for (s, m, a), ms in sorted(by.items())])
 
 
-def quality(runs: list[dict], metric: str, models: dict[str, dict[str, str]]) -> pd.DataFrame:
+def quality(runs: list[Run], metric: str, models: dict[str, dict[str, str]]) -> pd.DataFrame:
     """Per (system, method, arm): the metric's macro mean over datasets, the latency p50 over
     all their queries (the same p50 as `latency`) and the arm's model (`models`: system -> arm
     -> name)."""
     lat = latency(runs).set_index(["system", "method", "arm"])
     by: dict[tuple, list[float]] = {}
     for r in runs:
-        for method, res in r["methods"].items():
-            if res["metrics"].get(metric) is not None:
-                by.setdefault((r["system"], method, r["arm"]), []).append(res["metrics"][metric])
+        for method, res in r.methods.items():
+            if res.metrics.get(metric) is not None:
+                by.setdefault((r.system, method, r.arm), []).append(res.metrics[metric])
     return pd.DataFrame([{"system": s, "method": m, "arm": a, "model": models.get(s, {}).get(a, NO_MODEL),
                           "value": sum(v) / len(v), "datasets": len(v), "p50_ms": float(lat.loc[(s, m, a), "p50_ms"])}
                          for (s, m, a), v in sorted(by.items())])
 
 
-def sweep(matrix: dict, grid: dict, system: str) -> pd.DataFrame:
+def sweep(view: View, grid: dict, system: str) -> pd.DataFrame:
     """One line per (dataset row of the system, cell of the sweep's grid): the cell's values on
     the axes (`x`, and `y` for a second axis), its headline metric and Δ against the baseline,
     and whether it is the row's best cell (every cell tied for best is)."""
-    metric, out = matrix["metric"], []
-    for r in matrix["rows"]:
-        if r["system"] != system:
+    out = []
+    for r in view.rows:
+        if r.system != system:
             continue
-        cells = [(c, r["cells"][c["arm"]]) for c in grid["cells"] if c["arm"] in r["cells"]]
-        best = max((m[metric] for _, m in cells), default=None)
+        cells = [(c, r.cells[c["arm"]]) for c in grid["cells"] if c["arm"] in r.cells]
+        best = max((m.mean for _, m in cells), default=None)
         for c, m in cells:
-            same = m.get("identical_to") or ""
-            out.append({"row": f"{r['dataset']} (n {r['n']})", "arm": c["arm"], "x": c["values"][0],
-                        "y": c["values"][1] if len(c["values"]) > 1 else "", "value": m[metric],
-                        "delta_abs": m.get("delta_abs"), "best": m[metric] == best, "identical_to": same,
-                        "text": f"{m[metric]:.3f}"})
+            out.append({"row": f"{r.dataset} (n {r.n})", "arm": c["arm"], "x": c["values"][0],
+                        "y": c["values"][1] if len(c["values"]) > 1 else "", "value": m.mean,
+                        "delta_abs": m.compared.delta_abs if m.compared else None, "best": m.mean == best,
+                        "identical_to": m.identical_to or "", "text": f"{m.mean:.3f}"})
     return pd.DataFrame(out, columns=["row", "arm", "x", "y", "value", "delta_abs", "best", "identical_to", "text"])
 
 
-def leaderboard(table: dict) -> tuple[pd.DataFrame, list[str]]:
+def leaderboard(table: Compared) -> tuple[pd.DataFrame, list[str]]:
     """One line per (system, dataset) of a comparison of systems (`crmatrix.analysis.versus`):
     its headline metric with its interval and failures, the system named by its label (with its
     pooled Δ against the reference); and the labels in leaderboard order."""
-    effects = {v["system"]: v for v in table["versus"]}
+    effects = {v.system: v for v in table.versus}
     labels = {}
-    for s in table["systems"]:
+    for s in table.systems:
         v = effects.get(s)
-        labels[s] = f"{s} (reference)" if s == table["reference"] else (
-            f"{s} (Δ {v['effect']:+.3f})" if v and v["studies"] else f"{s} (no paired query)")
-    return pd.DataFrame([{"system": labels[c["system"]], "dataset": c["dataset"], "method": c["method"],
-                          "value": c["mean"], "ci_low": c["ci_low"], "ci_high": c["ci_high"], "n": c["n"],
-                          "failed": c["failed"]} for c in table["scores"]],
+        labels[s] = f"{s} (reference)" if s == table.reference else (
+            f"{s} (Δ {v.effect:+.3f})" if v and v.studies else f"{s} (no paired query)")
+    return pd.DataFrame([{"system": labels[c.system], "dataset": c.dataset, "method": c.method, "value": c.mean,
+                          "ci_low": c.ci_low, "ci_high": c.ci_high, "n": c.n, "failed": c.failed}
+                         for c in table.scores],
                         columns=["system", "dataset", "method", "value", "ci_low", "ci_high", "n", "failed"]
-                        ), [labels[s] for s in table["systems"]]
+                        ), [labels[s] for s in table.systems]
 
 
-def versus(entry: dict) -> pd.DataFrame:
+def versus(entry: Versus) -> pd.DataFrame:
     """One line per dataset of a system against the reference, then the pooled Δ."""
-    out = [{"label": f"{s['dataset']} (n {s['n']}" + (f", {s['left_out']} left out)" if s["left_out"] else ")"),
-            "kind": "dataset", "estimate": s["delta"], "ci_low": s["ci_low"], "ci_high": s["ci_high"], "n": s["n"],
-            "p": s["p_randomization"], "verdict": s["verdict"]} for s in entry["studies"]]
-    p = entry["pooled"]
+    out = [{"label": f"{s.dataset} (n {s.n}" + (f", {s.left_out} left out)" if s.left_out else ")"),
+            "kind": "dataset", "estimate": s.delta, "ci_low": s.ci_low, "ci_high": s.ci_high, "n": s.n,
+            "p": s.p_randomization, "verdict": s.verdict} for s in entry.studies]
+    p, v = entry.pooled, entry.verdict
     if p:
-        i2 = "" if p["i2"] is None else f", I² {p['i2']:.0%}"
-        out.append({"label": f"pooled (k {p['k']}{i2})", "kind": "overall", "estimate": p["estimate"],
-                    "ci_low": p["ci_low"], "ci_high": p["ci_high"], "n": None, "p": None,
-                    "verdict": "{positive} positive / {negative} negative / {inert} inert".format(**entry["verdict"])})
+        i2 = "" if p.i2 is None else f", I² {p.i2:.0%}"
+        out.append({"label": f"pooled (k {p.k}{i2})", "kind": "overall", "estimate": p.estimate,
+                    "ci_low": p.ci_low, "ci_high": p.ci_high, "n": None, "p": None,
+                    "verdict": f"{v.positive} positive / {v.negative} negative / {v.inert} inert"})
     return pd.DataFrame(out, columns=["label", "kind", "estimate", "ci_low", "ci_high", "n", "p", "verdict"])
 
 
-def costs(by: dict[str, list[dict]]) -> pd.DataFrame:
+def costs(by: dict[str, list[QueryRow]]) -> pd.DataFrame:
     """Per system, over the query rows `by` holds for it (its headline method's on every
     dataset): search latency p50 and p95, and the mean tokens per query an agent reads from it
     and from grep-and-read over the same queries (`crmatrix.evaluation.tokenbench`; absent from
     a run made without it)."""
     out = []
     for system, rows in sorted(by.items()):
-        lat = metrics.latency([q["elapsed_ms"] for q in rows])
-        grep = [q["grep_tokens"] for q in rows if "grep_tokens" in q]
+        lat = metrics.latency([q.elapsed_ms for q in rows])
+        grep = [q.grep_tokens for q in rows if q.grep_tokens is not None]
         out.append({"system": system, "queries": len(rows), "p50_ms": lat["p50"], "p95_ms": lat["p95"],
-                    "system_tokens": sum(q["response_tokens"] for q in rows) / len(rows) if rows else 0.0,
+                    "system_tokens": sum(q.response_tokens for q in rows) / len(rows) if rows else 0.0,
                     "grep_tokens": sum(grep) / len(grep) if grep else None})
     return pd.DataFrame(out, columns=["system", "queries", "p50_ms", "p95_ms", "system_tokens", "grep_tokens"])
 
 
-def failures(by: dict[str, list[dict]]) -> pd.DataFrame:
+def failures(by: dict[str, list[QueryRow]]) -> pd.DataFrame:
     """Per system and failure kind, the failed queries among the rows `by` holds for it (a system
     with none has one line of kind `none` and 0), with the system's query count."""
     out = []
     for system, rows in sorted(by.items()):
         kinds: dict[str, int] = {}
         for q in rows:
-            if q["failure"]:
-                kinds[q["failure"]] = kinds.get(q["failure"], 0) + 1
+            if q.failure:
+                kinds[q.failure] = kinds.get(q.failure, 0) + 1
         total = sum(kinds.values())
         for kind, n in sorted(kinds.items()) or [("none", 0)]:
             out.append({"system": system, "kind": kind, "failed": n, "queries": len(rows),

@@ -6,13 +6,14 @@ import altair as alt
 import pandas as pd
 
 from crmatrix.plots import frames
+from crmatrix.plots.sources import View
 from crmatrix.plots.style import DIVERGING, title
 
 
-def draw(view: dict) -> alt.LayerChart:
+def draw(view: View) -> alt.LayerChart:
     """Every row and arm of the matrix's statistics (`crmatrix.plots.sources`): the significance
     its cells show is corrected across each row's arms, so it draws from the whole matrix."""
-    return chart(frames.heatmap(view), metric=view["metric"], baseline=view["baseline_arm"], arms=view["arms"])
+    return chart(frames.heatmap(view), metric=view.metric, baseline=view.baseline_arm, arms=view.arms)
 
 
 def chart(df: pd.DataFrame, *, metric: str, baseline: str, arms: list[str]) -> alt.LayerChart:

@@ -6,18 +6,20 @@ import altair as alt
 import pandas as pd
 
 from crmatrix.plots import frames
+from crmatrix.plots.sources import View
 from crmatrix.plots.style import categorical, title
+from crmatrix.results.run import Run
 
 
-def draw(runs: list[dict], view: dict, models: dict[str, dict[str, str]]) -> dict[str, alt.TopLevelMixin]:
+def draw(runs: list[Run], view: View, models: dict[str, dict[str, str]]) -> dict[str, alt.TopLevelMixin]:
     """`latency` and `quality-latency` from every run of the matrix and its statistics (the
     headline metric and method); `models`: system -> arm -> the config's name of its model.
     Refuses runs of one dataset made from other inputs (`frames.check_comparable`)."""
     frames.check_comparable(runs)
-    datasets = len({r["dataset"] for r in view["rows"]})
-    headline = view["rows"][0]["method"] if view["rows"] else ""
-    return {"latency": chart(frames.latency(runs), arms=view["arms"], datasets=datasets),
-            "quality-latency": quality_chart(frames.quality(runs, view["metric"], models), metric=view["metric"],
+    datasets = len({r.dataset for r in view.rows})
+    headline = view.rows[0].method if view.rows else ""
+    return {"latency": chart(frames.latency(runs), arms=view.arms, datasets=datasets),
+            "quality-latency": quality_chart(frames.quality(runs, view.metric, models), metric=view.metric,
                                              datasets=datasets, headline=headline)}
 
 

@@ -7,13 +7,14 @@ import altair as alt
 
 from crmatrix.plots import frames
 from crmatrix.plots.style import PALETTE, title
+from crmatrix.results.versus import Compared
 
 
-def draw(table: dict) -> alt.FacetChart:
+def draw(table: Compared) -> alt.FacetChart:
     """The chart of a comparison of systems (`crmatrix.analysis.versus.compare`)."""
     df, order = frames.leaderboard(table)
-    x_title, scale = f"{table['metric']} (95 % bootstrap interval)", alt.Scale(domain=[0, 1])
-    y = alt.Y("dataset:N", sort=table["datasets"], title=None)
+    x_title, scale = f"{table.metric} (95 % bootstrap interval)", alt.Scale(domain=[0, 1])
+    y = alt.Y("dataset:N", sort=list(table.datasets), title=None)
     base = alt.Chart().encode(y=y)
     whiskers = base.mark_rule(strokeWidth=1.5, color=PALETTE[0]).encode(
         x=alt.X("ci_low:Q", title=x_title, scale=scale), x2="ci_high:Q")
@@ -23,8 +24,8 @@ def draw(table: dict) -> alt.FacetChart:
                  alt.Tooltip("ci_low:Q", format=".3f"), alt.Tooltip("ci_high:Q", format=".3f"), "n:Q", "failed:Q"])
     return alt.layer(whiskers, points, data=df).properties(width=150, height=alt.Step(14)).facet(
         column=alt.Column("system:N", sort=order, title=None, header=alt.Header(labelFontWeight="bold")),
-        title=title(f"Leaderboard: {table['metric']} per system and dataset ({len(order)} systems, "
-                    f"{len(table['datasets'])} datasets)",
-                    [f"left to right: pooled Δ {table['metric']} against {table['reference']} on the queries both "
+        title=title(f"Leaderboard: {table.metric} per system and dataset ({len(order)} systems, "
+                    f"{len(table.datasets)} datasets)",
+                    [f"left to right: pooled Δ {table.metric} against {table.reference} on the queries both "
                      "answered (random effects over datasets)",
                      "point: the mean over all queries, a failed one scoring 0; whisker: its 95 % interval"]))

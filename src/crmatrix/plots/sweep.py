@@ -14,12 +14,12 @@ from crmatrix.plots import frames, sources
 from crmatrix.plots.style import DIVERGING, title
 
 
-def draw(view: dict, *, system: str, sweep: str, grid: dict) -> alt.TopLevelMixin:
+def draw(view: sources.View, *, system: str, sweep: str, grid: dict) -> alt.TopLevelMixin:
     """The grid of `sweep` on `system` from the matrix's statistics (`crmatrix.plots.sources`);
     `grid`: the sweep's axes and cells (`crmatrix.config.sweeps.grids`)."""
-    method = sources.rows(view, system)[0]["method"]
-    return chart(frames.sweep(view, grid, system), sweep=sweep, system=system, grid=grid, metric=view["metric"],
-                 method=method, baseline=view["baseline_arm"])
+    method = sources.rows(view, system)[0].method
+    return chart(frames.sweep(view, grid, system), sweep=sweep, system=system, grid=grid, metric=view.metric,
+                 method=method, baseline=view.baseline_arm)
 
 
 def chart(df: pd.DataFrame, *, sweep: str, system: str, grid: dict, metric: str, method: str,

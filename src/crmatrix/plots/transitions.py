@@ -14,11 +14,11 @@ from crmatrix.plots.style import DIRECTION_COLORS, title
 TICKS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000]
 
 
-def draw(view: dict, *, system: str, dataset: str) -> alt.FacetChart | alt.Chart:
+def draw(view: sources.View, *, system: str, dataset: str) -> alt.FacetChart | alt.Chart:
     """The chart of `dataset` on `system` from the matrix's statistics (`crmatrix.plots.sources`)."""
     r = sources.row(view, dataset, system)
-    return chart(frames.transitions(r, view["arms"]), dataset=dataset_label(dataset, r.get("note")), system=system,
-                 method=r["method"], n=r["n"], baseline=view["baseline_arm"], arms=view["arms"])
+    return chart(frames.transitions(r, view.arms), dataset=dataset_label(dataset, view.notes.get(dataset)),
+                 system=system, method=r.method, n=r.n, baseline=view.baseline_arm, arms=view.arms)
 
 
 def chart(df: pd.DataFrame, *, dataset: str, system: str, method: str, n: int, baseline: str,

@@ -3,20 +3,24 @@ dataset and system (none for the baseline's own cell), as the statistics collect
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from crmatrix import atomic
 from crmatrix.analysis import cells
 from crmatrix.datasets import ledger
+from crmatrix.results.cell import Cell, FormatFacts
+from crmatrix.results.run import Run
 
 
-def run(run_path: Path, base_path: Path | None, headline_method: str, fmt: dict | None, out: Path) -> dict:
+def run(run_path: Path, base_path: Path | None, headline_method: str, fmt: dict | None, out: Path) -> Cell:
     """`fmt`: the facts of the dataset's format (crmatrix.config.plan.Plan.matrix_format; a
     public benchmark's cell holds its metrics). The cell carries
     its run's test-split scoring (crmatrix.datasets.ledger), which collect_matrix records."""
-    run_json = atomic.read_json(Path(run_path))
-    base = None if base_path is None else atomic.read_json(Path(base_path))
-    cell = cells.cell(run_json, base, headline_method, fmt)
-    cell["test_scoring"] = ledger.scoring(run_json, atomic.sha256_file(Path(run_path)))
-    atomic.write_json(Path(out), cell)
+    run = Run.read(Path(run_path))
+    base = None if base_path is None else Run.read(Path(base_path))
+    facts = None if fmt is None else FormatFacts.from_json(fmt, "the dataset's format")
+    cell = replace(cells.cell(run, base, headline_method, facts),
+                   test_scoring=ledger.scoring(run, atomic.sha256_file(Path(run_path))))
+    cell.write(Path(out))
     return cell

@@ -9,16 +9,18 @@ from pathlib import Path
 from crmatrix import atomic
 from crmatrix.analysis.matrix import assemble as matrix
 from crmatrix.datasets import ledger
+from crmatrix.results.cell import Cell
+from crmatrix.results.matrix import Matrix
 
 
 def run(cells: list[Path], baseline_arm: str, headline_method: str, arm_order: list[str], archetypes: dict[str, str],
         json_out: Path, md_out: Path, splits: dict[str, str] | None = None, comparisons: list[str] | None = None,
         ledger_path: Path = ledger.PATH, summaries: dict[str, Path] | None = None,
-        notes: dict[str, str] | None = None) -> dict:
+        notes: dict[str, str] | None = None) -> Matrix:
     """`summaries`: dataset -> its dataset stage's summary file (dropped rows by reason);
     `notes`: dataset -> its caveat (config `note`), shown beside its name."""
-    loaded = [atomic.read_json(Path(p)) for p in cells]
-    scorings = [c["test_scoring"] for c in loaded if c["test_scoring"] is not None]
+    loaded = [Cell.read(Path(p)) for p in cells]
+    scorings = [c.test_scoring for c in loaded if c.test_scoring is not None]
     book = ledger.read(ledger_path)
     changed = ledger.add(book, scorings)  # the matrix shows the counts with these runs in them
     m = matrix.assemble(loaded, baseline_arm, headline_method, arm_order, archetypes, splits, comparisons,

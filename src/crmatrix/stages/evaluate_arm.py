@@ -10,6 +10,7 @@ from crmatrix.datasets import ledger
 from crmatrix.datasets.tasks import read_tasks
 from crmatrix.evaluation import evaluate, provenance, tokenbench, trec
 from crmatrix.evaluation.cell import Cell
+from crmatrix.results.run import MethodResult, Provenance, Run
 from crmatrix.symbols import read_symbols
 from crmatrix.systems.external import models_by_name
 from crmatrix.systems.guard import DEFAULT_BUDGET_S, DEFAULT_TIMEOUT_S, Guard
@@ -17,7 +18,7 @@ from crmatrix.systems.registry import SystemContext
 
 
 def run(cell: Cell, *, cache_dir: Path | None = None, threads: int | None = None,
-        tracking: Path | None = None) -> dict:
+        tracking: Path | None = None) -> Run:
     """The cell as its plan names it (`crmatrix.config.plan.Plan.cell`): its inputs (tasks,
     grep, dataset_file, tree, manifest, symbols; index, model, query_vectors, graph, venv and
     system_models as the system and arm need them), its params (system_conf, env, top_k,
@@ -69,14 +70,16 @@ def run(cell: Cell, *, cache_dir: Path | None = None, threads: int | None = None
                              dataset_file=Path(i["dataset_file"]), split=split, system=system,
                              system_conf=system_conf, arm=arm, env=env, params=params, system_run=system_run,
                              install=provenance.installed(path("venv")))
-    result = {"dataset": dataset, "system": system, "arm": arm, "top_k": top_k, "prepare_s": prepare_s,
-              "methods": methods, "provenance": prov}
+    where = f"run {dataset}/{system}/{arm}"
+    result = Run(dataset=dataset, system=system, arm=arm, top_k=top_k, prepare_s=prepare_s,
+                 methods={m: MethodResult.from_json(r, f"{where}: methods.{m}") for m, r in sorted(methods.items())},
+                 provenance=Provenance.from_json(prov, f"{where}: provenance"))
     out, trec_dir = Path(cell.outputs["run"]), cell.outputs.get("trec_dir")
     if trec_dir is not None:
         with atomic.staged_dir(Path(trec_dir)) as d:
             for method, by_task in ranked.items():
                 trec.write_run(d / f"{method}.run", by_task, f"{system}.{arm}.{method}")
-    atomic.write_json(out, result)
+    result.write(Path(out))
     if tracking is not None:
         trackers.event_log(out, Path(trec_dir) if trec_dir is not None else None, Path(tracking))
     return result

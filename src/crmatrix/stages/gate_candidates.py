@@ -7,14 +7,15 @@ from pathlib import Path
 
 from crmatrix import atomic
 from crmatrix.analysis import baseline, check
+from crmatrix.results.run import Run
 
 HEADER = (f"A candidate FAILs a dataset when its metric drops below the release's by more than the max drop "
           f"and the paired randomization test over that dataset's queries gives p < {baseline.ALPHA:g} "
           "(each dataset is its own gate, as in crmatrix check --baseline).")
 
 
-def judge(pairs: dict[str, dict], runs: list[dict]) -> dict:
-    by_key = {(r["dataset"], r["system"], r["arm"]): r for r in runs}
+def judge(pairs: dict[str, dict], runs: list[Run]) -> dict:
+    by_key = {(r.dataset, r.system, r.arm): r for r in runs}
     out = {}
     for name, pair in pairs.items():
         rel, cand = pair["release"], pair["candidate"]
@@ -48,7 +49,7 @@ def to_text(verdicts: dict) -> str:
 
 
 def run(runs: list[Path], pairs: dict[str, dict], json_out: Path, txt_out: Path) -> dict:
-    verdicts = judge(pairs, [atomic.read_json(p) for p in runs])
+    verdicts = judge(pairs, [Run.read(Path(p)) for p in runs])
     atomic.write_json(Path(json_out), verdicts)
     atomic.write_text(Path(txt_out), to_text(verdicts))
     return verdicts

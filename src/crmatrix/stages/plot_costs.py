@@ -6,17 +6,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from crmatrix import atomic
 from crmatrix.analysis import versus
 from crmatrix.plots import costs, failures, frames
 from crmatrix.plots.style import save
+from crmatrix.results.run import Run
 
 
 def run(*, runs: list[Path], out_dir: Path, reference: str, headline_method: str, runtime: Path) -> list[Path]:
     """`out_dir`/costs.* and `out_dir`/failures.*; else as `crmatrix.stages.plot_leaderboard.run`."""
-    docs = [atomic.read_json(Path(p)) for p in runs]
+    docs = [Run.read(Path(p)) for p in runs]
     frames.check_comparable(docs)
-    order = versus.compare(docs, reference, headline_method)["systems"]
+    order = list(versus.compare(docs, reference, headline_method).systems)
     by = versus.rows_by_system(docs, headline_method)
     charts = {"costs": costs.draw(by, order), "failures": failures.draw(by, order)}
     return [path for stem, chart in charts.items() for path in save(chart, Path(out_dir) / stem, runtime)]

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from crmatrix import atomic
 from crmatrix.plots import gallery, names, power
+from crmatrix.results.matrix import Matrix
 
 
 def run(*, svgs: list[Path], charts_dir: Path, matrix: Path, matrix_md: Path, out: Path) -> list[str]:
@@ -17,7 +18,7 @@ def run(*, svgs: list[Path], charts_dir: Path, matrix: Path, matrix_md: Path, ou
         figures.append((stem, names.CAPTIONS[names.kind(stem)], svg.read_text(encoding="utf-8")))
     order = {k: i for i, k in enumerate(names.CAPTIONS)}
     figures.sort(key=lambda f: order[names.kind(f[0])])
-    m = atomic.read_json(Path(matrix))
-    atomic.write_text(Path(out), gallery.page(f"Phase matrix — {m['metric']}", Path(matrix_md).read_text(
-        encoding="utf-8"), figures, power.panel(m.get("power"))))
+    m = Matrix.read(Path(matrix))
+    atomic.write_text(Path(out), gallery.page(f"Phase matrix — {m.metric}", Path(matrix_md).read_text(
+        encoding="utf-8"), figures, power.panel(m.power)))
     return [f[0] for f in figures]

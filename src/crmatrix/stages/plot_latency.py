@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from crmatrix import atomic
 from crmatrix.plots import latency, sources
 from crmatrix.plots.style import save
+from crmatrix.results.run import Run
 
 
 def run(*, runs: list[Path], stats: list[Path], out_dir: Path, models: dict[str, dict[str, str]], runtime: Path
         ) -> list[Path]:
     """`out_dir`/latency.* and `out_dir`/quality-latency.*; `models`: system -> arm -> the
     config's name of its model; else as `crmatrix.stages.plot_rows.run`."""
-    charts = latency.draw([atomic.read_json(Path(p)) for p in runs], sources.view(stats), models)
+    charts = latency.draw([Run.read(Path(p)) for p in runs], sources.view(stats), models)
     return [path for stem, chart in charts.items() for path in save(chart, Path(out_dir) / stem, runtime)]

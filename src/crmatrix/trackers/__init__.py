@@ -4,7 +4,7 @@ A tracker is a class registered by name with `@register("name")` (crmatrix.regis
 package's under the entry-point group `crmatrix.trackers`), built with its config options,
 and told one run at a time: `start_run(name, params, tags)`, `log_metrics`, `log_artifact`,
 `end_run(status)` (the pydocs-mcp-eval seam: adding a tracker is one module). `record`
-turns a run JSON into those calls: parameters are the run's settings flattened to
+turns a run (`crmatrix.results.run.Run`) into those calls: parameters are the run's settings flattened to
 `system.type`, `env.CODELENS_...`; tags say what it was made from (hashes, versions);
 metrics are `method.metric` and `method.query_type.metric` means and latencies.
 
@@ -21,6 +21,7 @@ from typing import Protocol
 
 from crmatrix import atomic
 from crmatrix.registry import Registry
+from crmatrix.results.run import Run
 
 
 class Tracker(Protocol):
@@ -62,29 +63,24 @@ def flatten(obj, prefix: str = "") -> dict[str, str]:
     return {prefix: str(obj)}
 
 
-def run_name(run: dict) -> str:
-    """`dataset/system/arm`, as the run's own path under results/runs/ names it."""
-    return f"{run['dataset']}/{run['system']}/{run['arm']}"
-
-
-def describe(run: dict) -> tuple[dict[str, str], dict[str, str], dict[str, float]]:
-    """A run JSON as (params, tags, metrics)."""
-    prov = run["provenance"]
-    params = flatten({"dataset": run["dataset"], "arm": run["arm"], "top_k": run["top_k"],
-                      "system": {k: v for k, v in prov["system"].items() if k != "name"}, "system_name": run["system"],
-                      "env": prov["arm"]["env"],
-                      "corpus": {"name": prov["corpus"]["name"], "pin": prov["corpus"]["pin"]}})
-    tags = flatten({"crmatrix_version": prov["crmatrix_version"], "python": prov["python"],
-                    "corpus_content_hash": prov["corpus"]["content_hash"],
-                    "corpus_language": prov["corpus"]["language"], "dataset_sha256": prov["dataset"]["sha256"],
-                    "model_sha256": (prov.get("model") or {}).get("sha256"), "config_hash": prov["config_hash"]})
+def describe(run: Run) -> tuple[dict[str, str], dict[str, str], dict[str, float]]:
+    """A run as (params, tags, metrics)."""
+    prov = run.provenance
+    params = flatten({"dataset": run.dataset, "arm": run.arm, "top_k": run.top_k,
+                      "system": {k: v for k, v in prov.system.to_json().items() if k != "name"},
+                      "system_name": run.system, "env": prov.arm.env,
+                      "corpus": {"name": prov.corpus.name, "pin": prov.corpus.pin}})
+    tags = flatten({"crmatrix_version": prov.crmatrix_version, "python": prov.python,
+                    "corpus_content_hash": prov.corpus.content_hash, "corpus_language": prov.corpus.language,
+                    "dataset_sha256": prov.dataset.sha256, "model_sha256": (prov.model or {}).get("sha256"),
+                    "config_hash": prov.config_hash})
     metrics: dict[str, float] = {}
-    for method, res in run["methods"].items():
-        groups = {"": res["metrics"], **{f"{qt}.": m for qt, m in res.get("by_query_type", {}).items()}}
+    for method, res in run.methods.items():
+        groups = {"": res.metrics, **{f"{qt}.": m for qt, m in res.by_query_type.items()}}
         for where, values in groups.items():
             metrics.update({f"{method}.{where}{k}": float(v) for k, v in values.items() if v is not None})
-        metrics.update({f"{method}.latency_{p}_ms": float(v) for p, v in res["latency_ms"].items()})
-        metrics[f"{method}.errors"] = float(res["errors"])
+        metrics.update({f"{method}.latency_{p}_ms": float(v) for p, v in res.latency_ms.items()})
+        metrics[f"{method}.errors"] = float(res.errors)
     return params, tags, metrics
 
 
@@ -92,15 +88,15 @@ def event_log(run_path: Path, trec_dir: Path | None, out: Path) -> None:
     """The run's JSONL event log at `out`, read from the run file just written (the log describes
     what was written, byte for byte as a tracking job reading it later would)."""
     artifacts = [Path(run_path)] + ([Path(trec_dir)] if trec_dir is not None else [])
-    record(make(ALWAYS_TRACKED, {"path": out}), atomic.read_json(Path(run_path)), artifacts)
+    record(make(ALWAYS_TRACKED, {"path": out}), Run.read(Path(run_path)), artifacts)
 
 
-def record(tracker: Tracker, run: dict, artifacts: list[Path]) -> bool:
+def record(tracker: Tracker, run: Run, artifacts: list[Path]) -> bool:
     """Send one run to a tracker; False when it had the run already. The run file's sha256 is
     its `run_sha256` tag, so a rerun of the tracking job does not record a run twice."""
     params, tags, metrics = describe(run)
     tags["run_sha256"] = atomic.sha256_file(artifacts[0])
-    if not tracker.start_run(run_name(run), params, tags):
+    if not tracker.start_run(run.name, params, tags):
         return False
     try:
         tracker.log_metrics(metrics)

@@ -20,18 +20,22 @@ alone, so an edit of the Markdown writer redraws no forest.)
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from crmatrix import atomic
 from crmatrix.analysis import cells as cellstats
 from crmatrix.analysis import stats
-from crmatrix.analysis.cells import METRIC
 from crmatrix.analysis.matrix import pooling, power, rollups, rows
 from crmatrix.analysis.matrix.markdown import to_markdown
+from crmatrix.results.cell import METRIC, Cell, FormatFacts
+from crmatrix.results.matrix import LedgerEntry, Matrix, Statistics
+from crmatrix.results.run import Run
 
 
-def assemble(cells: list[dict], baseline_arm: str, headline_method: str, arm_order: list[str] = (),
+def assemble(cells: list[Cell], baseline_arm: str, headline_method: str, arm_order: list[str] = (),
              archetypes: dict[str, str] | None = None, splits: dict[str, str] | None = None,
              comparisons: list[str] | None = None, test_ledger: list[dict] | None = None,
-             summaries: dict[str, dict] | None = None, notes: dict[str, str] | None = None) -> dict:
+             summaries: dict[str, dict] | None = None, notes: dict[str, str] | None = None) -> Matrix:
     """The matrix of these cells' statistics (`cells.cell`), in any order: rows come sorted by
     dataset and system, columns in `arm_order` (the config's order) with the baseline first, so
     the same cells give the same bytes. `headline_method`: the method the config prefers (each
@@ -40,55 +44,55 @@ def assemble(cells: list[dict], baseline_arm: str, headline_method: str, arm_ord
     `test_ledger`: how often each test-split run's config was scored there (crmatrix.datasets.ledger).
     `summaries`: each dataset stage's summary of dropped rows. `notes`: a dataset's caveat (an
     oracle run's), kept on its row and shown beside its name wherever it appears."""
-    present = {c["arm"] for c in cells}
+    present = {c.arm for c in cells}
     order = [a for a in arm_order if a in present] + sorted(present - set(arm_order))
     arms = sorted(order, key=lambda a: a != baseline_arm)
-    table: dict[tuple, dict] = {}
+    table: dict[tuple, dict[str, Cell]] = {}
     for c in cells:
-        table.setdefault((c["dataset"], c["system"]), {})[c["arm"]] = c
+        table.setdefault((c.dataset, c.system), {})[c.arm] = c
+    notes = {d: n for d, n in sorted((notes or {}).items()) if n}
     matrix_rows = [rows.row(d, s, docs, arms, baseline_arm, (archetypes or {}).get(d), (splits or {}).get(d),
                             comparisons)
                    for (d, s), docs in sorted(table.items())]
-    notes = {d: n for d, n in sorted((notes or {}).items()) if n}
-    for r in matrix_rows:  # only where there is one: a matrix without notes keeps its bytes
-        if r["dataset"] in notes:
-            r["note"] = notes[r["dataset"]]
-    formats = {d: next(iter(docs.values()))["format"] for (d, _), docs in table.items()}
-    out = {"metric": METRIC, "baseline_arm": baseline_arm, "arms": arms, "rows": matrix_rows,
-            "by_language": rollups.rollup(matrix_rows, "language", arms, baseline_arm),
-            "by_archetype": rollups.rollup(matrix_rows, "archetype", arms, baseline_arm),
-            "knobs": rollups.knob_table(matrix_rows, arms, baseline_arm),
-            "gates": rollups.gates(table, matrix_rows, splits or {}, arms, baseline_arm),
-            "pooled": pooling.pooled(matrix_rows, arms, baseline_arm),
-            "power": power.block(matrix_rows, arms, baseline_arm, formats, headline_method),
-            "benchmarks": rollups.benchmarks(table, matrix_rows, arms, summaries or {}),
-            "test_ledger": test_ledger or [],
-            "statistics": {"bootstrap_resamples": 1000, "seed": 0, "level": 0.95, "alpha": stats.ALPHA,
-                           "test": "paired randomization (sign flip), Holm across the row's family: one hypothesis "
-                                   "per distinct arm that moved a query (identical arms are one), the arms of "
-                                   "`comparisons` when set",
-                           "comparisons": comparisons,
-                           "detectable_effect": "(z(1 - alpha/2m) + z(0.8)) * sd_diff / sqrt(n), m the family's size",
-                           "pooling": "random effects, DerSimonian-Laird; Δ's variance sd_diff^2 / n",
-                           "bands": "flat < 1 %, mild, strong >= 5 % of the baseline"}}
-    return {**out, "notes": notes} if notes else out
+    matrix_rows = [replace(r, note=notes.get(r.dataset)) for r in matrix_rows]
+    formats: dict[str, FormatFacts | None] = {d: next(iter(docs.values())).format for (d, _), docs in table.items()}
+    return Matrix(
+        metric=METRIC, baseline_arm=baseline_arm, arms=tuple(arms), rows=tuple(matrix_rows),
+        by_language=tuple(rollups.rollup(matrix_rows, "language", arms, baseline_arm)),
+        by_archetype=tuple(rollups.rollup(matrix_rows, "archetype", arms, baseline_arm)),
+        knobs=tuple(rollups.knob_table(matrix_rows, arms, baseline_arm)),
+        gates=tuple(rollups.gates(table, matrix_rows, splits or {}, arms, baseline_arm)),
+        pooled=tuple(pooling.pooled(matrix_rows, arms, baseline_arm)),
+        power=power.block(matrix_rows, arms, baseline_arm, formats, headline_method),
+        benchmarks=tuple(rollups.benchmarks(table, matrix_rows, arms, summaries or {})),
+        test_ledger=tuple(LedgerEntry.from_json(e, "test ledger") for e in test_ledger or []),
+        statistics=Statistics(
+            bootstrap_resamples=1000, seed=0, level=0.95, alpha=stats.ALPHA,
+            test="paired randomization (sign flip), Holm across the row's family: one hypothesis per distinct arm "
+                 "that moved a query (identical arms are one), the arms of `comparisons` when set",
+            comparisons=None if comparisons is None else tuple(comparisons),
+            detectable_effect="(z(1 - alpha/2m) + z(0.8)) * sd_diff / sqrt(n), m the family's size",
+            pooling="random effects, DerSimonian-Laird; Δ's variance sd_diff^2 / n",
+            bands="flat < 1 %, mild, strong >= 5 % of the baseline"),
+        notes=notes)
 
 
-def build(runs: list[dict], baseline_arm: str, preferred_method: str, arm_order: list[str] = (),
+def build(runs: list[Run], baseline_arm: str, preferred_method: str, arm_order: list[str] = (),
           archetypes: dict[str, str] | None = None, splits: dict[str, str] | None = None,
           comparisons: list[str] | None = None, test_ledger: list[dict] | None = None,
           formats: dict[str, dict] | None = None, summaries: dict[str, dict] | None = None,
-          notes: dict[str, str] | None = None) -> dict:
-    """The matrix straight from run JSONs, each cell's statistics computed in turn here (a
+          notes: dict[str, str] | None = None) -> Matrix:
+    """The matrix straight from runs, each cell's statistics computed in turn here (a
     notebook's way; the workflow computes each cell in a job of its own). `formats`: the facts
     of each dataset's format (crmatrix.config.plan.Plan.matrix_format); the rest as `assemble`'s."""
-    base = {(r["dataset"], r["system"]): r for r in runs if r["arm"] == baseline_arm}
-    cells = [cellstats.cell(r, None if r["arm"] == baseline_arm else base.get((r["dataset"], r["system"])),
-                            preferred_method, (formats or {}).get(r["dataset"])) for r in runs]
+    facts = {d: FormatFacts.from_json(f, f"format of dataset {d}") for d, f in (formats or {}).items()}
+    base = {(r.dataset, r.system): r for r in runs if r.arm == baseline_arm}
+    cells = [cellstats.cell(r, None if r.arm == baseline_arm else base.get((r.dataset, r.system)),
+                            preferred_method, facts.get(r.dataset)) for r in runs]
     return assemble(cells, baseline_arm, preferred_method, arm_order, archetypes, splits, comparisons, test_ledger,
                     summaries, notes)
 
 
-def write(matrix: dict, json_path, md_path) -> None:
-    atomic.write_json(json_path, matrix)
+def write(matrix: Matrix, json_path, md_path) -> None:
+    atomic.write_json(json_path, matrix.to_json())
     atomic.write_text(md_path, to_markdown(matrix))

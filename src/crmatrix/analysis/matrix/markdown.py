@@ -1,78 +1,84 @@
 """The phase matrix as Markdown: the table of rows and cells, the roll-ups, each arm across
 datasets and pooled, the gate, the public benchmarks, the test-split ledger, which queries
-moved, and the token efficiency."""
+moved, and the token efficiency.
+
+Arms go in the matrix's column order and a dict's other keys sorted, never in the order a
+dict happens to hold them: the matrix read back from its JSON (keys sorted) gives the same
+Markdown as the matrix just assembled."""
 
 from __future__ import annotations
 
-from crmatrix.analysis.cells import GATE_METRIC, METRIC
-from crmatrix.analysis.matrix.rows import moved, significant
+from crmatrix.analysis.matrix.rows import significant
+from crmatrix.analysis.stats import HYBRID_CATEGORIES
 from crmatrix.labels import dataset_label
+from crmatrix.results.cell import GATE_METRIC, Scored
+from crmatrix.results.matrix import BenchmarkEntry, LedgerEntry, Matrix, Rollup
+from crmatrix.results.pool import PoolEntry, PoolGroup, Power, PowerGroup
+from crmatrix.results.row import Detectable, MatrixCell, Row
+from crmatrix.results.run import TokenEfficiency
 
 
 def _p(p: float) -> str:
     return "<0.001" if p < 0.001 else f"{p:.3f}"
 
 
-def _p_text(cell: dict) -> str:
+def _p_text(cell: MatrixCell) -> str:
     """The corrected p beside the unadjusted one; an arm outside the family shows the latter only."""
-    raw = _p(cell["p_randomization"])
-    if cell["p_holm"] is None:
+    raw = _p(cell.compared.p_randomization)
+    if cell.corrected.p_holm is None:
         return f"p={raw} unadjusted (not in the family)"
-    return f"p={_p(cell['p_holm'])} ({raw} unadj.)"
+    return f"p={_p(cell.corrected.p_holm)} ({raw} unadj.)"
 
 
-def _cell_text(cell: dict | None) -> str:
+def _cell_text(cell: MatrixCell | None) -> str:
     if cell is None:
         return "—"
-    text = f"{cell[METRIC]:.3f} [{cell['ci_low']:.2f}, {cell['ci_high']:.2f}]"
-    if cell.get("identical_to"):
-        text += f"<br>≡ {cell['identical_to']}"
-    elif "delta_abs" in cell:
-        rel = "" if cell["delta_rel"] is None else f" {cell['delta_rel']:+.1%}"
-        sig = "*" if significant(cell) else ""
-        text += f"<br>Δ {cell['delta_abs']:+.3f}{rel} {cell['band']}{sig}"
-        if not moved(cell):
+    text = f"{cell.mean:.3f} [{cell.ci_low:.2f}, {cell.ci_high:.2f}]"
+    if cell.identical_to:
+        text += f"<br>≡ {cell.identical_to}"
+    elif cell.compared is not None:
+        c = cell.compared
+        rel = "" if c.delta_rel is None else f" {c.delta_rel:+.1%}"
+        sig = "*" if significant(cell.corrected.p_holm) else ""
+        text += f"<br>Δ {c.delta_abs:+.3f}{rel} {c.band}{sig}"
+        if not c.moved:
             text += "<br>no query moved"
         else:
-            text += f"<br>{_p_text(cell)} ↑{cell['improved']} ↓{cell['regressed']}"
-            if not sig and cell["queries_needed"]:
-                text += f"<br>needs ≈{cell['queries_needed']} queries"
-    if cell.get("response") == "blob":
+            text += f"<br>{_p_text(cell)} ↑{c.improved} ↓{c.regressed}"
+            if not sig and cell.corrected.queries_needed:
+                text += f"<br>needs ≈{cell.corrected.queries_needed} queries"
+    if cell.response == "blob":
         text += "<br>blob: rank-1 only"
-    flags = ["clamped"] if cell["clamped"] else []
-    if cell["failed"]:
-        kinds = ", ".join(f"{n} {k}" for k, n in cell["failures"].items())
-        flags.append(f"{cell['failed']} failed ({kinds})")
-    if cell.get("no_hit"):
-        flags.append(f"{cell['no_hit']} answers resolved no hit")
+    flags = ["clamped"] if cell.clamped else []
+    if cell.failed:
+        kinds = ", ".join(f"{n} {k}" for k, n in sorted(cell.failures.items()))
+        flags.append(f"{cell.failed} failed ({kinds})")
+    if cell.no_hit:
+        flags.append(f"{cell.no_hit} answers resolved no hit")
     return text + (f"<br>⚠ {', '.join(flags)}" if flags else "")
 
 
-def _detectable_text(d: dict) -> str:
-    if d["abs"] is None:
+def _detectable_text(d: Detectable) -> str:
+    if d.abs is None:
         return "—"
-    return f"±{d['abs']:.3f}" + ("" if d["rel"] is None else f" ({d['rel']:.0%})")
+    return f"±{d.abs:.3f}" + ("" if d.rel is None else f" ({d.rel:.0%})")
 
 
 def _p_or_none(p: float | None) -> str:
     return "—" if p is None else _p(p)
 
 
-def _interval(x: dict) -> str:
-    return f"{x['estimate']:+.3f} [{x['ci_low']:+.3f}, {x['ci_high']:+.3f}]"
-
-
-def _pool_text(g: dict) -> str:
+def _pool_text(g: PoolGroup) -> str:
     """A pooled group in words: estimate and interval, I², datasets pooled, and the verdicts."""
-    v, p = g["verdict"], g["pooled"]
-    tally = f"{v['positive']} positive / {v['negative']} negative / {v['inert']} inert"
+    v, p = g.verdict, g.pooled
+    tally = f"{v.positive} positive / {v.negative} negative / {v.inert} inert"
     if p is None:
         return f"no variation to pool ({tally})"
-    i2 = "" if p["i2"] is None else f", I² {p['i2']:.0%}"
-    return f"{_interval(p)} (k {p['k']}{i2}; {tally})"
+    i2 = "" if p.i2 is None else f", I² {p.i2:.0%}"
+    return f"{p.estimate:+.3f} [{p.ci_low:+.3f}, {p.ci_high:+.3f}] (k {p.k}{i2}; {tally})"
 
 
-def _pooled_md(pooled: list[dict]) -> list[str]:
+def _pooled_md(pooled: tuple[PoolEntry, ...]) -> list[str]:
     if not pooled:
         return []
     lines = ["", "## One knob pooled across datasets (random effects)", "",
@@ -81,29 +87,29 @@ def _pooled_md(pooled: list[dict]) -> list[str]:
              "Δ outside the flat band, else inert. A dataset whose Δ did not vary over queries is counted, not pooled.",
              "", "| system | arm | all datasets | by language | structural splits |", "|---|---|---|---|---|"]
     for e in pooled:
-        by = {g["kind"]: g for g in e["groups"]}
-        langs = "; ".join(f"{g['group']} {_pool_text(g)}" for g in e["groups"] if g["kind"] == "language")
+        by = {g.kind: g for g in e.groups}
+        langs = "; ".join(f"{g.group} {_pool_text(g)}" for g in e.groups if g.kind == "language")
         cols = [_pool_text(by["overall"]) if "overall" in by else "—", langs or "—",
                 _pool_text(by["split"]) if "split" in by else "—"]
-        lines.append(f"| {e['system']} | {e['arm']} | " + " | ".join(cols) + " |")
+        lines.append(f"| {e.system} | {e.arm} | " + " | ".join(cols) + " |")
     return lines
 
 
-def _decided(g: dict, arms: list[str]) -> tuple[str, str]:
+def _decided(g: PowerGroup, arms: tuple[str, ...]) -> tuple[str, str]:
     """A group's arms whose pooled interval decides, with it, and the ones it leaves undecided."""
-    judged = [(a, g["arms"][a]) for a in arms if a in g["arms"]]
-    decided = "; ".join(f"{a} {j['verdict']} {j['delta']:+.3f} [{j['ci'][0]:+.3f}, {j['ci'][1]:+.3f}]"
-                        for a, j in judged if j["verdict"] != "undecided")
-    return decided or "—", ", ".join(a for a, j in judged if j["verdict"] == "undecided") or "—"
+    judged = [(a, g.arms[a]) for a in arms if a in g.arms]
+    decided = "; ".join(f"{a} {j.verdict} {j.delta:+.3f} [{j.ci[0]:+.3f}, {j.ci[1]:+.3f}]"
+                        for a, j in judged if j.verdict != "undecided")
+    return decided or "—", ", ".join(a for a, j in judged if j.verdict == "undecided") or "—"
 
 
-def _power_md(power: dict, arms: list[str]) -> list[str]:
-    if not power["groups"]:
+def _power_md(power: Power, arms: tuple[str, ...]) -> list[str]:
+    if not power.groups:
         return []
     lines = ["", "## What this matrix can tell", "",
              f"Per row, its n and MDE are in the first table. Per pooled group of a system's datasets (a language, a "
              f"public benchmark with two datasets or more, all of them): its datasets and queries, its MDE (the "
-             f"smallest pooled |Δ| found with {power['target_power'] * 100:.0f} % power at α = {power['alpha']}, the "
+             f"smallest pooled |Δ| found with {power.target_power * 100:.0f} % power at α = {power.alpha}, the "
              "median "
              "over its arms of (z(1 − α/2) + z(power)) × the pool's standard error), and the arms whose pooled 95 % "
              "interval decides: positive or negative when it lies wholly beyond the flat band (|Δ| < 1 % of the "
@@ -112,10 +118,10 @@ def _power_md(power: dict, arms: list[str]) -> list[str]:
              "moved no query on any dataset of the group has nothing to pool and is not listed.", "",
              "| system | group | kind | datasets | queries | MDE | decided | undecided |",
              "|---|---|---|---:|---:|---:|---|---|"]
-    for g in power["groups"]:
-        mde = "—" if g["mde"] is None else f"±{g['mde']:.3f}"
+    for g in power.groups:
+        mde = "—" if g.mde is None else f"±{g.mde:.3f}"
         decided, undecided = _decided(g, arms)
-        lines.append(f"| {g['system']} | {g['group']} | {g['kind']} | {g['datasets']} | {g['queries']} | {mde} | "
+        lines.append(f"| {g.system} | {g.group} | {g.kind} | {g.datasets} | {g.queries} | {mde} | "
                      f"{decided} | {undecided} |")
     return lines
 
@@ -124,21 +130,21 @@ def _datasets(n: int) -> str:
     return f"{n} dataset" + ("" if n == 1 else "s")
 
 
-def _rollup_md(title: str, key: str, entries: list[dict], arms: list[str]) -> list[str]:
+def _rollup_md(title: str, key: str, entries: tuple[Rollup, ...], arms: tuple[str, ...]) -> list[str]:
     lines = [f"## {title}", "", f"| {key} | system | datasets | " + " | ".join(arms) + " |",
              "|---|---|---|" + "---:|" * len(arms)]
     for e in entries:
         cells = []
         for a in arms:
-            c = e["arms"].get(a)
+            c = e.arms.get(a)
             if c is None:
                 cells.append("—")
-            elif "mean_delta_abs" in c:
-                cells.append(f"{c[METRIC]:.3f} (Δ {c['mean_delta_abs']:+.3f}; {_datasets(c['better'])} better, "
-                             f"{c['worse']} worse)")
+            elif c.delta is not None:
+                cells.append(f"{c.mean:.3f} (Δ {c.delta.mean_delta_abs:+.3f}; {_datasets(c.delta.better)} better, "
+                             f"{c.delta.worse} worse)")
             else:
-                cells.append(f"{c[METRIC]:.3f}")
-        lines.append(f"| {e[key]} | {e['system']} | {', '.join(e['datasets'])} | " + " | ".join(cells) + " |")
+                cells.append(f"{c.mean:.3f}")
+        lines.append(f"| {e.group} | {e.system} | {', '.join(e.datasets)} | " + " | ".join(cells) + " |")
     return lines + [""]
 
 
@@ -159,14 +165,14 @@ def _labelled(obj, notes: dict[str, str]):
     return out
 
 
-def to_markdown(matrix: dict) -> str:
-    if matrix.get("notes"):
-        matrix = _labelled(matrix, matrix["notes"])
-    arms, base = matrix["arms"], matrix["baseline_arm"]
+def to_markdown(matrix: Matrix) -> str:
+    if matrix.notes:  # every dataset named by its label: put in its JSON, read back as the matrix
+        matrix = Matrix.from_json(_labelled(matrix.to_json(), matrix.notes), "the phase matrix")
+    arms, base = matrix.arms, matrix.baseline_arm
     lines = [
-        f"# Phase matrix — {matrix['metric']} per dataset and arm",
+        f"# Phase matrix — {matrix.metric} per dataset and arm",
         "",
-        f"Each cell: {matrix['metric']} of the row's headline method with its 95 % bootstrap interval "
+        f"Each cell: {matrix.metric} of the row's headline method with its 95 % bootstrap interval "
         f"(1000 resamples of the queries, seed 0); against `{base}`: Δ (absolute, relative), effect band "
         "(flat < 1 %, strong ≥ 5 %; `*` when significant), the paired randomization p-value after Holm "
         "correction across the row's family, then unadjusted, and how many of the row's queries improved (↑) or "
@@ -183,72 +189,85 @@ def to_markdown(matrix: dict) -> str:
         "| dataset | system | method | language | n | MDE | " + " | ".join(arms) + " |",
         "|---|---|---|---|---:|---:|" + "---:|" * len(arms),
     ]
-    for r in matrix["rows"]:
-        cells = " | ".join(_cell_text(r["cells"].get(a)) for a in arms)
-        lines.append(f"| {r['dataset']} | {r['system']} | {r['method']} | {r['language'] or '?'} | {r['n']} | "
-                     f"{_detectable_text(r['detectable'])} | {cells} |")
+    for r in matrix.rows:
+        cells = " | ".join(_cell_text(r.cells.get(a)) for a in arms)
+        lines.append(f"| {r.dataset} | {r.system} | {r.method} | {r.language or '?'} | {r.n} | "
+                     f"{_detectable_text(r.detectable)} | {cells} |")
     lines.append("")
-    lines += _rollup_md("By language (macro average over datasets)", "language", matrix["by_language"], arms)
-    lines += _rollup_md("By archetype (macro average over datasets)", "archetype", matrix["by_archetype"], arms)
+    lines += _rollup_md("By language (macro average over datasets)", "language", matrix.by_language, arms)
+    lines += _rollup_md("By archetype (macro average over datasets)", "archetype", matrix.by_archetype, arms)
     lines += ["## One knob across all datasets", "",
               "| arm | datasets better | datasets worse | significant | per dataset (Δ, band, corrected p) |",
               "|---|---:|---:|---:|---|"]
-    for k in matrix["knobs"]:
-        per = "; ".join(f"{d['dataset']} " + (f"≡ {d['identical_to']}" if d["identical_to"] else
-                                              f"{d['delta_abs']:+.3f} {d['band']} p={_p_or_none(d['p_holm'])}")
-                        for d in k["datasets"])
-        lines.append(f"| {k['arm']} | {k['better']} | {k['worse']} | {k['significant']} | {per} |")
-    lines += _pooled_md(matrix["pooled"])
-    lines += _power_md(matrix["power"], arms)
-    if matrix["gates"]:
+    for k in matrix.knobs:
+        per = "; ".join(f"{d.dataset} " + (f"≡ {d.identical_to}" if d.identical_to else
+                                           f"{d.delta_abs:+.3f} {d.band} p={_p_or_none(d.p_holm)}")
+                        for d in k.datasets)
+        lines.append(f"| {k.arm} | {k.better} | {k.worse} | {k.significant} | {per} |")
+    lines += _pooled_md(matrix.pooled)
+    lines += _power_md(matrix.power, arms)
+    if matrix.gates:
         lines += ["", f"## Do-no-harm gate: {GATE_METRIC} on structural splits must not drop", "",
                   f"| dataset | system | {base} | " + " | ".join(a for a in arms if a != base) + " |",
                   "|---|---|---:|" + "---:|" * (len(arms) - 1)]
-        for g in matrix["gates"]:
-            cells = [("—" if (c := g["arms"].get(a)) is None else
-                      f"{c['value']:.3f} {'pass' if c['pass'] else 'FAIL'}") for a in arms if a != base]
-            lines.append(f"| {g['dataset']} | {g['system']} | {g['baseline']:.3f} | " + " | ".join(cells) + " |")
-    lines += _benchmarks_md(matrix.get("benchmarks", []), base)
-    if matrix["test_ledger"]:
-        lines += ["", "## Test-split ledger", "",
-                  "How often each config (dataset file, split, system settings, arm variables, model) was scored "
-                  "on a test split, these runs included (`baselines/test-ledger.json`). A test set is looked at "
-                  "once: iterate on small_dev; scoring a config on test again needs `--config force_test=true`.", "",
-                  "| dataset | split | system | arm | config | times scored | on |", "|---|---|---|---|---|---:|---|"]
-        lines += [f"| {e['dataset']} | {e['split']} | {e['system']} | {e['arm']} | `{e['config']}` | {e['count']} | "
-                  f"{', '.join(e['dates'])} |" for e in matrix["test_ledger"]]
+        for g in matrix.gates:
+            cells = [("—" if (c := g.arms.get(a)) is None else f"{c.value:.3f} {'pass' if c.passed else 'FAIL'}")
+                     for a in arms if a != base]
+            lines.append(f"| {g.dataset} | {g.system} | {g.baseline:.3f} | " + " | ".join(cells) + " |")
+    lines += _benchmarks_md(matrix.benchmarks, arms)
+    lines += _ledger_md(matrix.test_ledger)
     lines += ["", "## Per-query decomposition against the baseline", ""]
-    for r in matrix["rows"]:
-        for arm, dec in r["decomposition"].items():
-            moved = dec["improved"] + dec["regressed"]
-            if not moved:
-                continue
-            lines.append(f"- **{r['dataset']} · {arm}** ({r['method']}): " + ", ".join(
-                f"{q['task_id']} {q['transition']}" for q in sorted(moved, key=lambda q: q["task_id"])))
-        if r["hybrid_diagnostics"]:
-            diag = r["hybrid_diagnostics"].get(base) or next(iter(r["hybrid_diagnostics"].values()))
-            lines.append(f"- {r['dataset']} hybrid diagnostics ({base}): " +
-                         ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in diag.items()))
-    with_tokens = [r for r in matrix["rows"] if r.get("token_efficiency")]
+    for r in matrix.rows:
+        lines += _decomposition_md(r, arms, base)
+    with_tokens = [r for r in matrix.rows if r.token_efficiency]
     if with_tokens:
-        grep = with_tokens[0]["token_efficiency"]["baseline"]
+        grep = with_tokens[0].token_efficiency.baseline
         lines += ["", f"## Token efficiency against grep-and-read ({base}, headline method)", "",
                   "Tokens an agent reads per query: the system's first hits against reading the top "
-                  f"{grep['read_files']} files matched by the query's words ({grep['read_lines']} lines each); "
+                  f"{grep.read_files} files matched by the query's words ({grep.read_lines} lines each); "
                   "a hit is the gold among what was read. Compare savings where both hit.", ""]
         for r in with_tokens:
-            lines += [f"**{r['dataset']} · {r['system']}** ({r['method']})", "",
-                      *token_table(r["token_efficiency"]), ""]
+            lines += [f"**{r.dataset} · {r.system}** ({r.method})", "", *token_table(r.token_efficiency), ""]
     return "\n".join(lines) + "\n"
 
 
-def _ci_text(x: dict) -> str:
-    return f"{x['mean']:.3f} [{x['ci_low']:.2f}, {x['ci_high']:.2f}]"
+def _ledger_md(entries: tuple[LedgerEntry, ...]) -> list[str]:
+    if not entries:
+        return []
+    return ["", "## Test-split ledger", "",
+            "How often each config (dataset file, split, system settings, arm variables, model) was scored "
+            "on a test split, these runs included (`baselines/test-ledger.json`). A test set is looked at "
+            "once: iterate on small_dev; scoring a config on test again needs `--config force_test=true`.", "",
+            "| dataset | split | system | arm | config | times scored | on |", "|---|---|---|---|---|---:|---|",
+            *(f"| {e.dataset} | {e.split} | {e.system} | {e.arm} | `{e.config}` | {e.count} | {', '.join(e.dates)} |"
+              for e in entries)]
 
 
-def _benchmarks_md(entries: list[dict], base: str) -> list[str]:
+def _decomposition_md(r: Row, arms: tuple[str, ...], base: str) -> list[str]:
+    """A row's queries that moved under each arm, and its hybrid diagnostics (the baseline's,
+    else its first arm's), in the categories' order."""
+    lines = []
+    for arm in (a for a in arms if a in r.decomposition):
+        moved = r.decomposition[arm].improved + r.decomposition[arm].regressed
+        if moved:
+            lines.append(f"- **{r.dataset} · {arm}** ({r.method}): " + ", ".join(
+                f"{q.task_id} {q.transition}" for q in sorted(moved, key=lambda q: q.task_id)))
+    diagnosed = [a for a in arms if r.hybrid_diagnostics.get(a)]
+    if diagnosed:
+        diag = r.hybrid_diagnostics[base if base in diagnosed else diagnosed[0]]
+        lines.append(f"- {r.dataset} hybrid diagnostics ({base}): " +
+                     ", ".join(f"{k.replace('_', ' ')} {diag[k]}" for k in HYBRID_CATEGORIES))
+    return lines
+
+
+def _ci_text(x: Scored) -> str:
+    return f"{x.mean:.3f} [{x.ci_low:.2f}, {x.ci_high:.2f}]"
+
+
+def _benchmarks_md(entries: tuple[BenchmarkEntry, ...], arms: tuple[str, ...]) -> list[str]:
     """Per public-benchmark dataset: a table of arms by metric (95 % bootstrap intervals), the
-    per-stratum table of the baseline arm, and what the loader dropped."""
+    per-stratum table of the baseline arm (else of its first arm with strata), and what the
+    loader dropped."""
     if not entries:
         return []
     lines = ["", "## Public benchmarks: recall and nDCG", "",
@@ -256,36 +275,35 @@ def _benchmarks_md(entries: list[dict], base: str) -> list[str]:
              "file-level gold (SWE-QA) ranks each file at its first hit. pass@1 (RepoQA): the first hit is the "
              "needle or a function AST-equal to it.", ""]
     for e in entries:
-        lines += [f"**{e['dataset']} · {e['system']}** ({e['format']}, {e['method']})", ""]
-        if e["dropped"] is not None:
-            d = e["dropped"]
-            reasons = "; ".join(f"{n} {r}" for r, n in d["by_reason"].items())
-            lines += [f"{d['tasks']} tasks; {d['dropped']} rows or citations dropped"
-                      + (f": {reasons}" if reasons else ""), ""]
-        lines += ["| arm | " + " | ".join(e["metrics"]) + " |", "|---|" + "---:|" * len(e["metrics"])]
-        for arm, scores in e["arms"].items():
-            lines.append(f"| {arm} | " + " | ".join(_ci_text(scores[m]) for m in e["metrics"]) + " |")
-        strata = e["strata"].get(base) or next(iter(e["strata"].values()), None)
-        if strata:
-            arm = base if base in e["strata"] else next(iter(e["strata"]))
-            lines += ["", f"By stratum ({arm}):", "", "| stratum | n | " + " | ".join(e["metrics"]) + " |",
-                      "|---|---:|" + "---:|" * len(e["metrics"])]
-            for name, scores in strata.items():
-                cis = " | ".join(_ci_text(scores[m]) for m in e["metrics"])
-                lines.append(f"| {name or '—'} | {scores['n']} | {cis} |")
+        lines += [f"**{e.dataset} · {e.system}** ({e.format}, {e.method})", ""]
+        if e.dropped is not None:
+            d = e.dropped
+            reasons = "; ".join(f"{n} {r}" for r, n in sorted(d.by_reason.items()))
+            lines += [f"{d.tasks} tasks; {d.dropped} rows or citations dropped" + (f": {reasons}" if reasons else ""),
+                      ""]
+        lines += ["| arm | " + " | ".join(e.metrics) + " |", "|---|" + "---:|" * len(e.metrics)]
+        for arm in (a for a in arms if a in e.arms):
+            lines.append(f"| {arm} | " + " | ".join(_ci_text(e.arms[arm][m]) for m in e.metrics) + " |")
+        stratified = [a for a in arms if e.strata.get(a)]
+        if stratified:
+            arm = stratified[0]  # the baseline, the first column, when it has strata
+            lines += ["", f"By stratum ({arm}):", "", "| stratum | n | " + " | ".join(e.metrics) + " |",
+                      "|---|---:|" + "---:|" * len(e.metrics)]
+            for name, stratum in sorted(e.strata[arm].items()):
+                cis = " | ".join(_ci_text(stratum.scores[m]) for m in e.metrics)
+                lines.append(f"| {name or '—'} | {stratum.n} | {cis} |")
         lines.append("")
     return lines
 
 
-def token_table(eff: dict) -> list[str]:
+def token_table(eff: TokenEfficiency) -> list[str]:
     """The per-query-type table, as Markdown lines."""
     def pct(x):
         return "—" if x is None else f"{x:.0%}"
 
     lines = ["| query type | n | grep-and-read tokens | system tokens | saving | grep hit | system hit "
              "| both hit | saving when both hit |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    for qt, e in [*eff["by_query_type"].items(), ("all", eff["all"])]:
-        lines.append(f"| {qt} | {e['n']} | {e['grep_tokens']:.0f} | {e['system_tokens']:.0f} | {pct(e['saving'])} | "
-                     f"{e['grep_hit_rate']:.0%} | {e['system_hit_rate']:.0%} | {e['both_hit']} | "
-                     f"{pct(e['saving_both_hit'])} |")
+    for qt, e in [*eff.by_query_type.items(), ("all", eff.all)]:
+        lines.append(f"| {qt} | {e.n} | {e.grep_tokens:.0f} | {e.system_tokens:.0f} | {pct(e.saving)} | "
+                     f"{e.grep_hit_rate:.0%} | {e.system_hit_rate:.0%} | {e.both_hit} | {pct(e.saving_both_hit)} |")
     return lines

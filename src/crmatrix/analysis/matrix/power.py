@@ -9,8 +9,10 @@ from __future__ import annotations
 import statistics
 
 from crmatrix.analysis import stats
-from crmatrix.analysis.cells import METRIC, is_benchmark
-from crmatrix.analysis.matrix.pooling import pool, study
+from crmatrix.analysis.matrix.pooling import compared, pool, study
+from crmatrix.results.cell import METRIC, FormatFacts
+from crmatrix.results.pool import Judged, Pooled, Power, PowerGroup, PowerRow
+from crmatrix.results.row import Row
 
 
 def verdict(low: float, high: float, flat: float) -> str:
@@ -26,30 +28,30 @@ def verdict(low: float, high: float, flat: float) -> str:
     return "undecided"
 
 
-def judge(pooled: dict, base: dict[str, float]) -> dict:
+def judge(pooled: Pooled, base: dict[str, float]) -> Judged:
     """One arm of a group: its random-effects pool (`meta.random_effects`, weights by dataset)
     with the interval's half-width, the Δ it detects with the target power at alpha (two-sided),
     and the verdict against a flat band of 1 % of `base` (each dataset's baseline metric) averaged
     with the pool's weights, the baseline the pooled Δ is relative to."""
-    flat = stats.FLAT * sum(w * base[d] for d, w in pooled["weights"].items())
-    low, high = pooled["ci_low"], pooled["ci_high"]
-    return {"delta": pooled["estimate"], "ci": [low, high], "half_width": (high - low) / 2,
-            "mde": stats.z_sum(stats.ALPHA, stats.POWER) * pooled["se"], "verdict": verdict(low, high, flat)}
+    flat = stats.FLAT * sum(w * base[d] for d, w in pooled.weights.items())
+    low, high = pooled.ci_low, pooled.ci_high
+    return Judged(delta=pooled.estimate, ci=(low, high), half_width=(high - low) / 2,
+                  mde=stats.z_sum(stats.ALPHA, stats.POWER) * pooled.se, verdict=verdict(low, high, flat))
 
 
-def _groups(rows: list[dict], formats: dict[str, dict | None]) -> list[tuple[str, str, str, list[dict]]]:
+def _groups(rows: list[Row], formats: dict[str, FormatFacts | None]) -> list[tuple[str, str, str, list[Row]]]:
     """(system, kind, group, its rows) of every group power reports on, in order: per system its
     plain datasets (structural splits re-ask a dataset's queries) by language, by public benchmark
     format that two of them or more share, and all together."""
     out = []
-    for system in sorted({r["system"] for r in rows}):
-        plain = [r for r in rows if r["system"] == system and not r["split"]]
-        for lang in sorted({r["language"] or "?" for r in plain}):
-            out.append((system, "language", lang, [r for r in plain if (r["language"] or "?") == lang]))
-        benchmarks = {r["dataset"]: formats[r["dataset"]]["name"] for r in plain
-                      if is_benchmark(formats[r["dataset"]])}
+    for system in sorted({r.system for r in rows}):
+        plain = [r for r in rows if r.system == system and not r.split]
+        for lang in sorted({r.language or "?" for r in plain}):
+            out.append((system, "language", lang, [r for r in plain if (r.language or "?") == lang]))
+        benchmarks = {r.dataset: formats[r.dataset].name for r in plain
+                      if formats[r.dataset] is not None and formats[r.dataset].benchmark}
         for fmt in sorted(set(benchmarks.values())):
-            members = [r for r in plain if benchmarks.get(r["dataset"]) == fmt]
+            members = [r for r in plain if benchmarks.get(r.dataset) == fmt]
             if len(members) >= 2:
                 out.append((system, "benchmark", fmt, members))
         if plain:
@@ -57,24 +59,25 @@ def _groups(rows: list[dict], formats: dict[str, dict | None]) -> list[tuple[str
     return out
 
 
-def block(rows: list[dict], arms: list[str], baseline: str, formats: dict[str, dict | None], method: str) -> dict:
+def block(rows: list[Row], arms: list[str], baseline: str, formats: dict[str, FormatFacts | None], method: str
+          ) -> Power:
     """The power block of a matrix's rows; `formats`: the facts of each row's dataset's format.
     Each arm of a group is pooled as the matrix pools it (`pooling.pool`); one that moved no
     query on any of the group's datasets has nothing to pool and is left out."""
     groups = []
     for system, kind, group, members in _groups(rows, formats):
-        base = {r["dataset"]: r["cells"][baseline][METRIC] for r in members if baseline in r["cells"]}
+        base = {r.dataset: r.cells[baseline].mean for r in members if baseline in r.cells}
         judged = {}
         for arm in (a for a in arms if a != baseline):
-            studies = [study(r, arm) for r in members if "delta_abs" in r["cells"].get(arm, {})]
-            pooled = pool(group, kind, studies)["pooled"] if studies else None
+            studies = [study(r, arm) for r in members if compared(r, arm)]
+            pooled = pool(group, kind, studies).pooled if studies else None
             if pooled is not None:
                 judged[arm] = judge(pooled, base)
-        groups.append({"group": group, "kind": kind, "system": system, "datasets": len(members),
-                       "queries": sum(r["n"] for r in members),
-                       "mde": statistics.median(j["mde"] for j in judged.values()) if judged else None,
-                       "arms": judged})
-    return {"method": method, "metric": METRIC, "alpha": stats.ALPHA, "target_power": stats.POWER,
-            "rows": [{"dataset": r["dataset"], "system": r["system"], "n": r["n"], "hypotheses": len(r["family"]),
-                      "mde": r["detectable"]["abs"], "mde_rel": r["detectable"]["rel"]} for r in rows],
-            "groups": groups}
+        groups.append(PowerGroup(group=group, kind=kind, system=system, datasets=len(members),
+                                 queries=sum(r.n for r in members),
+                                 mde=statistics.median(j.mde for j in judged.values()) if judged else None,
+                                 arms=judged))
+    return Power(method=method, metric=METRIC, alpha=stats.ALPHA, target_power=stats.POWER,
+                 rows=tuple(PowerRow(dataset=r.dataset, system=r.system, n=r.n, hypotheses=len(r.family),
+                                     mde=r.detectable.abs, mde_rel=r.detectable.rel) for r in rows),
+                 groups=tuple(groups))

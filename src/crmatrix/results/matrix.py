@@ -1,0 +1,148 @@
+"""The phase matrix (`results/matrix/phase-matrix.json`): its rows (`crmatrix.results.row`), its
+roll-ups, knobs, gates and public benchmarks (`crmatrix.analysis.matrix.rollups` computes them),
+its pools and power (`crmatrix.results.pool`), how its numbers were made, and its notes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from crmatrix.jsontypes import JsonType, flat, key, omitted
+from crmatrix.results.cell import METRIC, Scored, Stratum
+from crmatrix.results.pool import PoolEntry, Power
+from crmatrix.results.row import Row
+
+
+@dataclass(frozen=True, kw_only=True)
+class RollupDelta(JsonType):
+    """An arm's mean Δ against the baseline over a group's datasets, and how many it bettered or worsened."""
+    mean_delta_abs: float
+    better: int
+    worse: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class RollupCell(JsonType):
+    mean: float = field(metadata=key(METRIC))
+    datasets: int
+    delta: RollupDelta | None = flat()  # None for the baseline, and an arm compared on none of them
+
+
+@dataclass(frozen=True, kw_only=True)
+class Rollup(JsonType):
+    """A group of one system's datasets, a language (`by_language`) or an archetype
+    (`by_archetype`): each arm's macro average."""
+    system: str
+    datasets: tuple[str, ...]
+    arms: dict[str, RollupCell]
+    language: str | None = omitted()  # the group, under the key of its kind
+    archetype: str | None = omitted()
+
+    @property
+    def group(self) -> str:
+        return self.language if self.language is not None else self.archetype
+
+
+@dataclass(frozen=True, kw_only=True)
+class KnobDataset(JsonType):
+    dataset: str
+    system: str
+    delta_abs: float
+    delta_rel: float | None
+    band: str
+    p_holm: float | None
+    improved: int
+    regressed: int
+    identical_to: str | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class KnobLine(JsonType):
+    """One arm against the baseline on every dataset."""
+    arm: str
+    datasets: tuple[KnobDataset, ...]
+    better: int
+    worse: int
+    significant: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class GateArm(JsonType):
+    value: float
+    passed: bool = field(metadata=key("pass"))
+
+
+@dataclass(frozen=True, kw_only=True)
+class GateRow(JsonType):
+    """A structural split's row: each arm's recall@10 of the headline method against the baseline's."""
+    dataset: str
+    system: str
+    metric: str
+    baseline: float
+    arms: dict[str, GateArm]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Dropped(JsonType):
+    tasks: int
+    dropped: int
+    by_reason: dict[str, int]
+
+
+@dataclass(frozen=True, kw_only=True)
+class BenchmarkEntry(JsonType):
+    """A public benchmark's row: each arm's metrics with their intervals, per stratum, and what was dropped."""
+    dataset: str
+    system: str
+    method: str
+    format: str
+    metrics: tuple[str, ...]
+    arms: dict[str, dict[str, Scored]]
+    strata: dict[str, dict[str, Stratum]]
+    dropped: Dropped | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Statistics(JsonType):
+    """How the matrix's numbers were made, in words and settings."""
+    bootstrap_resamples: int
+    seed: int
+    level: float
+    alpha: float
+    test: str
+    comparisons: tuple[str, ...] | None
+    detectable_effect: str
+    pooling: str
+    bands: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class LedgerEntry(JsonType):
+    """How often a test-split run's config was scored there, and when (crmatrix.datasets.ledger.entries)."""
+    dataset: str
+    system: str
+    arm: str
+    split: str
+    config: str
+    count: int
+    dates: tuple[str, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Matrix(JsonType):
+    """The phase matrix (`results/matrix/phase-matrix.json` is its `to_json`)."""
+    KIND = "a phase matrix"
+
+    metric: str
+    baseline_arm: str
+    arms: tuple[str, ...]  # in column order, the baseline first
+    rows: tuple[Row, ...]
+    by_language: tuple[Rollup, ...]
+    by_archetype: tuple[Rollup, ...]
+    knobs: tuple[KnobLine, ...]
+    gates: tuple[GateRow, ...]
+    pooled: tuple[PoolEntry, ...]
+    power: Power
+    benchmarks: tuple[BenchmarkEntry, ...]
+    test_ledger: tuple[LedgerEntry, ...]
+    statistics: Statistics
+    notes: dict[str, str] = omitted({})  # a dataset's caveat, shown beside its name

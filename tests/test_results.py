@@ -1,0 +1,102 @@
+"""Results as types (crmatrix.results, crmatrix.jsontypes): every run, cell and phase matrix a
+matrix writes reads through its type and is written back byte for byte (benchmarks/roundtrip.py,
+on the hand-made varied matrix and on the tiny matrix through Snakemake), and what a type
+refuses, in one line naming the file and the key."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import fixture_runs
+import pytest
+from conftest import ROOT
+from test_matrix import ARCHETYPES, SUMMARIES
+from test_workflow import matrix, run  # noqa: F401 (matrix is a fixture)
+
+from crmatrix import CrmatrixError, atomic
+from crmatrix.results.cell import Cell
+from crmatrix.results.matrix import Matrix
+from crmatrix.results.run import QueryRow, Run
+from crmatrix.stages import collect_matrix
+
+NOTE = "oracle: the gold docs only"
+
+
+def roundtrip(results: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(ROOT / "benchmarks" / "roundtrip.py"), str(results)],
+                          capture_output=True, text=True, timeout=600)
+
+
+def finished(results: Path) -> list[Path]:
+    """fixture_runs' varied matrix laid out as the workflow writes it under `results`: its runs,
+    each run's cell, the phase matrix (a note on beta, dropped rows, a test split in the ledger)."""
+    runs = [fixture_runs.write(results / "runs" / r["dataset"] / r["system"] / f"{r['arm']}.json", r)
+            for r in fixture_runs.varied_run_docs()]
+    cells = fixture_runs.cell_files(runs, "baseline", "hybrid", fixture_runs.FORMATS,
+                                    where=lambda p: results / "cells" / p.relative_to(results / "runs"))
+    summaries = {d: results / "datasets" / f"{d}.summary.json" for d in SUMMARIES}
+    for d, path in summaries.items():
+        atomic.write_json(path, SUMMARIES[d])
+    collect_matrix.run(cells, "baseline", "hybrid", fixture_runs.ARMS, ARCHETYPES, results / "matrix/phase-matrix.json",
+                       results / "matrix/phase-matrix.md", fixture_runs.SPLITS, ledger_path=results / "ledger.json",
+                       summaries=summaries, notes={"beta": NOTE})
+    return runs
+
+
+def test_every_result_of_a_matrix_reads_as_its_type_and_writes_back_byte_for_byte(tmp_path):
+    results = tmp_path / "results"
+    runs = finished(results)
+    proc = roundtrip(results)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == (f"{results}: {len(runs)} runs, {len(runs)} cells and the phase matrix (and its Markdown) "
+                           "read as types and written again byte for byte\n")
+    m = Matrix.read(results / "matrix/phase-matrix.json")  # what the varied matrix exercises: every optional part
+    assert m.notes == {"beta": NOTE} and [r.note for r in m.rows if r.note] == [NOTE]
+    assert m.gates and m.benchmarks and m.test_ledger and any(b.dropped for b in m.benchmarks)
+    assert {c.response for r in m.rows for c in r.cells.values()} == {None, "blob"}
+    alpha = Run.read(results / "runs/alpha/builtin/baseline.json").methods["hybrid"]
+    assert alpha.token_efficiency is not None and alpha.queries[0].stratum == "repo-a"
+    # and it tells: the same values written in another layout are other bytes
+    cell = results / "cells/gamma/builtin/stacked.json"
+    cell.write_text(json.dumps(json.loads(cell.read_text())))
+    proc = roundtrip(results)
+    assert (proc.returncode, proc.stderr) == (1, f"roundtrip: {cell}: read as Cell and written again, its bytes "
+                                                 "differ\n")
+
+
+def test_a_finished_workflow_matrix_reads_as_its_types_byte_for_byte(matrix):  # noqa: F811
+    """The tiny matrix's runs as the builtin engine writes them (its knobs, the grep-and-read baseline)."""
+    work, _ = matrix
+    run(work, "all")
+    proc = roundtrip(work / "results")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith(f"{work / 'results'}: 4 runs, 4 cells and the phase matrix")
+
+
+def test_a_query_row_reads_as_its_json_object_too():
+    """What the per-query metrics score: a row being built (a dict) or read back (a QueryRow)."""
+    doc = fixture_runs.run("alpha", "baseline", [3], "python")["methods"]["hybrid"]["queries"][0]
+    row = QueryRow.from_json(doc)
+    assert (row["rank"], row.get("stratum"), "stratum" in row, list(row)) == (3, None, False, list(doc))
+    assert row.to_json() == doc
+    assert QueryRow.from_json({**doc, "stratum": "r"})["stratum"] == "r"
+
+
+@pytest.mark.parametrize("edit,why", [
+    (lambda c: c.pop("answers"), "no answers"),
+    (lambda c: c["cell"].update(n="10"), "cell.n: expected an integer, got a string"),
+    (lambda c: [c["cell"].pop(k) for k in ("band", "unchanged")], "cell: no band, unchanged"),
+    (lambda c: c["decomposition"]["improved"][0].update(rank=1), "decomposition.improved[0]: unknown key 'rank' "
+                                                                  "(expected: arm_rank, base_rank, query, "
+                                                                  "query_type, task_id, transition)"),
+    (lambda c: c.update(format=[]), "format: expected an object, got a list"),
+])
+def test_a_cell_file_that_is_not_one_is_one_line_naming_the_key(tmp_path, edit, why):
+    results = tmp_path / "results"
+    finished(results)
+    doc = atomic.read_json(results / "cells/gamma/builtin/stacked.json")
+    edit(doc)
+    with pytest.raises(CrmatrixError) as e:
+        Cell.from_json(doc, "c.json")
+    assert str(e.value) == f"c.json: not a cell's statistics ({why})"

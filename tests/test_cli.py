@@ -183,3 +183,44 @@ def test_validate_warns_of_each_clamped_value_and_passes(tmp_path, capsys):
         f"crmatrix: warning: {cfg}: arms.wide: CODELENS_RANK_SPARSE_THRESHOLD=500 clamped to 90",
     ]
     assert out.out == f"{cfg}: ok (1 corpora, 1 datasets, 1 systems, 2 arms)\n"
+
+
+@pytest.mark.parametrize("text,says", [
+    ("", "the file is empty (or only comments): expected a matrix config, `key: value` lines such as corpora:, "
+         "datasets:, arms:, systems:"),
+    ("# just a comment\n", "the file is empty (or only comments): expected a matrix config, `key: value` lines such "
+                           "as corpora:, datasets:, arms:, systems:"),
+    ("corpora:\n\tc: {path: x}\n", "line 2, column 1: not valid YAML: while scanning for the next token found "
+                                   "character '\\t' that cannot start any token (YAML indents with spaces, never "
+                                   "tabs)"),
+    ("- corpora\n- arms\n", "expected `key: value` lines at the top level (corpora:, datasets:, ...), got a list"),
+    ("corpora: {c: {path: x}\narms: {}\n", "line 2, column 1: not valid YAML: while parsing a flow mapping expected "
+                                           "',' or '}', but got '<scalar>'"),
+    ("arms:\n  baseline: {}\ncorpora: {}\narms:\n  other: {}\n",
+     "line 4, column 1: not valid YAML: key 'arms' is given twice in one mapping (first on line 1); YAML would keep "
+     "only the last"),
+    ("arms:\n  a: &off {X: '0'}\n  b:\n    <<: *off\n    X: '1'\n  a: {}\n",  # a merged key set again is no repeat
+     "line 6, column 3: not valid YAML: key 'a' is given twice in one mapping (first on line 2); YAML would keep "
+     "only the last"),
+    ('{"arms": {"a": {}, "a": {}}}', "not valid JSON config: key 'a' is given twice in one object; JSON would keep "
+                                     "only the last"),
+])
+def test_validate_says_what_is_wrong_with_a_config_file_snakemake_cannot_name(tmp_path, text, says):
+    """What `make run CONFIG=FILE` and the docs run before `snakemake ... --configfile FILE`, whose
+    loader says "Config file is not valid JSON or YAML" or "... keys at top level" naming neither
+    file nor line, and keeps the last of a repeated key."""
+    cfg = tmp_path / "mine.yaml"
+    cfg.write_text(text)
+    proc = crmatrix("validate", str(cfg))
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr == f"crmatrix: {cfg}: {says}\n"
+
+
+def test_make_run_with_a_bad_config_stops_at_validate_with_its_line(tmp_path):
+    cfg = tmp_path / "mine.yaml"
+    cfg.write_text("")
+    proc = subprocess.run(["make", "-f", str(ROOT / "Makefile"), "-o", f"{BIN.parent}/.installed", f"VENV={BIN.parent}",
+                           f"CONFIG={cfg}", "run"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert proc.returncode != 0
+    assert f"crmatrix: {cfg}: the file is empty (or only comments)" in proc.stderr
+    assert "snakemake" not in proc.stdout.replace(f"{BIN.parent}/bin/crmatrix", "")

@@ -543,3 +543,27 @@ def test_a_declared_language_is_checked_at_the_fetch(matrix):
     assert ("crmatrix: corpora.gitc.language: declared rust, but the dominant language of the fetched tree is none "
             "(fewer than 3 source files: leave language out) (counts: {'python': 1})") in proc.stderr
     assert leftovers(work) == []
+
+
+def test_a_key_given_twice_in_the_configfile_is_refused_naming_both_lines(matrix):
+    """YAML keeps the last of a repeated key: an arm or a second `arms:` would silently replace
+    the first. The `--configfile` Snakemake reads is read again by crmatrix, which refuses it."""
+    work, cfg = matrix
+    text = yaml.safe_dump(cfg, sort_keys=False)
+    lines = text.splitlines()
+    arms = lines.index("arms:")
+    # the knob arm again, under another value, right after the first
+    (work / "config.yaml").write_text("\n".join([*lines[:arms + 4], "  knob: {}", *lines[arms + 4:]]) + "\n")
+    assert lines[arms + 2] == "  knob:"
+    proc = run(work, "-n", "all", check=False)
+    assert proc.returncode != 0
+    assert proc.stderr.strip().splitlines()[-1] == (
+        f"crmatrix: {work / 'config.yaml'}: line {arms + 5}, column 3: not valid YAML: key 'knob' is given twice in "
+        f"one mapping (first on line {arms + 3}); YAML would keep only the last")
+    assert not (work / "results").exists()
+    # two top-level `arms:`
+    (work / "config.yaml").write_text(text + "arms:\n  baseline: {}\n")
+    proc = run(work, "-n", "all", check=False)
+    assert proc.stderr.strip().splitlines()[-1] == (
+        f"crmatrix: {work / 'config.yaml'}: line {len(lines) + 1}, column 1: not valid YAML: key 'arms' is given "
+        f"twice in one mapping (first on line {arms + 1}); YAML would keep only the last")

@@ -224,3 +224,44 @@ def test_make_run_with_a_bad_config_stops_at_validate_with_its_line(tmp_path):
     assert proc.returncode != 0
     assert f"crmatrix: {cfg}: the file is empty (or only comments)" in proc.stderr
     assert "snakemake" not in proc.stdout.replace(f"{BIN.parent}/bin/crmatrix", "")
+
+
+def show(tmp_path, fmt, rows_text):
+    """`crmatrix dataset show FMT FILE` of `rows_text` against a one-file corpus."""
+    (tmp_path / "src" / "pkg").mkdir(parents=True, exist_ok=True)
+    (tmp_path / "src" / "pkg" / "core.py").write_text("def parse_config(text):\n    return text\n\n\n"
+                                                      "def load(path):\n    return parse_config(path)\n")
+    (tmp_path / "ds.json").write_text(rows_text)
+    return crmatrix("dataset", "show", fmt, str(tmp_path / "ds.json"), "--corpus", str(tmp_path / "src"))
+
+
+ROW = {"query": "parse config", "expected_symbol": "parse_config", "expected_file_suffix": "pkg/core.py"}
+
+
+def test_a_misspelled_field_of_a_hand_built_row_is_an_error_with_the_field_meant(tmp_path):
+    """Left unread, `query_tpye` would make the query `uncategorized` without a word."""
+    proc = show(tmp_path, "codelens", json.dumps([ROW, {**ROW, "query": "load", "query_tpye": "identifier"}]))
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr == (f"crmatrix: {tmp_path / 'ds.json'}: row 1: unknown field 'query_tpye' (did you mean "
+                           "'query_type'? the format's fields: expected_file_suffix, expected_symbol, query, "
+                           "query_type)\n")
+    proc = show(tmp_path, "callgraph", json.dumps([{"caller": "load", "callee": "parse_config", "file": "core.py",
+                                                    "note": "direct"}]))
+    assert proc.stderr == (f"crmatrix: {tmp_path / 'ds.json'}: row 0: unknown field 'note' (the format's fields: "
+                           "callee, caller, file)\n")
+
+
+def test_an_empty_dataset_file_or_a_jsonl_one_says_so(tmp_path):
+    proc = show(tmp_path, "codelens", "")
+    assert (proc.returncode, proc.stderr) == (2, f"crmatrix: {tmp_path / 'ds.json'}: the file is empty: expected a "
+                                                 "JSON list of objects, [{...}, {...}]\n")
+    proc = show(tmp_path, "codelens", "".join(json.dumps(r) + "\n" for r in (ROW, {**ROW, "query": "load"})))
+    assert (proc.returncode, proc.stderr) == (
+        2, f"crmatrix: {tmp_path / 'ds.json'}: line 2: a second JSON value: the file is JSONL (one value per line), "
+           "but this format reads one JSON document: expected a JSON list of objects, [{...}, {...}]\n")
+    proc = show(tmp_path, "repoqa", "  \n")
+    assert proc.stderr == (f"crmatrix: {tmp_path / 'ds.json'}: the file is empty: expected an object of language -> "
+                           "list of repositories (RepoQA's shape)\n")
+    # broken JSON that is no JSONL keeps the parser's words
+    proc = show(tmp_path, "codelens", '[{"query": "x",\n')
+    assert proc.stderr.startswith(f"crmatrix: {tmp_path / 'ds.json'}: not readable as JSON: Expecting")

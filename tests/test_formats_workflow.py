@@ -57,3 +57,30 @@ def test_swe_qa_flask_and_repoqa_in_the_matrix_with_recall_ndcg_and_intervals(tm
     log = (tmp_path / "logs/prepare_dataset/swe-qa-flask.log").read_text()
     assert ("48 tasks, 334 dropped; 4 absent citation; 9 ambiguous citation; 64 ambiguous name; "
             "257 unresolved name") in log
+
+
+def test_a_repeated_repoqa_needle_is_dropped_with_its_reason(tmp_path):
+    """One function asked for twice (another description) would count double: dropped with its
+    reason."""
+    data = json.loads((ROOT / "datasets/repoqa-fixture.json").read_text())
+    entry = data["python"][0]
+    entry["needles"].append({**entry["needles"][0], "description": "Wait longer after each failed attempt."})
+    file = tmp_path / "rq.json"
+    file.write_text(json.dumps(data))
+    cfg = {"corpora": {"rq": {"repoqa": {"file": str(file), "repo": "crmatrix-fixtures/tinyqueue"}}},
+           "datasets": {"rq": {"file": str(file), "corpus": "rq", "format": "repoqa"}},
+           "systems": {"builtin": {"type": "builtin", "methods": ["lexical"]}}, "headline_method": "lexical",
+           "arms": {"baseline": {}}}
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(cfg))
+
+    def make(*args):
+        return snakemake(tmp_path, "--configfile", str(tmp_path / "config.yaml"), "--cores", "1", *args,
+                         "results/datasets/rq.summary.json")
+
+    make()
+    summary = json.loads((tmp_path / "results/datasets/rq.summary.json").read_text())
+    assert (summary["tasks"], summary["dropped_by_reason"]) == (5, {"repeated needle": 1})
+    assert summary["drops"] == [{"row": 5, "reason": "repeated needle",
+                                 "detail": "_backoff_delay: tinyqueue/queue.py:8 is needle 0's function, under another "
+                                           "description"}]
+    assert "dropped row 5: repeated needle: _backoff_delay" in (tmp_path / "logs/prepare_dataset/rq.log").read_text()

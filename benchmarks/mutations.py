@@ -71,6 +71,10 @@ MUTATIONS = [
     # the tests the last check asked for
     ("src/crmatrix/evaluation/evaluate.py", "timeout_s=guard.timeout_s * len(queries)", "timeout_s=guard.timeout_s",
      "a batch gets one query's time limit"),
+    # a file is keyed by its content, not its mtime
+    ("workflow/rules/datasets.smk", '        code=code("prepare_dataset"),\n        dataset_sha256=dataset_sha256,\n',
+     '        code=code("prepare_dataset"),\n',
+     "the prepared dataset is keyed by its file's mtime alone: an older copy restored keeps the old queries"),
 ]
 
 # Fast unit tests first, so a caught bug costs seconds; the end-to-end files last.

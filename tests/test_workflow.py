@@ -606,3 +606,22 @@ def test_a_write_out_of_room_names_the_output_and_what_it_needed(matrix):
     assert not (work / "results/symbols/pathc.jsonl").exists()
     assert not list((work / "results/symbols").glob(".pathc.jsonl.*"))
     run(work, "results/symbols/pathc.jsonl")  # room again: it runs
+
+
+def test_a_dataset_file_older_than_its_outputs_but_other_content_reruns_its_dataset(matrix):
+    """Snakemake sees mtimes: an older copy of a dataset file restored over a newer one
+    (`cp -p`, a checkout of an older revision) is older than the outputs made from the newer,
+    and only the file's content, a parameter of every rule reading it, tells them apart."""
+    work, _ = matrix
+    target = "results/runs/gitds/builtin/baseline.json"
+    run(work, target)
+    made = (work / "results/datasets/gitds.jsonl").stat().st_mtime
+    (work / "ds" / "gitds.json").write_text(json.dumps(GIT_DATASET[:2]))
+    os.utime(work / "ds" / "gitds.json", (made - 3600, made - 3600))
+    assert planned_rules(work, target) == ["evaluate_arm", "grep_baseline", "prepare_dataset"]
+    run(work, target)
+    assert [t["query"] for t in map(json.loads, (work / "results/datasets/gitds.jsonl").read_text().splitlines())] \
+        == ["parse config", "Store"]
+    r = json.loads((work / target).read_text())
+    assert r["methods"]["lexical"]["metrics"]["n"] == 2
+    assert "Nothing to be done" in run(work, "-n", target).stdout

@@ -7,8 +7,9 @@ import re
 import sys
 from pathlib import Path
 
-from crmatrix import CrmatrixError
+from crmatrix import CrmatrixError, atomic
 from crmatrix.corpora import views
+from crmatrix.datasets import derived
 from crmatrix.pipeline import config as crconfig
 from crmatrix.pipeline import experiment
 from crmatrix.systems import install
@@ -226,6 +227,27 @@ def dataset_inputs(wildcards):
         "symbols": symbols,
         **({"tree": f"results/corpora/{source}/tree"} if fmt.reads_tree else {}),
     }
+
+
+# Content keys. Snakemake sees a file's mtime, never its bytes: a dataset file replaced by an
+# older copy (`cp -p`, a checkout of an older revision, `touch -r`) is older than the outputs
+# made from the newer one, and nothing would re-run. So every rule reading a file the config
+# names has that file's sha256 as a parameter, hashed once per planning however many jobs read it.
+@functools.cache
+def file_sha256(path):
+    """The file's sha256; None for a missing one, which Snakemake reports as a missing input."""
+    return atomic.sha256_file(Path(path)) if Path(path).is_file() else None
+
+
+def dataset_sha256(wildcards):
+    """{dataset}'s file's sha256; None for a derived dataset, whose file (its tasks) the workflow writes."""
+    conf = CFG["datasets"][wildcards.dataset]
+    return None if conf["format"] == derived.FORMAT else file_sha256(conf["file"])
+
+
+def written_corpus_sha256(wildcards):
+    """The sha256 of the benchmark file {corpus} is written out of."""
+    return file_sha256(written_corpus_file(wildcards))
 
 
 def view_source(wildcards):

@@ -49,6 +49,7 @@ rule write_corpus:
         runtime=30,
     params:
         code=code("write_corpus"),
+        file_sha256=written_corpus_sha256,
         corpus=corpus_params,
     script:
         "../scripts/write_corpus.py"

@@ -17,6 +17,7 @@ rule prepare_dataset:
         runtime=10,
     params:
         code=code("prepare_dataset"),
+        dataset_sha256=dataset_sha256,
         format=lambda wc: CFG["datasets"][wc.dataset]["format"],
         corpus=dataset_corpus,
         split=lambda wc: experiment.dataset_split(CFG, wc.dataset),
@@ -44,6 +45,7 @@ rule derive_split:
         runtime=30,
     params:
         code=code("derive_split"),
+        dataset_sha256=dataset_sha256,
         format=lambda wc: CFG["datasets"][wc.dataset]["format"],
         split=lambda wc: CFG["datasets"][wc.dataset]["split"],
         corpus=dataset_corpus,

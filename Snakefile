@@ -13,12 +13,17 @@ DEFAULT_CONFIG = "config/config.yaml"
 
 # `--configfile FILE` replaces the default matrix instead of being merged into it (a
 # `--config key=value` alone, e.g. force_test=true, names no matrix: the default's keys stay).
-# The default is read by us first: Snakemake's own YAML error names neither file nor line.
-if "corpora" not in config:
-    try:
-        read_yaml(DEFAULT_CONFIG)
-    except CrmatrixError as e:
-        sys.exit(f"crmatrix: {e}")
+# Each config file is read by us too (crmatrix.config.yamlfile.read_yaml): Snakemake's loader
+# keeps the last of a repeated key, and its YAML errors name neither file nor line. (A
+# `--configfile` it cannot read at all stops Snakemake before this file runs: the docs put
+# `crmatrix validate FILE` first.)
+DEFAULT_MATRIX = [] if "corpora" in config else [DEFAULT_CONFIG]
+try:
+    for config_file in [*workflow.configfiles, *DEFAULT_MATRIX]:
+        read_yaml(config_file)
+except CrmatrixError as e:
+    sys.exit(f"crmatrix: {e}")
+if DEFAULT_MATRIX:
 
     configfile: DEFAULT_CONFIG
 

@@ -77,6 +77,11 @@ MUTATIONS = [
      "a run is read without its checksum checked: a hand-edited run reaches the matrix"),
     ("src/crmatrix/integrity.py", "    if got != want:\n", "    if False:\n",
      "a run whose content changed since it was written goes unnoticed"),
+    # a file is keyed by its content, not its mtime
+    ("workflow/rules/datasets.smk",
+     '        code=code("prepare_dataset"),\n        dataset_sha256=by(PLAN.dataset_sha256, "dataset"),\n',
+     '        code=code("prepare_dataset"),\n',
+     "the prepared dataset is keyed by its file's mtime alone: an older copy restored keeps the old queries"),
 ]
 
 # Fast unit tests first, so a caught bug costs seconds; the end-to-end files last.

@@ -227,3 +227,85 @@ def test_validate_warns_of_each_clamped_value_and_passes(tmp_path, capsys):
         f"crmatrix: warning: {cfg}: arms.wide: CODELENS_RANK_SPARSE_THRESHOLD=500 clamped to 90",
     ]
     assert out.out == f"{cfg}: ok (1 corpora, 1 datasets, 1 systems, 2 arms)\n"
+
+
+@pytest.mark.parametrize("text,says", [
+    ("", "the file is empty (or only comments): expected a matrix config, `key: value` lines such as corpora:, "
+         "datasets:, arms:, systems:"),
+    ("# just a comment\n", "the file is empty (or only comments): expected a matrix config, `key: value` lines such "
+                           "as corpora:, datasets:, arms:, systems:"),
+    ("corpora:\n\tc: {path: x}\n", "line 2, column 1: not valid YAML: while scanning for the next token found "
+                                   "character '\\t' that cannot start any token (YAML indents with spaces, never "
+                                   "tabs)"),
+    ("- corpora\n- arms\n", "expected `key: value` lines at the top level (corpora:, datasets:, ...), got a list"),
+    ("corpora: {c: {path: x}\narms: {}\n", "line 2, column 1: not valid YAML: while parsing a flow mapping expected "
+                                           "',' or '}', but got '<scalar>'"),
+    ("arms:\n  baseline: {}\ncorpora: {}\narms:\n  other: {}\n",
+     "line 4, column 1: not valid YAML: key 'arms' is given twice in one mapping (first on line 1); YAML would keep "
+     "only the last"),
+    ("arms:\n  a: &off {X: '0'}\n  b:\n    <<: *off\n    X: '1'\n  a: {}\n",  # a merged key set again is no repeat
+     "line 6, column 3: not valid YAML: key 'a' is given twice in one mapping (first on line 2); YAML would keep "
+     "only the last"),
+    ('{"arms": {"a": {}, "a": {}}}', "not valid JSON config: key 'a' is given twice in one object; JSON would keep "
+                                     "only the last"),
+])
+def test_validate_says_what_is_wrong_with_a_config_file_snakemake_cannot_name(tmp_path, text, says):
+    """What `make run CONFIG=FILE` and the docs run before `snakemake ... --configfile FILE`, whose
+    loader says "Config file is not valid JSON or YAML" or "... keys at top level" naming neither
+    file nor line, and keeps the last of a repeated key."""
+    cfg = tmp_path / "mine.yaml"
+    cfg.write_text(text)
+    proc = crmatrix("validate", str(cfg))
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr == f"crmatrix: {cfg}: {says}\n"
+
+
+def test_make_run_with_a_bad_config_stops_at_validate_with_its_line(tmp_path):
+    cfg = tmp_path / "mine.yaml"
+    cfg.write_text("")
+    proc = subprocess.run(["make", "-f", str(ROOT / "Makefile"), "-o", f"{BIN.parent}/.installed", f"VENV={BIN.parent}",
+                           f"CONFIG={cfg}", "run"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert proc.returncode != 0
+    assert f"crmatrix: {cfg}: the file is empty (or only comments)" in proc.stderr
+    assert "snakemake" not in proc.stdout.replace(f"{BIN.parent}/bin/crmatrix", "")
+
+
+def show(tmp_path, fmt, rows_text):
+    """`crmatrix dataset show FMT FILE` of `rows_text` against a one-file corpus."""
+    (tmp_path / "src" / "pkg").mkdir(parents=True, exist_ok=True)
+    (tmp_path / "src" / "pkg" / "core.py").write_text("def parse_config(text):\n    return text\n\n\n"
+                                                      "def load(path):\n    return parse_config(path)\n")
+    (tmp_path / "ds.json").write_text(rows_text)
+    return crmatrix("dataset", "show", fmt, str(tmp_path / "ds.json"), "--corpus", str(tmp_path / "src"))
+
+
+ROW = {"query": "parse config", "expected_symbol": "parse_config", "expected_file_suffix": "pkg/core.py"}
+
+
+def test_a_misspelled_field_of_a_hand_built_row_is_an_error_with_the_field_meant(tmp_path):
+    """Left unread, `query_tpye` would make the query `uncategorized` without a word."""
+    proc = show(tmp_path, "codelens", json.dumps([ROW, {**ROW, "query": "load", "query_tpye": "identifier"}]))
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr == (f"crmatrix: {tmp_path / 'ds.json'}: row 1: unknown field 'query_tpye' (did you mean "
+                           "'query_type'? the format's fields: expected_file_suffix, expected_symbol, query, "
+                           "query_type)\n")
+    proc = show(tmp_path, "callgraph", json.dumps([{"caller": "load", "callee": "parse_config", "file": "core.py",
+                                                    "note": "direct"}]))
+    assert proc.stderr == (f"crmatrix: {tmp_path / 'ds.json'}: row 0: unknown field 'note' (the format's fields: "
+                           "callee, caller, file)\n")
+
+
+def test_an_empty_dataset_file_or_a_jsonl_one_says_so(tmp_path):
+    proc = show(tmp_path, "codelens", "")
+    assert (proc.returncode, proc.stderr) == (2, f"crmatrix: {tmp_path / 'ds.json'}: the file is empty: expected a "
+                                                 "JSON list of objects, [{...}, {...}]\n")
+    proc = show(tmp_path, "codelens", "".join(json.dumps(r) + "\n" for r in (ROW, {**ROW, "query": "load"})))
+    assert (proc.returncode, proc.stderr) == (
+        2, f"crmatrix: {tmp_path / 'ds.json'}: line 2: a second JSON value: the file is JSONL (one value per line), "
+           "but this format reads one JSON document: expected a JSON list of objects, [{...}, {...}]\n")
+    proc = show(tmp_path, "repoqa", "  \n")
+    assert proc.stderr == (f"crmatrix: {tmp_path / 'ds.json'}: the file is empty: expected an object of language -> "
+                           "list of repositories (RepoQA's shape)\n")
+    # broken JSON that is no JSONL keeps the parser's words
+    proc = show(tmp_path, "codelens", '[{"query": "x",\n')
+    assert proc.stderr.startswith(f"crmatrix: {tmp_path / 'ds.json'}: not readable as JSON: Expecting")

@@ -205,3 +205,30 @@ def test_a_device_file_is_skipped_not_read(tmp_path):
     m = fetch_corpus.run("c", {"path": str(src)}, tmp_path / "out" / "tree", tmp_path / "out" / "m.json", [], {})
     assert [f["path"] for f in m["files"]] == ["a.py"]
     assert m["skipped"] == [{"path": "null.py", "reason": "not-a-regular-file"}]
+
+
+def test_a_full_disk_names_the_output_what_it_needed_and_the_room_left(tmp_path, monkeypatch):
+    """ENOSPC (the same path as `ulimit -f`'s EFBIG, which tests/test_workflow.py runs for real):
+    the output, its size and the filesystem's free bytes, and nothing left of the write."""
+    import errno
+    import re
+
+    from crmatrix import atomic
+
+    def full(fd):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(atomic.os, "fsync", full)
+    out = tmp_path / "results" / "symbols.jsonl"
+    with pytest.raises(CrmatrixError) as e:
+        atomic.write_bytes(out, b"x" * 5000)
+    assert re.fullmatch(rf"{re.escape(str(out))}: cannot write its 5,000 bytes: No space left on device \([\d,]+ "
+                        r"bytes free on its filesystem\); make room and run again", str(e.value))
+    assert list(out.parent.iterdir()) == []
+    with pytest.raises(CrmatrixError) as e, atomic.staged_dir(tmp_path / "results" / "tree") as stage:
+        (stage / "a.py").write_text("a = 1\n")
+        full(0)
+    assert re.fullmatch(rf"{re.escape(str(tmp_path / 'results' / 'tree'))}: ran out of room writing a.py, after 6 "
+                        r"bytes of it, and needs more: No space left on device \([\d,]+ bytes free on its "
+                        r"filesystem\); make room and run again", str(e.value))
+    assert list(out.parent.iterdir()) == []

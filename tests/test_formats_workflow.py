@@ -1,7 +1,10 @@
 """Public benchmarks through Snakemake: SWE-QA's flask questions on the pinned flask commit
 (from the shared bundle) and the RepoQA fixture's corpus, scored by the builtin engine."""
 
+import hashlib
 import json
+import os
+import re
 
 import pytest
 import yaml
@@ -57,3 +60,42 @@ def test_swe_qa_flask_and_repoqa_in_the_matrix_with_recall_ndcg_and_intervals(tm
     log = (tmp_path / "logs/prepare_dataset/swe-qa-flask.log").read_text()
     assert ("48 tasks, 334 dropped; 4 absent citation; 9 ambiguous citation; 64 ambiguous name; "
             "257 unresolved name") in log
+
+
+def test_a_repeated_repoqa_needle_is_dropped_and_an_older_copy_of_the_file_is_seen(tmp_path):
+    """One function asked for twice (another description) would count double: dropped with its
+    reason. And the file is keyed by its content: an older copy of it restored with an older
+    mtime writes the corpus out of it again, and loads the dataset again."""
+    data = json.loads((ROOT / "datasets/repoqa-fixture.json").read_text())
+    entry = data["python"][0]
+    entry["needles"].append({**entry["needles"][0], "description": "Wait longer after each failed attempt."})
+    file = tmp_path / "rq.json"
+    file.write_text(json.dumps(data))
+    cfg = {"corpora": {"rq": {"repoqa": {"file": str(file), "repo": "crmatrix-fixtures/tinyqueue"}}},
+           "datasets": {"rq": {"file": str(file), "corpus": "rq", "format": "repoqa"}},
+           "systems": {"builtin": {"type": "builtin", "methods": ["lexical"]}}, "headline_method": "lexical",
+           "arms": {"baseline": {}}}
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(cfg))
+
+    def make(*args):
+        return snakemake(tmp_path, "--configfile", str(tmp_path / "config.yaml"), "--cores", "1", *args,
+                         "results/datasets/rq.summary.json")
+
+    make()
+    summary = json.loads((tmp_path / "results/datasets/rq.summary.json").read_text())
+    assert (summary["tasks"], summary["dropped_by_reason"]) == (5, {"repeated needle": 1})
+    assert summary["drops"] == [{"row": 5, "reason": "repeated needle",
+                                 "detail": "_backoff_delay: tinyqueue/queue.py:8 is needle 0's function, under another "
+                                           "description"}]
+    assert "dropped row 5: repeated needle: _backoff_delay" in (tmp_path / "logs/prepare_dataset/rq.log").read_text()
+
+    made = (tmp_path / "results/corpora/rq/manifest.json").stat().st_mtime
+    entry["content"]["tinyqueue/clock.py"] += "\n\ndef later():\n    return 1\n"
+    file.write_text(json.dumps(data))
+    os.utime(file, (made - 3600, made - 3600))
+    assert sorted(re.findall(r"^(?:local)?rule (\w+):", make("-n").stdout, flags=re.M)) == [
+        "extract_symbols", "prepare_dataset", "write_corpus"]
+    make()
+    manifest = json.loads((tmp_path / "results/corpora/rq/manifest.json").read_text())
+    clock = next(f for f in manifest["files"] if f["path"] == "tinyqueue/clock.py")
+    assert clock["sha256"] == hashlib.sha256(entry["content"]["tinyqueue/clock.py"].encode()).hexdigest()

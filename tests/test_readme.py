@@ -59,6 +59,22 @@ def test_the_docs_have_commands_to_check():
     assert not [c for c in cmds if re.search(r"--configfile \S+ (all|results/)", c)], "target after --configfile"
 
 
+def test_every_direct_snakemake_with_a_configfile_is_preceded_by_crmatrix_validate():
+    """Snakemake reads a `--configfile` before the Snakefile runs: one it cannot read (empty, a
+    YAML error, a tab, a list at the top level) stops it with a WorkflowError naming neither file
+    nor line. So wherever the docs print the direct command, `crmatrix validate FILE` (which
+    names both) comes right before it, as `make run CONFIG=FILE` runs it first."""
+    direct = 0
+    for page in DOC_PAGES:
+        cmds = page_commands(page)
+        for i, cmd in enumerate(cmds):
+            config = re.search(r"--configfile (\S+)", cmd)
+            if cmd.startswith(".venv/bin/snakemake") and config:
+                direct += 1
+                assert i > 0 and cmds[i - 1] == f".venv/bin/crmatrix validate {config.group(1)}", (page.name, cmd)
+    assert direct >= 3  # the seed, the seed matrix, SWE-QA
+
+
 def as_run(cmd: str) -> list[str] | None:
     """The argv that checks `cmd` here: None for `make test` (it is this suite)."""
     argv = shlex.split(cmd)

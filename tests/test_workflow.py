@@ -543,3 +543,85 @@ def test_a_declared_language_is_checked_at_the_fetch(matrix):
     assert ("crmatrix: corpora.gitc.language: declared rust, but the dominant language of the fetched tree is none "
             "(fewer than 3 source files: leave language out) (counts: {'python': 1})") in proc.stderr
     assert leftovers(work) == []
+
+
+def test_a_key_given_twice_in_the_configfile_is_refused_naming_both_lines(matrix):
+    """YAML keeps the last of a repeated key: an arm or a second `arms:` would silently replace
+    the first. The `--configfile` Snakemake reads is read again by crmatrix, which refuses it."""
+    work, cfg = matrix
+    text = yaml.safe_dump(cfg, sort_keys=False)
+    lines = text.splitlines()
+    arms = lines.index("arms:")
+    # the knob arm again, under another value, right after the first
+    (work / "config.yaml").write_text("\n".join([*lines[:arms + 4], "  knob: {}", *lines[arms + 4:]]) + "\n")
+    assert lines[arms + 2] == "  knob:"
+    proc = run(work, "-n", "all", check=False)
+    assert proc.returncode != 0
+    assert proc.stderr.strip().splitlines()[-1] == (
+        f"crmatrix: {work / 'config.yaml'}: line {arms + 5}, column 3: not valid YAML: key 'knob' is given twice in "
+        f"one mapping (first on line {arms + 3}); YAML would keep only the last")
+    assert not (work / "results").exists()
+    # two top-level `arms:`
+    (work / "config.yaml").write_text(text + "arms:\n  baseline: {}\n")
+    proc = run(work, "-n", "all", check=False)
+    assert proc.stderr.strip().splitlines()[-1] == (
+        f"crmatrix: {work / 'config.yaml'}: line {len(lines) + 1}, column 1: not valid YAML: key 'arms' is given "
+        f"twice in one mapping (first on line {arms + 1}); YAML would keep only the last")
+
+
+def fetch_under_a_file_size_limit(work, limit: int, target: str) -> subprocess.CompletedProcess:
+    """Snakemake (and so its jobs) under `ulimit -f`: a write past `limit` bytes fails with EFBIG."""
+    import resource
+
+    argv = [*snakemake_cmd(work), "--configfile", str(work / "config.yaml"), "--cores", "1", target]
+    return subprocess.run(argv, capture_output=True, text=True, timeout=300,
+                          preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit)))
+
+
+def test_a_write_out_of_room_names_the_output_and_what_it_needed(matrix):
+    """A full disk or a file size limit fails a write with an OSError naming no file; the job says
+    which output, how much it needed, and the limit, in one line and nothing half-written."""
+    work, _ = matrix
+    big = "".join(f"function f{i}(x) {{\n  // helper number {i} of the big file\n  return x + {i};\n}}\n\n"
+                  for i in range(3000))
+    (work / "local/lib/big.js").write_text(big)
+    assert len(big) == 242_670
+    # the tree: its files copied one by one into a staging directory
+    proc = fetch_under_a_file_size_limit(work, 128 * 1024, "results/corpora/pathc/manifest.json")
+    assert proc.returncode != 0
+    line = ("crmatrix: results/corpora/pathc/tree: ran out of room writing lib/big.js, after 131,072 bytes of it, and "
+            "needs more: File too large (a file may hold at most 131,072 bytes here: the file size limit, "
+            "ulimit -f); make room and run again")
+    assert line in proc.stderr.splitlines()
+    assert "Traceback" not in proc.stderr
+    assert leftovers(work) == []
+    # one file: its symbols, written whole or not at all
+    proc = fetch_under_a_file_size_limit(work, 512 * 1024, "results/symbols/pathc.jsonl")
+    assert proc.returncode != 0
+    size = re.search(r"crmatrix: results/symbols/pathc\.jsonl: cannot write its ([\d,]+) bytes: File too large \(a "
+                     r"file may hold at most 524,288 bytes here: the file size limit, ulimit -f\); make room and "
+                     r"run again$", proc.stderr, flags=re.M)
+    assert size and int(size.group(1).replace(",", "")) > 512 * 1024
+    assert "Traceback" not in proc.stderr
+    assert not (work / "results/symbols/pathc.jsonl").exists()
+    assert not list((work / "results/symbols").glob(".pathc.jsonl.*"))
+    run(work, "results/symbols/pathc.jsonl")  # room again: it runs
+
+
+def test_a_dataset_file_older_than_its_outputs_but_other_content_reruns_its_dataset(matrix):
+    """Snakemake sees mtimes: an older copy of a dataset file restored over a newer one
+    (`cp -p`, a checkout of an older revision) is older than the outputs made from the newer,
+    and only the file's content, a parameter of every rule reading it, tells them apart."""
+    work, _ = matrix
+    target = "results/runs/gitds/builtin/baseline.json"
+    run(work, target)
+    made = (work / "results/datasets/gitds.jsonl").stat().st_mtime
+    (work / "ds" / "gitds.json").write_text(json.dumps(GIT_DATASET[:2]))
+    os.utime(work / "ds" / "gitds.json", (made - 3600, made - 3600))
+    assert planned_rules(work, target) == ["evaluate_arm", "grep_baseline", "prepare_dataset"]
+    run(work, target)
+    assert [t["query"] for t in map(json.loads, (work / "results/datasets/gitds.jsonl").read_text().splitlines())] \
+        == ["parse config", "Store"]
+    r = json.loads((work / target).read_text())
+    assert r["methods"]["lexical"]["metrics"]["n"] == 2
+    assert "Nothing to be done" in run(work, "-n", target).stdout

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import glob
 import hashlib
 import json
 import os
+import resource
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -57,6 +59,31 @@ def _drop_stale(dest: Path, prefix: str) -> None:
             shutil.rmtree(stale, ignore_errors=True)
 
 
+# A full disk, a full quota, a file over the size limit (`ulimit -f`): Python's OSError for a
+# failed write names no file, so the writers here say which output and how much it needed.
+SPACE_ERRORS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+
+
+def space_error(where: str | Path, err: OSError, what: str) -> CrmatrixError:
+    """One line for a write that ran out of room: the output, what it needed (`what`), and the
+    limit it hit (the file size limit, or the filesystem's free space)."""
+    if err.errno == errno.EFBIG:
+        limit, _ = resource.getrlimit(resource.RLIMIT_FSIZE)
+        room = (f"a file may hold at most {limit:,} bytes here: the file size limit, ulimit -f"
+                if limit != resource.RLIM_INFINITY else "larger than its filesystem allows")
+    else:
+        existing = next(p for p in (Path(where).absolute(), *Path(where).absolute().parents) if p.exists())
+        room = f"{shutil.disk_usage(existing).free:,} bytes free on its filesystem"
+    return CrmatrixError(f"{where}: {what}: {err.strerror} ({room}); make room and run again")
+
+
+def _written(path: Path) -> tuple[int, str | None]:
+    """The bytes of the files under `path`, and the last one written (relative; None: none)."""
+    files = [(f.stat(), f) for f in path.rglob("*") if f.is_file() and not f.is_symlink()]
+    last = max(files, key=lambda sf: sf[0].st_mtime_ns, default=None)
+    return sum(st.st_size for st, _ in files), last and last[1].relative_to(path).as_posix()
+
+
 def write_bytes(path: Path, data: bytes) -> None:
     """Write to a temporary sibling (`.NAME.*.tmp`), fsync, then rename over the target.
 
@@ -73,9 +100,11 @@ def write_bytes(path: Path, data: bytes) -> None:
             os.fsync(f.fileno())
         os.chmod(tmp, FILE_MODE)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as e:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
+        if isinstance(e, OSError) and e.errno in SPACE_ERRORS:
+            raise space_error(path, e, f"cannot write its {len(data):,} bytes") from None
         raise
 
 
@@ -133,6 +162,14 @@ def staged_dir(dest: Path) -> Iterator[Path]:
         if dest.exists():
             shutil.rmtree(dest)
         os.replace(tmp, dest)
+    except OSError as e:
+        if e.errno not in SPACE_ERRORS:
+            raise
+        # writes go one at a time: the file written last is the one that failed, and the step
+        # needs more than what was written so far
+        size, last = _written(tmp)
+        raise space_error(dest, e, f"ran out of room writing {last or 'its first file'}, after {size:,} bytes "
+                                   "of it, and needs more") from None
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)

@@ -49,6 +49,7 @@ rule write_corpus:
         runtime=30,
     params:
         code=code("write_corpus"),
+        file_sha256=lambda wc: PLAN.written_sha256(wc.corpus),
         corpus=by(PLAN.corpus_params, "corpus"),
     script:
         "../scripts/write_corpus.py"

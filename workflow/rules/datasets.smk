@@ -17,6 +17,7 @@ rule prepare_dataset:
         runtime=10,
     params:
         code=code("prepare_dataset"),
+        dataset_sha256=by(PLAN.dataset_sha256, "dataset"),
         format=lambda wc: MATRIX.datasets[wc.dataset].format,
         corpus=lambda wc: MATRIX.datasets[wc.dataset].corpus,
         split=lambda wc: MATRIX.datasets[wc.dataset].split,
@@ -44,6 +45,7 @@ rule derive_split:
         runtime=30,
     params:
         code=code("derive_split"),
+        dataset_sha256=by(PLAN.dataset_sha256, "dataset"),
         format=lambda wc: MATRIX.datasets[wc.dataset].format,
         split=lambda wc: MATRIX.datasets[wc.dataset].derived_split,
         corpus=lambda wc: MATRIX.datasets[wc.dataset].corpus,

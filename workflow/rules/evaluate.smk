@@ -44,6 +44,7 @@ rule evaluate_arm:
         runtime=by(PLAN.evaluate_minutes, "system"),
     params:
         code=code("evaluate_arm"),
+        dataset_sha256=lambda wc: cell(wc).params["dataset_sha256"],
         system_conf=lambda wc: cell(wc).params["system_conf"],
         env=lambda wc: cell(wc).params["env"],
         top_k=lambda wc: cell(wc).params["top_k"],

@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import math
 from functools import cached_property
+from pathlib import Path
 
 from crmatrix import atomic
 from crmatrix.config.matrix import Matrix, SystemConfig
@@ -33,6 +34,7 @@ class Plan:
         self.matrix = matrix
         self.root = root
         self._cells: dict[tuple[str, str, str], Cell] = {}
+        self._sha256: dict[str, str | None] = {}
         self._index_arms: dict[tuple[str, str], dict[str, str]] = {}
 
     # -- systems ---------------------------------------------------------------------------
@@ -192,7 +194,8 @@ class Plan:
         if named:
             inputs["system_models"] = named
         params = {"system_conf": self.job_conf(system), "env": dict(m.arms[arm].env), "top_k": m.top_k,
-                  "split": dict(ds.split), "home_dir": self.home_dir(system, home)}
+                  "split": dict(ds.split), "home_dir": self.home_dir(system, home),
+                  "dataset_sha256": self.dataset_sha256(dataset)}
         outputs = {"run": f"{root}/runs/{dataset}/{system}/{arm}.json",
                    "trec_dir": f"{root}/trec/{dataset}/{system}/{arm}"}
         return Cell(dataset, system, arm, inputs, params, outputs)
@@ -213,6 +216,25 @@ class Plan:
         return FORMATS.get(self.matrix.datasets[dataset].format).matrix_facts()
 
     # -- corpora and datasets --------------------------------------------------------------
+
+    # Content keys. Snakemake sees a file's mtime, never its bytes: a dataset file replaced by an
+    # older copy (`cp -p`, a checkout of an older revision, `touch -r`) is older than the outputs
+    # made from the newer one, and nothing would re-run. So every job reading a file the config
+    # names has that file's sha256 as a parameter, hashed once per planning however many jobs read it.
+    def file_sha256(self, path: str) -> str | None:
+        """The file's sha256; None for a missing one (Snakemake reports it as a missing input)."""
+        if path not in self._sha256:
+            self._sha256[path] = atomic.sha256_file(Path(path)) if Path(path).is_file() else None
+        return self._sha256[path]
+
+    def dataset_sha256(self, dataset: str) -> str | None:
+        """The dataset's file's sha256; None for a derived dataset, whose file the workflow writes."""
+        ds = self.matrix.datasets[dataset]
+        return None if ds.source != ds.corpus else self.file_sha256(ds.file)
+
+    def written_sha256(self, corpus: str) -> str | None:
+        """The sha256 of the benchmark file a written corpus is written out of."""
+        return self.file_sha256(self.matrix.corpora[corpus].written_file)
 
     def corpus_params(self, corpus: str) -> dict:
         """The pin and selection; a path corpus adds a fingerprint of its files so edits re-run

@@ -23,7 +23,7 @@ def load_callgraph(path: Path, corpus: str, manifest: dict, symbols: list[Symbol
     callers: dict[str, set] = {}
     for i, row in enumerate(rows):
         where = f"{path}: row {i}"
-        check_fields(row, where, ("caller", "callee", "file"))
+        check_fields(row, where, ("caller", "callee", "file"), optional=())
         caller, callee, suffix = row["caller"], row["callee"], row["file"]
         if not any(s.name == caller and s.path.endswith(suffix) for s in symbols):
             raise CrmatrixError(f"{where}: field 'caller' {caller!r} is not a symbol of a file ending with {suffix!r}")

@@ -23,7 +23,7 @@ def load_codelens(path: Path, corpus: str, manifest: dict, symbols: list[Symbol]
     seen: dict[str, int] = {}
     for i, row in enumerate(rows):
         where = f"{path}: row {i}"
-        check_fields(row, where, ("query", "expected_symbol", "expected_file_suffix"))
+        check_fields(row, where, ("query", "expected_symbol", "expected_file_suffix"), optional=("query_type",))
         first = seen.setdefault(query_key(row["query"]), i)
         if first != i:
             earlier = rows[first]["query"]

@@ -12,20 +12,21 @@ the corpus's repo (a written-out corpus's `repo`, or a git corpus's `owner/name`
 Relevance: a corpus function whose syntax equals the needle's up to whitespace, comments
 and decorators (`crmatrix.datasets.astequiv`), found at load time among the corpus's symbols — the
 needle itself and any copy of it. A needle whose lines hold no such function, or whose
-file is not part of the corpus, is dropped and counted. The file is read as JSON, not
+file is not part of the corpus, is dropped and counted, as is one that repeats an earlier
+needle's description or function (a published file is taken as it is, and one question
+scored twice would count double in the mean and the paired tests). The file is read as JSON, not
 through the `datasets` library: it is one object keyed by language, not a table of rows.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path, PurePosixPath
 
 from crmatrix import CrmatrixError
 from crmatrix.atomic import sha256_bytes
 from crmatrix.datasets.astequiv import Fingerprinter
 from crmatrix.datasets.registry import Loaded, register
-from crmatrix.datasets.rows import check_fields, corpus_repo, query_key
+from crmatrix.datasets.rows import check_fields, corpus_repo, query_key, read_json_document
 from crmatrix.datasets.tasks import Task
 from crmatrix.symbols import Symbol
 
@@ -34,10 +35,7 @@ FUNCTION_KINDS = ("function", "method")
 
 def read_repoqa(path: Path) -> dict[str, list[dict]]:
     """A RepoQA file: `{language: [{repo, commit_sha, content, needles}]}`."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise CrmatrixError(f"{path}: not readable as JSON: {e}") from e
+    data = read_json_document(path, "an object of language -> list of repositories (RepoQA's shape)")
     if not isinstance(data, dict) or not data or not all(isinstance(v, list) for v in data.values()):
         raise CrmatrixError(f"{path}: expected an object of language -> list of repositories (RepoQA's shape)")
     return data
@@ -104,7 +102,7 @@ def load_repoqa(path: Path, corpus: str, manifest: dict, symbols: list[Symbol]) 
     by_print: dict = {}
     for s in functions:
         by_print.setdefault(prints.of(s.path, s.start_line, s.end_line), []).append(s)
-    tasks, dropped, seen = [], [], {}
+    tasks, dropped, seen, functions_seen = [], [], {}, {}
     for j, needle in enumerate(needles):
         where = f"{where_repo}: needle {j}"
         _needle_fields(needle, where)
@@ -118,11 +116,18 @@ def load_repoqa(path: Path, corpus: str, manifest: dict, symbols: list[Symbol]) 
             dropped.append({"row": j, "reason": "repeated description", "detail": f"{name}: repeats needle {first}"})
             continue
         same = by_print.get(prints.of(rel, needle["start_line"], needle["end_line"]), [])
-        if not any(s.path == rel and s.name == name and s.start_line <= needle["end_line"]
-                   and s.end_line >= needle["start_line"] for s in same):
+        function = next((s for s in same if s.path == rel and s.name == name and s.start_line <= needle["end_line"]
+                         and s.end_line >= needle["start_line"]), None)
+        if function is None:
             dropped.append({"row": j, "reason": "no function at the needle's lines",
                             "detail": f"{name}: {rel}:{needle['start_line']}-{needle['end_line']} holds no function "
                                       f"{name!r} (whitespace, comments and decorators aside)"})
+            continue
+        first = functions_seen.setdefault((function.path, function.start_line, function.name), j)
+        if first != j:
+            dropped.append({"row": j, "reason": "repeated needle",
+                            "detail": f"{name}: {rel}:{function.start_line} is needle {first}'s function, under "
+                                      "another description"})
             continue
         gold = {"type": "needle", "name": name, "path": rel, "start_line": needle["start_line"],
                 "end_line": needle["end_line"],

@@ -3,6 +3,7 @@ makes two queries the same, and which repository a corpus holds."""
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from pathlib import Path
@@ -20,10 +21,21 @@ def query_key(query: str) -> str:
     return query.strip().casefold()
 
 
-def check_fields(row, where: str, keys: tuple[str, ...]) -> None:
-    """A row must be an object whose `keys` are non-empty strings."""
+def check_fields(row, where: str, keys: tuple[str, ...], optional: tuple[str, ...] | None = None) -> None:
+    """A row must be an object whose `keys` are non-empty strings. With `optional` (a hand-built
+    format's other fields), any other field is refused with the one it was likely meant as: a
+    misspelled optional field (`query_tpye`) would be left unread, its default taken silently.
+    A public benchmark's rows (optional None) carry fields crmatrix does not read."""
     if not isinstance(row, dict):
         raise CrmatrixError(f"{where}: expected an object, got {type(row).__name__}")
+    if optional is not None:
+        known = sorted((*keys, *optional))
+        unknown = sorted(k for k in row if k not in known)
+        if unknown:
+            close = difflib.get_close_matches(unknown[0], known, n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            raise CrmatrixError(f"{where}: unknown field {', '.join(map(repr, unknown))} ({hint}the format's "
+                                f"fields: {', '.join(known)})")
     for key in keys:
         if not isinstance(row.get(key), str) or not row[key].strip():
             raise CrmatrixError(f"{where}: field '{key}' must be a non-empty string, got {row.get(key)!r}")
@@ -45,14 +57,39 @@ def corpus_repo(manifest: dict, corpus: str) -> str:
     return corpus
 
 
+def read_json_document(path: Path, expected: str):
+    """A dataset file that is one JSON document (`expected` says which). An empty file, or one
+    JSON value per line (JSONL) where one document is expected, is named as such: the JSON
+    parser's own words for them ("Expecting value: line 1 column 1", "Extra data") say neither."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise CrmatrixError(f"{path}: not readable as JSON: {e}") from e
+    if not text.strip():
+        raise CrmatrixError(f"{path}: the file is empty: expected {expected}")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        if e.msg == "Extra data" and _is_jsonl(text):
+            raise CrmatrixError(f"{path}: line {e.lineno}: a second JSON value: the file is JSONL (one value per "
+                                f"line), but this format reads one JSON document: expected {expected}") from None
+        raise CrmatrixError(f"{path}: not readable as JSON: {e}") from e
+
+
+def _is_jsonl(text: str) -> bool:
+    """Whether the text is two or more lines, each a JSON value of its own (blank lines aside)."""
+    lines = [line for line in text.split("\n") if line.strip()]
+    try:
+        for line in lines:
+            json.loads(line)
+    except json.JSONDecodeError:
+        return False
+    return len(lines) > 1
+
+
 def read_rows(path: Path) -> list:
     """A hand-built dataset: a non-empty JSON list (read as it is, so a bad row is named as written)."""
-    try:
-        rows = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise CrmatrixError(f"{path}: not readable as JSON: {e}") from e
+    rows = read_json_document(path, "a JSON list of objects, [{...}, {...}]")
     if not isinstance(rows, list) or not rows:
         raise CrmatrixError(f"{path}: expected a non-empty JSON list of objects")
     return rows
-
-

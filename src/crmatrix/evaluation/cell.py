@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-# The parameters of an evaluation: what its result depends on besides its input files.
-PARAMS = ("system_conf", "env", "top_k", "split", "home_dir")
+# The parameters of an evaluation: what its result depends on besides its input files (and the
+# dataset file's sha256: Snakemake sees a file's mtime, never its bytes).
+PARAMS = ("system_conf", "env", "top_k", "split", "home_dir", "dataset_sha256")
 
 
 @dataclass(frozen=True)

@@ -18,8 +18,9 @@ RESULTS_DIR = Path("results")
 def job(log_path: str, outputs: list[str]) -> Iterator[None]:
     """Send the job's stderr and logging to its log. On failure drop the empty directories
     made for its outputs and exit non-zero; the error goes to the log *and* to the terminal
-    (Snakemake itself prints only "check the log"): one line for a user error, the traceback
-    for anything else, since that is a bug or a fault the user must see to report. Records of
+    (Snakemake itself prints only "check the log"): one line for a user error or a write out of
+    room (a full disk, `ulimit -f`: which output, and what it needed), the traceback for anything
+    else, since that is a bug or a fault the user must see to report. Records of
     the `crmatrix.TERMINAL` logger go to both as well."""
     terminal = sys.stderr
     log = open(log_path, "w", buffering=1)
@@ -35,6 +36,9 @@ def job(log_path: str, outputs: list[str]) -> Iterator[None]:
             atomic.prune_empty_parents(Path(out), RESULTS_DIR)
         if isinstance(e, SystemExit) and not e.code:
             raise
+        if isinstance(e, OSError) and e.errno in atomic.SPACE_ERRORS:  # a write no atomic writer made
+            where = e.filename or ", ".join(map(str, outputs))
+            e = atomic.space_error(where, e, "ran out of room writing this step's outputs")
         text = f"crmatrix: {e}\n" if isinstance(e, CrmatrixError) else "".join(traceback.format_exception(e))
         for stream in (log, terminal):
             stream.write(text)

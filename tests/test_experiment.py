@@ -166,7 +166,8 @@ def test_a_cell_plans_the_files_and_parameters_of_its_evaluation():
                            "graph": "results/graph/c.json"}
     assert plan.params == {"system_conf": c.systems["builtin"].conf, "env": {**OFF, "CRMATRIX_GRAPH_EXPAND": "1"},
                            "top_k": 100, "split": {"split": "all", "seed": None},
-                           "home_dir": "results/home/builtin/arm=expand/dataset=d"}
+                           "home_dir": "results/home/builtin/arm=expand/dataset=d",
+                           "dataset_sha256": None}  # d.json is not there: no content key
     assert plan.outputs == {"run": "results/runs/d/builtin/expand.json", "trec_dir": "results/trec/d/builtin/expand"}
     # another model: its own index and its own query vectors; no graph without expansion
     int8 = Plan(c).cell("d", "builtin", "int8")

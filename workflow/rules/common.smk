@@ -3,11 +3,12 @@
 # does not depend on (where mirrors, registries and caches are) goes by environment.
 import functools
 import math
+import os
 import re
 import sys
 from pathlib import Path
 
-from crmatrix import CrmatrixError
+from crmatrix import CrmatrixError, atomic
 from crmatrix.corpora import views
 from crmatrix.pipeline import config as crconfig
 from crmatrix.pipeline import experiment
@@ -291,6 +292,18 @@ def refuse_rescoring(dag):
         )
     except CrmatrixError as e:
         sys.exit(f"crmatrix: {e}")
+
+
+# Snakemake's lock files (.snakemake/locks) say which files are locked, not by whom: the run
+# that holds the lock writes its PID beside them, so that `make run` can tell a live run from
+# a killed one (see the Makefile). Releasing the lock removes the directory, and the file with it.
+LOCK_OWNER = Path(".snakemake/locks/crmatrix-owner.pid")
+
+
+def record_lock_owner():
+    """Run once the lock is taken (the Snakefile's onstart); with --nolock there is none to own."""
+    if LOCK_OWNER.parent.is_dir():
+        atomic.write_text(LOCK_OWNER, f"{os.getpid()}\n")
 
 
 def cells(pattern):

@@ -246,6 +246,12 @@ def _ci_text(x: dict) -> str:
     return f"{x['mean']:.3f} [{x['ci_low']:.2f}, {x['ci_high']:.2f}]"
 
 
+def _by_name_alone(gold: dict) -> str:
+    """The loader's `gold` (crmatrix.datasets.citations.gold_by_name_alone) in words."""
+    share = f" ({gold['by_name_alone'] / gold['files']:.0%})" if gold["files"] else ""
+    return f"{gold['by_name_alone']} of {gold['files']} gold files cited by a name alone{share}"
+
+
 def _benchmarks_md(entries: list[dict], base: str) -> list[str]:
     """Per public-benchmark dataset: a table of arms by metric (95 % bootstrap intervals), the
     per-stratum table of the baseline arm, and what the loader dropped."""
@@ -261,7 +267,8 @@ def _benchmarks_md(entries: list[dict], base: str) -> list[str]:
             d = e["dropped"]
             reasons = "; ".join(f"{n} {r}" for r, n in d["by_reason"].items())
             lines += [f"{d['tasks']} tasks; {d['dropped']} rows or citations dropped"
-                      + (f": {reasons}" if reasons else ""), ""]
+                      + (f": {reasons}" if reasons else "")
+                      + (f"; {_by_name_alone(d['gold'])}" if d.get("gold") else ""), ""]
         lines += ["| arm | " + " | ".join(e["metrics"]) + " |", "|---|" + "---:|" * len(e["metrics"])]
         for arm, scores in e["arms"].items():
             lines.append(f"| {arm} | " + " | ".join(_ci_text(scores[m]) for m in e["metrics"]) + " |")

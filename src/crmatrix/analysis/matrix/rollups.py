@@ -83,6 +83,7 @@ def benchmarks(table: dict[tuple, dict], rows: list[dict], arms: list[str], summ
         summary = summaries.get(r["dataset"])
         if summary is not None:
             entry["dropped"] = {"tasks": summary["tasks"], "dropped": summary["dropped"],
-                                "by_reason": summary["dropped_by_reason"]}
+                                "by_reason": summary["dropped_by_reason"],
+                                **({"gold": summary["gold"]} if "gold" in summary else {})}
         out.append(entry)
     return out

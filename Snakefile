@@ -31,9 +31,11 @@ if DEFAULT_MATRIX:
 include: "workflow/rules/common.smk"
 
 
-# Once the plan is made and before any job starts (so before Snakemake removes a run it would
-# replace): a planned second scoring of a test split is refused here (crmatrix.pipeline.rescoring).
+# Once the plan is made and the lock taken, before any job starts (so before Snakemake removes a
+# run it would replace): the lock gets its owner's PID, and a planned second scoring of a test
+# split is refused here (crmatrix.pipeline.rescoring).
 onstart:
+    record_lock_owner()
     refuse_rescoring(workflow.dag)
 
 

@@ -118,3 +118,26 @@ def test_a_file_whose_every_citation_fails_is_one_line_with_the_drop_counts(tmp_
     assert str(e.value) == (f"{p}: no task left for corpus 'flask' (dropped: 1 ambiguous citation, 1 ambiguous name, "
                             "2 no resolved citation, 1 unresolved name)")
 
+
+
+def test_a_bare_common_name_makes_no_gold_and_the_summary_counts_gold_cited_by_names_alone(tmp_path):
+    """An answer's `read` is the file object's: the tree's one test helper named `read` must not
+    make its test file gold. Qualified, shaped like code or capitalized, a name resolves."""
+    symbols = [*SYMBOLS, sym("tests/test_io.py", "read", 1, 3),
+               sym("src/flask/wrappers.py", "Response", 1, 20, kind="class"),
+               sym("src/flask/wrappers.py", "stream", 5, 9, "Response", "method")]
+    files = sorted({*FILES, "tests/test_io.py", "src/flask/wrappers.py"})
+    p = write(tmp_path, ["It calls `read()` on the file and `Response.stream`, then `Config` (see utils.py).",
+                         "`get_option` in src/flask/config.py; `stream` alone."])
+    loaded = registry.load_all(p, "swe-qa", "flask", {**manifest(), "files": [{"path": f} for f in files]}, symbols)
+    assert [t.gold["file_set"] for t in loaded.tasks] == [
+        ["src/flask/config.py", "src/flask/wrappers.py", "src/utils.py"], ["src/flask/config.py"]]
+    common = "only {} defines it, but a bare lowercase word is as likely the language's or another library's"
+    assert loaded.dropped == [
+        {"row": 0, "reason": "common name", "detail": "read: " + common.format("tests/test_io.py")},
+        {"row": 1, "reason": "common name", "detail": "stream: " + common.format("src/flask/wrappers.py")}]
+    # four gold files; two of them (config.py and wrappers.py of the first question) cited by a name alone
+    summary = loaded.summary("swe-qa")
+    assert summary["gold"] == {"files": 4, "by_name_alone": 2}
+    assert [citations.distinctive(n) for n in ("read", "jsonify", "Config", "URL", "get_option", "_x", "camelCase",
+                                               "io.read")] == [False, False, True, True, True, True, True, True]

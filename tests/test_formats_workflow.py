@@ -36,11 +36,12 @@ def test_swe_qa_flask_and_repoqa_in_the_matrix_with_recall_ndcg_and_intervals(tm
     bench = {b["dataset"]: b for b in m["benchmarks"]}
     swe = bench["swe-qa-flask"]
     assert (swe["format"], swe["method"], swe["metrics"]) == ("swe-qa", "bm25", ["recall@5", "recall@10", "ndcg@10"])
-    assert swe["dropped"] == {"tasks": 48, "dropped": 334, "by_reason": {
-        "absent citation": 4, "ambiguous citation": 9, "ambiguous name": 64, "unresolved name": 257}}
+    assert swe["dropped"] == {"tasks": 48, "dropped": 345, "by_reason": {
+        "absent citation": 4, "ambiguous citation": 9, "ambiguous name": 64, "common name": 11,
+        "unresolved name": 257}, "gold": {"files": 122, "by_name_alone": 15}}
     base = swe["arms"]["baseline"]
     means = {k: round(v["mean"], 3) for k, v in base.items()}
-    assert means == {"recall@5": 0.706, "recall@10": 0.812, "ndcg@10": 0.748}
+    assert means == {"recall@5": 0.721, "recall@10": 0.817, "ndcg@10": 0.756}
     assert all(v["ci_low"] < v["mean"] < v["ci_high"] for v in base.values())
     assert bench["rq"]["metrics"] == ["pass@1", "recall@5", "recall@10", "ndcg@10"]
     assert round(bench["rq"]["arms"]["baseline"]["pass@1"]["mean"], 3) == 0.6
@@ -48,9 +49,9 @@ def test_swe_qa_flask_and_repoqa_in_the_matrix_with_recall_ndcg_and_intervals(tm
     assert sorted(p.parent.name + "/" + p.stem for p in (tmp_path / "logs").glob("*_corpus/*.log")) == [
         "fetch_corpus/flask", "write_corpus/rq"]
     md = (tmp_path / "results/matrix/phase-matrix.md").read_text()
-    assert ("48 tasks; 334 rows or citations dropped: 4 absent citation; 9 ambiguous citation; 64 ambiguous name; "
-            "257 unresolved name") in md
-    assert "| baseline | 0.706 [" in md and "| arm | pass@1 | recall@5 | recall@10 | ndcg@10 |" in md
+    assert ("48 tasks; 345 rows or citations dropped: 4 absent citation; 9 ambiguous citation; 64 ambiguous name; "
+            "11 common name; 257 unresolved name; 15 of 122 gold files cited by a name alone (12%)") in md
+    assert "| baseline | 0.721 [" in md and "| arm | pass@1 | recall@5 | recall@10 | ndcg@10 |" in md
     # file-level gold: the run ranks files, and the qrels hold the cited files
     qrels = (tmp_path / "results/trec/swe-qa-flask.qrels").read_text().splitlines()
     assert qrels[:3] == ["q000 0 src/flask/json/__init__.py 1", "q000 0 src/flask/json/provider.py 1",
@@ -58,8 +59,9 @@ def test_swe_qa_flask_and_repoqa_in_the_matrix_with_recall_ndcg_and_intervals(tm
     summary = json.loads((tmp_path / "results/datasets/swe-qa-flask.summary.json").read_text())
     assert summary["drops"][0] == {"row": 0, "reason": "absent citation", "detail": "app.json: no such file"}
     log = (tmp_path / "logs/prepare_dataset/swe-qa-flask.log").read_text()
-    assert ("48 tasks, 334 dropped; 4 absent citation; 9 ambiguous citation; 64 ambiguous name; "
-            "257 unresolved name") in log
+    assert ("48 tasks, 345 dropped; 4 absent citation; 9 ambiguous citation; 64 ambiguous name; "
+            "11 common name; 257 unresolved name") in log
+    assert "gold: files 122, by_name_alone 15" in log
 
 
 def test_a_repeated_repoqa_needle_is_dropped_and_an_older_copy_of_the_file_is_seen(tmp_path):

@@ -1,5 +1,7 @@
 """From an external system's answer to hits: parsers, hit paths, field mapping, symbol resolution, order."""
 
+from pathlib import Path
+
 import pytest
 
 from crmatrix.hits import Hit
@@ -96,3 +98,27 @@ def test_a_name_beats_a_line_that_is_a_little_off():
     hits = hitmap.to_hits([{"path": "pkg/store.py", "symbol": "load", "start_line": 4},   # the blank line above
                            {"path": "pkg/store.py", "symbol": "Store.nothing", "start_line": 5}], {}, TABLE, 10)
     assert [(h.symbol, h.start_line) for h in hits] == [("load", 5)]  # the second is load again: counted once
+
+
+def test_a_named_hit_takes_its_names_definition_nearest_the_line_and_repeats_collapse():
+    """What docs/systems.md ("How answers are read") says of hits with a name and a line, case by case."""
+    page = " ".join((Path(__file__).parents[1] / "docs" / "systems.md").read_text().split())
+    for case in ("**a name and a line**: the name wins", "**a name alone**: the first definition of that name",
+                 "**a line alone, or a name the file does not define**: the innermost symbol",
+                 "an answer of 100 rows where two name one symbol counts 99 hits"):
+        assert case in page, f"docs/systems.md: {case}"
+    table = hitmap.SymbolTable([sym("A", "m.py", 1, 4, "class"), sym("save", "m.py", 2, 4, "method"),
+                                sym("load", "m.py", 6, 8), sym("B", "m.py", 10, 14, "class"),
+                                sym("save", "m.py", 12, 14, "method")], "/corpus")
+    at = lambda records: [(h.symbol, h.start_line) for h in hitmap.to_hits(records, {}, table, 10)]  # noqa: E731
+    assert at([{"path": "m.py", "symbol": "save", "start_line": 13}]) == [("save", 12)]  # the one holding the line
+    assert at([{"path": "m.py", "symbol": "B.save", "start_line": 11}]) == [("save", 12)]  # nearest, unqualified
+    assert at([{"path": "m.py", "symbol": "save", "start_line": 7}]) == [("save", 2)]  # inside load: the name wins
+    assert at([{"path": "m.py", "symbol": "save"}]) == [("save", 2)]  # no line: the first of that name
+    assert at([{"path": "m.py", "symbol": "nothing", "start_line": 13}]) == [("save", 12)]  # innermost at the line
+    assert at([{"path": "m.py", "start_line": 9}, {"path": "m.py", "start_line": 7}]) == [("", 9), ("load", 6)]
+    # 100 rows, two of them the same symbol: 99 hits, the repeat dropped from its later place
+    rows = [{"path": f"f{i}.py", "start_line": 1} for i in range(98)]
+    rows[50:50] = [{"path": "m.py", "start_line": 7}, {"path": "m.py", "symbol": "load", "start_line": 6}]
+    hits = hitmap.to_hits(rows, {}, table, 100)
+    assert len(rows) == 100 and len(hits) == 99 and (hits[50].symbol, hits[51].path) == ("load", "f50.py")

@@ -199,6 +199,25 @@ def test_a_git_commit_installs_from_a_mirror_bundle_and_runs_where_it_lands(work
     assert json.loads((tmp_path / "ix" / "fake-index.json").read_text())["symbols"][0]["name"] == "parse_config"
 
 
+def test_the_install_is_recorded_as_the_config_writes_it(wheelhouse, tmp_path, monkeypatch):
+    """The job is handed the requirement in the key's spelling (`==0.1`); the record, read into
+    every run's provenance, keeps the config's (`==0.1.0`)."""
+    for var, value in offline_pip(wheelhouse).items():
+        monkeypatch.setenv(var, value)
+    cfg = config.validate({"corpora": {"c": {"path": "."}}, "datasets": {"d": {"file": "d.json", "corpus": "c"}},
+                           "arms": {"baseline": {}}, "systems": {"fake": {**FAKE, "install": {
+                               "pip": "crmatrix-fake-tool==0.1.0"}}}})
+    environ: dict[str, str] = {}
+    install.export_sources(cfg, environ)
+    what = install.spec(cfg["systems"]["fake"]["install"])
+    assert what == {"pip": "crmatrix-fake-tool==0.1"}  # the job's parameter: one spelling
+    info = install.create(install.job_install("fake", what, None, environ), tmp_path / "venv", name="fake",
+                          mirrors=[])
+    assert info["install"] == {"pip": "crmatrix-fake-tool==0.1.0"}
+    assert info["version"] == "crmatrix-fake-tool==0.1" and info["key"] == install.key(what)
+    assert json.loads((tmp_path / "venv" / "crmatrix-install.json").read_text())["install"] == info["install"]
+
+
 def test_the_install_key_holds_what_is_installed_not_where_it_came_from(tmp_path):
     key = install.key
     assert key({"pip": "crmatrix-fake-tool==0.1"}) != key({"pip": "crmatrix-fake-tool==0.2"})

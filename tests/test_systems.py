@@ -206,6 +206,21 @@ def test_a_system_failing_every_query_stops_the_job_with_the_first_error(prepare
     assert not (tmp_path / "run.json").exists()
 
 
+def test_a_method_whose_first_queries_fail_alike_stops_there_and_asks_no_more(prepared, tmp_path):
+    conf = system_conf("command", {**INDEXED, "hits": "data.hits[]"})  # the tool answers data.symbols
+    index = build_index(prepared, tmp_path, conf)
+    with pytest.raises(CrmatrixError) as e:
+        run(prepared, tmp_path, conf, index=index)
+    assert str(e.value) == ("method search: the first 3 queries failed alike, the other 1 were not run; the first: "
+                            "hit path 'data.hits[]': no key 'hits' in an object with keys 'symbols'")
+    assert (tmp_path / "home" / "asked.txt").read_text().splitlines() == ["parse config", "save value", "load value"]
+    assert not (tmp_path / "run.json").exists()  # no run: a query not asked is never scored as a miss
+    # timeouts alike are no misconfiguration (a cold start, a busy machine): every query is asked
+    conf = system_conf("command", INDEXED, timeout_s=1)
+    r = run(prepared, tmp_path, conf, env={"FAKE_MODE": "hang-on:parse|hang-on:save|hang-on:load"}, index=index)
+    assert failures(r)[:3] == [("timeout", "search: no answer within 1 s")] * 3 and ranks(r)[3] == 1
+
+
 def test_a_spent_budget_leaves_the_remaining_queries_unasked(prepared, tmp_path):
     conf = system_conf("command", INDEXED, timeout_s=2, budget_s=1.5)
     index = build_index(prepared, tmp_path, conf)

@@ -9,7 +9,8 @@ Symbols are `def`/`class` lines; a symbol scores the number of query words in it
 FAKE_RANKING=weakest-first inverts the scores (so arms differ). FAKE_MODE holds `|`-separated
 directives, each acting on queries containing TEXT: crash-on:TEXT (exit 3), hang-on:TEXT
 (sleep, with a child in the same process group), garbage-on:TEXT (not JSON), empty-on:TEXT
-(no output). Every call writes the environment it saw to $HOME/last-env.json.
+(no output). Every call writes the environment it saw to $HOME/last-env.json, and each query
+asked adds a line to $HOME/asked.txt.
 FAKE_INDEX_IN_HOME=1: the index lives under $HOME instead of INDEX (as some tools keep it),
 so a search finds it only in the HOME its index command had.
 
@@ -57,6 +58,11 @@ def rank(symbols: list[dict], query: str, k: int) -> list[dict]:
     return sorted(out, key=lambda s: (-s["score"], s["file"], s["line"]))[:k]
 
 
+def asked(queries: list[str]) -> None:
+    with open(Path(os.environ["HOME"], "asked.txt"), "a") as f:
+        f.writelines(q + "\n" for q in queries)
+
+
 def act(query: str) -> None:
     m = modes(query)
     if "crash-on" in m:
@@ -88,11 +94,13 @@ def main(argv: list[str]) -> None:
     k = int(argv[3])
     if cmd == "batch":
         queries = json.loads(Path(argv[2]).read_text())
+        asked(queries)
         for q in queries:
             act(q)
         print(json.dumps({"results": [{"data": {"symbols": rank(symbols, q, k)}} for q in queries]}))
         return
     query = argv[2]
+    asked([query])
     act(query)
     hits = rank(symbols, query, k)
     if cmd == "context":

@@ -3,11 +3,12 @@
 # answer. Everything a job depends on is handed to it as input or params from there, never
 # read from `config` inside a script; what it does not depend on (where mirrors, registries
 # and caches are) goes by environment.
+import os
 import re
 import sys
 from pathlib import Path
 
-from crmatrix import CrmatrixError
+from crmatrix import CrmatrixError, atomic
 from crmatrix import config as crconfig
 from crmatrix.config import check as crcheck
 from crmatrix.config.plan import Plan
@@ -118,6 +119,18 @@ def refuse_rescoring(dag):
         )
     except CrmatrixError as e:
         sys.exit(f"crmatrix: {e}")
+
+
+# Snakemake's lock files (.snakemake/locks) say which files are locked, not by whom: the run
+# that holds the lock writes its PID beside them, so that `make run` can tell a live run from
+# a killed one (see the Makefile). Releasing the lock removes the directory, and the file with it.
+LOCK_OWNER = Path(".snakemake/locks/crmatrix-owner.pid")
+
+
+def record_lock_owner():
+    """Run once the lock is taken (the Snakefile's onstart); with --nolock there is none to own."""
+    if LOCK_OWNER.parent.is_dir():
+        atomic.write_text(LOCK_OWNER, f"{os.getpid()}\n")
 
 
 # The charts (plots.smk) and their report entries.

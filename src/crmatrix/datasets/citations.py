@@ -21,6 +21,14 @@ A citation that names several files (`app.py` in flask is `src/flask/app.py` and
 the caller drops and counts it. A name whose definitions all lie in one file (a property's
 getter and setter) names that file.
 
+A bare name counts only when it is **distinctive** (`distinctive`): shaped like code as
+above (`get_option`, `_get_streams`, `SegmentPrefetch`) or capitalized as Python spells a
+class (`Session`, `Flask`). A bare lowercase word (`read`, `send`, `dispatch`, `jsonify`) is
+as often the language's or another library's name as the tree's — an answer's `read` is
+the file object's method, and the tree's one test helper called `read` would make that
+test file gold — so the caller drops it even when the tree defines it once; qualified
+(`Response.read`, `flask.jsonify`) it resolves as usual.
+
 Not names: Python's keywords and builtins written bare (`type`, `open`, `TypeError` name
 the language's, not the tree's), bare dunders (`__init__` names a protocol), and a dotted
 word whose first part is one letter (`e.g`, `i.e`).
@@ -35,6 +43,7 @@ from collections import defaultdict
 from pathlib import PurePosixPath
 
 from crmatrix.corpora.languages import language_for
+from crmatrix.datasets.tasks import Task
 from crmatrix.symbols import Symbol
 
 _PATH = re.compile(
@@ -91,6 +100,23 @@ def names(text: str, extensions: set[str]) -> list[str]:
         elif _CODE_SHAPED.search(word):
             found.append(word)
     return [n for n in dict.fromkeys(found) if _is_name(n, extensions)]
+
+
+def distinctive(name: str) -> bool:
+    """A name trusted to mean the tree's definition: qualified (dotted), shaped like code, or
+    capitalized; not a bare lowercase word (see the module's docstring)."""
+    return "." in name or bool(_CODE_SHAPED.search(name)) or name[:1].isupper()
+
+
+def gold_by_name_alone(tasks: list[Task]) -> dict:
+    """Of the gold files of `tasks` (file sets with their citations), how many no path cites:
+    a name alone made them gold."""
+    total = named = 0
+    for t in tasks:
+        by_path = {c["file"] for c in t.gold["citations"] if "cited" in c}
+        total += len(t.gold["file_set"])
+        named += sum(f not in by_path for f in t.gold["file_set"])
+    return {"files": total, "by_name_alone": named}
 
 
 def _is_name(name: str, extensions: set[str]) -> bool:

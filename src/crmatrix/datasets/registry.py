@@ -24,16 +24,20 @@ from crmatrix.symbols import Symbol
 
 @dataclass
 class Loaded:
-    """A format's tasks and the rows (or citations) it dropped, each `{row, reason, detail}`."""
+    """A format's tasks and the rows (or citations) it dropped, each `{row, reason, detail}`.
+    `describe_gold`: what the format reports of its tasks' gold (SWE-QA: the gold files a name
+    alone made gold), in the summary as `gold`."""
 
     tasks: list[Task]
     dropped: list[dict] = field(default_factory=list)
+    describe_gold: Callable[[list[Task]], dict] | None = None
 
     def summary(self, fmt: str) -> dict:
         """What the dataset stage reports: counts of tasks, of drops by reason, and each drop."""
         reasons = Counter(d["reason"] for d in self.dropped)
+        gold = {"gold": self.describe_gold(self.tasks)} if self.describe_gold else {}
         return {"format": fmt, "tasks": len(self.tasks), "dropped": len(self.dropped),
-                "dropped_by_reason": dict(sorted(reasons.items())), "drops": self.dropped}
+                "dropped_by_reason": dict(sorted(reasons.items())), **gold, "drops": self.dropped}
 
 
 Loader = Callable[[Path, str, dict, list[Symbol]], "Loaded | list[Task]"]

@@ -8,9 +8,11 @@ files in prose (`src/flask/json/provider.py`, `blueprints.py: line 172`) and, mo
 some repositories than files, code by name (`Flask.make_response`, `` `get_option` ``,
 `SegmentPrefetch`). Each citation is resolved against the pinned tree as indexed
 (crmatrix.datasets.citations); one that names several files or none is dropped and counted
-by its reason (ambiguous or absent citation, ambiguous or unresolved name), and so is a
-question left with no resolved citation. Gold is the set of resolved files (`file_set`): a
-system is scored on the files of its hits, each file at its first hit's rank.
+by its reason (ambiguous or absent citation, ambiguous or unresolved name), and so is a bare
+lowercase name that names one file (`common name`: `read` is as likely the file object's), and
+a question left with no resolved citation. Gold is the set of resolved files (`file_set`): a
+system is scored on the files of its hits, each file at its first hit's rank. The summary
+counts the gold files a name alone made gold (no path cites them).
 """
 
 from __future__ import annotations
@@ -52,6 +54,9 @@ def _cite(answer: str, paths: list[str], extensions: set[str], definitions: cita
         found, candidates = definitions.resolve(name)
         if found is None:
             fail("name", name, candidates, "no definition or module")
+        elif not citations.distinctive(name):
+            failed.append(("common name", f"{name}: only {found} defines it, but a bare lowercase word is as likely "
+                                          "the language's or another library's"))
         else:
             cited.append({"name": name, "file": found})
     return cited, failed
@@ -96,7 +101,7 @@ def _load(path: Path, corpus: str, manifest: dict, symbols: list[Symbol], pro: b
         qtype = qa_type if isinstance(qa_type, str) and qa_type else "natural_language"
         gold = {"type": "file_set", "file_set": sorted({c["file"] for c in cited}), "citations": cited}
         tasks.append(Task(f"q{i:03d}", row["question"], qtype, gold, corpus, stratum=repo))
-    return Loaded(tasks, dropped)
+    return Loaded(tasks, dropped, describe_gold=citations.gold_by_name_alone)
 
 
 @register("swe-qa")

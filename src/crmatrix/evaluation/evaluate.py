@@ -28,6 +28,12 @@ from crmatrix.systems.registry import System, SystemContext, make_system
 RESPONSE_HITS = 10
 CLOSE_TIMEOUT_S = 30.0
 NO_HIT_SHARE = 0.5  # of a method's answers resolving no hit, from which a run warns and its cell is marked
+# A method whose first FAIL_FAST calls (queries, or batches of them) all fail with one kind and one
+# message is misconfigured (a wrong `hits` path, argv or program), not unlucky: the rest are not
+# asked. Timeouts are left out (a loaded machine or a cold start can make the first ones overrun),
+# and so is `budget`.
+FAIL_FAST = 3
+FAIL_FAST_KINDS = ("crash", "bad-output", "empty")
 
 
 def response_size(hits: list[Hit], text: str | None = None) -> tuple[int, int]:
@@ -116,6 +122,13 @@ def _ask_batch(system: System, guard: Guard, queries: list[str], method: str, k:
     return out
 
 
+def _same_failure(rows: list[dict]) -> bool:
+    """Whether every row failed with one kind and one message, of a kind that says the system is
+    misconfigured (FAIL_FAST_KINDS)."""
+    return rows[0]["failure"] in FAIL_FAST_KINDS and all(
+        (r["failure"], r["error"]) == (rows[0]["failure"], rows[0]["error"]) for r in rows)
+
+
 class CorpusUnits:
     """What a hit may resolve to in the corpus: a symbol (by docid) or, for file-level gold, a file."""
 
@@ -136,14 +149,16 @@ def run_method(system: System, tasks: list[Task], n_relevant: dict[str, int], me
     answers none of whose hits is a symbol (or file) of the corpus are counted (`no_hit`): a
     field mapping that resolves nothing, or a tool answering `[]`, would otherwise score 0
     unremarked. Returns the method's results and its ranked docids per task (files, for
-    file-level gold), for the TREC run file."""
+    file-level gold), for the TREC run file. A method that fails every query, or whose first
+    FAIL_FAST queries fail alike (then the others are not asked), raises: no run is written, so a
+    query not asked is never scored as a miss."""
     guard = guard or Guard()
     no_hit = 0
     blob = system.RESPONSE == BLOB
     batch = system.batch_size
     rows, ranked = [], {}
     progress = Progress(f"{method}: querying", len(tasks), "queries")
-    for start in range(0, len(tasks), batch or 1):
+    for calls, start in enumerate(range(0, len(tasks), batch or 1), 1):
         chunk = tasks[start:start + (batch or 1)]
         if guard.spent():
             spent = QueryFailure("budget", f"not asked: the job's budget of {guard.budget_s:g} s is spent")
@@ -158,6 +173,10 @@ def run_method(system: System, tasks: list[Task], n_relevant: dict[str, int], me
             no_hit += units is not None and outcome[3] is None and not units.resolves(task.gold, judged)
             rows.append(_query_row(task, outcome, judged, n_relevant[task.task_id], blob))
         progress.advance(len(chunk))  # after the guard's clock stopped: never part of a query's latency
+        if calls >= FAIL_FAST and len(rows) < len(tasks) and _same_failure(rows):
+            progress.close()
+            raise CrmatrixError(f"method {method}: the first {len(rows)} queries failed alike, the other "
+                                f"{len(tasks) - len(rows)} were not run; the first: {rows[0]['error']}")
     progress.close()
     failed = [r for r in rows if r["failure"]]
     asked = [r for r in rows if r["failure"] != "budget"]

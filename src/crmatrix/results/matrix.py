@@ -86,6 +86,7 @@ class Dropped(JsonType):
     tasks: int
     dropped: int
     by_reason: dict[str, int]
+    gold: dict | None = omitted()  # a citation format's gold files, and how many a name alone made gold
 
 
 @dataclass(frozen=True, kw_only=True)

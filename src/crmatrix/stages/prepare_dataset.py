@@ -5,6 +5,7 @@ and a summary of what the loader dropped (counts by reason, each drop; also logg
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from pathlib import Path
 
 from crmatrix import atomic
@@ -25,6 +26,8 @@ def write_summary(path: Path | None, loaded: registry.Loaded, fmt: str, sampled:
                  sampled["max_queries"], sampled["seed"])
     log.info("%d tasks, %d dropped%s", summary["tasks"], summary["dropped"],
              "".join(f"; {n} {r}" for r, n in summary["dropped_by_reason"].items()))
+    if "gold" in summary:
+        log.info("gold: %s", ", ".join(f"{k} {v}" for k, v in summary["gold"].items()))
     for d in summary["drops"]:
         log.info("dropped row %s: %s: %s", d["row"], d["reason"], d["detail"])
     if path is not None:
@@ -47,5 +50,5 @@ def run(file: Path, fmt: str, corpus_name: str, manifest: Path, symbols: Path, o
     atomic.write_jsonl(Path(out), [t.to_dict() for t in tasks])
     if qrels is not None:
         trec.write_qrels(Path(qrels), relevance.qrels(tasks, syms))
-    write_summary(summary, registry.Loaded(tasks, loaded.dropped), fmt, sampled)
+    write_summary(summary, replace(loaded, tasks=tasks), fmt, sampled)
     return tasks

@@ -15,7 +15,8 @@ like a git corpus (`crmatrix.corpora.pins`, mirror bundles first); pip's own con
 The environment is built in a staging directory and renamed into place, so a failed install
 leaves nothing behind; its console scripts find the Python beside them, so it stays usable
 after the rename (or a move of the whole results directory). `crmatrix-install.json` in it
-records what pip installed, for each run's provenance.
+records the install as the config wrote it (`repomap-cli==1.0.0`, where the key holds
+`repomap-cli==1`) and what pip installed, for each run's provenance.
 """
 
 from __future__ import annotations
@@ -39,8 +40,10 @@ from crmatrix.systems.processes import stop_group
 
 log = logging.getLogger(__name__)
 
-# Where each git install is fetched from, {system: url}: like the mirror directories it changes no
-# result, so it reaches the job by environment, never as a job parameter (see crmatrix.pipeline.locations).
+# Each install as its config writes it, {system: {git: url} or {pip: requirement}}: where a git
+# install is fetched from and how a requirement is spelled change no result (the job's parameter is
+# `spec`), like the mirror directories, so they reach the job by environment (see
+# crmatrix.pipeline.locations), for the fetch and for the record.
 SOURCES_VAR = "CRMATRIX_INSTALL_SOURCES"
 TIMEOUT_S = 1800.0  # a venv and a dependency tree of a few hundred MB take about a minute here
 PYTHON = f"{sys.version_info.major}.{sys.version_info.minor}"  # what a venv's compiled wheels depend on
@@ -87,19 +90,23 @@ def key(conf: dict, key_name: str = "install") -> str:
 
 
 def export_sources(systems: dict[str, dict], environ: MutableMapping[str, str] = os.environ) -> None:
-    """Put the git URL of each system's install into `environ` (for the install jobs);
-    `systems`: name -> config entry."""
-    environ[SOURCES_VAR] = json.dumps({name: c["install"]["git"] for name, c in sorted(systems.items())
-                                       if "git" in c.get("install", {})})
+    """Put each system's git URL or pip requirement, as written, into `environ` (for the install
+    jobs); `systems`: name -> config entry."""
+    environ[SOURCES_VAR] = json.dumps({name: {k: c["install"][k] for k in ("git", "pip") if k in c["install"]}
+                                       for name, c in sorted(systems.items()) if "install" in c})
 
 
 def job_install(system: str, what: dict, constraints: str | None,
                 environ: MutableMapping[str, str] = os.environ) -> dict:
     """The install an install job carries out: what it installs (`spec`), the constraints file
-    it was handed, and the URL of a git install from the environment."""
+    it was handed, and from the environment the URL of a git install or the requirement as the
+    config writes it."""
     conf = dict(what)
+    written = json.loads(environ.get(SOURCES_VAR) or "{}").get(system, {})
     if "commit" in conf:
-        conf["git"] = json.loads(environ.get(SOURCES_VAR) or "{}")[system]
+        conf["git"] = written["git"]
+    else:
+        conf["pip"] = written.get("pip", conf["pip"])
     if constraints:
         conf["constraints"] = constraints
     return {k: v for k, v in conf.items() if v is not None}
@@ -201,7 +208,8 @@ def create(conf: dict, out: Path, *, name: str, mirrors: list[str], python: str 
         packages, requested, found = _installed(scratch / "report.json")
         origin = origin or {"source": ", ".join(found)}
         _relocate(stage / "bin", stage, out)
-        info = {"install": spec(conf), "key": key(conf, where), "python": PYTHON, "origin": origin,
+        written = {"pip": conf["pip"]} if "pip" in conf else spec(conf)
+        info = {"install": written, "key": key(conf, where), "python": PYTHON, "origin": origin,
                 "version": ", ".join(f"{n}=={v}" for n, v in requested.items()), "requested": requested,
                 "packages": packages, "seconds": round(time.perf_counter() - t0, 3)}
         atomic.write_json(stage / INSTALL_INFO, info)

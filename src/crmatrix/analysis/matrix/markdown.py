@@ -264,6 +264,12 @@ def _ci_text(x: Scored) -> str:
     return f"{x.mean:.3f} [{x.ci_low:.2f}, {x.ci_high:.2f}]"
 
 
+def _by_name_alone(gold: dict) -> str:
+    """The loader's `gold` (crmatrix.datasets.citations.gold_by_name_alone) in words."""
+    share = f" ({gold['by_name_alone'] / gold['files']:.0%})" if gold["files"] else ""
+    return f"{gold['by_name_alone']} of {gold['files']} gold files cited by a name alone{share}"
+
+
 def _benchmarks_md(entries: tuple[BenchmarkEntry, ...], arms: tuple[str, ...]) -> list[str]:
     """Per public-benchmark dataset: a table of arms by metric (95 % bootstrap intervals), the
     per-stratum table of the baseline arm (else of its first arm with strata), and what the
@@ -279,8 +285,8 @@ def _benchmarks_md(entries: tuple[BenchmarkEntry, ...], arms: tuple[str, ...]) -
         if e.dropped is not None:
             d = e.dropped
             reasons = "; ".join(f"{n} {r}" for r, n in sorted(d.by_reason.items()))
-            lines += [f"{d.tasks} tasks; {d.dropped} rows or citations dropped" + (f": {reasons}" if reasons else ""),
-                      ""]
+            lines += [f"{d.tasks} tasks; {d.dropped} rows or citations dropped" + (f": {reasons}" if reasons else "")
+                      + (f"; {_by_name_alone(d.gold)}" if d.gold else ""), ""]
         lines += ["| arm | " + " | ".join(e.metrics) + " |", "|---|" + "---:|" * len(e.metrics)]
         for arm in (a for a in arms if a in e.arms):
             lines.append(f"| {arm} | " + " | ".join(_ci_text(e.arms[arm][m]) for m in e.metrics) + " |")

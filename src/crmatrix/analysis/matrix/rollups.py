@@ -92,5 +92,6 @@ def benchmarks(table: dict[tuple, dict[str, Cell]], rows: list[Row], arms: list[
             metrics=docs[present[0]].benchmark.metrics, arms={a: docs[a].benchmark.scores for a in present},
             strata={a: docs[a].benchmark.strata for a in present if docs[a].benchmark.strata is not None},
             dropped=None if summary is None else Dropped(tasks=summary["tasks"], dropped=summary["dropped"],
-                                                         by_reason=summary["dropped_by_reason"])))
+                                                         by_reason=summary["dropped_by_reason"],
+                                                         gold=summary.get("gold"))))
     return out

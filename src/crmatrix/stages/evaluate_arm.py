@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from crmatrix import TERMINAL, atomic, trackers
+from crmatrix import TERMINAL, CrmatrixError, atomic, trackers
 from crmatrix.datasets import ledger
 from crmatrix.datasets.tasks import read_tasks
 from crmatrix.evaluation import evaluate, provenance, tokenbench, trec
@@ -22,7 +22,8 @@ def run(cell: Cell, *, cache_dir: Path | None = None, threads: int | None = None
     """The cell as its plan names it (`crmatrix.config.plan.Plan.cell`): its inputs (tasks,
     grep, dataset_file, tree, manifest, symbols; index, model, query_vectors, graph, venv and
     system_models as the system and arm need them), its params (system_conf, env, top_k,
-    split, home_dir) and its outputs (run, trec_dir). `home_dir`: an external system's own
+    split, home_dir, dataset_sha256: the dataset file's content as planned) and its outputs (run,
+    trec_dir). `home_dir`: an external system's own
     HOME (None gives it a temporary one for this job). `query_vectors`: the dataset's queries
     embedded with the arm's model (stages.embed_queries; absent: the builtin embeds them here).
     `split`: which of the file's tasks `tasks` holds ({split, seed}); on a test split the
@@ -33,6 +34,10 @@ def run(cell: Cell, *, cache_dir: Path | None = None, threads: int | None = None
     dataset, system, arm = cell.dataset, cell.system, cell.arm
     system_conf, env, top_k = p["system_conf"], p["env"], p["top_k"]
     split = p.get("split") or {"split": "all", "seed": None}
+    planned = p.get("dataset_sha256")
+    if planned is not None and atomic.sha256_file(Path(i["dataset_file"])) != planned:
+        # edited between the plan and this job: the run would not be the one its key names
+        raise CrmatrixError(f"{i['dataset_file']}: changed since the run was planned; run again")
     syms = read_symbols(Path(i["symbols"]))
     man = atomic.read_json(Path(i["manifest"]))
     task_list = read_tasks(Path(i["tasks"]))

@@ -112,9 +112,10 @@ def _build_inputs(cfg: dict, cell: experiment.Cell, cache_dir: Path) -> None:
         _install(cfg, cell.system, Path(i["venv"]))
     conf = cfg["systems"][cell.system]
     if "model" in i:
-        prepare_model.run(cfg["models"][experiment.arm_model(cfg, cell.arm)], Path(i["model"]))
+        model = experiment.arm_model(cfg, cell.arm)
+        prepare_model.run(model, cfg["models"][model], Path(i["model"]))
     for model_dir in map(Path, i.get("system_models", [])):  # an external system's {model:NAME}
-        prepare_model.run(cfg["models"][model_dir.name], model_dir)
+        prepare_model.run(model_dir.name, cfg["models"][model_dir.name], model_dir)
     if "index" in i and conf["type"] == "builtin":
         build_index.run(symbols=Path(i["symbols"]), manifest=Path(i["manifest"]), model_dir=Path(i["model"]),
                         knobs=experiment.index_knobs(cfg, cell.arm, cell.corpus), cache_dir=cache_dir,

@@ -242,6 +242,17 @@ def _check_system_models(cfg: dict, name: str, conf: dict) -> None:
                                 f"(known models: {', '.join(cfg['models'])})")
 
 
+def _check_models(models: dict, source: str) -> None:
+    """Each model's format is a known kind, with the keys that kind reads (crmatrix.embed.backends)."""
+    from crmatrix.embed.backends import check_model
+
+    for name, conf in models.items():
+        try:
+            check_model(name, conf)
+        except CrmatrixError as e:
+            raise CrmatrixError(f"{source}: {e}") from None
+
+
 def _check_models_and_arms(cfg: dict, source: str) -> None:
     from crmatrix.engine import knobs
 
@@ -249,9 +260,7 @@ def _check_models_and_arms(cfg: dict, source: str) -> None:
     if cfg["default_model"] not in models:
         raise CrmatrixError(f"{source}: default_model: {cfg['default_model']!r} is not one of the models "
                             f"({', '.join(models)})")
-    for name, m in models.items():
-        if m["quantize"] != "none" and m["format"] != "onnx":
-            raise CrmatrixError(f"{source}: models.{name}.quantize: {m['quantize']} needs format: onnx")
+    _check_models(models, source)
     for name, env in cfg["arms"].items():
         model = env.get(MODEL_VAR)
         if model is not None and model not in models:

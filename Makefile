@@ -19,7 +19,7 @@ export HF_DATASETS_OFFLINE ?= 1
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(PY) || python3.11 -m venv $(VENV) || python3 -m venv $(VENV)
-	$(PY) -m pip install -q -c constraints.txt -e '.[test]'
+	$(PY) -m pip install -q -c constraints.txt -e '.[test,models]'
 	touch $(STAMP)
 
 # A run that dies without releasing Snakemake's lock (kill -9, power loss) leaves it in

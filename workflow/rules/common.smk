@@ -392,6 +392,7 @@ PLOT_CATEGORIES = {
     "sweep": "3. Across datasets",
     "latency": "4. Latency",
     "quality-latency": "4. Latency",
+    "models": "4. Latency",
 }
 
 

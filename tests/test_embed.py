@@ -10,9 +10,10 @@ import pytest
 
 from crmatrix import CrmatrixError
 from crmatrix.atomic import hash_obj
-from crmatrix.embed.backends import SentenceTransformerEmbedder, load_embedder
-from crmatrix.embed.export import describe_st_model, export_onnx
+from crmatrix.embed.backends import load_embedder
+from crmatrix.embed.export import export_onnx
 from crmatrix.embed.models import DEFAULT_MODEL, model_files_sha256, resolve_model_dir
+from crmatrix.embed.transformer import SentenceTransformerEmbedder, describe_st_model
 
 CODE = [
     "def parse_config(text):\n    return dict(line.split('=') for line in text.splitlines())",
@@ -130,7 +131,7 @@ def test_vectors_are_bit_identical_across_processes(exported, st_code, tmp_path)
         "import json, sys, numpy as np\n"
         "from pathlib import Path\n"
         "from crmatrix.embed.backends import load_embedder\n"
-        "from crmatrix.embed.export import describe_st_model\n"
+        "from crmatrix.embed.transformer import describe_st_model\n"
         "texts, meta, out, dest = json.loads(sys.argv[1])\n"
         f"st = load_embedder(describe_st_model({DEFAULT_MODEL!r}), None, threads={THREADS})\n"
         f"onnx = load_embedder(meta, Path(out), threads={THREADS})\n"
@@ -198,4 +199,4 @@ def test_resolve_model_dir(model_dir, tmp_path, monkeypatch):
     with pytest.raises(CrmatrixError) as err:
         resolve_model_dir("someone/some-model")
     assert str(err.value).startswith(
-        "model 'someone/some-model': not a local directory and the hub is offline (HF_HUB_OFFLINE=1); ")
+        "model: 'someone/some-model' is no local file or directory and the hub is offline (HF_HUB_OFFLINE=1); ")

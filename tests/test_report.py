@@ -72,8 +72,8 @@ def test_all_writes_every_chart_and_the_report_holds_each_with_its_caption(repor
     logs = sorted((reported / "logs").glob("plot_*.log")) + sorted((reported / "logs").glob("plot_*/**/*.log"))
     rows = [s for s in stems if s.startswith(("arms/", "transitions/"))]
     # one job per chart but a system's row charts (one job per system: two here, two charts each),
-    # both latency charts (one job) and costs with failures (one job); the runtime, the page
-    assert len(rows) == 4 and len(logs) == len(stems) - len(rows) + 2 - 1 - 1 + 2
+    # both latency charts and the models chart (one job) and costs with failures (one job); the runtime, the page
+    assert len(rows) == 4 and len(logs) == len(stems) - len(rows) + 2 - 2 - 1 + 2
     assert {p: p.read_text() for p in logs} == {p: "" for p in logs}  # no warning either
     # one Vega runtime for every chart's page: a classic script (a module would not load from file://)
     runtime = (reported / "results/plots/vega/vega-embed.js").read_text()

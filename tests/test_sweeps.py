@@ -121,5 +121,5 @@ def test_validate_counts_the_cells_among_the_arms(capsys):
 
     path = str(ROOT / "config" / "seed-matrix.yaml")
     assert main(["validate", path]) == 0
-    assert capsys.readouterr().out == (f"{path}: ok (8 corpora + 8 docs-withheld views, 24 datasets, 1 systems, "
-                                       "22 arms, 9 of them from 1 sweep)\n")
+    assert capsys.readouterr().out == (f"{path}: ok (8 corpora + 8 docs-withheld views, 24 datasets, 2 systems, "
+                                       "27 arms, 9 of them from 1 sweep)\n")

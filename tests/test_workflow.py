@@ -507,7 +507,7 @@ def test_incremental_charts_an_added_arm_plans_the_charts_that_draw_it_and_leave
     run(work, "all")
     stems = [f"{kind}/{s}/{d}" for kind in ("arms", "transitions") for s in ("builtin", "peer")
              for d in ("gitds", "pathds")]  # plot_rows'
-    stems += ["forest/builtin/2e", "heatmap", "latency", "quality-latency"]  # (plot_latency's two)
+    stems += ["forest/builtin/2e", "heatmap", "latency", "quality-latency", "models"]  # (plot_latency's three)
     redrawn = {work / f"results/plots/{stem}{ext}" for stem in stems for ext in (".svg", ".png", ".html")}
     redrawn.add(work / "results/plots/index.html")
     after = {p: p.stat().st_mtime_ns for p in (work / "results/plots").rglob("*") if p.is_file()}

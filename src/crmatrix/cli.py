@@ -124,9 +124,10 @@ def _build_inputs(plan, cell, cache_dir: Path) -> None:
     if "venv" in i:
         _install(m, cell.system, Path(i["venv"]))
     if "model" in i:
-        prepare_model.run(m.models[m.arms[cell.arm].model], Path(i["model"]))
+        model = m.arms[cell.arm].model
+        prepare_model.run(model, m.models[model], Path(i["model"]))
     for model_dir in map(Path, i.get("system_models", [])):  # an external system's {model:NAME}
-        prepare_model.run(m.models[model_dir.name], model_dir)
+        prepare_model.run(model_dir.name, m.models[model_dir.name], model_dir)
     if "index" in i:
         key = Path(i["index"]).name
         if m.systems[cell.system].cls.EMBEDS:

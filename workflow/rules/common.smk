@@ -15,6 +15,7 @@ from crmatrix.config.plan import Plan
 from crmatrix.datasets import ledger
 from crmatrix.pipeline import codehash, locations, rescoring
 from crmatrix.pipeline import slices as crslices
+from crmatrix.embed.models import package_versions as model_packages
 from crmatrix.plots import names as plot_names
 from crmatrix.plots import runtime as plot_runtime
 from crmatrix.systems import install
@@ -147,6 +148,7 @@ PLOT_CATEGORIES = {
     "sweep": "3. Across datasets",
     "latency": "4. Latency",
     "quality-latency": "4. Latency",
+    "models": "4. Latency",
 }
 # The Vega runtime every chart's HTML loads (crmatrix.plots.runtime), written once.
 PLOT_RUNTIME = f"results/plots/{plot_runtime.PATH.as_posix()}"

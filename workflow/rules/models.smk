@@ -20,5 +20,7 @@ rule prepare_model:
     params:
         code=code("prepare_model"),
         model=lambda wc: MATRIX.models[wc.model],
+        # a new release of a model's package changes its files, not the config's words for them
+        packages=lambda wc: model_packages(MATRIX.models[wc.model]),
     script:
         "../scripts/prepare_model.py"

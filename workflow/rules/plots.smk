@@ -153,7 +153,7 @@ rule plot_heatmap:
         "../scripts/plot_heatmap.py"
 
 
-# Both latency charts: each reads every run, so one job reads them once.
+# The latency charts and quality against cost per model: each reads every run, so one job reads them once.
 rule plot_latency:
     input:
         # every run (the matrix leaves latency out on purpose), and its headline metric and method
@@ -166,6 +166,9 @@ rule plot_latency:
         quality=chart_report("quality-latency"),
         quality_png="results/plots/quality-latency.png",
         quality_html="results/plots/quality-latency.html",
+        models=chart_report("models"),
+        models_png="results/plots/models.png",
+        models_html="results/plots/models.html",
     log:
         "logs/plot_latency.log",
     conda:
@@ -176,7 +179,7 @@ rule plot_latency:
         runtime=10,
     params:
         code=code("plot_latency"),
-        captions=chart_captions("latency", "quality-latency"),
+        captions=chart_captions("latency", "quality-latency", "models"),
         models={s: PLAN.chart_models(s) for s in SYSTEMS},
         runtime=PLOT_RUNTIME,
     script:

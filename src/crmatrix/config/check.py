@@ -84,9 +84,10 @@ def _datasets(m: Matrix) -> None:
 def _models(m: Matrix) -> None:
     if m.default_model not in m.models:
         raise CrmatrixError(f"default_model: {m.default_model!r} is not one of the models ({', '.join(m.models)})")
+    from crmatrix.embed.backends import check_model  # each kind checks the keys it reads
+
     for name, model in m.models.items():
-        if model["quantize"] != "none" and model["format"] != "onnx":
-            raise CrmatrixError(f"models.{name}.quantize: {model['quantize']} needs format: onnx")
+        check_model(name, model)
     for name, arm in m.arms.items():
         if arm.model not in m.models:
             raise CrmatrixError(f"arms.{name}.CRMATRIX_MODEL: {arm.model!r} is not one of the models "

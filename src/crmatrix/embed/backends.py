@@ -1,9 +1,17 @@
-"""Two interchangeable embedders: sentence-transformers on torch, and an exported ONNX model.
+"""The kinds of embedding model, one module each, registered by the name a config's
+`models.NAME.format` gives: `sentence-transformers` (a model directory on torch,
+`crmatrix.embed.transformer`), `onnx` (an ONNX file with a named tokenizer on ONNX Runtime,
+`crmatrix.embed.onnxrt`) and `static` (a model2vec token-vector table, `crmatrix.embed.static`);
+another package adds one under the entry-point group `crmatrix.model_formats`.
 
-Both return float32, L2-normalized rows in input order. Texts are batched in a fixed
-order, sorted by (length, input index): similar lengths pad little (onnxruntime went from
-120 to 272 texts/s here), and the same list always forms the same batches, so repeated
-calls give bit-identical vectors.
+A kind is a class with three class methods: `check(conf, where)` (the config alone, at
+validation: one line naming the model's key), `prepare(conf, out, where)` (writes the
+prepared model directory `out` with its `model.json`, whose `sha256` covers every file the
+embedder reads and keys the embedding cache), and `load(meta, meta_dir, threads)` (the
+embedder). Every embedder returns float32, L2-normalized rows in input order. Texts are
+batched in a fixed order, sorted by (length, input index): similar lengths pad little
+(onnxruntime went from 120 to 272 texts/s here), and the same list always forms the same
+batches, so repeated calls give bit-identical vectors.
 """
 
 from __future__ import annotations
@@ -14,8 +22,9 @@ from typing import Protocol
 
 import numpy as np
 
-from crmatrix import CrmatrixError
-from crmatrix.embed.models import model_files_sha256, resolve_model_dir
+from crmatrix import CrmatrixError, atomic
+from crmatrix.embed.models import MODEL_META
+from crmatrix.registry import Registry
 
 
 class Embedder(Protocol):
@@ -49,12 +58,12 @@ def _batches(order: list[int], size: int, lengths: list[int]) -> Iterator[list[i
         yield batch
 
 
-def _normalize(vectors: np.ndarray) -> np.ndarray:
+def normalize(vectors: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     return (vectors / np.maximum(norms, 1e-12)).astype(np.float32, copy=False)
 
 
-def _encode_sorted(texts: list[str], dim: int, batch_size: int, encode_batch: Callable[[list[str]], np.ndarray],
+def encode_sorted(texts: list[str], dim: int, batch_size: int, encode_batch: Callable[[list[str]], np.ndarray],
                    on_batch: Callable[[int], None] | None = None) -> np.ndarray:
     """Run encode_batch over length-sorted batches and scatter the rows back into input order."""
     out = np.empty((len(texts), dim), dtype=np.float32)
@@ -65,103 +74,71 @@ def _encode_sorted(texts: list[str], dim: int, batch_size: int, encode_batch: Ca
     return out
 
 
-class SentenceTransformerEmbedder:
-    """all-MiniLM-style models through sentence-transformers on CPU.
+class BatchedEmbedder:
+    """An embedder whose `_encode_batch` (rows for one batch of texts) runs on the fixed
+    length-sorted batches of at most `batch_size` texts."""
 
-    `threads` sets torch's intra-op pool, which is process-wide.
-    """
-
-    def __init__(self, model_dir: Path, batch_size: int = 64, threads: int | None = None):
-        import torch
-        from sentence_transformers import SentenceTransformer
-
-        if threads:
-            torch.set_num_threads(threads)
-        # local_files_only: a model directory must be complete; never fill gaps from the hub.
-        self.model = SentenceTransformer(str(model_dir), device="cpu", local_files_only=True)
-        self.dim = int(self.model.get_embedding_dimension())
-        self.batch_size = batch_size
+    dim: int
+    batch_size: int
 
     def _encode_batch(self, texts: list[str]) -> np.ndarray:
-        # One call per batch so our (length, index) order, not the library's, fixes the batches.
-        return self.model.encode(texts, batch_size=len(texts), convert_to_numpy=True,
-                                 normalize_embeddings=True, show_progress_bar=False)
+        raise NotImplementedError
 
     def encode(self, texts: list[str], on_batch: Callable[[int], None] | None = None) -> np.ndarray:
-        return _encode_sorted(texts, self.dim, self.batch_size, self._encode_batch, on_batch)
+        return encode_sorted(texts, self.dim, self.batch_size, self._encode_batch, on_batch)
 
 
-class OnnxEmbedder:
-    """A transformer exported by `export.export_onnx`, mean-pooled and normalized in numpy.
-
-    One text per run by default: a dynamically quantized (INT8) model scales activations
-    over the whole batch tensor, so in a batch a text's vector depends on its neighbours
-    (cosine 0.98-0.99 to itself alone, measured here) and a cached vector would depend on
-    which texts happened to be missing. Alone, it depends on the text only — and with no
-    padding, onnxruntime was faster here too (395 vs 321 texts/s on requests' symbols).
-    """
-
-    def __init__(self, onnx_path: Path, tokenizer_json: Path, batch_size: int = 1,
-                 threads: int | None = None, max_length: int = 256):
-        import onnxruntime as ort
-        from tokenizers import Tokenizer
-
-        self.tokenizer = Tokenizer.from_file(str(tokenizer_json))
-        # The file pads and truncates to a fixed 128; pad to the batch's longest text instead.
-        self.tokenizer.enable_truncation(max_length=max_length)
-        self.tokenizer.enable_padding()
-        opts = ort.SessionOptions()
-        if threads:
-            opts.intra_op_num_threads = threads
-        opts.inter_op_num_threads = 1
-        self.session = ort.InferenceSession(str(onnx_path), opts, providers=["CPUExecutionProvider"])
-        self.input_names = {i.name for i in self.session.get_inputs()}
-        self.dim = int(self.session.get_outputs()[0].shape[-1])
-        self.batch_size = batch_size
-
-    def _encode_batch(self, texts: list[str]) -> np.ndarray:
-        encodings = self.tokenizer.encode_batch(texts)
-        feeds = {
-            "input_ids": np.array([e.ids for e in encodings], dtype=np.int64),
-            "attention_mask": np.array([e.attention_mask for e in encodings], dtype=np.int64),
-            "token_type_ids": np.array([e.type_ids for e in encodings], dtype=np.int64),
-        }
-        feeds = {k: v for k, v in feeds.items() if k in self.input_names}
-        hidden = self.session.run(None, feeds)[0]
-        mask = feeds["attention_mask"][:, :, None].astype(np.float32)
-        pooled = (hidden * mask).sum(axis=1) / np.maximum(mask.sum(axis=1), 1e-9)
-        return _normalize(pooled)
-
-    def encode(self, texts: list[str], on_batch: Callable[[int], None] | None = None) -> np.ndarray:
-        return _encode_sorted(texts, self.dim, self.batch_size, self._encode_batch, on_batch)
+def _builtin_kinds() -> None:
+    from crmatrix.embed import onnxrt, static, transformer  # noqa: F401 - they register themselves
 
 
-def _verified_source(model_meta: dict) -> Path:
-    """The directory the model's source names on this machine, if its files still hash as prepared."""
-    model_dir = resolve_model_dir(model_meta["source"])
-    got = model_files_sha256(model_dir)["sha256"]
-    if got != model_meta["sha256"]:
-        raise CrmatrixError(f"model {model_meta['source']!r}: the files at {model_dir} hash {got[:12]}, but it was "
-                            f"prepared as {model_meta['sha256'][:12]}; rerun with --forcerun prepare_model")
-    return model_dir
+KINDS: Registry[type] = Registry("model format", "crmatrix.model_formats", _builtin_kinds)
+register = KINDS.register
+TAKES_TOKENIZER = "tokenizer"  # the config key of a tokenizer source, for the kinds that take one
+
+
+def check_model(name: str, conf: dict) -> None:
+    """The config's `models.NAME` on its own: its format is a known kind and its keys are ones
+    that kind reads (one line naming the key otherwise)."""
+    where = f"models.{name}"
+    KINDS.get(conf["format"], f"{where}.format").check(conf, where)
+
+
+ONNX_KEYS = {"quantize": "none", "tokenizer": None}  # key -> the value that means unset
+
+
+class NoOnnxKeys:
+    """A kind that reads none of ONNX_KEYS: its check wants each unset (one line otherwise)."""
+
+    @classmethod
+    def check(cls, conf: dict, where: str) -> None:
+        for key, unset in ONNX_KEYS.items():
+            if conf.get(key, unset) != unset:
+                raise CrmatrixError(f"{where}.{key}: {conf[key]} needs format: onnx")
+
+
+def prepare(name: str, conf: dict, out: Path) -> dict:
+    """Write the prepared model directory `out` for the config's `models.NAME`; its model.json."""
+    return KINDS.get(conf["format"], f"models.{name}.format").prepare(conf, Path(out), f"models.{name}")
+
+
+def write_meta(directory: Path, meta: dict) -> dict:
+    atomic.write_json(Path(directory) / MODEL_META, meta)
+    return meta
 
 
 def load_embedder(model_meta: dict, meta_dir: Path | None = None, threads: int | None = None) -> Embedder:
     """Build the embedder a model description names.
 
-    `model_meta` is `export.describe_st_model(...)` or an exported `model.json`; relative
-    paths in it are resolved against `meta_dir`, the directory holding that model.json
-    (None: the current directory). Raises CrmatrixError if the built model's dimension
-    differs from the recorded one, since cached vectors would then be mixed.
+    `model_meta` is a prepared model's `model.json` (`prepare`); relative paths in it are
+    resolved against `meta_dir`, the directory holding it (None: the current directory).
+    Raises CrmatrixError if the built model's dimension differs from the recorded one, since
+    cached vectors would then be mixed.
     """
-    base = Path(meta_dir) if meta_dir is not None else Path()
     backend = model_meta.get("backend")
-    if backend == "sentence-transformers":
-        embedder = SentenceTransformerEmbedder(_verified_source(model_meta), threads=threads)
-    elif backend == "onnx":
-        embedder = OnnxEmbedder(base / model_meta["onnx"], base / model_meta["tokenizer"], threads=threads)
-    else:
-        raise CrmatrixError(f"model backend {backend!r}: expected 'sentence-transformers' or 'onnx'")
+    if not isinstance(backend, str) or backend not in KINDS:
+        raise CrmatrixError(f"model backend {backend!r}: expected one of {', '.join(KINDS.names())}")
+    embedder = KINDS.get(backend).load(model_meta, Path(meta_dir) if meta_dir is not None else Path(), threads)
     if "dim" in model_meta and embedder.dim != model_meta["dim"]:
         raise CrmatrixError(f"model {model_meta.get('sha256')}: built with dim {embedder.dim}, "
                             f"recorded dim {model_meta['dim']}")

@@ -300,17 +300,22 @@ def embed_with_cache(texts: list[str], embedder_factory: Callable[[], Embedder],
     vectors = cache.get_many(model_sha, list(unique))
     cached = len(vectors)
     missing = [sha for sha in unique if sha not in vectors]
+    t0 = time.perf_counter()
     embedder = embedder_factory() if missing else None
+    loaded, encoding = time.perf_counter() - t0, 0.0  # the model's load, and the embedding alone (throughput)
     with Progress("embedding", len(missing), "texts") as progress:
         for start in range(0, len(missing), batch):
             chunk = missing[start:start + batch]
+            t0 = time.perf_counter()
             encoded = embedder.encode([unique[s] for s in chunk], on_batch=progress.advance)
+            encoding += time.perf_counter() - t0
             if len(encoded) != len(chunk):
                 raise CrmatrixError(f"embedder returned {len(encoded)} vectors for {len(chunk)} texts")
             new = dict(zip(chunk, encoded, strict=True))
             cache.put_many(model_sha, new)
             vectors.update(new)
-    stats = {"texts": len(texts), "unique": len(unique), "cached": cached, "embedded": len(missing)}
+    stats = {"texts": len(texts), "unique": len(unique), "cached": cached, "embedded": len(missing),
+             "load_seconds": round(loaded, 3), "embed_seconds": round(encoding, 3)}
     return _stack(shas, vectors, embedder), stats
 
 

@@ -1,4 +1,6 @@
-"""Describe a sentence-transformers model, or export it to ONNX (optionally INT8) for onnxruntime.
+"""A prepared ONNX model directory (model.onnx, tokenizer.json, model.json) for onnxruntime:
+a sentence-transformers model exported to ONNX, or a given .onnx file with a named tokenizer;
+either optionally quantized to INT8.
 
 Export recipe measured in /work/shared/RECIPES.md: the TorchScript exporter at opset 17
 (the dynamo exporter's model ran ~20 % slower), and dynamic per-channel INT8 weights
@@ -7,46 +9,28 @@ Export recipe measured in /work/shared/RECIPES.md: the TorchScript exporter at o
 
 from __future__ import annotations
 
-import json
 import shutil
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 
 from crmatrix import CrmatrixError
-from crmatrix.atomic import staged_dir, write_json
-from crmatrix.embed.models import model_files_sha256, resolve_model_dir
+from crmatrix.atomic import hash_obj, sha256_file, staged_dir, write_json
+from crmatrix.embed.models import model_files_sha256
+from crmatrix.embed.transformer import model_dim
 
 OPSET = 17
 QUANTIZE_CHOICES = (None, "int8")
 _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
-_DIM_CONFIGS = (("1_Pooling/config.json", "word_embedding_dimension"), ("config.json", "hidden_size"))
 # The tokenizer's and model's settings beside tokenizer.json, copied from the source into an
 # export so that it is a whole ONNX model directory another runtime loads as it is (fastembed
 # needs tokenizer_config.json; a system names the export as {model:NAME}). The engine reads
 # none of them: they are not in the export's sha256 (`source`, the source's files, covers them),
 # so an embedding cached under that hash stays valid.
 COMPANIONS = ("config.json", "tokenizer_config.json", "special_tokens_map.json", "vocab.txt")
-
-
-def _model_dim(model_dir: Path) -> int:
-    """The embedding size from the config files; reading JSON keeps torch out of the process."""
-    for rel, key in _DIM_CONFIGS:
-        path = model_dir / rel
-        if path.is_file():
-            value = json.loads(path.read_text(encoding="utf-8")).get(key)
-            if isinstance(value, int):
-                return value
-    raise CrmatrixError(f"model {model_dir}: no {' or '.join(f'{r}:{k}' for r, k in _DIM_CONFIGS)}")
-
-
-def describe_st_model(source: str) -> dict:
-    """The model description for the sentence-transformers backend (what `load_embedder` reads):
-    its source name and the hash of its files."""
-    # Not the directory: it lies inside this machine's venv or hub cache, and a moved checkout
-    # or a new venv must keep the model (and every index built with it) valid.
-    model_dir = resolve_model_dir(source)
-    return {"backend": "sentence-transformers", "source": source,
-            "sha256": model_files_sha256(model_dir)["sha256"], "dim": _model_dim(model_dir)}
+# A given ONNX file's companions come from its tokenizer's directory: that model's config.json
+# describes another network, so only the tokenizer's settings are copied.
+TOKENIZER_COMPANIONS = COMPANIONS[1:]
 
 
 def _export_fp32(model_dir: Path, dest: Path) -> None:
@@ -93,33 +77,53 @@ def _quantize_int8(src: Path, dest: Path) -> None:
     quantize_dynamic(str(src), str(dest), weight_type=QuantType.QInt8, per_channel=True)
 
 
-def export_onnx(model_dir: Path, out_dir: Path, quantize: str | None) -> dict:
-    """Export model_dir to out_dir/{model.onnx, tokenizer.json, model.json} and the source's
-    COMPANIONS that it has; return model.json.
-
-    Built in a temporary sibling and renamed into place, so a failure leaves no out_dir.
-    model.json's sha256 covers the files the engine loads (model.onnx, tokenizer.json); its
-    `source` every file of the source, the companions too.
-    """
+def _check_quantize(quantize: str | None) -> None:
     if quantize not in QUANTIZE_CHOICES:
         raise CrmatrixError(f"quantize {quantize!r}: expected one of {QUANTIZE_CHOICES}")
-    model_dir = Path(model_dir)
-    source_sha = model_files_sha256(model_dir)["sha256"]
+
+
+def _write_onnx_dir(out_dir: Path, quantize: str | None, write_fp32: Callable[[Path], None], tokenizer_json: Path,
+                    companions_from: Path, meta: dict, companions: tuple[str, ...] = COMPANIONS) -> dict:
+    """out_dir/{model.onnx, tokenizer.json, model.json} and the `companions` that `companions_from`
+    has; `write_fp32(path)` writes the unquantized graph. Built in a temporary sibling and
+    renamed into place, so a failure leaves no out_dir. model.json's sha256 covers the files
+    the engine loads (model.onnx, tokenizer.json); `meta` adds what the source was."""
     with staged_dir(Path(out_dir)) as tmp:
         final = tmp / "model.onnx"
         if quantize == "int8":
             fp32 = tmp / "model.fp32.onnx"
-            _export_fp32(model_dir, fp32)
+            write_fp32(fp32)
             _quantize_int8(fp32, final)
             fp32.unlink()  # only the model that is used belongs to (and is hashed into) out_dir
         else:
-            _export_fp32(model_dir, final)
-        shutil.copyfile(model_dir / "tokenizer.json", tmp / "tokenizer.json")
-        meta = {"backend": "onnx", "onnx": final.name, "tokenizer": "tokenizer.json", "source": source_sha,
-                "quantize": quantize, "opset": OPSET, "sha256": model_files_sha256(tmp)["sha256"],
-                "dim": _model_dim(model_dir)}
-        meta["companions"] = [name for name in COMPANIONS if (model_dir / name).is_file()]
+            write_fp32(final)
+        shutil.copyfile(tokenizer_json, tmp / "tokenizer.json")
+        meta = {"backend": "onnx", "onnx": final.name, "tokenizer": "tokenizer.json", **meta, "quantize": quantize,
+                "sha256": model_files_sha256(tmp)["sha256"]}
+        meta["companions"] = [name for name in companions if (companions_from / name).is_file()]
         for name in meta["companions"]:
-            shutil.copyfile(model_dir / name, tmp / name)
+            shutil.copyfile(companions_from / name, tmp / name)
         write_json(tmp / "model.json", meta)
     return meta
+
+
+def export_onnx(model_dir: Path, out_dir: Path, quantize: str | None) -> dict:
+    """Export the sentence-transformers model_dir to out_dir (`_write_onnx_dir`); return model.json.
+    Its `source` is the hash of every file of the source, the companions too."""
+    _check_quantize(quantize)
+    model_dir = Path(model_dir)
+    source_sha = model_files_sha256(model_dir)["sha256"]
+    return _write_onnx_dir(out_dir, quantize, lambda dest: _export_fp32(model_dir, dest), model_dir / "tokenizer.json",
+                           model_dir, {"source": source_sha, "opset": OPSET, "dim": model_dim(model_dir),
+                                       "output": "last_hidden_state", "pooling": "mean"})
+
+
+def package_onnx(onnx_file: Path, tokenizer_json: Path, out_dir: Path, quantize: str | None, output: dict) -> dict:
+    """A given ONNX file with the tokenizer it was trained with, as out_dir (`_write_onnx_dir`;
+    the tokenizer's directory gives the companions); return model.json. `output` names the
+    graph's output and its pooling (`{"output", "pooling", "dim"}`); `source` hashes both files."""
+    _check_quantize(quantize)
+    onnx_file, tokenizer_json = Path(onnx_file), Path(tokenizer_json)
+    source_sha = hash_obj([sha256_file(onnx_file), sha256_file(tokenizer_json)])
+    return _write_onnx_dir(out_dir, quantize, lambda dest: shutil.copyfile(onnx_file, dest), tokenizer_json,
+                           tokenizer_json.parent, {"source": source_sha, **output}, TOKENIZER_COMPANIONS)

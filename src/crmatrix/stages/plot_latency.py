@@ -1,18 +1,20 @@
 """plot_latency: search latency per system, method and arm, and quality against latency
-(`crmatrix.plots.latency`), from every run."""
+(`crmatrix.plots.latency`); quality against cost per model (`crmatrix.plots.modelcost`): from every run."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from crmatrix.plots import latency, sources
+from crmatrix.plots import frames, latency, modelcost, sources
 from crmatrix.plots.style import save
 from crmatrix.results.run import Run
 
 
 def run(*, runs: list[Path], stats: list[Path], out_dir: Path, models: dict[str, dict[str, str]], runtime: Path
         ) -> list[Path]:
-    """`out_dir`/latency.* and `out_dir`/quality-latency.*; `models`: system -> arm -> the
-    config's name of its model; else as `crmatrix.stages.plot_rows.run`."""
-    charts = latency.draw([Run.read(Path(p)) for p in runs], sources.view(stats), models)
+    """`out_dir`/latency.*, `out_dir`/quality-latency.* and `out_dir`/models.*; `models`: system ->
+    arm -> the config's name of its model; else as `crmatrix.stages.plot_rows.run`."""
+    loaded, view = [Run.read(Path(p)) for p in runs], sources.view(stats)
+    charts = {**latency.draw(loaded, view, models),
+              "models": modelcost.chart(frames.model_costs(loaded, view, models), metric=view.metric)}
     return [path for stem, chart in charts.items() for path in save(chart, Path(out_dir) / stem, runtime)]

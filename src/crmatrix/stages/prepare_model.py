@@ -1,19 +1,12 @@
-"""prepare_model: a model directory with `model.json`, described in place or exported to ONNX."""
+"""prepare_model: a model directory with `model.json`, made by the kind of model its format names."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from crmatrix import atomic
-from crmatrix.embed.export import describe_st_model, export_onnx
-from crmatrix.embed.models import resolve_model_dir
+from crmatrix.embed.backends import prepare
 
 
-def run(conf: dict, out: Path) -> dict:
-    if conf["format"] == "onnx":
-        quantize = None if conf["quantize"] == "none" else conf["quantize"]
-        return export_onnx(resolve_model_dir(conf["source"]), Path(out), quantize)
-    meta = describe_st_model(conf["source"])
-    with atomic.staged_dir(Path(out)) as d:
-        atomic.write_json(d / "model.json", meta)
-    return meta
+def run(name: str, conf: dict, out: Path) -> dict:
+    """`name` is the model's key under `models:`, named by every error."""
+    return prepare(name, conf, Path(out))

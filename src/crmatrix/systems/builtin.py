@@ -31,6 +31,7 @@ class BuiltinSystem(System):
             if ctx.model_dir is None:
                 raise CrmatrixError(f"{ctx.index_dir}: an index needs the arm's prepared model directory")
             vectors, self.index_meta = index.load(ctx.index_dir, ctx.symbols, self.knobs, ctx.model_dir)
+            self.vector_bytes = int(vectors.nbytes)
             if "bm25" in self.methods:  # else never read
                 bm25 = index.load_bm25(ctx.index_dir, ctx.symbols)
             # the queries embedded once for every arm (no model loaded here), else embedded now
@@ -75,5 +76,6 @@ class BuiltinSystem(System):
         if self.index_meta is not None:
             m = self.index_meta["model"]
             out["model"] = {k: m[k] for k in ("backend", "source", "sha256", "quantize") if k in m}
-            out["index_embedding"] = self.index_meta["embedding"]
+            # what the index cost (the cost table's throughput and size): its vectors' bytes
+            out["index_embedding"] = {**self.index_meta["embedding"], "bytes": self.vector_bytes}
         return out

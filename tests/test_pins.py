@@ -59,7 +59,7 @@ class Routes(dict):
 def registry(monkeypatch):
     """A loopback HTTP server standing in for PyPI's JSON simple index and the npm registry."""
     routes = Routes()
-    monkeypatch.setattr(pins, "RETRY_DELAYS_S", (0.0, 0.0, 0.0))  # the retries, without the waiting
+    monkeypatch.setattr(pins.downloads, "RETRY_DELAYS_S", (0.0, 0.0, 0.0))  # the retries, without the waiting
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self):
@@ -259,9 +259,9 @@ def test_shared_mirror_bundle_of_ripgrep(tmp_path):
 
 
 def test_owner_repo_stem():
-    assert pins._owner_repo("https://github.com/BurntSushi/ripgrep") == "BurntSushi+ripgrep"
-    assert pins._owner_repo("git@github.com:pallets/flask.git") == "pallets+flask"
-    assert pins._owner_repo("/src/checkouts/repo/") == "checkouts+repo"
+    assert pins.git._owner_repo("https://github.com/BurntSushi/ripgrep") == "BurntSushi+ripgrep"
+    assert pins.git._owner_repo("git@github.com:pallets/flask.git") == "pallets+flask"
+    assert pins.git._owner_repo("/src/checkouts/repo/") == "checkouts+repo"
 
 
 def test_path_fingerprint_changes_on_edit(tmp_path):

@@ -19,8 +19,8 @@ def modules(stage: str) -> set[str]:
 BASE = {"__init__.py", "atomic.py", "pipeline/__init__.py", "pipeline/jobs.py", "stages/__init__.py"}
 # the pins package: its __init__ imports every pin kind's module (a path's fingerprint reads
 # files by the corpus's rules and content keys)
-PINS = {f"corpora/pins/{m}.py" for m in ("__init__", "pin", "git", "pypi", "npm", "path", "downloads", "archives")
-        } | {"corpora/tree.py", "corpora/blobs.py"}
+PINS = {f"corpora/pins/{m}.py" for m in ("__init__", "pin", "git", "gitstore", "pypi", "npm", "path", "downloads",
+                                         "archives")} | {"corpora/tree.py", "corpora/blobs.py"}
 
 
 STATISTICS = {"analysis/__init__.py", "analysis/cells.py", "analysis/stats.py", "evaluation/__init__.py",

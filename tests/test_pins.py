@@ -261,9 +261,9 @@ def test_shared_mirror_bundle_of_ripgrep(tmp_path):
 
 
 def test_owner_repo_stem():
-    assert pins.git._owner_repo("https://github.com/BurntSushi/ripgrep") == "BurntSushi+ripgrep"
-    assert pins.git._owner_repo("git@github.com:pallets/flask.git") == "pallets+flask"
-    assert pins.git._owner_repo("/src/checkouts/repo/") == "checkouts+repo"
+    assert pins.bundle_stem("https://github.com/BurntSushi/ripgrep") == "BurntSushi+ripgrep"
+    assert pins.bundle_stem("git@github.com:pallets/flask.git") == "pallets+flask"
+    assert pins.bundle_stem("/src/checkouts/repo/") == "checkouts+repo"
 
 
 def test_path_fingerprint_changes_on_edit(tmp_path):

@@ -1,7 +1,9 @@
 """A git pin: a full commit id, checked out from a mirror's bundle first, then from its URL.
 
 Mirrors are directories of bundles named `<owner>+<repo>@<anything>.bundle`
-(crmatrix.pipeline.locations: the config's `git_mirrors` and CRMATRIX_GIT_MIRRORS).
+(crmatrix.pipeline.locations: the config's `git_mirrors` and CRMATRIX_GIT_MIRRORS): a
+single-commit bundle `@<sha8>`, or a multi-commit one such as `@swebench`, which
+crmatrix.corpora.pins.gitstore reads.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ def check_commit(key: str, commit) -> None:
         raise CrmatrixError(f"{key}: expected a full 40-hex commit id, got {commit!r}")
 
 
-def _owner_repo(url: str) -> str:
+def bundle_stem(url: str) -> str:
     """`https://github.com/BurntSushi/ripgrep(.git)` -> `BurntSushi+ripgrep`, the mirror bundle stem."""
     parts = [p for p in re.split(r"[/:]", url.rstrip("/")) if p]
     parts[-1] = parts[-1].removesuffix(".git")
@@ -34,20 +36,25 @@ def _owner_repo(url: str) -> str:
 def git_reason(e) -> str:
     """The line of a failed git command that says why: its first `fatal:`/`error:` line
     (the cause; later ones such as "index-pack died" are its consequences), else its last line."""
-    text = (e.stderr or str(e)).strip()
-    text = text.removeprefix("stderr:").strip().strip("'")  # GitPython quotes git's stderr
+    text = e.stderr.decode(errors="replace") if isinstance(e.stderr, bytes) else e.stderr or str(e)
+    text = text.strip().removeprefix("stderr:").strip().strip("'")  # GitPython quotes git's stderr
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     return next((line for line in lines if line.startswith(("fatal:", "error:"))), lines[-1] if lines else str(e))
 
 
-def bundle_heads(bundle: Path) -> set[str]:
+def bundle_refs(bundle: Path) -> list[tuple[str, str]]:
+    """(commit, ref) of every head a bundle lists (`git bundle list-heads`: no repository needed)."""
     import git
 
     try:
         out = git.Git().bundle("list-heads", str(bundle))
     except git.GitCommandError as e:
         raise CrmatrixError(f"{bundle}: not a readable git bundle ({git_reason(e)})") from e
-    return {line.split()[0] for line in out.splitlines() if line.strip()}
+    return [(parts[0], parts[1]) for parts in (line.split() for line in out.splitlines()) if len(parts) == 2]
+
+
+def bundle_heads(bundle: Path) -> set[str]:
+    return {commit for commit, _ in bundle_refs(bundle)}
 
 
 def _checkout(source: str, commit: str, dest: Path, shallow: bool) -> None:
@@ -103,10 +110,10 @@ def fetch_git(url: str, commit: str, dest: Path, mirrors: list[str]) -> dict:
     the search: the next bundle, mirror, then the url may still hold the commit.
     """
     tried: list[str] = []
-    stem = _owner_repo(url)
+    stem = bundle_stem(url)
     for mirror in mirrors:
         mdir = Path(mirror)
-        bundles = sorted(mdir.glob(f"{glob_escape(stem)}@*.bundle")) if mdir.is_dir() else []
+        bundles = mirror_bundles(mdir, stem)
         if not mdir.is_dir():
             tried.append(f"mirror {mirror}: no such directory")
         elif not bundles:
@@ -126,3 +133,8 @@ def fetch_git(url: str, commit: str, dest: Path, mirrors: list[str]) -> dict:
 
 def glob_escape(s: str) -> str:
     return re.sub(r"([*?\[])", r"[\1]", s)
+
+
+def mirror_bundles(mirror: Path, stem: str) -> list[Path]:
+    """The bundles of repository `stem` (`<owner>+<repo>`) in a mirror directory, by name."""
+    return sorted(mirror.glob(f"{glob_escape(stem)}@*.bundle")) if mirror.is_dir() else []

@@ -4,8 +4,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from importlib.metadata import version
 from typing import Any
 
+import tree_sitter
 import tree_sitter_go
 import tree_sitter_java
 import tree_sitter_javascript
@@ -36,3 +38,10 @@ def parser(language: str) -> Parser:
         made = Parser(Language(_GRAMMARS[language]()))
         _PARSERS[language] = made
     return made
+
+
+def versions() -> dict[str, str]:
+    """The installed version of tree-sitter and of each grammar wheel (distribution names are
+    the modules' with `-`): what the parse trees depend on besides this package's code."""
+    modules = {tree_sitter.__name__, *(g.__module__.split(".")[0] for g in _GRAMMARS.values())}
+    return {name: version(name.replace("_", "-")) for name in sorted(modules)}

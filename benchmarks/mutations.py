@@ -37,7 +37,7 @@ MUTATIONS = [
      "return any(name == symbol and suffix in path for symbol, suffix in golds)",
      "gold suffix matched anywhere in the path"),
     ("src/crmatrix/corpora/tree.py", 'if b"\\0" in data[:8192]:', "if False:", "binary files indexed"),
-    ("src/crmatrix/corpora/pins.py", "if got != sha256.lower():", "if False:", "sdist sha256 never checked"),
+    ("src/crmatrix/corpora/pins/pypi.py", "if got != sha256.lower():", "if False:", "sdist sha256 never checked"),
     ("src/crmatrix/hits.py", "return (-h.score, h.path, h.start_line, h.symbol)",
      "return (-h.score, h.start_line, h.path, h.symbol)", "tie-break by line before path"),
     ("src/crmatrix/pipeline/codehash.py", "for node in ast.walk(ast.parse(source)):",

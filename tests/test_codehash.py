@@ -17,6 +17,10 @@ def modules(stage: str) -> set[str]:
 # every stage: the job wrapper; a package's __init__ runs with any of its modules (all of
 # them but engine's and embed's are a docstring)
 BASE = {"__init__.py", "atomic.py", "pipeline/__init__.py", "pipeline/jobs.py", "stages/__init__.py"}
+# the pins package: its __init__ imports every pin kind's module (a path's fingerprint reads
+# files by the corpus's rules and content keys)
+PINS = {f"corpora/pins/{m}.py" for m in ("__init__", "pin", "git", "gitstore", "pypi", "npm", "path", "downloads",
+                                         "archives")} | {"corpora/tree.py", "corpora/blobs.py"}
 
 
 # the types a run, a cell and the matrix are read as (types only: no statistics in them)
@@ -62,8 +66,8 @@ def test_each_chart_stage_runs_its_own_chart_and_no_statistics():
 
 def test_fetch_runs_pins_and_corpus_but_no_parser_or_engine():
     assert modules("fetch_corpus") == BASE | {
-        "stages/fetch_corpus.py", "corpora/__init__.py", "corpora/tree.py", "corpora/pins.py", "corpora/languages.py",
-        "pipeline/locations.py", "progress.py"}
+        "stages/fetch_corpus.py", "corpora/__init__.py", "corpora/tree.py", "corpora/languages.py",
+        "pipeline/locations.py", "progress.py"} | PINS
 
 
 def test_a_corpus_written_out_of_a_benchmark_file_runs_the_formats_which_fetching_does_not():
@@ -75,8 +79,8 @@ def test_a_corpus_written_out_of_a_benchmark_file_runs_the_formats_which_fetchin
 def test_an_install_runs_pins_and_processes_only_so_no_engine_edit_reinstalls_a_peer():
     assert modules("install_system") == BASE | {
         "stages/install_system.py", "systems/__init__.py", "systems/install.py", "systems/processes.py",
-        "corpora/__init__.py", "corpora/pins.py", "corpora/languages.py", "evaluation/__init__.py",
-        "evaluation/provenance.py", "pipeline/locations.py", "progress.py"}
+        "corpora/__init__.py", "corpora/languages.py", "evaluation/__init__.py",
+        "evaluation/provenance.py", "pipeline/locations.py", "progress.py"} | PINS
 
 
 def test_the_release_gate_runs_baseline_check_and_statistics_only():

@@ -82,3 +82,35 @@ def test_per_query_keeps_row_order():
 def test_latency_percentiles():
     assert metrics.latency([]) == {"p50": 0.0, "p95": 0.0, "p99": 0.0}
     assert metrics.latency([1, 2, 3, 4, 5]) == {"p50": 3.0, "p95": 4.8, "p99": 4.96}
+
+
+def test_localization_acc_needs_every_relevant_item_within_k():
+    rows = [row(1, relevant_ranks=[1, 4], n_relevant=2),  # both gold files by rank 4
+            row(3, relevant_ranks=[3], n_relevant=1),
+            row(2, relevant_ranks=[2, 3], n_relevant=3),  # one gold file never ranked
+            row(None, n_relevant=2),
+            row(1, relevant_ranks=[1], n_relevant=0),  # nothing to find: 0, as every metric
+            row(6, relevant_ranks=[6, 10], n_relevant=2)]
+    table = {name: [f(r) for r in rows] for name, f in metrics.LOCALIZATION.items()}
+    assert table == {"acc_all@1": [0, 0, 0, 0, 0, 0], "acc_all@3": [0, 1, 0, 0, 0, 0],
+                     "acc_all@5": [1, 1, 0, 0, 0, 0], "acc_all@10": [1, 1, 0, 0, 0, 1]}
+    assert np.array_equal(metrics.per_query(rows, "acc_all@5"), [1, 1, 0, 0, 0, 0])
+    assert metrics.summarize(rows, ["acc_all@5", "acc@5"]) == {"n": 6, "acc_all@5": 2 / 6, "acc@5": 3 / 6}
+    assert list(metrics.summarize(rows)) == ["n", *metrics.METRICS]  # a run's summary is as it was
+
+
+def test_localization_acc_of_files_ranked_from_symbol_hits_and_of_functions():
+    from crmatrix.datasets.relevance import ranked_units
+    from crmatrix.hits import Hit
+
+    hits = [Hit("a.py", "f", "function", 1, 5, 0.9), Hit("b.py", "g", "function", 1, 5, 0.8),
+            Hit("a.py", "h", "function", 7, 9, 0.7), Hit("c.py", "k", "function", 1, 2, 0.6)]
+    files = {"type": "file_set", "file_set": ["a.py", "c.py"]}
+    units = ranked_units(files, hits)
+    assert units == [("a.py", True), ("b.py", False), ("c.py", True)]  # a file at its first hit
+    r = {"relevant_ranks": [i for i, (_, rel) in enumerate(units, 1) if rel], "n_relevant": 2}
+    assert [metrics.LOCALIZATION[f"acc_all@{k}"](r) for k in (1, 3)] == [0.0, 1.0]
+    functions = {"type": "definitions", "definitions": [["a.py", "h", 7, 9], ["c.py", "k", 1, 2]]}
+    r = {"relevant_ranks": [i for i, (_, rel) in enumerate(ranked_units(functions, hits), 1) if rel], "n_relevant": 2}
+    assert r["relevant_ranks"] == [3, 4]
+    assert [metrics.LOCALIZATION[f"acc_all@{k}"](r) for k in (3, 5)] == [0.0, 1.0]

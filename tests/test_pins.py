@@ -2,6 +2,7 @@ import base64
 import hashlib
 import io
 import json
+import os
 import tarfile
 import threading
 from dataclasses import dataclass
@@ -12,6 +13,7 @@ from conftest import SHARED, git, needs_shared
 
 from crmatrix import CrmatrixError
 from crmatrix.corpora import languages, pins
+from crmatrix.corpora.tree import MAX_FILE_BYTES
 from crmatrix.stages import fetch_corpus
 
 
@@ -59,7 +61,7 @@ class Routes(dict):
 def registry(monkeypatch):
     """A loopback HTTP server standing in for PyPI's JSON simple index and the npm registry."""
     routes = Routes()
-    monkeypatch.setattr(pins, "RETRY_DELAYS_S", (0.0, 0.0, 0.0))  # the retries, without the waiting
+    monkeypatch.setattr(pins.downloads, "RETRY_DELAYS_S", (0.0, 0.0, 0.0))  # the retries, without the waiting
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self):
@@ -259,9 +261,9 @@ def test_shared_mirror_bundle_of_ripgrep(tmp_path):
 
 
 def test_owner_repo_stem():
-    assert pins._owner_repo("https://github.com/BurntSushi/ripgrep") == "BurntSushi+ripgrep"
-    assert pins._owner_repo("git@github.com:pallets/flask.git") == "pallets+flask"
-    assert pins._owner_repo("/src/checkouts/repo/") == "checkouts+repo"
+    assert pins.bundle_stem("https://github.com/BurntSushi/ripgrep") == "BurntSushi+ripgrep"
+    assert pins.bundle_stem("git@github.com:pallets/flask.git") == "pallets+flask"
+    assert pins.bundle_stem("/src/checkouts/repo/") == "checkouts+repo"
 
 
 def test_path_fingerprint_changes_on_edit(tmp_path):
@@ -321,3 +323,42 @@ def test_only_corrupt_bundles_are_listed_with_the_url_and_leave_nothing(two_comm
         f"  {url}: fatal: repository '{url}' does not exist",
     ]
     assert list(dest.iterdir()) == []
+
+
+def test_path_fingerprint_sees_an_edit_that_keeps_size_and_mtime(tmp_path):
+    f = tmp_path / "pkg" / "a.py"
+    f.parent.mkdir()
+    f.write_text("x = 1\n")
+    st = f.stat()
+    before = pins.path_fingerprint(str(tmp_path))
+    f.write_text("x = 2\n")
+    os.utime(f, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert f.stat().st_size == st.st_size and f.stat().st_mtime_ns == st.st_mtime_ns
+    assert pins.path_fingerprint(str(tmp_path)) != before
+
+
+def test_path_fingerprint_is_the_contents_not_where_the_tree_is(tmp_path, copy_tree):
+    a = tmp_path / "a"
+    (a / "pkg").mkdir(parents=True)
+    (a / "pkg" / "core.py").write_text("def core():\n    pass\n")
+    (a / "README.md").write_text("readme\n")
+    b = copy_tree(a, tmp_path / "elsewhere" / "b")
+    os.utime(b / "README.md", (0, 0))
+    assert pins.path_fingerprint(str(b)) == pins.path_fingerprint(str(a))
+    (b / "pkg" / "core.py").rename(b / "pkg" / "moved.py")  # a rename is a change
+    assert pins.path_fingerprint(str(b)) != pins.path_fingerprint(str(a))
+
+
+def test_path_fingerprint_passes_over_what_no_corpus_holds(tmp_path):
+    (tmp_path / "a.py").write_text("x = 1\n")
+    big = tmp_path / "data.bin"
+    big.write_bytes(b"a" * (MAX_FILE_BYTES + 1))
+    os.mkfifo(tmp_path / "pipe")  # never opened: this would hang
+    before = pins.path_fingerprint(str(tmp_path))
+    for skipped in (".git", "__pycache__", "node_modules"):
+        (tmp_path / skipped).mkdir()
+        (tmp_path / skipped / "x.py").write_text("changed\n")
+    big.write_bytes(b"b" * (MAX_FILE_BYTES + 1))  # too large to be in a corpus, whatever it holds
+    assert pins.path_fingerprint(str(tmp_path)) == before
+    big.write_bytes(b"b" * MAX_FILE_BYTES)  # now small enough to be read: its bytes count
+    assert pins.path_fingerprint(str(tmp_path)) != before

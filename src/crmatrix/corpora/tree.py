@@ -63,15 +63,31 @@ def _skip_reason(path: Path, root: Path) -> tuple[str | None, bytes]:
         if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
             return "not-a-regular-file", b""
         data = f.read(MAX_FILE_BYTES + 1)
+    reason = content_skip_reason(data)
+    return reason, b"" if reason else data
+
+
+def content_skip_reason(data: bytes) -> str | None:
+    """Why a file of these bytes is not part of a corpus (None: it is): too large, binary or not UTF-8."""
     if len(data) > MAX_FILE_BYTES:
-        return "too-large", b""
+        return "too-large"
     if b"\0" in data[:8192]:
-        return "binary", b""
+        return "binary"
     try:
         data.decode("utf-8")
     except UnicodeDecodeError:
-        return "non-utf8", b""
-    return None, data
+        return "non-utf8"
+    return None
+
+
+def in_skipped_dir(rel: str) -> bool:
+    """Whether a corpus-relative posix path lies in a directory no corpus holds (SKIP_DIRS)."""
+    return any(part in SKIP_DIRS for part in rel.split("/")[:-1])
+
+
+def file_record(rel: str, data: bytes) -> dict:
+    """A kept file as the manifest lists it."""
+    return {"path": rel, "size": len(data), "sha256": atomic.sha256_bytes(data), "language": language_for(rel)}
 
 
 def select_files(src: Path, dest: Path, include: list[str], exclude: list[str]) -> dict:
@@ -101,10 +117,15 @@ def select_files(src: Path, dest: Path, include: list[str], exclude: list[str]) 
             out = dest / rel
             out.parent.mkdir(parents=True, exist_ok=True)
             out.write_bytes(data)
-            files.append({"path": rel, "size": len(data), "sha256": atomic.sha256_bytes(data),
-                          "language": language_for(rel)})
-    files.sort(key=lambda f: f["path"])
-    skipped.sort(key=lambda f: f["path"])
+            files.append(file_record(rel, data))
+    return manifest_part(files, skipped, excluded)
+
+
+def manifest_part(files: list[dict], skipped: list[dict], excluded: int) -> dict:
+    """The manifest's file part from the kept files, the skipped ones (`{path, reason}`) and
+    the count of files the globs left out."""
+    files = sorted(files, key=lambda f: f["path"])
+    skipped = sorted(skipped, key=lambda f: f["path"])
     languages: dict[str, int] = {}
     for f in files:
         lang = f["language"] or "other"

@@ -5,6 +5,9 @@ returned; its first entry is the row's `rank`) and `n_relevant` (relevant items 
 corpus). Every metric is a function of one row, so per-query values feed the paired tests
 in `stats` and means feed the tables.
 
+Localization (SWE-bench) adds the field's Acc@k (`LOCALIZATION`): every relevant item within
+the top k, not one of them (`all_at`). Not part of every run's summary: a format asks for them.
+
 Two deliberate choices where tools differ:
 - A query with no relevant hit in the run is a row scoring 0, never a dropped query
   (trec_eval and ir_measures omit queries absent from the run, which inflates means).
@@ -14,7 +17,7 @@ Two deliberate choices where tools differ:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import partial
 
 import numpy as np
@@ -40,6 +43,16 @@ def reciprocal_rank(row: dict, k: int | None = None) -> float:
 def hit_at(row: dict, k: int | None = None) -> float:
     """1 when a relevant hit is within the top k (anywhere in the returned list for k None)."""
     return 1.0 if _within(row, k).size else 0.0
+
+
+def all_at(row: dict, k: int) -> float:
+    """1 when EVERY relevant item is within the top k: LocAgent's and SweRank's Acc@k, file level
+    for a `file_set` gold (files ranked at their first hit) and function level for a
+    `definitions` gold. It counts relevant ranks, so it takes each relevant item to be ranked
+    once: files always are (crmatrix.datasets.relevance.ranked_units), symbols are unless a
+    system answers one twice."""
+    n = row["n_relevant"]
+    return 1.0 if n and _within(row, k).size >= n else 0.0
 
 
 def precision_at(row: dict, k: int) -> float:
@@ -84,6 +97,11 @@ METRICS: dict[str, Callable[[dict], float]] = {
 }
 
 
+# Localization's Acc@k (SweRank's file level reports k = 1, 3, 5, 10; function level 5 and 10).
+LOCALIZATION: dict[str, Callable[[dict], float]] = {f"acc_all@{k}": partial(all_at, k=k) for k in (1, 3, 5, 10)}
+_ANY = {**METRICS, **LOCALIZATION}
+
+
 # What a blob answer (one composed context, not a ranked list) can be scored on: its one
 # "rank" is 1, so these equal its hit rate, and every deeper metric would be a misleading echo.
 RANK1_METRICS = ("mrr", "mrr@10", "acc@1", "precision@1")
@@ -95,15 +113,16 @@ def rank1_only(summary: dict) -> dict:
 
 
 def per_query(rows: list[dict], metric: str) -> np.ndarray:
-    """One value per row, in row order."""
-    f = METRICS[metric]
+    """One value per row, in row order (of a metric of METRICS or LOCALIZATION)."""
+    f = _ANY[metric]
     return np.fromiter((f(r) for r in rows), dtype=float, count=len(rows))
 
 
-def summarize(rows: list[dict]) -> dict:
-    """Mean of every metric over rows (an empty set gives zeros with n=0, never a division error)."""
+def summarize(rows: list[dict], names: Iterable[str] = tuple(METRICS)) -> dict:
+    """Mean of every metric (or of `names`, from METRICS or LOCALIZATION) over rows (an empty set
+    gives zeros with n=0, never a division error)."""
     out: dict = {"n": len(rows)}
-    for name in METRICS:
+    for name in names:
         out[name] = float(per_query(rows, name).mean()) if rows else 0.0
     return out
 

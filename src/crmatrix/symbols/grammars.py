@@ -36,3 +36,12 @@ def parser(language: str) -> Parser:
         made = Parser(Language(getattr(importlib.import_module(module), function)()))
         _PARSERS[language] = made
     return made
+
+
+def versions() -> dict[str, str]:
+    """The installed version of tree-sitter and of each grammar wheel (distribution names are
+    the modules' with `-`): what the parse trees depend on besides this package's code."""
+    from importlib.metadata import version
+
+    modules = {"tree_sitter", *(module for module, _ in _GRAMMARS.values())}
+    return {name: version(name.replace("_", "-")) for name in sorted(modules)}

@@ -1,0 +1,129 @@
+"""A unified diff read per file: paths, status, and the old side's removed lines and insertions."""
+
+import pytest
+
+from crmatrix.datasets.patches import FileDiff, Insertion, PatchError, parse_patch
+
+MULTI_HUNK = """\
+diff --git a/pkg/m.py b/pkg/m.py
+--- a/pkg/m.py
++++ b/pkg/m.py
+@@ -1,4 +1,5 @@
++import os
+ import sys
+{blank}
+ def f():
+     return 1
+@@ -10,7 +11,9 @@ def g():
+     a = 1
+-    b = 2
++    b = 3
++    c = 4
+     d = 5
++    e = 6
++
+     h = 7
+-    i = 8
+     j = 9
+     k = 10
+""".format(blank=" ")  # a context line that is blank in the file is one space
+
+
+def test_multi_hunk_removals_replacements_and_insertions():
+    assert parse_patch(MULTI_HUNK) == [FileDiff(
+        "pkg/m.py", "pkg/m.py", "modified", removed=(11, 14),
+        insertions=(Insertion(0, ("import os",)), Insertion(12, ("    e = 6", ""))))]
+    assert parse_patch(MULTI_HUNK)[0].changed_old_lines == (0, 11, 12, 14)
+
+
+def test_an_added_a_deleted_and_a_renamed_file():
+    patch = """\
+diff --git a/docs/new.rst b/docs/new.rst
+new file mode 100644
+--- /dev/null
++++ b/docs/new.rst
+@@ -0,0 +1,2 @@
++Title
++=====
+diff --git a/old.py b/old.py
+deleted file mode 100644
+--- a/old.py
++++ /dev/null
+@@ -1,3 +0,0 @@
+-def gone():
+-    pass
+-
+diff --git a/a/before.py b/a/after.py
+similarity index 90%
+rename from a/before.py
+rename to a/after.py
+--- a/a/before.py
++++ b/a/after.py
+@@ -2,2 +2,2 @@ def x():
+-    return 1
++    return 2
+     # end
+diff --git a/moved.py b/elsewhere/moved.py
+similarity index 100%
+rename from moved.py
+rename to elsewhere/moved.py
+"""
+    assert parse_patch(patch) == [
+        FileDiff(None, "docs/new.rst", "added", (), (Insertion(0, ("Title", "=====")),)),
+        FileDiff("old.py", None, "deleted", (1, 2, 3), ()),
+        FileDiff("a/before.py", "a/after.py", "renamed", (2,), ()),
+        FileDiff("moved.py", "elsewhere/moved.py", "renamed", (), ()),
+    ]
+
+
+def test_an_insertion_hunk_names_the_line_it_goes_after_and_no_newline_markers_are_passed_over():
+    patch = """\
+--- a/x.py
++++ b/x.py
+@@ -5,0 +6,2 @@
++one
++two
+@@ -9 +11 @@
+-last
+\\ No newline at end of file
++last
+\\ No newline at end of file
+"""
+    assert parse_patch(patch) == [FileDiff("x.py", "x.py", "modified", (9,), (Insertion(5, ("one", "two")),))]
+
+
+def test_quoted_paths_and_paths_with_spaces():
+    patch = """\
+diff --git "a/dir/caf\\303\\251 \\"q\\".py" "b/dir/caf\\303\\251 \\"q\\".py"
+--- "a/dir/caf\\303\\251 \\"q\\".py"
++++ "b/dir/caf\\303\\251 \\"q\\".py"
+@@ -1 +1 @@
+-a
++b
+diff --git a/my file.py b/my file.py
+--- a/my file.py
++++ b/my file.py
+@@ -1 +1 @@
+-a
++b
+"""
+    assert [(d.old_path, d.new_path) for d in parse_patch(patch)] == [
+        ('dir/café "q".py', 'dir/café "q".py'), ("my file.py", "my file.py")]
+
+
+@pytest.mark.parametrize(("patch", "error"), [
+    ("", "no file header (`diff --git` or `---`/`+++`)"),
+    ("just words\n", "no file header (`diff --git` or `---`/`+++`)"),
+    ("@@ -1 +1 @@\n-a\n+b\n", "line 1: a hunk before its file's ---/+++ lines"),
+    ("--- a/x\n+++ b/x\n@@ -1,3 +1,3 @@\n a\n-b\n+c\n", "line 3: hunk ends early: 1 old and 1 new lines missing"),
+    ("--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n a\n*b\n", "line 5: '*b' does not fit the hunk at line 3 (1 old and 1 new "
+                                                   "lines left)"),
+    ("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n-b\n", "line 5: '-b' does not fit the hunk at line 3 (0 old and 1 new "
+                                               "lines left)"),
+    ("--- a/x\n+++ b/x\n@@ one @@\n", "line 3: not a hunk header: '@@ one @@'"),
+    ("--- a/x\n+++ b/x\n", "x: a ---/+++ pair without a hunk"),
+])
+def test_a_malformed_patch_says_where(patch, error):
+    with pytest.raises(PatchError) as e:
+        parse_patch(patch)
+    assert str(e.value) == error

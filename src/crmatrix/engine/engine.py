@@ -6,17 +6,24 @@ one-hop graph expansion and the 2e re-rank when on) and `bm25`. Scores are array
 symbols (NaN: not a candidate), so a query costs a few vector operations; every method
 returns hits in the one deterministic order of `crmatrix.hits`, (-score, path, start_line,
 symbol).
+
+An engine builds what it ranks with from its symbols, unless it is handed it already built
+(`lexical`, `sparse`, `tie`, `bm25`): a versioned index's view of one commit
+(`crmatrix.engine.versioned`) hands over what it gathered from its distinct contents, and
+`symbols` may then be any sequence of them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from crmatrix import CrmatrixError
-from crmatrix.engine import expansion, fusion, lexical, sparse
+from crmatrix.engine import expansion, fusion
+from crmatrix.engine import lexical as _lexical
+from crmatrix.engine import sparse as _sparse
 from crmatrix.engine.knobs import Knobs
 from crmatrix.engine.methods import METHODS
 from crmatrix.hits import Hit
@@ -29,12 +36,16 @@ QueryEncoder = Callable[[list[str]], np.ndarray]
 
 
 class Engine:
-    def __init__(self, symbols: list[Symbol], knobs: Knobs | None = None, vectors: np.ndarray | None = None,
+    def __init__(self, symbols: Sequence[Symbol], knobs: Knobs | None = None, vectors: np.ndarray | None = None,
                  encode_queries: QueryEncoder | None = None, neighbours: list[np.ndarray] | None = None,
-                 bm25: BM25Index | None = None):
+                 bm25: BM25Index | None = None, lexical: _lexical.LexicalIndex | None = None,
+                 sparse: _sparse.SparseIndex | None = None, tie: np.ndarray | None = None):
         """`neighbours[i]`: the symbols one hop from symbol i in the corpus's graph
         (`crmatrix.graph.Graph.neighbours`); needed when the knobs turn graph expansion on.
-        `bm25`: the symbols' BM25 as an index stores it (`index.load_bm25`); None builds it here."""
+        `bm25`: the symbols' BM25 as an index stores it (`index.load_bm25`), or anything whose
+        `scores(query)` gives the same; None builds it here. `lexical`, `sparse`: the rankers
+        of these symbols, built elsewhere; `tie`: each symbol's place in (path, start_line, name)
+        order."""
         self.symbols = symbols
         self.knobs = knobs or Knobs()
         if self.knobs.graph_expand and neighbours is None:
@@ -43,13 +54,16 @@ class Engine:
         self.vectors = vectors
         self._encode = encode_queries
         self._query_vectors: dict[str, np.ndarray] = {}
-        self._lexical = lexical.LexicalIndex(symbols)
-        self._sparse = sparse.SparseIndex(symbols) if self.knobs.sparse else None
+        self._lexical = lexical if lexical is not None else _lexical.LexicalIndex(symbols)
+        self._sparse = None if not self.knobs.sparse else sparse if sparse is not None else _sparse.SparseIndex(symbols)
         self._bm25 = bm25
-        # position of each symbol in (path, start_line, name) order: the tie-break as one int
-        order = sorted(range(len(symbols)), key=lambda i: (symbols[i].path, symbols[i].start_line, symbols[i].name))
-        self._tie = np.empty(len(symbols), dtype=np.int64)
-        self._tie[order] = np.arange(len(symbols))
+        if tie is None:
+            # position of each symbol in (path, start_line, name) order: the tie-break as one int
+            order = sorted(range(len(symbols)), key=lambda i: (symbols[i].path, symbols[i].start_line,
+                                                                symbols[i].name))
+            tie = np.empty(len(symbols), dtype=np.int64)
+            tie[order] = np.arange(len(symbols))
+        self._tie = tie
 
     # -- query vectors ------------------------------------------------------------------
 
@@ -67,7 +81,7 @@ class Engine:
         if self.vectors is None or self._encode is None:
             raise CrmatrixError("builtin engine: semantic search needs an index with vectors and a query encoder")
         if query not in self._query_vectors:
-            self.prepare([query])
+            self.prepare([query], methods=())  # the vector alone: no BM25 built on the way
         return self._query_vectors[query]
 
     # -- scores: one per symbol, NaN where the symbol is not a candidate -------------------

@@ -144,17 +144,31 @@ class LexicalIndex:
 
     def __init__(self, symbols: list[Symbol]):
         docs = [LexicalDoc.of(s) for s in symbols]
-        self.n = len(docs)
-        self.names = Blob([d.name for d in docs])
-        self.sigs = Blob([d.signature for d in docs])
-        self.quals = Blob([d.qualname for d in docs])
-        self.paths = Blob([d.path for d in docs])
+        self._fill([d.name for d in docs], [d.signature for d in docs], [d.qualname for d in docs],
+                   [d.path for d in docs], [d.kind for d in docs])
+
+    @classmethod
+    def of_fields(cls, names: list[str], signatures: list[str], qualnames: list[str], paths: list[str],
+                  kinds: list[str]) -> LexicalIndex:
+        """The index of symbols given as the fields of their `LexicalDoc`s (already lowercased), one
+        list per field: what a versioned index stores per content and gathers per commit."""
+        index = cls.__new__(cls)
+        index._fill(names, signatures, qualnames, paths, kinds)
+        return index
+
+    def _fill(self, names: list[str], signatures: list[str], qualnames: list[str], paths: list[str],
+              kinds: list[str]) -> None:
+        self.n = len(names)
+        self.names = Blob(names)
+        self.sigs = Blob(signatures)
+        self.quals = Blob(qualnames)
+        self.paths = Blob(paths)
         self.by_name: dict[str, list[int]] = {}
-        for i, d in enumerate(docs):
-            self.by_name.setdefault(d.name, []).append(i)
-        self.underscore_names = sorted({d.name for d in docs if "_" in d.name})
-        self.is_function = np.array([d.kind in FUNCTION_KINDS for d in docs], dtype=bool)
-        self.is_type = np.array([d.kind in TYPE_KINDS for d in docs], dtype=bool)
+        for i, name in enumerate(names):
+            self.by_name.setdefault(name, []).append(i)
+        self.underscore_names = sorted({name for name in names if "_" in name})
+        self.is_function = np.array([k in FUNCTION_KINDS for k in kinds], dtype=bool)
+        self.is_type = np.array([k in TYPE_KINDS for k in kinds], dtype=bool)
 
     def _named(self, names) -> np.ndarray:
         mask = np.zeros(self.n, dtype=bool)

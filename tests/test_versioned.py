@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 from crmatrix import CrmatrixError, atomic
-from crmatrix.engine import Engine, index, knobs, versioned
+from crmatrix.engine import Engine, files, index, knobs, versioned
 from crmatrix.engine.bm25 import BM25Index
 from crmatrix.engine.embedtext import embedding_text
-from crmatrix.engine.methods import METHODS
+from crmatrix.engine.methods import FILE_METHODS, METHODS
 from crmatrix.symbols import Symbol
 from crmatrix.symbols.extract import extract_files
 from crmatrix.symbols.record import sort_key
@@ -344,3 +344,33 @@ def test_an_index_refuses_another_store_other_knobs_or_another_model(store, mode
     (tmp_path / "vindex" / "ties" / "name.npy").write_bytes(b"x")
     with pytest.raises(CrmatrixError, match="name.npy"):
         versioned.VersionedIndex(tmp_path / "vindex", store, kn, model_dir)
+
+
+# --- whole files as documents --------------------------------------------------------------------
+
+def test_a_commits_files_are_the_plain_documents_of_its_tree(model, tmp_path):
+    model_dir, embedder = model
+    read = lambda path, blob_id: BLOBS[blob_id].encode()  # noqa: E731
+    meta = versioned.build_files(listing(COMMITS), read, model_dir, tmp_path / "cache", tmp_path / "findex")
+    assert meta["documents"] == 11 and meta["texts"] == 11  # the copy of keep.py is its own document
+    vfiles = versioned.VersionedFiles(tmp_path / "findex", model_dir)
+    for commit, tree in COMMITS.items():
+        plain = files.FileDocs.build(tree.items(), lambda texts: np.stack([bag(t) for t in texts]))
+        view = vfiles.view(commit)
+        assert view.paths == plain.paths == sorted(tree)
+        assert view.lines.tolist() == plain.lines.tolist() == [t.count("\n") for _, t in sorted(tree.items())]
+        for q in QUERIES:
+            assert view.bm25.scores(q).tobytes() == plain.bm25.scores(q).tobytes()
+        got = hits(Engine([], vectors=None, encode_queries=encode_queries, files=view), FILE_METHODS)
+        want = hits(Engine([], vectors=None, encode_queries=encode_queries, files=plain), FILE_METHODS)
+        assert json.dumps(got) == json.dumps(want), commit
+    top = Engine([], encode_queries=encode_queries, files=vfiles.view("c3")).search("read frame", "file-bm25", 2)
+    assert [(h.path, h.symbol, h.kind, h.start_line, h.end_line) for h in top] == [
+        ("pkg/frames.py", "pkg/frames.py", "file", 1, 6), ("pkg/added.py", "pkg/added.py", "file", 1, 13)]
+
+
+def test_file_methods_need_files(tmp_path):
+    with pytest.raises(CrmatrixError, match="file-bm25 needs the corpus's files as documents"):
+        Engine([]).search("x", "file-bm25", 3)
+    with pytest.raises(CrmatrixError, match="unknown method 'files'.*file-semantic"):
+        Engine([]).search("x", "files", 3)

@@ -22,23 +22,33 @@ engine (`VersionedIndex.engine`) gathers them along the commit's occurrences:
 A commit's engine returns exactly the hits a plain `Engine` over `store.symbols_of(commit)`
 with a plain index returns (tests/test_versioned.py checks every method under several arms).
 
+Whole files as documents (`crmatrix.engine.files`) are versioned the same way (`build_files`,
+`VersionedFiles`): each distinct (path, blob) tokenized and embedded once, per commit the
+documents it holds; `VersionedFiles.view(commit)` is the `FileDocs` a plain build of the
+commit's files gives, for an engine's `files`.
+
 On disk: `meta.json` (the store's hash, the model, the index-time knobs, counts, what was
 embedded), `texts.jsonl` (each distinct embedding text and its sha256), `vectors.npy`
 (float32, one row per text), `content_text.npy` (int32: each content's text row),
 `bm25/`, `sparse/` (postings), `lexical/` (string columns) and `ties/` (`path.npy`,
-`name.npy`: int32 ranks), and `crmatrix-checksums.json`.
+`name.npy`: int32 ranks), and `crmatrix-checksums.json`. A file index: `meta.json` (each
+commit's run [start, end) of `occurrences.npy`, the model, counts), `docs.jsonl` (per document
+its path, blob, last line and embedding text's sha256), `occurrences.npy` (int32 document ids,
+commits in sha order, each commit's in path order), `doc_text.npy`, `texts.jsonl`,
+`vectors.npy`, `bm25/`, `crmatrix-checksums.json`.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 import numpy as np
 
 from crmatrix import CrmatrixError, atomic, integrity
 from crmatrix.embed.cache import text_sha
-from crmatrix.engine import columns, index, postings, termcounts
+from crmatrix.engine import columns, files, index, postings, termcounts
 from crmatrix.engine.bm25 import document
 from crmatrix.engine.embedtext import embedding_text
 from crmatrix.engine.engine import Engine, QueryEncoder
@@ -46,9 +56,10 @@ from crmatrix.engine.knobs import Knobs
 from crmatrix.engine.lexical import LexicalDoc, LexicalIndex
 from crmatrix.engine.postings import Postings
 from crmatrix.engine.sparse import SparseIndex, symbol_words
-from crmatrix.symbols.versioned import CommitSymbols, SymbolStore, content_symbol
+from crmatrix.symbols.versioned import CommitSymbols, SymbolStore, checked_files, commit_run, content_symbol
 
 FORMAT = "crmatrix-versioned-index/1"
+FILES_FORMAT = "crmatrix-versioned-files/1"
 LEXICAL = ("name", "signature", "qualname", "path", "kind")  # LexicalDoc's fields, in its order
 
 
@@ -142,9 +153,10 @@ class VersionedIndex:
         self._path_rank, self._name_rank = (np.load(d / "ties" / f"{f}.npy", mmap_mode="r") for f in ("path", "name"))
 
     def engine(self, commit: str, knobs: Knobs | None = None, encode_queries: QueryEncoder | None = None,
-               neighbours: list[np.ndarray] | None = None) -> Engine:
+               neighbours: list[np.ndarray] | None = None, files=None) -> Engine:
         """The engine of one commit; `knobs`: an arm's (None: the ones the index was opened with),
-        whose index-time fields must be the index's (its query-time ones are free)."""
+        whose index-time fields must be the index's (its query-time ones are free).
+        `files`: the commit's files as documents (`crmatrix.engine.files`), for the file methods."""
         if knobs is None:
             knobs = self.knobs
         index.check_knobs(self.directory, self.meta, knobs)
@@ -157,7 +169,7 @@ class VersionedIndex:
         tie = np.empty(len(occ), dtype=np.int64)
         tie[order] = np.arange(len(occ))
         return Engine(CommitSymbols(self.store, occ), knobs, vectors, encode_queries, neighbours,
-                      self._bm25.commit(content), lexical, sparse, tie)
+                      self._bm25.commit(content), lexical, sparse, tie, files)
 
 
 class CommitSparse(SparseIndex):
@@ -175,3 +187,66 @@ class CommitSparse(SparseIndex):
             if found is not None:
                 coverage[found[0]] += 1
         return coverage[self._occurrences]
+
+
+# -- whole files as documents ------------------------------------------------------------------
+
+
+def build_files(commits: Mapping[str, Iterable[tuple[str, str]]], read: Callable[[str, str], bytes | str],
+                model_dir: Path, cache_dir: Path, out: Path, threads: int | None = None) -> dict:
+    """Index the files of `commits` (sha -> (path, blob id) of each file that is a document)
+    as documents (`crmatrix.engine.files`): each distinct (path, blob) once, read with
+    `read(path, blob)` (its bytes or text); no knobs change a file's texts."""
+    t0 = time.perf_counter()
+    per_commit = {c: checked_files(c, files) for c, files in sorted(commits.items())}
+    docs = sorted({pb for pairs in per_commit.values() for pb in pairs})
+    ids = {pb: i for i, pb in enumerate(docs)}
+    runs, occurrences = {}, []
+    for commit, pairs in per_commit.items():
+        runs[commit] = {"start": len(occurrences), "end": len(occurrences) + len(pairs)}
+        occurrences += [ids[pb] for pb in pairs]
+    lines, texts = [], []
+
+    def documents() -> Iterable[str]:  # each file read once: BM25 tokenizes it as it goes
+        for path, blob in docs:
+            text = files.decode(read(path, blob))
+            lines.append(files.last_line(text))
+            texts.append(files.embedding_text(path, text))
+            yield files.document(path, text)
+
+    with atomic.staged_dir(Path(out)) as d:
+        termcounts.build(documents(), d / "bm25")
+        distinct, vectors, rows, model, stats = embed_distinct(texts, model_dir, cache_dir, threads)
+        stats["seconds"] = round(time.perf_counter() - t0, 3)
+        write_texts(d, distinct, vectors, rows, "doc_text.npy")
+        np.save(d / "occurrences.npy", np.asarray(occurrences, dtype=np.int32))
+        atomic.write_jsonl(d / "docs.jsonl", [{"path": p, "blob": b, "lines": n, "text_sha": text_sha(t)}
+                                              for (p, b), n, t in zip(docs, lines, texts, strict=True)])
+        meta = {"format": FILES_FORMAT, "model": model, "commits": runs, "documents": len(docs),
+                "texts": len(distinct), "embed_chars": files.EMBED_CHARS, "embedding": stats}
+        atomic.write_json(d / "meta.json", meta)
+        integrity.record(d)
+    return meta
+
+
+class VersionedFiles:
+    """A versioned file index `build_files` wrote, opened for a model (refused if built with another)."""
+
+    def __init__(self, directory: Path, model_dir: Path):
+        self.directory = d = Path(directory)
+        self.meta = _meta(d, "a versioned file index", FILES_FORMAT)
+        model = index.check_model(d, self.meta, model_dir)
+        docs = atomic.read_jsonl(d / "docs.jsonl")
+        self._paths = [doc["path"] for doc in docs]
+        self._lines = np.asarray([doc["lines"] for doc in docs], dtype=np.int64)
+        self._occurrences = np.load(d / "occurrences.npy", mmap_mode="r")
+        self._doc_text = np.load(d / "doc_text.npy", mmap_mode="r")
+        self.vectors = index.load_vectors(d, self.meta["texts"], model["dim"])
+        self._bm25 = termcounts.TermCounts(d / "bm25", len(docs))
+
+    def view(self, commit: str) -> files.FileDocs:
+        """The commit's files as documents, as `FileDocs.build` of them gives them."""
+        run = commit_run(self.meta, commit, self.directory)
+        doc = np.asarray(self._occurrences[run["start"]:run["end"]], dtype=np.int64)
+        return files.FileDocs([self._paths[i] for i in doc], self._lines[doc],
+                        np.asarray(self.vectors[np.asarray(self._doc_text)[doc]]), self._bm25.commit(doc))

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from crmatrix import CrmatrixError, atomic
-from crmatrix.engine import Engine, files, index, knobs, versioned
+from crmatrix.engine import Engine, columns, files, index, knobs, versioned
 from crmatrix.engine.bm25 import BM25Index
 from crmatrix.engine.embedtext import embedding_text
 from crmatrix.engine.methods import FILE_METHODS, METHODS
@@ -101,6 +101,11 @@ FRAMES = '''class FrameReader:
     def read_frame(self):
         # read frame bytes until the end marker
         return self.stream.read_until(b"END")
+
+
+def Décodé_Trame(flux, sep="→"):
+    """Décode une trame (non-ASCII names, signatures and docs read back alike)."""
+    return flux.split(sep)
 '''
 
 COMMITS = {
@@ -198,8 +203,8 @@ def test_each_commit_reads_back_as_its_plain_extraction(store, tmp_path):
     # each distinct content once: the moved file and the copy are new contents (their path is
     # part of a content), the shifted functions and the reverted edit are not
     distinct = {content_of(s) for c in COMMITS for s in plain_symbols(c, tmp_path)}
-    assert len(store) == len(distinct) == 20
-    assert occurrences == 10 + 12 + 18 and store.meta["occurrences"] == occurrences
+    assert len(store) == len(distinct) == 21
+    assert occurrences == 10 + 12 + 19 and store.meta["occurrences"] == occurrences
     assert [json.loads(line)["name"] for line in (store.directory / "contents.jsonl").read_text().splitlines()
             ].count("compat") == 1  # the duplicated definition is one content
 
@@ -233,7 +238,7 @@ def test_bad_input_is_one_line_naming_it(tmp_path):
 QUERIES = ["read frame", "open a network connection with a time limit", "read settings from key value text",
            "drop the least recently used entry", "download a web page", "turn a title into a url slug", "compat",
            "parse_config", "Cache", "load config path config", "the second helper", "return frame read frame",
-           "read_frame stream"]
+           "read_frame stream", "décodé_trame", "trame sep →"]
 OFF = {"CODELENS_EMBED_HINT_AUTO": "0"}
 NL_API = {"CODELENS_EMBED_HINT_INCLUDE_COMMENTS": "1", "CODELENS_EMBED_HINT_INCLUDE_API_CALLS": "1"}
 SPARSE = {"CODELENS_RANK_SPARSE_TERM_WEIGHT": "1", "CODELENS_RANK_SPARSE_THRESHOLD": "40",
@@ -346,6 +351,19 @@ def test_an_index_refuses_another_store_other_knobs_or_another_model(store, mode
         versioned.VersionedIndex(tmp_path / "vindex", store, kn, model_dir)
 
 
+@pytest.mark.parametrize("chunk", [2, 4096])
+def test_a_column_gathers_any_rows_joined_with_where_each_starts(chunk, tmp_path, monkeypatch):
+    monkeypatch.setattr(columns, "CHUNK", chunk)
+    strings = ["", "abc", "é→ß", "\ud800x", "日本語", "", "z"]  # empty, multi-byte, a lone surrogate
+    columns.save(strings, tmp_path, "c")
+    rows = [2, 0, 4, 4, 3, 6, 5, 1]
+    text, starts = columns.Column(tmp_path, "c").joined(np.array(rows), "\x00")
+    assert text == "\x00".join(strings[r] for r in rows)
+    assert starts.tolist() == [0, 4, 5, 9, 13, 16, 18, 19]
+    text, starts = columns.Column(tmp_path, "c").joined(np.array([], dtype=np.int64))
+    assert text == "" and starts.size == 0
+
+
 # --- whole files as documents --------------------------------------------------------------------
 
 def test_a_commits_files_are_the_plain_documents_of_its_tree(model, tmp_path):
@@ -366,7 +384,7 @@ def test_a_commits_files_are_the_plain_documents_of_its_tree(model, tmp_path):
         assert json.dumps(got) == json.dumps(want), commit
     top = Engine([], encode_queries=encode_queries, files=vfiles.view("c3")).search("read frame", "file-bm25", 2)
     assert [(h.path, h.symbol, h.kind, h.start_line, h.end_line) for h in top] == [
-        ("pkg/frames.py", "pkg/frames.py", "file", 1, 6), ("pkg/added.py", "pkg/added.py", "file", 1, 13)]
+        ("pkg/added.py", "pkg/added.py", "file", 1, 13), ("pkg/frames.py", "pkg/frames.py", "file", 1, 11)]
 
 
 def test_file_methods_need_files(tmp_path):

@@ -15,6 +15,7 @@ import numpy as np
 
 # Lone surrogates survive (a symbol's text can hold them): encoded and decoded alike.
 _ERRORS = "surrogatepass"
+CHUNK = 4096  # rows gathered at a time
 
 
 def save(strings: list[str], directory: Path, name: str) -> None:
@@ -28,22 +29,25 @@ class Column:
     """A column `save` wrote, memory-mapped."""
 
     def __init__(self, directory: Path, name: str):
-        self._bytes = np.load(Path(directory) / f"{name}.bytes.npy", mmap_mode="r")
-        self._offsets = np.load(Path(directory) / f"{name}.offsets.npy", mmap_mode="r")
+        # plain arrays over the mapping: a memmap's own indexing costs more than the gather
+        self._bytes = np.asarray(np.load(Path(directory) / f"{name}.bytes.npy", mmap_mode="r"))
+        self._offsets = np.asarray(np.load(Path(directory) / f"{name}.offsets.npy", mmap_mode="r"))
 
     def __len__(self) -> int:
         return len(self._offsets) - 1
 
-    def take(self, rows: np.ndarray) -> list[str]:
-        """The strings of `rows` (any order, repeats allowed), as a list."""
+    def joined(self, rows: np.ndarray, sep: str = "\x00") -> tuple[str, np.ndarray]:
+        """The strings of `rows` (any order, repeats allowed) joined with the one-character
+        ASCII `sep`, and where each starts in that text (in characters)."""
         rows = np.asarray(rows, dtype=np.int64)
-        starts = np.asarray(self._offsets[rows])
-        lengths = np.asarray(self._offsets[rows + 1]) - starts
-        at = np.cumsum(lengths) - lengths  # where each row's bytes land in the gathered buffer
-        total = int(lengths.sum())
-        buf = np.asarray(self._bytes[np.repeat(starts - at, lengths) + np.arange(total)])
-        text = buf.tobytes().decode("utf-8", _ERRORS)
-        # a character starts at every byte that is not a continuation byte (10xxxxxx)
-        chars = np.concatenate(([0], np.cumsum((buf & 0xC0) != 0x80)))
-        begin, end = chars[at].tolist(), chars[at + lengths].tolist()
-        return [text[b:e] for b, e in zip(begin, end, strict=True)]
+        starts = self._offsets[rows]
+        lengths = self._offsets[rows + 1] - starts
+        at = np.cumsum(lengths + 1) - (lengths + 1)  # where each row's bytes start in the joined bytes
+        buf = np.full(int(at[-1] + lengths[-1]) if len(rows) else 0, ord(sep), dtype=np.uint8)
+        for lo in range(0, len(rows), CHUNK):  # in chunks: the byte indices are 8 bytes a byte
+            n = lengths[lo:lo + CHUNK]
+            within = np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n)  # each byte's place in its row
+            buf[np.repeat(at[lo:lo + CHUNK], n) + within] = self._bytes[np.repeat(starts[lo:lo + CHUNK], n) + within]
+        # a row starts at as many characters as bytes before it, less the continuation bytes (10xxxxxx)
+        continuation = np.flatnonzero((buf & 0xC0) == 0x80)
+        return buf.tobytes().decode("utf-8", _ERRORS), at - np.searchsorted(continuation, at)

@@ -14,7 +14,9 @@ engine (`VersionedIndex.engine`) gathers them along the commit's occurrences:
 - BM25: term counts per content (`crmatrix.engine.termcounts`), scored with the commit's own
   N, document frequencies and average length — bitwise the plain index's scores;
 - lexical: the lowercased name, signature, qualified name and path of each content as
-  string columns (`crmatrix.engine.columns`), gathered into the commit's `LexicalIndex`;
+  string columns (`crmatrix.engine.columns`), gathered into the commit's blobs in one pass
+  each; its lowercased name as an id among the distinct ones, so the commit's symbols by name
+  are one sort; whether its kind is a function's or a type's;
 - 2e: each content's words as postings, a commit's coverage gathered from them;
 - ties: each content's path and name as ranks in string order, so the (path, start_line,
   name) order of a commit's symbols is one `np.lexsort`.
@@ -30,12 +32,13 @@ commit's files gives, for an engine's `files`.
 On disk: `meta.json` (the store's hash, the model, the index-time knobs, counts, what was
 embedded), `texts.jsonl` (each distinct embedding text and its sha256), `vectors.npy`
 (float32, one row per text), `content_text.npy` (int32: each content's text row),
-`bm25/`, `sparse/` (postings), `lexical/` (string columns) and `ties/` (`path.npy`,
-`name.npy`: int32 ranks), and `crmatrix-checksums.json`. A file index: `meta.json` (each
-commit's run [start, end) of `occurrences.npy`, the model, counts), `docs.jsonl` (per document
-its path, blob, last line and embedding text's sha256), `occurrences.npy` (int32 document ids,
-commits in sha order, each commit's in path order), `doc_text.npy`, `texts.jsonl`,
-`vectors.npy`, `bm25/`, `crmatrix-checksums.json`.
+`bm25/`, `sparse/` (postings), `lexical/` (string columns; `kind.npy`, int8: 1 a function's
+kind, 2 a type's; `names.json`, the distinct lowercased names, and `name_id.npy`) and `ties/`
+(`path.npy`, `name.npy`: int32 ranks), and `crmatrix-checksums.json`. A file index:
+`meta.json` (each commit's run [start, end) of `occurrences.npy`, the model, counts),
+`docs.jsonl` (per document its path, blob, last line and embedding text's sha256),
+`occurrences.npy` (int32 document ids, commits in sha order, each commit's in path order),
+`doc_text.npy`, `texts.jsonl`, `vectors.npy`, `bm25/`, `crmatrix-checksums.json`.
 """
 
 from __future__ import annotations
@@ -48,19 +51,21 @@ import numpy as np
 
 from crmatrix import CrmatrixError, atomic, integrity
 from crmatrix.embed.cache import text_sha
-from crmatrix.engine import columns, files, index, postings, termcounts
+from crmatrix.engine import columns, index, postings, termcounts
+from crmatrix.engine import files as wholefiles
 from crmatrix.engine.bm25 import document
 from crmatrix.engine.embedtext import embedding_text
 from crmatrix.engine.engine import Engine, QueryEncoder
 from crmatrix.engine.knobs import Knobs
-from crmatrix.engine.lexical import LexicalDoc, LexicalIndex
+from crmatrix.engine.lexical import FUNCTION_KINDS, TYPE_KINDS, Blob, LexicalDoc, LexicalIndex, Names
 from crmatrix.engine.postings import Postings
 from crmatrix.engine.sparse import SparseIndex, symbol_words
 from crmatrix.symbols.versioned import CommitSymbols, SymbolStore, checked_files, commit_run, content_symbol
 
 FORMAT = "crmatrix-versioned-index/1"
 FILES_FORMAT = "crmatrix-versioned-files/1"
-LEXICAL = ("name", "signature", "qualname", "path", "kind")  # LexicalDoc's fields, in its order
+LEXICAL = ("name", "signature", "qualname", "path")  # LexicalDoc's string fields, in its order
+KIND_CODES = {**dict.fromkeys(FUNCTION_KINDS, 1), **dict.fromkeys(TYPE_KINDS, 2)}  # lexical's boosts; else 0
 
 
 def ranks(strings: list[str]) -> np.ndarray:
@@ -92,7 +97,7 @@ def build(store: SymbolStore, knobs: Knobs, model_dir: Path, cache_dir: Path, ou
     t0 = time.perf_counter()
     texts: list[str] = []
     lexical: dict[str, list[str]] = {f: [] for f in LEXICAL}
-    paths, names = [], []
+    paths, names, kinds = [], [], []
     words = postings.Builder()
     for content in store.all_contents():
         s = content_symbol(content)
@@ -102,6 +107,7 @@ def build(store: SymbolStore, knobs: Knobs, model_dir: Path, cache_dir: Path, ou
             lexical[f].append(getattr(doc, f))
         paths.append(s.path)
         names.append(s.name)
+        kinds.append(KIND_CODES.get(s.kind, 0))
         words.add(dict.fromkeys(sorted(symbol_words(s)), 1))
     distinct, vectors, rows, model, stats = embed_distinct(texts, model_dir, cache_dir, threads)
     stats["seconds"] = round(time.perf_counter() - t0, 3)
@@ -114,6 +120,9 @@ def build(store: SymbolStore, knobs: Knobs, model_dir: Path, cache_dir: Path, ou
         (d / "lexical").mkdir()
         for f in LEXICAL:
             columns.save(lexical[f], d / "lexical", f)
+        np.save(d / "lexical" / "kind.npy", np.asarray(kinds, dtype=np.int8))
+        atomic.write_json(d / "lexical" / "names.json", sorted(set(lexical["name"])))
+        np.save(d / "lexical" / "name_id.npy", ranks(lexical["name"]))
         (d / "ties").mkdir()
         np.save(d / "ties" / "path.npy", ranks(paths))
         np.save(d / "ties" / "name.npy", ranks(names))
@@ -150,7 +159,18 @@ class VersionedIndex:
         self._bm25 = termcounts.TermCounts(d / "bm25", len(store))
         self._words = postings.Postings(d / "sparse")
         self._lexical = [columns.Column(d / "lexical", f) for f in LEXICAL]
+        self._kind = np.load(d / "lexical" / "kind.npy", mmap_mode="r")
+        self._name_id = np.load(d / "lexical" / "name_id.npy", mmap_mode="r")
+        self._names = atomic.read_json(d / "lexical" / "names.json")
+        self._name_ids = {name: i for i, name in enumerate(self._names)}
         self._path_rank, self._name_rank = (np.load(d / "ties" / f"{f}.npy", mmap_mode="r") for f in ("path", "name"))
+
+    def _lexical_index(self, content: np.ndarray) -> LexicalIndex:
+        """The commit's lexical ranker: its symbols' lowercased fields gathered, joined as `Blob`s are."""
+        blobs = (Blob.joined(*column.joined(content, Blob.SEP)) for column in self._lexical)
+        kind = np.asarray(self._kind)[content]
+        names = CommitNames(self._names, self._name_ids, np.asarray(self._name_id)[content])
+        return LexicalIndex.of_parts(names, *blobs, kind == 1, kind == 2)
 
     def engine(self, commit: str, knobs: Knobs | None = None, encode_queries: QueryEncoder | None = None,
                neighbours: list[np.ndarray] | None = None, files=None) -> Engine:
@@ -162,14 +182,31 @@ class VersionedIndex:
         index.check_knobs(self.directory, self.meta, knobs)
         occ = np.asarray(self.store.occurrences(commit))
         content = occ[:, 0].astype(np.int64)
-        vectors = np.asarray(self.vectors[np.asarray(self._content_text)[content]])
-        lexical = LexicalIndex.of_fields(*(c.take(content) for c in self._lexical))
+        vectors = np.asarray(self.vectors)[np.asarray(self._content_text)[content]]
+        lexical = self._lexical_index(content)
         sparse = CommitSparse(self._words, len(self.store), content) if knobs.sparse else None
         order = np.lexsort((np.asarray(self._name_rank)[content], occ[:, 1], np.asarray(self._path_rank)[content]))
         tie = np.empty(len(occ), dtype=np.int64)
         tie[order] = np.arange(len(occ))
         return Engine(CommitSymbols(self.store, occ), knobs, vectors, encode_queries, neighbours,
                       self._bm25.commit(content), lexical, sparse, tie, files)
+
+
+class CommitNames(Names):
+    """`Names` of one commit's symbols, from each content's lowercased name as an id among the
+    index's distinct names (`names`, sorted): rows by name are one sort of the ids."""
+
+    def __init__(self, names: list[str], ids_of: dict[str, int], ids: np.ndarray):
+        self._ids_of, self._order = ids_of, np.argsort(ids, kind="stable")
+        self._sorted = ids[self._order]
+        self.underscored = [names[i] for i in np.unique(ids).tolist() if "_" in names[i]]
+
+    def rows(self, name: str) -> np.ndarray:
+        i = self._ids_of.get(name)
+        if i is None:
+            return self._order[:0]
+        lo, hi = np.searchsorted(self._sorted, [i, i + 1])
+        return self._order[lo:hi]
 
 
 class CommitSparse(SparseIndex):
@@ -209,10 +246,10 @@ def build_files(commits: Mapping[str, Iterable[tuple[str, str]]], read: Callable
 
     def documents() -> Iterable[str]:  # each file read once: BM25 tokenizes it as it goes
         for path, blob in docs:
-            text = files.decode(read(path, blob))
-            lines.append(files.last_line(text))
-            texts.append(files.embedding_text(path, text))
-            yield files.document(path, text)
+            text = wholefiles.decode(read(path, blob))
+            lines.append(wholefiles.last_line(text))
+            texts.append(wholefiles.embedding_text(path, text))
+            yield wholefiles.document(path, text)
 
     with atomic.staged_dir(Path(out)) as d:
         termcounts.build(documents(), d / "bm25")
@@ -223,7 +260,7 @@ def build_files(commits: Mapping[str, Iterable[tuple[str, str]]], read: Callable
         atomic.write_jsonl(d / "docs.jsonl", [{"path": p, "blob": b, "lines": n, "text_sha": text_sha(t)}
                                               for (p, b), n, t in zip(docs, lines, texts, strict=True)])
         meta = {"format": FILES_FORMAT, "model": model, "commits": runs, "documents": len(docs),
-                "texts": len(distinct), "embed_chars": files.EMBED_CHARS, "embedding": stats}
+                "texts": len(distinct), "embed_chars": wholefiles.EMBED_CHARS, "embedding": stats}
         atomic.write_json(d / "meta.json", meta)
         integrity.record(d)
     return meta
@@ -244,9 +281,9 @@ class VersionedFiles:
         self.vectors = index.load_vectors(d, self.meta["texts"], model["dim"])
         self._bm25 = termcounts.TermCounts(d / "bm25", len(docs))
 
-    def view(self, commit: str) -> files.FileDocs:
+    def view(self, commit: str) -> wholefiles.FileDocs:
         """The commit's files as documents, as `FileDocs.build` of them gives them."""
         run = commit_run(self.meta, commit, self.directory)
         doc = np.asarray(self._occurrences[run["start"]:run["end"]], dtype=np.int64)
-        return files.FileDocs([self._paths[i] for i in doc], self._lines[doc],
+        return wholefiles.FileDocs([self._paths[i] for i in doc], self._lines[doc],
                         np.asarray(self.vectors[np.asarray(self._doc_text)[doc]]), self._bm25.commit(doc))

@@ -77,10 +77,15 @@ class BM25Index:
 
     @classmethod
     def build(cls, symbols: list[Symbol]) -> BM25Index:
+        return cls.build_texts([document(s) for s in symbols])
+
+    @classmethod
+    def build_texts(cls, texts: list[str]) -> BM25Index:
+        """BM25 of these documents (`build` of symbols, or whole files as documents)."""
         import bm25s  # with scipy: only where an index is built
 
         tokenizer = Tokenizer(Tokenizer.settings())
-        docs = tokenizer([document(s) for s in symbols])
+        docs = tokenizer(texts)
         # token ids in sorted order, so one corpus stores the same bytes (bm25s numbers tokens in
         # the order of a set of strings, which changes from one process to the next)
         vocab = {t: i for i, t in enumerate(sorted({t for doc in docs for t in doc}))}

@@ -2,39 +2,53 @@
 
 Methods: `lexical` (CodeLens's structural ranker), `semantic` (cosine over the index's
 vectors), `hybrid` (lexical and semantic fused as the arm's CRMATRIX_FUSION says, then
-one-hop graph expansion and the 2e re-rank when on) and `bm25`. Scores are arrays over all
-symbols (NaN: not a candidate), so a query costs a few vector operations; every method
-returns hits in the one deterministic order of `crmatrix.hits`, (-score, path, start_line,
-symbol).
+one-hop graph expansion and the 2e re-rank when on) and `bm25`; and, given the corpus's
+files as documents (`crmatrix.engine.files`), `file-bm25` and `file-semantic`, whose hits are
+whole files. Scores are arrays over all symbols (or files; NaN: not a candidate), so a query
+costs a few vector operations; every method returns hits in the one deterministic order of
+`crmatrix.hits`, (-score, path, start_line, symbol).
+
+An engine builds what it ranks with from its symbols, unless it is handed it already built
+(`lexical`, `sparse`, `tie`, `bm25`): a versioned index's view of one commit
+(`crmatrix.engine.versioned`) hands over what it gathered from its distinct contents, and
+`symbols` may then be any sequence of them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from crmatrix import CrmatrixError
-from crmatrix.engine import expansion, fusion, lexical, sparse
+from crmatrix.engine import expansion, fusion
+from crmatrix.engine import lexical as _lexical
+from crmatrix.engine import sparse as _sparse
 from crmatrix.engine.knobs import Knobs
-from crmatrix.engine.methods import METHODS
+from crmatrix.engine.methods import FILE_METHODS, METHODS
 from crmatrix.hits import Hit
 from crmatrix.symbols import Symbol
 
 if TYPE_CHECKING:
     from crmatrix.engine.bm25 import BM25Index
+    from crmatrix.engine.files import FileDocs
 
 QueryEncoder = Callable[[list[str]], np.ndarray]
 
 
 class Engine:
-    def __init__(self, symbols: list[Symbol], knobs: Knobs | None = None, vectors: np.ndarray | None = None,
+    def __init__(self, symbols: Sequence[Symbol], knobs: Knobs | None = None, vectors: np.ndarray | None = None,
                  encode_queries: QueryEncoder | None = None, neighbours: list[np.ndarray] | None = None,
-                 bm25: BM25Index | None = None):
+                 bm25: BM25Index | None = None, lexical: _lexical.LexicalIndex | None = None,
+                 sparse: _sparse.SparseIndex | None = None, tie: np.ndarray | None = None,
+                 files: FileDocs | None = None):
         """`neighbours[i]`: the symbols one hop from symbol i in the corpus's graph
         (`crmatrix.graph.Graph.neighbours`); needed when the knobs turn graph expansion on.
-        `bm25`: the symbols' BM25 as an index stores it (`index.load_bm25`); None builds it here."""
+        `bm25`: the symbols' BM25 as an index stores it (`index.load_bm25`), or anything whose
+        `scores(query)` gives the same; None builds it here. `lexical`, `sparse`: the rankers
+        of these symbols, built elsewhere; `tie`: each symbol's place in (path, start_line, name)
+        order. `files`: the corpus's files as documents, for the file methods."""
         self.symbols = symbols
         self.knobs = knobs or Knobs()
         if self.knobs.graph_expand and neighbours is None:
@@ -43,13 +57,17 @@ class Engine:
         self.vectors = vectors
         self._encode = encode_queries
         self._query_vectors: dict[str, np.ndarray] = {}
-        self._lexical = lexical.LexicalIndex(symbols)
-        self._sparse = sparse.SparseIndex(symbols) if self.knobs.sparse else None
+        self._lexical = lexical if lexical is not None else _lexical.LexicalIndex(symbols)
+        self._sparse = None if not self.knobs.sparse else sparse if sparse is not None else _sparse.SparseIndex(symbols)
         self._bm25 = bm25
-        # position of each symbol in (path, start_line, name) order: the tie-break as one int
-        order = sorted(range(len(symbols)), key=lambda i: (symbols[i].path, symbols[i].start_line, symbols[i].name))
-        self._tie = np.empty(len(symbols), dtype=np.int64)
-        self._tie[order] = np.arange(len(symbols))
+        self.files = files
+        if tie is None:
+            # position of each symbol in (path, start_line, name) order: the tie-break as one int
+            order = sorted(range(len(symbols)), key=lambda i: (symbols[i].path, symbols[i].start_line,
+                                                                symbols[i].name))
+            tie = np.empty(len(symbols), dtype=np.int64)
+            tie[order] = np.arange(len(symbols))
+        self._tie = tie
 
     # -- query vectors ------------------------------------------------------------------
 
@@ -59,15 +77,16 @@ class Engine:
         if "bm25" in methods:
             self._bm25_index()
         todo = sorted({q for q in queries if q not in self._query_vectors})
-        if todo and self._encode is not None and self.vectors is not None:
+        vectors = self.vectors if self.vectors is not None else self.files.vectors if self.files is not None else None
+        if todo and self._encode is not None and vectors is not None:
             for q, v in zip(todo, self._encode(todo), strict=True):
-                self._query_vectors[q] = np.asarray(v, dtype=self.vectors.dtype)
+                self._query_vectors[q] = np.asarray(v, dtype=vectors.dtype)
 
-    def _query_vector(self, query: str) -> np.ndarray:
-        if self.vectors is None or self._encode is None:
-            raise CrmatrixError("builtin engine: semantic search needs an index with vectors and a query encoder")
+    def _query_vector(self, query: str, vectors: np.ndarray | None, what: str = "an index") -> np.ndarray:
+        if vectors is None or self._encode is None:
+            raise CrmatrixError(f"builtin engine: semantic search needs {what} with vectors and a query encoder")
         if query not in self._query_vectors:
-            self.prepare([query])
+            self.prepare([query], methods=())  # the vector alone: no BM25 built on the way
         return self._query_vectors[query]
 
     # -- scores: one per symbol, NaN where the symbol is not a candidate -------------------
@@ -75,16 +94,18 @@ class Engine:
     def lexical_scores(self, query: str) -> np.ndarray:
         return self._lexical.scores(query)
 
-    def _best(self, scores: np.ndarray, n: int) -> np.ndarray:
-        """Indices of the n best candidates, ties broken by (path, line, name)."""
+    def _best(self, scores: np.ndarray, n: int, tie: np.ndarray | None = None) -> np.ndarray:
+        """Indices of the n best candidates, ties broken by (path, line, name) (`tie`: the
+        candidates' places in that order; None: the symbols')."""
+        tie = self._tie if tie is None else tie
         cand = np.flatnonzero(~np.isnan(scores))
         if len(cand) > 4 * n:  # narrow to the n best first, keeping every score tied with the n-th
             kth = np.partition(-scores[cand], n - 1)[n - 1]
             cand = cand[-scores[cand] <= kth]
-        return cand[np.lexsort((self._tie[cand], -scores[cand]))][:n]
+        return cand[np.lexsort((tie[cand], -scores[cand]))][:n]
 
     def semantic_scores(self, query: str) -> np.ndarray:
-        return (self.vectors @ self._query_vector(query)).astype(np.float64)
+        return (self.vectors @ self._query_vector(query, self.vectors)).astype(np.float64)
 
     def semantic_top(self, query: str, n: int) -> list[tuple[int, float]]:
         cos = self.semantic_scores(query)
@@ -98,8 +119,7 @@ class Engine:
         return self._bm25
 
     def bm25_scores(self, query: str) -> np.ndarray:
-        scores = self._bm25_index().scores(query).astype(np.float64)
-        return np.where(scores > 0, scores, np.nan)
+        return _matched(self._bm25_index().scores(query))
 
     def hybrid_scores(self, query: str) -> np.ndarray:
         kn = self.knobs
@@ -112,11 +132,35 @@ class Engine:
             fused += self._sparse.bonus(query, kn.sparse_threshold, kn.sparse_max)
         return fused
 
+    # -- scores of whole files: one per file of `files` ---------------------------------------
+
+    def _files(self, method: str) -> FileDocs:
+        if self.files is None:
+            raise CrmatrixError(f"builtin engine: {method} needs the corpus's files as documents")
+        return self.files
+
+    def file_bm25_scores(self, query: str) -> np.ndarray:
+        return _matched(self._files("file-bm25").bm25.scores(query))
+
+    def file_semantic_scores(self, query: str) -> np.ndarray:
+        vectors = self._files("file-semantic").vectors
+        return (vectors @ self._query_vector(query, vectors, "files")).astype(np.float64)
+
     # -- the system interface -------------------------------------------------------------
 
     def search(self, query: str, method: str, k: int) -> list[Hit]:
+        if method in FILE_METHODS:
+            scores = getattr(self, f"{method.replace('-', '_')}_scores")(query)
+            return [self.files.hit(int(i), float(scores[i])) for i in self._best(scores, k, self.files.tie)]
         if method not in METHODS:
-            raise CrmatrixError(f"builtin engine: unknown method {method!r} (expected one of: {', '.join(METHODS)})")
+            raise CrmatrixError(f"builtin engine: unknown method {method!r} (expected one of: "
+                                f"{', '.join(METHODS + FILE_METHODS)})")
         scores = getattr(self, f"{method}_scores")(query)
         return [Hit(s.path, s.name, s.kind, s.start_line, s.end_line, float(scores[i]))
                 for i, s in ((int(i), self.symbols[i]) for i in self._best(scores, k))]
+
+
+def _matched(scores: np.ndarray) -> np.ndarray:
+    """BM25 scores as candidates: NaN where no query term occurs."""
+    scores = scores.astype(np.float64)
+    return np.where(scores > 0, scores, np.nan)

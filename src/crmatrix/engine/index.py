@@ -26,13 +26,21 @@ from crmatrix.symbols import Symbol, symbols_hash
 BM25_DIR = "bm25"
 
 
+def embed(texts: list[str], model_dir: Path, cache_dir: Path, threads: int | None = None
+          ) -> tuple[np.ndarray, dict, dict]:
+    """(the texts' vectors, the model's description, what was cached and embedded): through
+    the cache, so a text is embedded once ever; the model is loaded only if a text is new."""
+    model = read_model(model_dir)
+    vectors, stats = embed_with_cache(texts, lambda: load_embedder(model, Path(model_dir), threads),
+                                      model["sha256"], EmbeddingCache(Path(cache_dir) / SUBDIR))
+    return vectors, model, stats
+
+
 def build(symbols: list[Symbol], knobs: Knobs, model_dir: Path, cache_dir: Path, out: Path,
           threads: int | None = None) -> dict:
     t0 = time.perf_counter()
-    model = read_model(model_dir)
     texts = [embedding_text(s, knobs) for s in symbols]
-    vectors, stats = embed_with_cache(texts, lambda: load_embedder(model, Path(model_dir), threads),
-                                      model["sha256"], EmbeddingCache(Path(cache_dir) / SUBDIR))
+    vectors, model, stats = embed(texts, model_dir, cache_dir, threads)
     stats["seconds"] = round(time.perf_counter() - t0, 3)
     # the index-time knobs only: the query-time ones of whichever arm built it are no part of it
     meta = {"model": model, "knobs": knobs.index_fields(), "symbols": len(symbols),
@@ -48,34 +56,55 @@ def build(symbols: list[Symbol], knobs: Knobs, model_dir: Path, cache_dir: Path,
     return meta
 
 
-def load(index_dir: Path, symbols: list[Symbol], knobs: Knobs, model_dir: Path) -> tuple[np.ndarray, dict]:
-    """The index's vectors, after checking it was built from these symbols, with these
-    index-time knobs and this model: an index that answers for another arm would be a lie."""
+def read_meta(index_dir: Path, what: str = "an index") -> dict:
+    """The meta.json of an index directory, after verifying its checksums."""
     index_dir = Path(index_dir)
     meta_file = index_dir / "meta.json"
     if not meta_file.is_file():
-        raise CrmatrixError(f"{index_dir}: not an index (no meta.json)")
+        raise CrmatrixError(f"{index_dir}: not {what} (no meta.json)")
     integrity.verify(index_dir)
-    meta = atomic.read_json(meta_file)
-    if meta["symbols_hash"] != symbols_hash(symbols):
-        raise CrmatrixError(f"{index_dir}: built from other symbols than the ones given; rebuild it")
+    return atomic.read_json(meta_file)
+
+
+def check_knobs(index_dir: Path, meta: dict, knobs: Knobs) -> None:
+    """Refuse an index built with other index-time knobs than the arm's."""
     built = {k: meta["knobs"].get(k) for k in knobs.index_fields()}
     wanted = knobs.index_fields()
     if built != wanted:
         diff = ", ".join(f"{k}={built[k]} (wanted {wanted[k]})" for k in wanted if built[k] != wanted[k])
         raise CrmatrixError(f"{index_dir}: built with other index-time knobs than the arm's: {diff}")
+
+
+def check_model(index_dir: Path, meta: dict, model_dir: Path) -> dict:
+    """Refuse an index built with another model than the arm's; returns the model's description."""
     model = read_model(model_dir)
     if meta["model"]["sha256"] != model["sha256"]:
         raise CrmatrixError(f"{index_dir}: built with model {meta['model']['sha256'][:12]}, but the arm's model "
                             f"{model_dir} is {model['sha256'][:12]}")
+    return model
+
+
+def load_vectors(index_dir: Path, rows: int, dim: int) -> np.ndarray:
+    """The index's vectors.npy, memory-mapped, checked to hold `rows` vectors of `dim`."""
+    path = Path(index_dir) / "vectors.npy"
     try:
-        vectors = np.load(index_dir / "vectors.npy", mmap_mode="r")
+        vectors = np.load(path, mmap_mode="r")
     except (OSError, ValueError) as e:
-        raise CrmatrixError(f"{index_dir / 'vectors.npy'}: unreadable ({e}); delete the index and run again") from None
-    if vectors.shape != (len(symbols), model["dim"]):
-        raise CrmatrixError(f"{index_dir / 'vectors.npy'}: shape {vectors.shape}, expected "
-                            f"({len(symbols)}, {model['dim']}); delete the index and run again")
-    return vectors, meta
+        raise CrmatrixError(f"{path}: unreadable ({e}); delete the index and run again") from None
+    if vectors.shape != (rows, dim):
+        raise CrmatrixError(f"{path}: shape {vectors.shape}, expected ({rows}, {dim}); delete the index and run again")
+    return vectors
+
+
+def load(index_dir: Path, symbols: list[Symbol], knobs: Knobs, model_dir: Path) -> tuple[np.ndarray, dict]:
+    """The index's vectors, after checking it was built from these symbols, with these
+    index-time knobs and this model: an index that answers for another arm would be a lie."""
+    meta = read_meta(index_dir)
+    if meta["symbols_hash"] != symbols_hash(symbols):
+        raise CrmatrixError(f"{index_dir}: built from other symbols than the ones given; rebuild it")
+    check_knobs(index_dir, meta, knobs)
+    model = check_model(index_dir, meta, model_dir)
+    return load_vectors(index_dir, len(symbols), model["dim"]), meta
 
 
 def load_bm25(index_dir: Path, symbols: list[Symbol]) -> BM25Index:

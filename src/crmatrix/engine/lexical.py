@@ -110,6 +110,14 @@ class Blob:
         self.n = len(texts)
         self._cache: dict[str, np.ndarray] = {}
 
+    @classmethod
+    def joined(cls, text: str, starts: np.ndarray) -> Blob:
+        """The blob of strings already joined with SEP, the i-th starting at `starts[i]` (as
+        `crmatrix.engine.columns.Column.joined` reads them)."""
+        blob = cls.__new__(cls)
+        blob.text, blob.starts, blob.n, blob._cache = text, np.asarray(starts, dtype=np.int64), len(starts), {}
+        return blob
+
     def contains(self, needle: str) -> np.ndarray:
         """Which strings contain `needle` (a read-only mask, cached: queries share their small words)."""
         mask = self._cache.get(needle)
@@ -135,6 +143,21 @@ class Blob:
         return mask
 
 
+class Names:
+    """Which symbols bear each (lowercased) name, and the names that hold `_` (sorted): what
+    the rules on whole names (100, 80, 70) look up."""
+
+    def __init__(self, names: list[str]):
+        self._rows: dict[str, list[int]] = {}
+        for i, name in enumerate(names):
+            self._rows.setdefault(name, []).append(i)
+        self.underscored = sorted({name for name in names if "_" in name})
+
+    def rows(self, name: str):
+        """The symbols named `name` (a list, or an array of them)."""
+        return self._rows.get(name, [])
+
+
 class LexicalIndex:
     """All symbols scored at once by the rules of `score`, which stays the readable definition.
 
@@ -144,27 +167,38 @@ class LexicalIndex:
 
     def __init__(self, symbols: list[Symbol]):
         docs = [LexicalDoc.of(s) for s in symbols]
-        self.n = len(docs)
-        self.names = Blob([d.name for d in docs])
-        self.sigs = Blob([d.signature for d in docs])
-        self.quals = Blob([d.qualname for d in docs])
-        self.paths = Blob([d.path for d in docs])
-        self.by_name: dict[str, list[int]] = {}
-        for i, d in enumerate(docs):
-            self.by_name.setdefault(d.name, []).append(i)
-        self.underscore_names = sorted({d.name for d in docs if "_" in d.name})
-        self.is_function = np.array([d.kind in FUNCTION_KINDS for d in docs], dtype=bool)
-        self.is_type = np.array([d.kind in TYPE_KINDS for d in docs], dtype=bool)
+        names = [d.name for d in docs]
+        self._fill(Names(names), Blob(names), Blob([d.signature for d in docs]), Blob([d.qualname for d in docs]),
+                   Blob([d.path for d in docs]), np.array([d.kind in FUNCTION_KINDS for d in docs], dtype=bool),
+                   np.array([d.kind in TYPE_KINDS for d in docs], dtype=bool))
+
+    @classmethod
+    def of_parts(cls, names: Names, name_blob: Blob, signatures: Blob, qualnames: Blob, paths: Blob,
+                 is_function: np.ndarray, is_type: np.ndarray) -> LexicalIndex:
+        """The index of symbols given as the parts it is made of: their `LexicalDoc`s' names,
+        blobs of their names, signatures, qualified names and paths (lowercased), and whether
+        each kind is a function's or a type's — what a versioned index stores per content and
+        gathers per commit."""
+        index = cls.__new__(cls)
+        index._fill(names, name_blob, signatures, qualnames, paths, is_function, is_type)
+        return index
+
+    def _fill(self, names: Names, name_blob: Blob, signatures: Blob, qualnames: Blob, paths: Blob,
+              is_function: np.ndarray, is_type: np.ndarray) -> None:
+        self.n = name_blob.n
+        self.named = names
+        self.names, self.sigs, self.quals, self.paths = name_blob, signatures, qualnames, paths
+        self.is_function, self.is_type = is_function, is_type
 
     def _named(self, names) -> np.ndarray:
         mask = np.zeros(self.n, dtype=bool)
         for name in names:
-            mask[self.by_name.get(name, [])] = True
+            mask[self.named.rows(name)] = True
         return mask
 
     def _names_within(self, snake: str) -> np.ndarray:
         """Symbols whose (underscored) name occurs in `snake`."""
-        return self._named([name for name in self.underscore_names if name in snake])
+        return self._named([name for name in self.named.underscored if name in snake])
 
     def scores(self, query: str) -> np.ndarray:
         """One score per symbol, NaN where the symbol is not a candidate."""

@@ -3,3 +3,5 @@ an index without loading the engine's libraries."""
 
 METHODS = ("lexical", "semantic", "hybrid", "bm25")
 INDEX_METHODS = frozenset({"semantic", "hybrid"})  # the methods that need embedded symbols
+# Whole files as documents (`crmatrix.engine.files`): each hit a file; an engine given its files ranks them.
+FILE_METHODS = ("file-bm25", "file-semantic")

@@ -42,6 +42,11 @@ def coverage_bonus(terms: tuple[str, ...], fields: str, threshold: float, max_bo
     return float(bonus(np.array([covered]), len(terms), threshold, max_bonus)[0])
 
 
+def symbol_words(s: Symbol) -> set[str]:
+    """The whole words 2e looks for in a symbol: those of its name, qualified name, signature and path."""
+    return set(alnum_words(" ".join((s.name, s.qualname, s.signature, s.path))))
+
+
 class SparseIndex:
     """Term coverage for every symbol at once.
 
@@ -54,12 +59,17 @@ class SparseIndex:
         self.n = len(symbols)
         self._words: dict[str, list[int]] = {}
         for i, s in enumerate(symbols):
-            for w in set(alnum_words(" ".join((s.name, s.qualname, s.signature, s.path)))):
+            for w in symbol_words(s):
                 self._words.setdefault(w, []).append(i)
 
-    def bonus(self, query: str, threshold: float, max_bonus: float) -> np.ndarray:
-        terms = query_terms(query)
+    def coverage(self, terms: tuple[str, ...]) -> np.ndarray:
+        """How many of `terms` each symbol holds."""
         coverage = np.zeros(self.n, dtype=np.int64)
         for t in terms:
             coverage[self._words.get(t, [])] += 1
-        return bonus(coverage, len(terms), threshold, max_bonus)
+        return coverage
+
+    def bonus(self, query: str, threshold: float, max_bonus: float) -> np.ndarray:
+        terms = query_terms(query)
+        return bonus(self.coverage(terms), len(terms), threshold, max_bonus)
+

@@ -1,0 +1,150 @@
+"""BM25 of many commits from one tokenization: raw term counts per distinct content, and each
+commit's BM25 computed from them with that commit's own statistics.
+
+A plain index (`crmatrix.engine.bm25`) stores bm25s's finished scores, which depend on the
+whole corpus: the number of documents N, each term's document frequency and the average
+document length. Those change from one commit to the next even where a document does not, so
+a versioned index stores what does not change — each distinct content's term counts and its
+length (tokenized once, with the plain index's `Tokenizer`) — and a commit's view
+(`TermCounts.commit`) scores a query with the commit's N, document frequencies over its
+occurrences and average length over them.
+
+The scores are bitwise those of `BM25Index.build(<the commit's symbols>).scores(query)`,
+because each step is bm25s's (0.3, `bm25s.scoring`, method "lucene") in its own types and
+order: the average length is `np.mean` of the documents' lengths (int64), exact in float64;
+a term's idf is `math.log(1 + (N - df + 0.5) / (df + 0.5))` in Python floats, stored as
+float32; its weight in a document is `tf / (k1 * ((1 - b) + b * len / avg) + tf)` with tf
+float32 and the denominator float64 (the type NumPy gives a float64 scalar plus a float32
+array: float64 under NumPy 2's promotion, float32 under NumPy 1's — taken from NumPy itself,
+`_WEIGHT`), times the float32 idf, rounded to float32; and a query sums its terms' weights
+into float32 scores term by term in query order, as `BM25Index.scores` does. Every step is
+elementwise IEEE arithmetic, which vectorizing does not change (no reassociation, no fused
+multiply-add across NumPy calls).
+
+On disk (a directory): `tokenizer.json`, `params.json` (k1, b and the variant, from bm25s),
+`lengths.npy` (int32, one per text) and `terms/`, the term counts as `crmatrix.engine.postings`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterable
+from pathlib import Path
+
+import numpy as np
+
+from crmatrix import CrmatrixError, atomic
+from crmatrix.engine import postings
+from crmatrix.engine.bm25 import SCORED_METHOD, TOKENIZER, Tokenizer
+
+PARAMS = "params.json"
+LENGTHS = "lengths.npy"
+TERMS = "terms"
+CHUNK = 4096  # texts tokenized at a time: bounds the token lists held in memory
+# The type of bm25s's `den + tf_array`, a float64 scalar plus a float32 array.
+_WEIGHT = (np.float64(1.0) + np.ones(1, dtype=np.float32)).dtype
+
+
+def build(texts: Iterable[str], directory: Path) -> int:
+    """Tokenize every text once and write its counts into `directory` (made here, inside a
+    staged directory of the caller); returns the number of texts."""
+    import bm25s  # k1, b and the variant are bm25s's defaults, as in a plain index
+
+    defaults = bm25s.BM25()
+    if defaults.method != SCORED_METHOD or defaults.idf_method not in (None, SCORED_METHOD):
+        raise CrmatrixError(f"bm25s defaults to variant {defaults.method!r}; the versioned BM25 computes "
+                            f"{SCORED_METHOD!r} only")
+    tokenizer = Tokenizer(Tokenizer.settings())
+    terms = postings.Builder()
+    lengths: list[int] = []
+    chunk: list[str] = []
+
+    def flush() -> None:
+        for doc in tokenizer(chunk):
+            terms.add(Counter(doc))
+            lengths.append(len(doc))
+        chunk.clear()
+
+    for text in texts:
+        chunk.append(text)
+        if len(chunk) == CHUNK:
+            flush()
+    flush()
+    directory = Path(directory)
+    terms.save(directory / TERMS)
+    np.save(directory / LENGTHS, np.asarray(lengths, dtype=np.int32))
+    atomic.write_json(directory / TOKENIZER, tokenizer.conf)
+    atomic.write_json(directory / PARAMS, {"k1": defaults.k1, "b": defaults.b, "method": defaults.method,
+                                           "dtype": str(np.dtype(defaults.dtype))})
+    return len(lengths)
+
+
+class TermCounts:
+    """The counts `build` wrote, memory-mapped."""
+
+    def __init__(self, directory: Path, items: int):
+        directory = Path(directory)
+        try:
+            self.params = atomic.read_json(directory / PARAMS)
+            self._tokenize = Tokenizer(atomic.read_json(directory / TOKENIZER))
+            self._lengths = np.load(directory / LENGTHS, mmap_mode="r")
+        except (OSError, ValueError, KeyError) as e:
+            raise CrmatrixError(f"{directory}: not readable term counts ({e}); delete the index and run again"
+                                ) from None
+        self._terms = postings.Postings(directory / TERMS)
+        if self.params.get("method") != SCORED_METHOD or np.dtype(self.params.get("dtype")) != np.float32:
+            raise CrmatrixError(f"{directory}: BM25 {self.params.get('method')!r} in {self.params.get('dtype')}, "
+                                f"expected {SCORED_METHOD!r} in float32; delete the index and run again")
+        if len(self._lengths) != items:
+            raise CrmatrixError(f"{directory}: counts of {len(self._lengths)} texts, expected {items}; "
+                                "delete the index and run again")
+
+    def commit(self, occurrences: np.ndarray) -> CommitBM25:
+        """BM25 over the documents `occurrences` lists (an item id each, repeats allowed), in that order."""
+        return CommitBM25(self, np.asarray(occurrences, dtype=np.int64))
+
+
+class CommitBM25:
+    """One commit's BM25: `scores(query)` as a plain `BM25Index` of its documents gives them."""
+
+    def __init__(self, counts: TermCounts, occurrences: np.ndarray):
+        self._c = counts
+        self.num_docs = len(occurrences)
+        self._avg = np.asarray(counts._lengths)[occurrences].astype(np.int64).mean() if self.num_docs else 0.0
+        # each item's occurrences: `order[first[i]:first[i] + mult[i]]`
+        self._mult = np.bincount(occurrences, minlength=len(counts._lengths))
+        self._first = np.cumsum(self._mult) - self._mult
+        self._order = np.argsort(occurrences, kind="stable")
+
+    def _weights(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
+        """(occurrences holding `term`, its float32 weight in each), None when none does."""
+        found = self._c._terms.get(term)
+        if found is None:
+            return None
+        items, tf = found
+        mult = self._mult[items]
+        keep = mult > 0
+        if not keep.any():
+            return None
+        items, mult, tf = items[keep], mult[keep], tf[keep].astype(np.float32)
+        df, n = int(mult.sum()), self.num_docs
+        idf = np.float32(math.log(1 + (n - df + 0.5) / (df + 0.5)))
+        k1, b = self._c.params["k1"], self._c.params["b"]
+        den = (k1 * ((1 - b) + b * np.asarray(self._c._lengths)[items].astype(np.float64) / self._avg)
+               ).astype(_WEIGHT)
+        weight = (np.full(len(items), idf, dtype=np.float32) * (tf / (den + tf))).astype(np.float32)
+        if mult.max() == 1:
+            return self._order[self._first[items]], weight
+        ends = np.cumsum(mult)
+        slots = np.repeat(self._first[items] - (ends - mult), mult) + np.arange(ends[-1])
+        return self._order[slots], np.repeat(weight, mult)
+
+    def scores(self, query: str) -> np.ndarray:
+        """One BM25 score per document, in order (0 where no query term occurs)."""
+        scores = np.zeros(self.num_docs, dtype=np.float32)
+        for term in self._c._tokenize([query])[0]:
+            found = self._weights(term)
+            if found is not None:
+                np.add.at(scores, *found)
+        return scores

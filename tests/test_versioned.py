@@ -1,0 +1,394 @@
+"""The versioned store and index of a repository's commits: each commit's symbols and engine
+exactly what a plain extraction and a plain index of that commit give, with each distinct
+content stored, tokenized and embedded once."""
+
+import hashlib
+import json
+import re
+
+import numpy as np
+import pytest
+
+from crmatrix import CrmatrixError, atomic
+from crmatrix.engine import Engine, columns, files, index, knobs, versioned
+from crmatrix.engine.bm25 import BM25Index
+from crmatrix.engine.embedtext import embedding_text
+from crmatrix.engine.methods import FILE_METHODS, METHODS
+from crmatrix.symbols import Symbol
+from crmatrix.symbols.extract import extract_files
+from crmatrix.symbols.record import sort_key
+from crmatrix.symbols.versioned import SymbolStore, build, content_of
+
+# --- a repository of three commits ------------------------------------------------------------
+
+KEEP = '''"""Helpers that never change."""
+
+
+def slugify(title):
+    """Turn a title into a url slug."""
+    return title.lower().replace(" ", "-")
+
+
+class Cache:
+    """A least recently used cache."""
+
+    def get(self, key):
+        return self.data.get(key)
+
+    def evict_oldest(self):
+        # drop the least recently used entry
+        self.data.popitem(last=False)
+'''
+EDIT_1 = '''def parse_config(text):
+    """Read settings from key value text."""
+    return dict(line.split("=", 1) for line in text.splitlines())
+
+
+def load_config(path):
+    return parse_config(open(path).read())
+'''
+EDIT_2 = '''def parse_config(text):
+    """Read settings from key value text, blank lines skipped."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    return dict(line.split("=", 1) for line in lines)
+
+
+def load_config(path):
+    return parse_config(open(path).read())
+'''
+GONE = '''def fetch_page(url):
+    """Download a web page."""
+    return Session().get(url).text
+'''
+MOVED = '''def open_connection(host, timeout):
+    """Open a network connection with a time limit."""
+    return socket.create_connection((host, 80), timeout=timeout)
+'''
+SHIFT_1 = '''def first():
+    return 1
+
+
+def second():
+    """The second helper."""
+    return 2
+'''
+SHIFT_2 = '''def second():
+    """The second helper."""
+    return 2
+
+
+def first():
+    return 1
+'''
+# the same definition twice in one file: one content, two occurrences
+ADDED = '''import sys
+
+if sys.version_info >= (3,):
+    def compat(frame):
+        return frame.read()
+else:
+    def compat(frame):
+        return frame.read()
+
+
+def read_frame(stream):
+    """Read one frame of the stream."""
+    return compat(stream)
+'''
+FRAMES = '''class FrameReader:
+    """Reads frames."""
+
+    def read_frame(self):
+        # read frame bytes until the end marker
+        return self.stream.read_until(b"END")
+
+
+def Décodé_Trame(flux, sep="→"):
+    """Décode une trame (non-ASCII names, signatures and docs read back alike)."""
+    return flux.split(sep)
+'''
+
+COMMITS = {
+    "c1": {"pkg/keep.py": KEEP, "pkg/edit.py": EDIT_1, "pkg/gone.py": GONE, "pkg/old_place.py": MOVED,
+           "pkg/shift.py": SHIFT_1},
+    # edited, deleted, moved to another path, a function moved within its file, a file added
+    "c2": {"pkg/keep.py": KEEP, "pkg/edit.py": EDIT_2, "pkg/net/new_place.py": MOVED, "pkg/shift.py": SHIFT_2,
+           "pkg/added.py": ADDED},
+    # the edit reverted, a copy of a file at another path, a class added
+    "c3": {"pkg/keep.py": KEEP, "pkg/edit.py": EDIT_1, "pkg/net/new_place.py": MOVED, "pkg/shift.py": SHIFT_2,
+           "pkg/added.py": ADDED, "pkg/copy_of_keep.py": KEEP, "pkg/frames.py": FRAMES},
+}
+BLOBS = {hashlib.sha1(text.encode()).hexdigest(): text for tree in COMMITS.values() for text in tree.values()}
+
+
+def blob(text: str) -> str:
+    return hashlib.sha1(text.encode()).hexdigest()
+
+
+def listing(commits) -> dict:
+    return {c: [(p, blob(t)) for p, t in COMMITS[c].items()] for c in commits}
+
+
+def plain_symbols(commit, tmp_path):
+    """A plain extraction of the commit's tree, written out."""
+    root = tmp_path / "trees" / commit
+    for path, text in COMMITS[commit].items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    return extract_files(root, sorted(COMMITS[commit]))
+
+
+def file_symbols(path, blob_id):
+    from crmatrix.corpora.languages import language_for
+    from crmatrix.symbols.extract import extract_source
+
+    file_symbols.asked.append((path, blob_id))
+    return extract_source(BLOBS[blob_id].encode(), path, language_for(path))
+
+
+file_symbols.asked = []
+
+
+# --- a fake model: a bag of hashed words, so the semantic ranking means something -------------
+
+MODEL = {"sha256": "e" * 64, "dim": 16, "backend": "fake", "source": "test"}
+
+
+def bag(text: str) -> np.ndarray:
+    v = np.zeros(16, dtype=np.float32)
+    for w in re.findall(r"[a-z]+", text.lower()):
+        v[hashlib.sha256(w.encode()).digest()[0] % 16] += 1.0
+    return v / max(float(np.linalg.norm(v)), 1e-6)
+
+
+class CountingEmbedder:
+    dim = 16
+
+    def __init__(self):
+        self.embedded: list[str] = []
+
+    def encode(self, texts, on_batch=None):
+        self.embedded += texts
+        return np.stack([bag(t) for t in texts])
+
+
+def encode_queries(queries):
+    return np.stack([bag(q) for q in queries])
+
+
+@pytest.fixture
+def model(tmp_path, monkeypatch):
+    """(model dir, the embedder every build gets)."""
+    model_dir = tmp_path / "model"
+    atomic.write_json(model_dir / "model.json", MODEL)
+    embedder = CountingEmbedder()
+    monkeypatch.setattr(index, "load_embedder", lambda meta, directory, threads: embedder)
+    return model_dir, embedder
+
+
+@pytest.fixture
+def store(tmp_path):
+    build(listing(COMMITS), file_symbols, tmp_path / "store")
+    return SymbolStore(tmp_path / "store")
+
+
+# --- the store ----------------------------------------------------------------------------------
+
+def test_each_commit_reads_back_as_its_plain_extraction(store, tmp_path):
+    occurrences = 0
+    for commit in COMMITS:
+        plain = plain_symbols(commit, tmp_path)
+        assert store.symbols_of(commit) == plain
+        occurrences += len(plain)
+    # each distinct content once: the moved file and the copy are new contents (their path is
+    # part of a content), the shifted functions and the reverted edit are not
+    distinct = {content_of(s) for c in COMMITS for s in plain_symbols(c, tmp_path)}
+    assert len(store) == len(distinct) == 21
+    assert occurrences == 10 + 12 + 19 and store.meta["occurrences"] == occurrences
+    assert [json.loads(line)["name"] for line in (store.directory / "contents.jsonl").read_text().splitlines()
+            ].count("compat") == 1  # the duplicated definition is one content
+
+
+def test_each_distinct_file_is_asked_once_and_the_bytes_do_not_depend_on_order(tmp_path):
+    file_symbols.asked.clear()
+    build(listing(COMMITS), file_symbols, tmp_path / "a")
+    assert sorted(file_symbols.asked) == sorted({pb for files in listing(COMMITS).values() for pb in files})
+    assert len(file_symbols.asked) == 11
+    given = {pb: file_symbols(*pb) for pb in list(file_symbols.asked)}
+    build(dict(reversed(listing(COMMITS).items())), given, tmp_path / "b")  # a dict, commits in another order
+    for name in ("contents.jsonl", "contents.offsets.npy", "occurrences.npy", "meta.json"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
+
+
+def test_bad_input_is_one_line_naming_it(tmp_path):
+    with pytest.raises(CrmatrixError, match="commit c1: lists pkg/a.py twice"):
+        build({"c1": [("pkg/a.py", "x"), ("pkg/a.py", "y")]}, {}, tmp_path / "s")
+    with pytest.raises(CrmatrixError, match="no symbols given for pkg/a.py at blob x"):
+        build({"c1": [("pkg/a.py", "x")]}, {}, tmp_path / "s")
+    with pytest.raises(CrmatrixError, match="include 'slugify' of pkg/other.py"):
+        build({"c1": [("pkg/a.py", blob(KEEP))]}, lambda p, b: file_symbols("pkg/other.py", b), tmp_path / "s")
+    assert not (tmp_path / "s").exists()
+    build({"c1": [("pkg/keep.py", blob(KEEP))]}, file_symbols, tmp_path / "s")
+    with pytest.raises(CrmatrixError, match="holds no commit c9"):
+        SymbolStore(tmp_path / "s").symbols_of("c9")
+
+
+# --- the index and each commit's engine ---------------------------------------------------------
+
+QUERIES = ["read frame", "open a network connection with a time limit", "read settings from key value text",
+           "drop the least recently used entry", "download a web page", "turn a title into a url slug", "compat",
+           "parse_config", "Cache", "load config path config", "the second helper", "return frame read frame",
+           "read_frame stream", "décodé_trame", "trame sep →"]
+OFF = {"CODELENS_EMBED_HINT_AUTO": "0"}
+NL_API = {"CODELENS_EMBED_HINT_INCLUDE_COMMENTS": "1", "CODELENS_EMBED_HINT_INCLUDE_API_CALLS": "1"}
+SPARSE = {"CODELENS_RANK_SPARSE_TERM_WEIGHT": "1", "CODELENS_RANK_SPARSE_THRESHOLD": "40",
+          "CODELENS_RANK_SPARSE_MAX": "40"}
+ARMS = {"baseline": OFF, "2b2c-only": {**OFF, **NL_API}, "2e-only": {**OFF, **SPARSE},
+        "stacked": {**OFF, **NL_API, **SPARSE}, "rrf": {**OFF, "CRMATRIX_FUSION": "rrf"},
+        "wsi-2e": {**OFF, **SPARSE, "CRMATRIX_FUSION": "wsi"}}
+
+
+def hits(engine, methods=METHODS):
+    return {f"{m}: {q}": [h.to_dict() for h in engine.search(q, m, 100)] for m in methods for q in QUERIES}
+
+
+@pytest.mark.parametrize("arm", sorted(ARMS))
+def test_a_commits_engine_is_the_plain_engine_of_its_symbols(arm, store, model, tmp_path):
+    model_dir, _ = model
+    kn = knobs.resolve(ARMS[arm], "python")
+    versioned.build(store, kn, model_dir, tmp_path / "cache", tmp_path / "vindex")
+    vindex = versioned.VersionedIndex(tmp_path / "vindex", store, kn, model_dir)
+    for commit in COMMITS:
+        symbols = plain_symbols(commit, tmp_path)
+        out = tmp_path / f"plain-{commit}"
+        index.build(symbols, kn, model_dir, tmp_path / "cache", out)
+        vectors, _ = index.load(out, symbols, kn, model_dir)
+        plain = Engine(symbols, kn, vectors, encode_queries, bm25=index.load_bm25(out, symbols))
+        view = vindex.engine(commit, encode_queries=encode_queries)
+        assert list(view.symbols) == symbols
+        np.testing.assert_array_equal(view.vectors, vectors)
+        got, want = hits(view), hits(plain)
+        assert json.dumps(got) == json.dumps(want), commit
+        # not vacuous: every method finds something for most queries
+        assert all(sum(len(got[f"{m}: {q}"]) > 0 for q in QUERIES) >= 7 for m in METHODS)
+        for q in QUERIES:  # BM25 bit for bit, against bm25s built here too
+            built = BM25Index.build(symbols).scores(q)
+            assert view._bm25.scores(q).tobytes() == built.tobytes() == plain._bm25.scores(q).tobytes()
+
+
+def test_bm25_counts_a_repeated_content_as_often_as_it_occurs(store, model, tmp_path):
+    model_dir, _ = model
+    kn = knobs.resolve(OFF, "python")
+    versioned.build(store, kn, model_dir, tmp_path / "cache", tmp_path / "vindex")
+    view = versioned.VersionedIndex(tmp_path / "vindex", store, kn, model_dir).engine("c2")
+    compat = [i for i, s in enumerate(view.symbols) if s.name == "compat"]
+    assert len(compat) == 2 and view.symbols[compat[0]].start_line != view.symbols[compat[1]].start_line
+    scores = view._bm25.scores("compat frame")
+    assert scores[compat[0]] == scores[compat[1]] > 0
+    want = BM25Index.build(list(view.symbols)).scores("compat frame")
+    assert scores.tobytes() == want.tobytes()
+
+
+def test_ties_break_by_path_line_and_name_as_a_plain_engine_breaks_them(model, tmp_path):
+    model_dir, _ = model
+
+    def sym(path, name, line, end):
+        return Symbol(name, "function", "", path, "python", line, end, f"def {name}()", "", f"def {name}(): pass")
+
+    # same path and line, names out of order; equal names and lines in two paths; one path a prefix of another
+    given = {("b.py", "1"): [sym("b.py", "load_b", 3, 3), sym("b.py", "load_a", 3, 4), sym("b.py", "load", 1, 1)],
+             ("a.py", "1"): [sym("a.py", "load", 1, 1)], ("a.py/x.py", "1"): [sym("a.py/x.py", "load", 1, 1)]}
+    build({"c": list(given)}, given, tmp_path / "s")
+    store = SymbolStore(tmp_path / "s")
+    symbols = sorted((s for syms in given.values() for s in syms), key=sort_key)
+    assert store.symbols_of("c") == symbols
+    kn = knobs.resolve(OFF, "python")
+    versioned.build(store, kn, model_dir, tmp_path / "cache", tmp_path / "i")
+    view = versioned.VersionedIndex(tmp_path / "i", store, kn, model_dir).engine("c")
+    plain = Engine(symbols, kn)
+    np.testing.assert_array_equal(view._tie, plain._tie)
+    got = [(h.path, h.symbol, h.score) for h in view.search("load", "lexical", 10)]
+    assert got == [(h.path, h.symbol, h.score) for h in plain.search("load", "lexical", 10)]
+    assert got[3:] == [("b.py", "load_a", 60.0), ("b.py", "load_b", 60.0)]
+
+
+def test_a_grown_store_embeds_only_the_new_texts(model, tmp_path):
+    model_dir, embedder = model
+    kn = knobs.resolve({**OFF, **NL_API}, "python")
+    build(listing(["c1"]), file_symbols, tmp_path / "s1")
+    meta = versioned.build(SymbolStore(tmp_path / "s1"), kn, model_dir, tmp_path / "cache", tmp_path / "i1")
+    first = {embedding_text(s, kn) for s in plain_symbols("c1", tmp_path)}
+    assert sorted(embedder.embedded) == sorted(first) and meta["embedding"]["embedded"] == len(first) == 10
+    embedder.embedded.clear()
+    build(listing(["c1", "c2"]), file_symbols, tmp_path / "s12")
+    meta = versioned.build(SymbolStore(tmp_path / "s12"), kn, model_dir, tmp_path / "cache", tmp_path / "i12")
+    new = {embedding_text(s, kn) for s in plain_symbols("c2", tmp_path)} - first
+    # the moved file's texts are new (the path is in the text); shifted and unchanged ones are not
+    assert sorted(embedder.embedded) == sorted(new) and len(new) == 4
+    assert meta["embedding"] == {**meta["embedding"], "embedded": 4, "cached": 10}
+
+
+def test_an_index_refuses_another_store_other_knobs_or_another_model(store, model, tmp_path):
+    model_dir, _ = model
+    kn = knobs.resolve(OFF, "python")
+    versioned.build(store, kn, model_dir, tmp_path / "cache", tmp_path / "vindex")
+    build(listing(["c1"]), file_symbols, tmp_path / "other")
+    with pytest.raises(CrmatrixError, match=r"vindex: built from store \w{12}, but .*other is \w{12}; rebuild it"):
+        versioned.VersionedIndex(tmp_path / "vindex", SymbolStore(tmp_path / "other"), kn, model_dir)
+    nl = knobs.resolve({**OFF, **NL_API}, "python")
+    with pytest.raises(CrmatrixError, match="built with other index-time knobs than the arm's: nl_tokens=False"):
+        versioned.VersionedIndex(tmp_path / "vindex", store, nl, model_dir)
+    vindex = versioned.VersionedIndex(tmp_path / "vindex", store, kn, model_dir)
+    with pytest.raises(CrmatrixError, match="other index-time knobs"):
+        vindex.engine("c1", nl)
+    assert vindex.engine("c1", knobs.resolve({**OFF, **SPARSE}, "python")).knobs.sparse  # query-time: free
+    other = tmp_path / "model2"
+    atomic.write_json(other / "model.json", {**MODEL, "sha256": "d" * 64})
+    with pytest.raises(CrmatrixError, match="built with model eeeeeeeeeeee, but the arm's model"):
+        versioned.VersionedIndex(tmp_path / "vindex", store, kn, other)
+    (tmp_path / "vindex" / "ties" / "name.npy").write_bytes(b"x")
+    with pytest.raises(CrmatrixError, match="name.npy"):
+        versioned.VersionedIndex(tmp_path / "vindex", store, kn, model_dir)
+
+
+@pytest.mark.parametrize("chunk", [2, 4096])
+def test_a_column_gathers_any_rows_joined_with_where_each_starts(chunk, tmp_path, monkeypatch):
+    monkeypatch.setattr(columns, "CHUNK", chunk)
+    strings = ["", "abc", "é→ß", "\ud800x", "日本語", "", "z"]  # empty, multi-byte, a lone surrogate
+    columns.save(strings, tmp_path, "c")
+    rows = [2, 0, 4, 4, 3, 6, 5, 1]
+    text, starts = columns.Column(tmp_path, "c").joined(np.array(rows), "\x00")
+    assert text == "\x00".join(strings[r] for r in rows)
+    assert starts.tolist() == [0, 4, 5, 9, 13, 16, 18, 19]
+    text, starts = columns.Column(tmp_path, "c").joined(np.array([], dtype=np.int64))
+    assert text == "" and starts.size == 0
+
+
+# --- whole files as documents --------------------------------------------------------------------
+
+def test_a_commits_files_are_the_plain_documents_of_its_tree(model, tmp_path):
+    model_dir, embedder = model
+    read = lambda path, blob_id: BLOBS[blob_id].encode()  # noqa: E731
+    meta = versioned.build_files(listing(COMMITS), read, model_dir, tmp_path / "cache", tmp_path / "findex")
+    assert meta["documents"] == 11 and meta["texts"] == 11  # the copy of keep.py is its own document
+    vfiles = versioned.VersionedFiles(tmp_path / "findex", model_dir)
+    for commit, tree in COMMITS.items():
+        plain = files.FileDocs.build(tree.items(), lambda texts: np.stack([bag(t) for t in texts]))
+        view = vfiles.view(commit)
+        assert view.paths == plain.paths == sorted(tree)
+        assert view.lines.tolist() == plain.lines.tolist() == [t.count("\n") for _, t in sorted(tree.items())]
+        for q in QUERIES:
+            assert view.bm25.scores(q).tobytes() == plain.bm25.scores(q).tobytes()
+        got = hits(Engine([], vectors=None, encode_queries=encode_queries, files=view), FILE_METHODS)
+        want = hits(Engine([], vectors=None, encode_queries=encode_queries, files=plain), FILE_METHODS)
+        assert json.dumps(got) == json.dumps(want), commit
+    top = Engine([], encode_queries=encode_queries, files=vfiles.view("c3")).search("read frame", "file-bm25", 2)
+    assert [(h.path, h.symbol, h.kind, h.start_line, h.end_line) for h in top] == [
+        ("pkg/added.py", "pkg/added.py", "file", 1, 13), ("pkg/frames.py", "pkg/frames.py", "file", 1, 11)]
+
+
+def test_file_methods_need_files(tmp_path):
+    with pytest.raises(CrmatrixError, match="file-bm25 needs the corpus's files as documents"):
+        Engine([]).search("x", "file-bm25", 3)
+    with pytest.raises(CrmatrixError, match="unknown method 'files'.*file-semantic"):
+        Engine([]).search("x", "files", 3)

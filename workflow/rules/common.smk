@@ -29,7 +29,9 @@ try:
 except CrmatrixError as e:
     sys.exit(f"crmatrix: {e}")
 
-for _warning in crconfig.clamp_warnings(MATRIX):  # valid, but an arm measures another value
+for _warning in crconfig.clamp_warnings(
+    MATRIX
+):  # valid, but an arm measures another value
     print(f"crmatrix: warning: {CONFIG_SOURCE}: {_warning}", file=sys.stderr)
 locations.export(MATRIX)
 install.export_sources({s: c.conf for s, c in MATRIX.systems.items()})
@@ -46,7 +48,11 @@ DATASETS = MATRIX.retrieval_datasets
 SYSTEMS = sorted(MATRIX.systems)
 BASELINE = MATRIX.baseline_arm
 SYSTEM_DATASETS = PLAN.system_datasets
-PLAIN_DATASETS = sorted(set(MATRIX.datasets) - set(MATRIX.split_datasets))
+PLAIN_DATASETS = sorted(
+    set(MATRIX.datasets) - set(MATRIX.split_datasets) - set(MATRIX.localized_datasets)
+)
+# corpora of one tree each (not a repository of many commits, repositories.smk)
+TREE_CORPORA = sorted(set(MATRIX.corpora) - set(MATRIX.corpora_of("repository")))
 # dataset -> its structural split: the matrix and the forests pool such a dataset apart
 DATASET_SPLITS = {d: MATRIX.datasets[d].derived_split for d in MATRIX.split_datasets}
 

@@ -11,6 +11,7 @@ rule build_index:
         "logs/benchmarks/build_index/{corpus}/{system}/{index_key}.tsv"
     wildcard_constraints:
         system=one_of(PLAN.embedding_systems()),
+        corpus=one_of(TREE_CORPORA),
     conda:
         "../../envs/crmatrix.yaml"
     threads: MATRIX.embed_threads
@@ -39,6 +40,7 @@ rule build_system_index:
         "logs/benchmarks/build_system_index/{corpus}/{system}/{index_key}.tsv"
     wildcard_constraints:
         system=one_of(PLAN.command_index_systems()),
+        corpus=one_of(TREE_CORPORA),
     conda:
         "../../envs/crmatrix.yaml"
     threads: 1

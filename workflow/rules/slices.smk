@@ -29,7 +29,8 @@ use rule collect_matrix as collect_slice_matrix with:
     params:
         arm_order=lambda wc: crslices.arms(MATRIX, SLICES[wc.slice]),
         archetypes=lambda wc: {
-            d: MATRIX.datasets[d].archetype for d in crslices.datasets(SLICES[wc.slice])
+            d: MATRIX.datasets[d].archetype
+            for d in crslices.datasets(SLICES[wc.slice])
         },
         splits=lambda wc: {
             d: DATASET_SPLITS[d]

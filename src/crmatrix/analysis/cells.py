@@ -87,9 +87,11 @@ def _scores(rows, names: dict[str, str]) -> dict[str, Scored]:
 
 
 def _benchmark(queries: tuple[QueryRow, ...], fmt: FormatFacts) -> Benchmark:
-    """A public benchmark's recall@5/10, ndcg@10 (and pass@1 where its format reports it) with
-    bootstrap intervals, and the same per stratum (repository or library) when the tasks have more than one."""
-    names = {**({"pass@1": "acc@1"} if fmt.pass_at_1 else {}), **{m: m for m in BENCHMARK_METRICS}}
+    """A public benchmark's recall@5/10, ndcg@10 (and pass@1, or localization's Acc@1/3/5/10,
+    where its format reports them) with bootstrap intervals, and the same per stratum
+    (repository or library) when the tasks have more than one."""
+    names = {**({"pass@1": "acc@1"} if fmt.pass_at_1 else {}),
+             **({m: m for m in metrics.LOCALIZATION} if fmt.localization else {}), **{m: m for m in BENCHMARK_METRICS}}
     strata: dict[str, list[QueryRow]] = {}
     for q in queries:
         strata.setdefault(q.stratum or "", []).append(q)

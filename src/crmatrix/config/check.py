@@ -54,7 +54,7 @@ def _names(m: Matrix) -> None:
 def _corpora(m: Matrix) -> None:
     written = tuple(corpus_kinds())
     for name, corpus in m.corpora.items():
-        if corpus.kind == "view":
+        if corpus.kind in ("view", "repository"):  # made by crmatrix, of a corpus or of a dataset's rows
             continue
         Pin.from_config(name, corpus.conf, written)
         if corpus.language is not None and corpus.language not in KNOWN_LANGUAGES:

@@ -37,7 +37,9 @@ class Corpus:
     """A corpus entry: `conf` as validated (the pin and selection, a benchmark file's KIND spec,
     or a view's); `kind` says which rule makes its tree: `fetched` (fetch_corpus), `written`
     (write_corpus, out of a benchmark file by the format named `written_by`, whose key in
-    `conf` is `written_kind`) or `view` (withhold_docs, of corpus `view_of`)."""
+    `conf` is `written_kind`), `view` (withhold_docs, of corpus `view_of`), or `repository`:
+    many commits of one repository (`repositories:`, conf `commits`), which rule
+    fetch_repository gets and extract_repository makes one store of."""
 
     name: str
     conf: dict[str, Any]
@@ -143,6 +145,9 @@ class Matrix:
     git_mirrors: tuple[str, ...]
     registries: dict[str, str]
     force_test: bool
+    # per-task-commit dataset -> the repositories its rows name that the config does not declare,
+    # with their rows (counted drops: no corpus holds them)
+    undeclared: dict[str, dict[str, int]]
 
     @cached_property
     def retrieval_datasets(self) -> list[str]:
@@ -157,6 +162,11 @@ class Matrix:
     def split_datasets(self) -> list[str]:
         """The datasets whose tasks are derived from their file's (rule derive_split)."""
         return sorted(d for d, ds in self.datasets.items() if ds.derived_split)
+
+    @cached_property
+    def localized_datasets(self) -> list[str]:
+        """The datasets of a repository corpus of many commits, each task at its own (rule localize_tasks)."""
+        return sorted(d for d, ds in self.datasets.items() if self.corpora[ds.corpus].kind == "repository")
 
     def corpora_of(self, kind: str) -> list[str]:
         """The corpora a rule makes (`Corpus.kind`), sorted."""

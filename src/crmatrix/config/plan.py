@@ -168,14 +168,13 @@ class Plan:
         m, root = self.matrix, self.root
         sc, ds = m.systems[system], m.datasets[dataset]
         corpus = ds.corpus
-        inputs: dict[str, str | list[str]] = {
-            "tasks": f"{root}/datasets/{dataset}.jsonl",
-            "grep": f"{root}/tokenbench/{dataset}.json",
-            "dataset_file": ds.file,
-            "tree": f"{root}/corpora/{corpus}/tree",
-            "manifest": f"{root}/corpora/{corpus}/manifest.json",
-            "symbols": f"{root}/symbols/{corpus}.jsonl",
-        }
+        inputs: dict[str, str | list[str]] = {"tasks": f"{root}/datasets/{dataset}.jsonl", "dataset_file": ds.file}
+        if m.corpora[corpus].kind == "repository":  # every commit: its store, and the system selects each
+            inputs.update(self.repository_inputs(corpus))
+        else:
+            inputs.update({"grep": f"{root}/tokenbench/{dataset}.json", "tree": f"{root}/corpora/{corpus}/tree",
+                           "manifest": f"{root}/corpora/{corpus}/manifest.json",
+                           "symbols": f"{root}/symbols/{corpus}.jsonl"})
         home = {"dataset": dataset, "arm": arm}
         if sc.needs_index:
             key = self.index_key(system, arm, corpus)
@@ -249,6 +248,22 @@ class Plan:
         if c.written_kind is not None:
             conf[c.written_kind] = {k: v for k, v in conf[c.written_kind].items() if k != "file"}
         return conf
+
+    def repository_inputs(self, corpus: str) -> dict[str, str]:
+        """A repository corpus's commits (rule fetch_repository) and its store of their symbols
+        (rule extract_repository)."""
+        return {"repository": f"{self.root}/repos/{corpus}", "store": f"{self.root}/symbols/{corpus}"}
+
+    def localize_inputs(self, dataset: str) -> dict[str, str]:
+        """A per-task-commit dataset's file and its repository (rule localize_tasks)."""
+        ds = self.matrix.datasets[dataset]
+        return {"file": ds.file, **self.repository_inputs(ds.corpus)}
+
+    def indexes_files(self, system: str) -> bool:
+        """Whether the system's index of a repository holds its files as documents (a file method)."""
+        from crmatrix.engine.methods import FILE_METHODS
+
+        return bool(set(FILE_METHODS) & set(self.matrix.systems[system].methods))
 
     def dataset_inputs(self, dataset: str) -> dict[str, str]:
         """A dataset's file, and the manifest and symbols of the corpus it is read against (and

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import copy
 import difflib
+from pathlib import Path
 
 from crmatrix import CrmatrixError
 from crmatrix.analysis import check as run_check
 from crmatrix.config import sweeps
 from crmatrix.config.matrix import Arm, Corpus, Dataset, Matrix, SystemConfig
 from crmatrix.corpora import views
-from crmatrix.datasets import derived, holdout
+from crmatrix.datasets import derived, holdout, swebench
 from crmatrix.datasets.registry import FORMATS, written_by
 from crmatrix.engine import knobs
 from crmatrix.engine.knobs import MODEL_VAR
@@ -31,7 +32,10 @@ DERIVED_SPLITS = ("structural",)
 # the method whose mrr fills the phase matrix when the config names none (a system without it
 # shows its first method)
 DEFAULT_HEADLINE = "hybrid"
-DEFAULT_MAX_DROP = 0.02  # of the headline method's mrr, when a `compare:` entry names no gate
+DEFAULT_MAX_DROP = 0.02
+# A corpus of many commits of one repository (`repositories:`), made from a per-task-commit
+# dataset's rows: its entry's key for the repository's `owner/name`.
+REPOSITORY = "repository"  # of the headline method's mrr, when a `compare:` entry names no gate
 
 
 def resolve(cfg: dict, source: str = "config") -> Matrix:
@@ -51,15 +55,17 @@ def _resolve(cfg: dict, source: str) -> Matrix:
     arms = {name: _arm(name, env, cfg["default_model"]) for name, env in arm_envs.items()}
     corpora_conf = dict(cfg["corpora"])
     datasets = {}
-    for name, conf in cfg["datasets"].items():
+    dataset_confs, repositories, undeclared = _per_commit(cfg)
+    corpora_conf.update(repositories)
+    for name, conf in dataset_confs.items():
         FORMATS.get(conf["format"], f"datasets.{name}.format")
-        if conf["corpus"] not in cfg["corpora"]:
+        if conf["corpus"] not in corpora_conf:
             raise CrmatrixError(f"datasets.{name}.corpus: names corpus {conf['corpus']!r}, which is not in corpora "
                                 f"(known: {', '.join(sorted(cfg['corpora']))})")
         if conf["format"] == derived.FORMAT:
             conf = _derive(name, conf, corpora_conf)
         datasets[name] = _dataset(name, conf, corpora_conf)
-    systems = {name: _system(name, conf, arm_envs, cfg["baseline_arm"], sorted(cfg["datasets"]))
+    systems = {name: _system(name, conf, arm_envs, cfg["baseline_arm"], sorted(datasets))
                for name, conf in cfg["systems"].items()}
     headline = cfg.get("headline_method", DEFAULT_HEADLINE)
     if "headline_method" in cfg:
@@ -78,7 +84,54 @@ def _resolve(cfg: dict, source: str) -> Matrix:
         embed_threads=cfg["embed_threads"], cache_dir=cfg["cache_dir"], trackers=cfg["trackers"],
         git_mirrors=tuple(cfg["git_mirrors"]), registries=cfg["registries"],
         # Snakemake passes `--config` values as strings, but for True and False
-        force_test=cfg["force_test"] in (True, "true"))
+        force_test=cfg["force_test"] in (True, "true"), undeclared=undeclared)
+
+
+def _per_commit(cfg: dict) -> tuple[dict[str, dict], dict[str, dict], dict[str, dict[str, int]]]:
+    """The datasets of the config with each per-task-commit one (format swe-bench) split into one
+    per declared repository its rows name (`DATASET-REPOSITORY`, in the config's place); each such
+    repository as a corpus (`repository:`, a version per commit its rows name that a mirror holds,
+    all of them when no mirror holds the repository); and per dataset the rows of repositories
+    the config does not declare, counted by repository. The rows are read here (one line naming
+    the file, row and instance for a bad one): they name the corpora."""
+    from crmatrix.corpora.pins.gitstore import bundle_commits
+    from crmatrix.pipeline import locations
+
+    declared = {_repo_name(r, conf): r for r, conf in cfg["repositories"].items()}
+    mirrors = [*cfg["git_mirrors"], *locations.mirrors()]
+    datasets, asked, undeclared = {}, {}, {}
+    for name, conf in cfg["datasets"].items():
+        if conf.get("format") != swebench.FORMAT:
+            datasets[name] = conf
+            continue
+        rows = swebench.read_rows(Path(conf["file"]))
+        for repo in sorted({r.repo for r in rows}):
+            mine = [r for r in rows if r.repo == repo]
+            if repo not in declared:
+                undeclared.setdefault(name, {})[repo] = len(mine)
+                continue
+            split = f"{name}-{declared[repo]}"
+            if split in cfg["datasets"]:
+                raise CrmatrixError(f"datasets.{split}: the name of dataset {name}'s rows of repository {repo}; "
+                                    "rename one of them")
+            datasets[split] = {**conf, "corpus": declared[repo], "repository": repo}
+            asked.setdefault(declared[repo], set()).update(r.base_commit for r in mine)
+    corpora = {}
+    for corpus, commits in sorted(asked.items()):
+        if corpus in cfg["corpora"]:
+            raise CrmatrixError(f"repositories.{corpus}: also a corpus of corpora; rename one of them")
+        conf = cfg["repositories"][corpus]
+        mirrored = bundle_commits(conf["git"], mirrors)
+        corpora[corpus] = {**conf, REPOSITORY: _repo_name(corpus, conf),
+                           "commits": sorted(commits & set(mirrored) if mirrored else commits)}
+    return datasets, corpora, undeclared
+
+
+def _repo_name(name: str, conf: dict) -> str:
+    """A repository's `owner/name` as rows spell it: its `name:`, else its URL's last two parts."""
+    from crmatrix.corpora.pins.git import bundle_stem
+
+    return conf.get("name") or bundle_stem(conf["git"]).replace("+", "/")
 
 
 def _arm(name: str, env: dict[str, str], default_model: str) -> Arm:
@@ -92,7 +145,8 @@ def _arm(name: str, env: dict[str, str], default_model: str) -> Arm:
 def _corpus(name: str, conf: dict) -> Corpus:
     view_of = views.source(conf)
     fmt = written_by(conf)
-    kind = "view" if view_of else "written" if fmt is not None else "fetched"
+    kind = ("view" if view_of else REPOSITORY if REPOSITORY in conf else "written" if fmt is not None
+            else "fetched")
     return Corpus(name, conf, conf.get("language"), kind, view_of, fmt.corpus_kind if fmt else None)
 
 

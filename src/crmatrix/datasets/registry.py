@@ -59,6 +59,9 @@ class Format:
     documents    the written-out corpus's files are documents, one symbol each (not source to parse)
     reads_tree   the loader reads the corpus's files too (keyword `tree`: the corpus as indexed),
                  not only its manifest and symbols (ds1000-library follows a library's imports)
+    localization rows name their own repository and commit (SWE-bench): the workflow splits a
+                 dataset by repository, each a store of many commits, prepares it with rule
+                 localize_tasks, and the matrix reports the field's Acc@k beside recall and nDCG
     """
 
     name: str
@@ -70,6 +73,7 @@ class Format:
     write_corpus: CorpusWriter | None = None
     documents: bool = False
     reads_tree: bool = False
+    localization: bool = False
 
     def __post_init__(self):
         if (self.corpus_kind is None) != (self.write_corpus is None) or (self.documents and not self.corpus_kind):
@@ -78,7 +82,8 @@ class Format:
 
     def matrix_facts(self) -> dict:
         """What the phase matrix reads of the format (its job gets them as a parameter)."""
-        return {"name": self.name, "hand_built": self.hand_built, "pass_at_1": self.pass_at_1}
+        facts = {"name": self.name, "hand_built": self.hand_built, "pass_at_1": self.pass_at_1}
+        return {**facts, "localization": True} if self.localization else facts  # absent: a key unchanged
 
 
 def _format(name: str, obj, **facts) -> Format:
@@ -96,6 +101,7 @@ def _builtin_formats() -> None:
         ds1000,
         ds1000_library,
         repoqa,
+        swebench,
         sweqa,
     )
 

@@ -39,7 +39,7 @@ from pathlib import Path
 from crmatrix import CrmatrixError
 from crmatrix.datasets.patches import ADDED, COPIED, FileDiff, PatchError, parse_patch
 from crmatrix.datasets.records import read_records
-from crmatrix.datasets.registry import Loaded
+from crmatrix.datasets.registry import Loaded, register
 from crmatrix.datasets.rows import check_fields
 from crmatrix.datasets.tasks import Task
 from crmatrix.symbols import Symbol
@@ -47,6 +47,7 @@ from crmatrix.symbols import Symbol
 FIELDS = ("instance_id", "repo", "base_commit", "problem_statement", "patch")
 QUERY_TYPE = "issue_to_edit"
 FUNCTION_KINDS = ("function", "method")
+FORMAT = "swe-bench"
 FILES, FUNCTIONS = "files", "functions"  # the two gold levels
 _COMMIT = re.compile(r"[0-9a-f]{40}")
 _NON_BLANK = re.compile(r"\S")
@@ -202,3 +203,36 @@ def tasks(localizations: Iterable[Localization], level: str, corpus_of: Callable
             continue
         out.append(loc.task(level, corpus_of(loc.repo, loc.commit)))
     return Loaded(out, drops)
+
+
+def corpus_of(name: str, commit: str) -> str:
+    """The version of repository corpus `name` at `commit`, as a task names its corpus."""
+    return f"{name}@{commit}"
+
+
+def commit_of(corpus: str) -> str:
+    """The commit a task's corpus names (`corpus_of`)."""
+    return corpus.rpartition("@")[2]
+
+
+@register(FORMAT, localization=True, reads_tree=True)
+def load(path: Path, corpus: str, manifest: dict, symbols: list[Symbol], tree: Path) -> Loaded:
+    """The rows at the one commit a git corpus is pinned at, localized against its tree (as
+    `crmatrix dataset show swe-bench FILE --corpus DIR` reads a checkout), file-level gold; a
+    row at another commit is dropped. In a matrix, a swe-bench dataset is split by repository
+    and each row gets its own commit (`repositories:`, rule localize_tasks)."""
+    commit = manifest["pin"].get("commit")
+    if commit is None:
+        raise CrmatrixError(f"{path}: a swe-bench row is scored at its own commit: a {manifest['pin']['kind']} "
+                            "corpus has none (declare the repository under repositories: in a config)")
+    rows = read_rows(Path(path))
+    paths = {f["path"] for f in manifest["files"]}
+    by_path: dict[str, list[Symbol]] = {}
+    for s in symbols:
+        by_path.setdefault(s.path, []).append(s)
+    at_commit = [r for r in rows if r.base_commit == commit]
+    dropped = [{"row": r.row, "instance_id": r.instance_id, "reason": "another commit than the corpus's",
+                "detail": f"{r.repo}@{r.base_commit}"} for r in rows if r.base_commit != commit]
+    found, drops = localize(at_commit, {r.repo for r in at_commit}, lambda repo, c: paths,
+                            lambda repo, c, p: (by_path.get(p, []), (Path(tree) / p).read_text(encoding="utf-8")))
+    return tasks(found, FILES, lambda repo, c: corpus, dropped + drops)

@@ -67,6 +67,8 @@ FILES_FORMAT = "crmatrix-versioned-files/1"
 LEXICAL = ("name", "signature", "qualname", "path")  # LexicalDoc's string fields, in its order
 KIND_CODES = {**dict.fromkeys(FUNCTION_KINDS, 1), **dict.fromkeys(TYPE_KINDS, 2)}  # lexical's boosts; else 0
 
+# A repository's index (rule build_repository_index): the symbols' part and the whole files' part
+SYMBOL_INDEX, FILE_INDEX = "symbols", "files"
 
 def ranks(strings: list[str]) -> np.ndarray:
     """Each string's place among the distinct strings in Python's order (equal strings, equal rank)."""

@@ -142,15 +142,15 @@ class CorpusUnits:
         return any(unit in known for unit, _ in judged)
 
 
-def run_method(system: System, tasks: list[Task], n_relevant: dict[str, int], method: str, k: int,
-               guard: Guard | None = None, units: CorpusUnits | None = None) -> tuple[dict, dict[str, list[str]]]:
+def ask(system: System, tasks: list[Task], n_relevant: dict[str, int], method: str, k: int,
+        guard: Guard | None = None, units: CorpusUnits | None = None) -> tuple[list[dict], dict[str, list[str]], int]:
     """Score one method; a query that fails is a recorded failure (a miss, with its kind and
     message). `n_relevant` counts each task's relevant symbols in the corpus. With `units`, the
     answers none of whose hits is a symbol (or file) of the corpus are counted (`no_hit`): a
     field mapping that resolves nothing, or a tool answering `[]`, would otherwise score 0
-    unremarked. Returns the method's results and its ranked docids per task (files, for
-    file-level gold), for the TREC run file. A method that fails every query, or whose first
-    FAIL_FAST queries fail alike (then the others are not asked), raises: no run is written, so a
+    unremarked. Returns the query rows, the ranked docids per task (files, for file-level gold),
+    for the TREC run file, and the count of answers resolving no hit. A method whose first
+    FAIL_FAST queries fail alike raises (the others are not asked): no run is written, so a
     query not asked is never scored as a miss."""
     guard = guard or Guard()
     no_hit = 0
@@ -178,6 +178,14 @@ def run_method(system: System, tasks: list[Task], n_relevant: dict[str, int], me
             raise CrmatrixError(f"method {method}: the first {len(rows)} queries failed alike, the other "
                                 f"{len(tasks) - len(rows)} were not run; the first: {rows[0]['error']}")
     progress.close()
+    return rows, ranked, no_hit
+
+
+def method_result(system: System, rows: list[dict], no_hit: int, method: str) -> dict:
+    """A method's results from its query rows: metrics (a blob's at rank 1 only), latency,
+    response sizes, failures by kind. A method that fails every query raises: a system that
+    fails every query is broken, not bad at search."""
+    blob = system.RESPONSE == BLOB
     failed = [r for r in rows if r["failure"]]
     asked = [r for r in rows if r["failure"] != "budget"]
     if asked and all(r["failure"] for r in asked):  # a system that fails every query is broken, not bad at search
@@ -197,28 +205,49 @@ def run_method(system: System, tasks: list[Task], n_relevant: dict[str, int], me
         "no_hit": no_hit,
         "no_hit_warning": no_hit > 0 and no_hit >= NO_HIT_SHARE * (len(rows) - len(failed)),
         "queries": rows,
-    }, ranked
+    }
 
 
 def evaluate(system: System, tasks: list[Task], symbols: list[Symbol], methods: list[str], k: int,
              guard: Guard | None = None, grep: dict[str, dict] | None = None
              ) -> tuple[dict, dict[str, dict[str, list[str]]], float]:
     """Results per method, ranked docids per method and task, and the seconds spent preparing.
-    With `grep` (tokenbench.grep_and_read per task), each method also gets its token efficiency."""
+    With `grep` (tokenbench.grep_and_read per task), each method also gets its token efficiency.
+
+    Tasks whose corpora are versions of one (a repository at each task's commit) are asked
+    version by version, every method at each (`System.select` switches the system to it and
+    gives its symbols; None: the system answers for `symbols` alone); the rows keep the tasks' order."""
     guard = guard or Guard()
     try:  # e.g. embed every query once, outside the timed searches
         guard.call(system.prepare, [t.query for t in tasks], timeout_s=guard.remaining_s(), what="prepare")
     except QueryFailure as e:
         raise CrmatrixError(f"prepare: {e}") from None
     prepare_s = guard.last_elapsed_s
-    n_relevant = {task: len(ids) for task, ids in qrels(tasks, symbols).items()}  # the same for every method
-    units = CorpusUnits(symbols)
+    asked: dict[str, tuple[list[dict], dict[str, list[str]], int]] = {m: ([], {}, 0) for m in methods}
+    for corpus, group in _versions(tasks).items():
+        own = system.select(corpus)
+        syms = symbols if own is None else own
+        n_relevant = {task: len(ids) for task, ids in qrels(group, syms).items()}  # the same for every method
+        units = CorpusUnits(syms)
+        for m in methods:
+            rows, ranked, no_hit = ask(system, group, n_relevant, m, k, guard, units)
+            asked[m] = (asked[m][0] + rows, {**asked[m][1], **ranked}, asked[m][2] + no_hit)
+    order = {t.task_id: i for i, t in enumerate(tasks)}
     results, ranked = {}, {}
-    for m in methods:
-        results[m], ranked[m] = run_method(system, tasks, n_relevant, m, k, guard, units)
+    for m, (rows, by_task, no_hit) in asked.items():
+        results[m] = method_result(system, sorted(rows, key=lambda r: order[r["task_id"]]), no_hit, m)
+        ranked[m] = {t.task_id: by_task[t.task_id] for t in tasks}
         if grep is not None:
             tokenbench.annotate(results[m], grep, RESPONSE_HITS)
     return results, ranked, round(prepare_s, 3)
+
+
+def _versions(tasks: list[Task]) -> dict[str, list[Task]]:
+    """The tasks by the corpus each names, in order of first appearance."""
+    out: dict[str, list[Task]] = {}
+    for t in tasks:
+        out.setdefault(t.corpus, []).append(t)
+    return out
 
 
 def outcome_lines(where: str, results: dict, methods: list[str]) -> tuple[str, list[str]]:

@@ -20,6 +20,7 @@ class FormatFacts(JsonType):
     name: str
     hand_built: bool
     pass_at_1: bool
+    localization: bool = omitted(False)  # reports the field's Acc@k (every gold item within the top k)
 
     @property
     def benchmark(self) -> bool:

@@ -6,6 +6,7 @@ import logging
 from pathlib import Path
 
 from crmatrix import TERMINAL, CrmatrixError, atomic, trackers
+from crmatrix.corpora.repository import MANIFEST as REPOSITORY_MANIFEST
 from crmatrix.datasets import ledger
 from crmatrix.datasets.tasks import read_tasks
 from crmatrix.evaluation import evaluate, provenance, tokenbench, trec
@@ -38,17 +39,22 @@ def run(cell: Cell, *, cache_dir: Path | None = None, threads: int | None = None
     if planned is not None and atomic.sha256_file(Path(i["dataset_file"])) != planned:
         # edited between the plan and this job: the run would not be the one its key names
         raise CrmatrixError(f"{i['dataset_file']}: changed since the run was planned; run again")
-    syms = read_symbols(Path(i["symbols"]))
-    man = atomic.read_json(Path(i["manifest"]))
     task_list = read_tasks(Path(i["tasks"]))
-    grep_runs = (atomic.read_json(Path(i["grep"])) if i.get("grep")
-                 else tokenbench.grep_and_read(Path(i["tree"]), man, task_list, syms))
+    if i.get("repository"):  # a repository of many commits: each commit's symbols when the system selects it;
+        # no grep-and-read baseline (it would read a tree per commit)
+        corpus_dir, syms, grep_runs = Path(i["repository"]), [], None
+        man = atomic.read_json(corpus_dir / REPOSITORY_MANIFEST)
+    else:
+        corpus_dir, syms = Path(i["tree"]), read_symbols(Path(i["symbols"]))
+        man = atomic.read_json(Path(i["manifest"]))
+        grep_runs = (atomic.read_json(Path(i["grep"])) if i.get("grep")
+                     else tokenbench.grep_and_read(corpus_dir, man, task_list, syms))
     guard = Guard(system_conf.get("timeout_s", DEFAULT_TIMEOUT_S), system_conf.get("budget_s", DEFAULT_BUDGET_S))
 
     def path(key: str) -> Path | None:
         return Path(i[key]) if i.get(key) else None
 
-    ctx = SystemContext(Path(i["tree"]), man, syms, env, system_conf.get("options", {}),
+    ctx = SystemContext(corpus_dir, man, syms, env, system_conf.get("options", {}), store_dir=path("store"),
                         index_dir=path("index"), cache_dir=Path(cache_dir) if cache_dir else None, threads=threads,
                         model_dir=path("model"), query_vectors=path("query_vectors"), graph_file=path("graph"),
                         home_dir=Path(p["home_dir"]) if p.get("home_dir") else None, venv_dir=path("venv"),

@@ -28,6 +28,7 @@ class SystemContext:
     threads: int | None = None
     model_dir: Path | None = None  # the prepared model the arm names, when the builtin's index needs one
     query_vectors: Path | None = None  # the dataset's queries embedded with that model (crmatrix.embed.queries)
+    store_dir: Path | None = None  # a repository's store of many commits (crmatrix.symbols.versioned), for `select`
     graph_file: Path | None = None  # the corpus's reference graph (crmatrix.graph), when the job needs it
     home_dir: Path | None = None  # an external system's own HOME and caches (see sandbox)
     venv_dir: Path | None = None  # the virtual environment the system's `install` made (crmatrix.systems.install)
@@ -68,6 +69,11 @@ class System:
     def methods_for(cls, options: dict) -> tuple[str, ...]:
         """The methods the type supports under these options (default: its fixed `METHODS`)."""
         return tuple(cls.METHODS)
+
+    @classmethod
+    def optional_methods(cls, options: dict) -> tuple[str, ...]:
+        """Methods the type supports when a config names them, beyond those it runs by default."""
+        return ()
 
     @classmethod
     def check_options(cls, options: dict) -> None:
@@ -124,6 +130,11 @@ class System:
 
     def prepare(self, queries: list[str]) -> None:
         """Run once before the timed searches (e.g. embed every query)."""
+
+    def select(self, corpus: str) -> list[Symbol] | None:
+        """Switch to the version `corpus` names of a corpus of many (a repository at a task's
+        commit) and give its symbols; None: the system answers for the job's corpus alone."""
+        return None
 
     def search(self, query: str, method: str, k: int) -> list[Hit] | Answer:
         raise NotImplementedError

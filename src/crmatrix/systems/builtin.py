@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from crmatrix import CrmatrixError
 from crmatrix.corpora.languages import dominant_language
-from crmatrix.engine.methods import INDEX_METHODS
+from crmatrix.engine.methods import FILE_METHODS, INDEX_METHODS
 from crmatrix.engine.methods import METHODS as BUILTIN_METHODS
 from crmatrix.hits import Hit
 from crmatrix.systems.registry import BUILTIN, System, register
@@ -18,15 +20,24 @@ class BuiltinSystem(System):
 
     def __init__(self, ctx):
         super().__init__(ctx)
-        from crmatrix import graph
-        from crmatrix.embed import queries
-        from crmatrix.engine import index, knobs
-        from crmatrix.engine.engine import Engine
+        from crmatrix.engine import knobs
 
         # Auto gating follows the corpus's dominant language unless the arm names one.
         self.knobs = knobs.resolve(ctx.env, dominant_language(ctx.manifest))
         self.methods = BUILTIN_METHODS if ctx.methods is None else tuple(ctx.methods)
-        vectors, encode, bm25, self.index_meta = None, None, None, None
+        self.graph, self.index_meta, self._queries, self._versions = None, None, [], None
+        if ctx.store_dir is not None:
+            self._open_versions(ctx)
+        else:
+            self._open(ctx)
+
+    def _open(self, ctx) -> None:
+        """One corpus: its index (vectors, BM25) and graph, one engine."""
+        from crmatrix import graph
+        from crmatrix.engine import index
+        from crmatrix.engine.engine import Engine
+
+        vectors, encode, bm25 = None, None, None
         if ctx.index_dir is not None:
             if ctx.model_dir is None:
                 raise CrmatrixError(f"{ctx.index_dir}: an index needs the arm's prepared model directory")
@@ -34,19 +45,59 @@ class BuiltinSystem(System):
             self.vector_bytes = int(vectors.nbytes)
             if "bm25" in self.methods:  # else never read
                 bm25 = index.load_bm25(ctx.index_dir, ctx.symbols)
-            # the queries embedded once for every arm (no model loaded here), else embedded now
-            if ctx.query_vectors is not None:
-                encode = queries.reader(ctx.query_vectors, self.index_meta["model"]["sha256"])
-            else:
-                encode = queries.query_encoder(ctx.model_dir, ctx.cache_dir, ctx.threads)
+            encode = self._encoder(ctx)
         self.graph = graph.read(ctx.graph_file, ctx.symbols) if ctx.graph_file is not None else None
         self.engine = Engine(ctx.symbols, self.knobs, vectors, encode,
                              self.graph.neighbours(ctx.symbols) if self.graph is not None else None, bm25)
+
+    def _open_versions(self, ctx) -> None:
+        """A repository of many commits (a store of its distinct symbol contents and an index of
+        them, crmatrix.engine.versioned): each commit's engine is made by `select`."""
+        from crmatrix.engine import versioned
+        from crmatrix.symbols.versioned import SymbolStore
+
+        if ctx.index_dir is None or ctx.model_dir is None:
+            raise CrmatrixError(f"{ctx.store_dir}: a repository of many commits is searched through its index "
+                                "(a method that needs one: semantic or hybrid)")
+        index_dir = Path(ctx.index_dir)
+        self._versions = versioned.VersionedIndex(index_dir / versioned.SYMBOL_INDEX, SymbolStore(ctx.store_dir),
+                                                  self.knobs, ctx.model_dir)
+        self._files = (versioned.VersionedFiles(index_dir / versioned.FILE_INDEX, ctx.model_dir)
+                       if set(FILE_METHODS) & set(self.methods) else None)
+        self.index_meta = self._versions.meta
+        self.vector_bytes = int(self._versions.vectors.nbytes)
+        self._encode = self._encoder(ctx)
+        self.engine = None
+
+    def _encoder(self, ctx):
+        """The queries embedded once for every arm (no model loaded here), else embedded now."""
+        from crmatrix.embed import queries
+
+        if ctx.query_vectors is not None:
+            return queries.reader(ctx.query_vectors, self.index_meta["model"]["sha256"])
+        return queries.query_encoder(ctx.model_dir, ctx.cache_dir, ctx.threads)
+
+    def select(self, corpus: str):
+        """The engine of the commit `corpus` names, on a repository of many commits."""
+        if self._versions is None:  # one corpus: the job's symbols
+            return None
+        from crmatrix.datasets.swebench import commit_of
+
+        commit = commit_of(corpus)
+        self.engine = self._versions.engine(commit, self.knobs, self._encode,
+                                            files=self._files.view(commit) if self._files is not None else None)
+        self.engine.prepare(self._queries, self.methods)
+        return self.engine.symbols
 
     @classmethod
     def needs_index(cls, conf: dict) -> bool:
         """An embedding index, for the methods that search vectors."""
         return bool(INDEX_METHODS & set(conf["methods"]))
+
+    @classmethod
+    def optional_methods(cls, options: dict) -> tuple[str, ...]:
+        """Whole files as documents (MTEB's way), on a repository corpus (`repositories:`)."""
+        return FILE_METHODS
 
     @classmethod
     def index_spec(cls, conf: dict, arm, language: str | None, models: dict) -> dict:
@@ -60,7 +111,10 @@ class BuiltinSystem(System):
         return arm.knobs.knobs(None).graph_expand
 
     def prepare(self, queries: list[str]) -> None:
-        self.engine.prepare(queries, self.methods)
+        if self.engine is None:  # a repository of many commits: each commit's engine, when selected
+            self._queries = queries
+        else:
+            self.engine.prepare(queries, self.methods)
 
     def search(self, query: str, method: str, k: int) -> list[Hit]:
         return self.engine.search(query, method, k)

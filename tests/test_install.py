@@ -204,12 +204,12 @@ def test_the_install_is_recorded_as_the_config_writes_it(wheelhouse, tmp_path, m
     every run's provenance, keeps the config's (`==0.1.0`)."""
     for var, value in offline_pip(wheelhouse).items():
         monkeypatch.setenv(var, value)
-    cfg = config.validate({"corpora": {"c": {"path": "."}}, "datasets": {"d": {"file": "d.json", "corpus": "c"}},
-                           "arms": {"baseline": {}}, "systems": {"fake": {**FAKE, "install": {
-                               "pip": "crmatrix-fake-tool==0.1.0"}}}})
+    m = config.from_dict({"corpora": {"c": {"path": "."}}, "datasets": {"d": {"file": "d.json", "corpus": "c"}},
+                          "arms": {"baseline": {}}, "systems": {"fake": {**FAKE, "install": {
+                              "pip": "crmatrix-fake-tool==0.1.0"}}}})
     environ: dict[str, str] = {}
-    install.export_sources(cfg, environ)
-    what = install.spec(cfg["systems"]["fake"]["install"])
+    install.export_sources({s: c.conf for s, c in m.systems.items()}, environ)
+    what = install.spec(m.systems["fake"].conf["install"])
     assert what == {"pip": "crmatrix-fake-tool==0.1"}  # the job's parameter: one spelling
     info = install.create(install.job_install("fake", what, None, environ), tmp_path / "venv", name="fake",
                           mirrors=[])

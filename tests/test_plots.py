@@ -4,6 +4,7 @@ Vega runtime, its Vega-Lite spec equal to the snapshot; the gallery with its pow
 the refusal to draw runs made from different inputs side by side.
 CRMATRIX_UPDATE_SNAPSHOTS=1 rewrites the snapshots."""
 
+import dataclasses
 import json
 import os
 import re
@@ -334,7 +335,7 @@ def test_model_costs_put_each_model_at_the_baseline_knobs_beside_what_its_indexe
     system without a model of the config is its own embedder; throughput and size from each
     run's index record, over distinct corpora; an index embedded from the cache has no throughput."""
     _, _, view, _ = drawn
-    runs = json.loads(json.dumps(fixture_runs.runs()))
+    runs = [{k: v for k, v in r.to_json().items() if k != "checksum"} for r in fixture_runs.runs()]  # edited below
     for r in runs:
         if r["arm"] in ("sparse", "stacked"):
             r["provenance"]["arm"]["env"] = {"CODELENS_RANK_SPARSE_TERM_WEIGHT": "1"}
@@ -346,8 +347,10 @@ def test_model_costs_put_each_model_at_the_baseline_knobs_beside_what_its_indexe
             r["provenance"]["system_run"] = {"index_embedding": index[r["dataset"]]}
     peer = fixture_runs.run("alpha", "baseline", fixture_runs.RANKS["alpha"][1]["stacked"], "python", system="peer")
     peer["provenance"]["system_run"] = {"index_embedding": {"embedded": 30, "embed_seconds": 0.1, "bytes": 40}}
-    peer_view = {**view, "rows": [*view["rows"], {"dataset": "alpha", "system": "peer", "method": "lexical"}]}
-    df = frames.model_costs([*runs, peer], peer_view, MODELS)
+    alpha = next(r for r in view.rows if r.dataset == "alpha")
+    peer_row = dataclasses.replace(alpha, system="peer", method="lexical")
+    peer_view = dataclasses.replace(view, rows=(*view.rows, peer_row))
+    df = frames.model_costs([fixture_runs.typed(r) for r in [*runs, peer]], peer_view, MODELS)
 
     def mrr(dataset, arm, system="builtin", method="hybrid"):
         r = next(x for x in [*runs, peer] if (x["dataset"], x["arm"], x["system"]) == (dataset, arm, system))

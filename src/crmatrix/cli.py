@@ -175,8 +175,11 @@ def cmd_validate(args) -> int:
     swept = f", {cells} of them from {n_sweeps} sweep{'s' * (n_sweeps != 1)}" if cells else ""
     seen = len(matrix.corpora_of("view"))
     made = f" + {seen} docs-withheld view{'s' * (seen != 1)}" if seen else ""
+    left = "; ".join(f"{d} {sum(by.values())} ({', '.join(f'{r} {n}' for r, n in by.items())})"
+                     for d, by in matrix.undeclared.items())
+    left = f"; rows of repositories no entry of repositories: declares, left out: {left}" if left else ""
     print(f"{args.config}: ok ({len(matrix.corpora) - seen} corpora{made}, {len(matrix.datasets)} datasets, "
-          f"{len(matrix.systems)} systems, {len(matrix.arms)} arms{swept})")
+          f"{len(matrix.systems)} systems, {len(matrix.arms)} arms{swept}){left}")
     return 0
 
 

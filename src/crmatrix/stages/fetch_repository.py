@@ -10,6 +10,7 @@ from crmatrix import CrmatrixError, atomic
 from crmatrix.corpora.languages import language_for
 from crmatrix.corpora.pins import gitstore
 from crmatrix.corpora.repository import COMMITS, GIT, MANIFEST
+from crmatrix.corpora.tree import content_skip_reason
 
 
 def run(name: str, corpus: dict, out: Path, mirrors: list[str]) -> dict:
@@ -25,7 +26,13 @@ def run(name: str, corpus: dict, out: Path, mirrors: list[str]) -> dict:
     with atomic.staged_dir(Path(out)) as d:
         gitstore.fetch_commits(sorted({bundles[c] for c in commits}), d / GIT)
         listing = {c: gitstore.commit_files(d / GIT, c, include, exclude) for c in commits}
-        files = {c: [[f.path, f.blob, f.size] for f in lst.files if language_for(f.path)] for c, lst in listing.items()}
+        # a source file's bytes decide it too, as select_files decides of a checkout: each distinct
+        # blob read once (binary, not UTF-8)
+        blobs = sorted({f.blob for lst in listing.values() for f in lst.files if language_for(f.path)})
+        with gitstore.BlobReader(d / GIT) as reader:
+            unfit = {b: why for b in blobs if (why := content_skip_reason(reader.read(b)))}
+        files = {c: [[f.path, f.blob, f.size] for f in lst.files if language_for(f.path) and f.blob not in unfit]
+                 for c, lst in listing.items()}
         atomic.write_json(d / COMMITS, files)
         # the languages of the distinct files: the corpus's dominant one decides auto gating
         distinct = {(p, b) for fs in files.values() for p, b, _ in fs}
@@ -34,7 +41,8 @@ def run(name: str, corpus: dict, out: Path, mirrors: list[str]) -> dict:
                     "content_hash": atomic.hash_obj(files), "include": include, "exclude": exclude,
                     "languages": languages, "commits": len(commits), "files": sum(map(len, files.values())),
                     "distinct_files": len(distinct),
-                    "skipped": sum(len(lst.skipped) for lst in listing.values())}
+                    "skipped": sum(len(lst.skipped) for lst in listing.values()),
+                    "skipped_by_content": dict(sorted(Counter(unfit.values()).items()))}
         atomic.write_json(d / MANIFEST, manifest)
     return manifest
 

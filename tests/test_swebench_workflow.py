@@ -1,0 +1,128 @@
+"""SWE-bench localization through Snakemake: a repository declared once, each task at its own
+commit of one store, drops counted by reason, and a new commit re-extracting its changed files
+alone."""
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import git, snakemake
+
+from crmatrix.config.plan import Plan
+
+URL = "https://example.invalid/acme/widget.git"
+FILES_1 = {
+    "pkg/config.py": ('def parse_config(text):\n    """Read settings."""\n'
+                      '    return dict(line.split("=") for line in text.splitlines())\n'),
+    "pkg/store.py": "class Store:\n    def save(self, key, value):\n        self.data[key] = value\n",
+    "pkg/net.py": "def fetch(url):\n    return url\n",
+}
+# the second commit edits one file (parse_config returns defaults too) and leaves the others
+FILES_2 = {**FILES_1, "pkg/config.py": FILES_1["pkg/config.py"].replace("return dict(", "return DEFAULTS | dict(")}
+PATCH = ("diff --git a/pkg/config.py b/pkg/config.py\n--- a/pkg/config.py\n+++ b/pkg/config.py\n"
+         "@@ -1,3 +1,3 @@\n def parse_config(text):\n     \"\"\"Read settings.\"\"\"\n"
+         "-    return dict(line.split(\"=\") for line in text.splitlines())\n"
+         "+    return dict(line.split(\"=\", 1) for line in text.splitlines())\n")
+
+
+def bundle(tmp: Path) -> tuple[Path, list[str]]:
+    """Two commits of one repository, each at depth 1 under its tag c-<sha>, in one bundle (as
+    ../shared's OWNER+NAME@swebench.bundle are made)."""
+    src = tmp / "src"
+    src.mkdir()
+    git(src, "init", "-q", "-b", "main")
+    shas = []
+    for files in (FILES_1, FILES_2):
+        for rel, text in files.items():
+            (src / rel).parent.mkdir(parents=True, exist_ok=True)
+            (src / rel).write_text(text)
+        git(src, "add", "-A")
+        git(src, "commit", "-q", "-m", "c")
+        shas.append(git(src, "rev-parse", "HEAD"))
+        git(src, "tag", f"c-{shas[-1]}")
+    shallow = tmp / "shallow"
+    git(tmp, "init", "-q", str(shallow))
+    for sha in shas:
+        git(shallow, "fetch", "-q", "--depth", "1", f"file://{src}", f"refs/tags/c-{sha}:refs/tags/c-{sha}")
+    (tmp / "mirror").mkdir()
+    git(shallow, "bundle", "create", "-q", str(tmp / "mirror" / "acme+widget@swebench.bundle"), "--tags")
+    return tmp / "mirror", shas
+
+
+def row(instance: str, repo: str, commit: str, statement: str) -> dict:
+    return {"instance_id": instance, "repo": repo, "base_commit": commit, "problem_statement": statement,
+            "patch": PATCH}
+
+
+@pytest.mark.slow  # a real model embeds the store: about a minute
+def test_each_task_at_its_commit_with_drops_counted_and_a_new_commit_parsing_its_changed_file_alone(tmp_path):
+    mirror, (first, second) = bundle(tmp_path)
+    work = tmp_path / "work"
+    work.mkdir()
+    rows = [row("acme__widget-1", "acme/widget", first, "parse_config splits a value holding '=' in two"),
+            row("other__repo-1", "other/repo", first, "not declared"),
+            row("acme__widget-2", "acme/widget", "f" * 40, "a commit no mirror holds")]
+    (work / "sb.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    cfg = {"git_mirrors": [str(mirror)],
+           "repositories": {"widget": {"git": URL, "include": ["**/*.py"], "language": "python"}},
+           "datasets": {"sb": {"format": "swe-bench", "file": "sb.jsonl"}},
+           "systems": {"builtin": {"type": "builtin", "methods": ["hybrid", "bm25", "file-bm25"]}},
+           "arms": {"baseline": {}}}
+    (work / "config.yaml").write_text(yaml.safe_dump(cfg))
+
+    def run(*args):
+        return snakemake(work, "--configfile", str(work / "config.yaml"), "--cores", "2", *args)
+
+    run()
+    summary = json.loads((work / "results/datasets/sb-widget.summary.json").read_text())
+    assert (summary["tasks"], summary["dropped_by_reason"]) == (1, {"commit in no mirror": 1})
+    task = json.loads((work / "results/datasets/sb-widget.jsonl").read_text())
+    assert task["corpus"] == f"widget@{first}" and task["gold"] == {"type": "file_set", "file_set": ["pkg/config.py"]}
+    extracted = json.loads((work / "results/symbols/widget.cache.json").read_text())
+    assert (extracted["files"], extracted["parsed"]) == (3, 3)
+    run_doc = json.loads((work / "results/runs/sb-widget/builtin/baseline.json").read_text())
+    hits = run_doc["methods"]["file-bm25"]["queries"][0]
+    assert hits["rank"] == 1 and hits["n_relevant"] == 1  # the statement names parse_config; its file first
+    matrix = (work / "results/matrix/phase-matrix.md").read_text()
+    assert "| arm | acc_all@1 | acc_all@3 | acc_all@5 | acc_all@10 | recall@5 | recall@10 | ndcg@10 |" in matrix
+
+    # a row at the second commit: the repository's store gains a version, one file of it new
+    rows.append(row("acme__widget-3", "acme/widget", second, "parse_config: defaults for keys the text leaves out"))
+    (work / "sb.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    run()
+    extracted = json.loads((work / "results/symbols/widget.cache.json").read_text())
+    assert (extracted["files"], extracted["unique"], extracted["cached"], extracted["parsed"]) == (6, 4, 3, 1)
+    tasks = [json.loads(line) for line in (work / "results/datasets/sb-widget.jsonl").read_text().splitlines()]
+    assert [t["corpus"] for t in tasks] == [f"widget@{first}", f"widget@{second}"]
+
+
+def test_the_plan_splits_a_swe_bench_dataset_by_declared_repository_and_counts_the_rest(tmp_path, monkeypatch,
+                                                                                          capsys):
+    mirror, (first, _) = bundle(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    rows = [row("acme__widget-1", "acme/widget", first, "x"), row("other__repo-1", "other/repo", first, "y"),
+            row("other__repo-2", "other/repo", first, "z")]
+    (tmp_path / "sb.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    from crmatrix import config
+
+    m = config.from_dict({"git_mirrors": [str(mirror)], "repositories": {"widget": {"git": URL}},
+                          "datasets": {"sb": {"format": "swe-bench", "file": "sb.jsonl"}},
+                          "systems": {"builtin": {"type": "builtin", "methods": ["hybrid"]}},
+                          "arms": {"baseline": {}}})
+    assert list(m.datasets) == ["sb-widget"] and m.corpora["widget"].kind == "repository"
+    assert m.corpora["widget"].conf["commits"] == [first] and m.undeclared == {"sb": {"other/repo": 2}}
+    cell = Plan(m).cell("sb-widget", "builtin", "baseline")
+    assert {k: v for k, v in cell.inputs.items() if k in ("repository", "store")} == {
+        "repository": "results/repos/widget", "store": "results/symbols/widget"}
+    assert "tree" not in cell.inputs and "grep" not in cell.inputs
+    # validate says what no dataset holds
+    from crmatrix.cli import main
+
+    (tmp_path / "c.yaml").write_text(yaml.safe_dump({
+        "git_mirrors": [str(mirror)], "repositories": {"widget": {"git": URL}},
+        "datasets": {"sb": {"format": "swe-bench", "file": "sb.jsonl"}}, "arms": {"baseline": {}},
+        "systems": {"builtin": {"type": "builtin", "methods": ["hybrid"]}}}))
+    assert main(["validate", "c.yaml"]) == 0
+    assert capsys.readouterr().out == ("c.yaml: ok (1 corpora, 1 datasets, 1 systems, 1 arms); rows of repositories "
+                                       "no entry of repositories: declares, left out: sb 2 (other/repo 2)\n")

@@ -126,3 +126,19 @@ def test_the_plan_splits_a_swe_bench_dataset_by_declared_repository_and_counts_t
     assert main(["validate", "c.yaml"]) == 0
     assert capsys.readouterr().out == ("c.yaml: ok (1 corpora, 1 datasets, 1 systems, 1 arms); rows of repositories "
                                        "no entry of repositories: declares, left out: sb 2 (other/repo 2)\n")
+
+
+def test_only_the_builtin_with_an_index_runs_on_a_repository_of_many_commits(tmp_path, monkeypatch):
+    from crmatrix import CrmatrixError, config
+
+    mirror, (first, _) = bundle(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "sb.jsonl").write_text(json.dumps(row("acme__widget-1", "acme/widget", first, "x")) + "\n")
+    raw = {"git_mirrors": [str(mirror)], "repositories": {"widget": {"git": URL}},
+           "datasets": {"sb": {"format": "swe-bench", "file": "sb.jsonl"}}, "arms": {"baseline": {}}}
+    for systems, why in [
+            ({"words": {"type": "builtin", "methods": ["bm25"]}}, "words"),
+            ({"tool": {"type": "command", "options": {"search": ["tool", "{query}"]}}}, "tool")]:
+        with pytest.raises(CrmatrixError, match=rf"^config: systems\.{why}: runs on sb-widget, whose tasks are each "
+                                                 r"at their own commit of repository 'widget': only the builtin"):
+            config.from_dict({**raw, "systems": systems})

@@ -75,8 +75,9 @@ def main() -> None:
         lines.append(f"| {arm} | {pooled['estimate']:.3f} [{pooled['ci_low']:.3f}, {pooled['ci_high']:.3f}] | "
                      f"{i2} | {mrr} | {judged['verdict'] if judged else ''} |")
     if group:
+        mde = "none (no arm moved 10 % of its queries)" if group["mde"] is None else f"{group['mde']:.3f}"
         lines += ["", f"The SWE-QA pool: {group['datasets']} datasets, {group['queries']} queries, pooled MDE "
-                  f"(median over arms) {group['mde']:.3f}."]
+                  f"(median over the arms moving 10 % of its queries) {mde}."]
     finished_run.write("swe-qa", lines)
 
 

@@ -85,6 +85,16 @@ def run(dataset: str, arm: str, ranks: list, language: str, system: str = "built
             }}
 
 
+def with_method(doc: dict, method: str, ranks: list) -> dict:
+    """A hand-made run `doc` with another method whose first relevant ranks are `ranks` (listed
+    last in its system's methods, so not its headline), timed as hybrid."""
+    rows = [_row(i, r, LATENCY_MS["hybrid"]) for i, r in enumerate(ranks, 1)]
+    doc["methods"][method] = {**doc["methods"]["hybrid"], "metrics": metrics.summarize(rows),
+                              "by_query_type": metrics.by_query_type(rows), "queries": rows}
+    doc["provenance"]["system"]["methods"] = [*doc["provenance"]["system"]["methods"], method]
+    return doc
+
+
 def gated(methods: dict) -> dict:
     """A run whose methods hold these tables (`metrics`, `latency_ms`, `by_query_type`; a table
     left out is empty), the rest as `run` makes one: what a gate (crmatrix check) reads."""

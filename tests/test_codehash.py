@@ -25,13 +25,17 @@ PINS = {f"corpora/pins/{m}.py" for m in ("__init__", "pin", "git", "gitstore", "
 
 # the types a run, a cell and the matrix are read as (types only: no statistics in them)
 RUN_TYPES = {"jsontypes.py", "integrity.py", "results/__init__.py", "results/run.py"}
-MATRIX_TYPES = RUN_TYPES | {"results/cell.py", "results/row.py", "results/pool.py", "results/matrix.py"}
+MATRIX_TYPES = RUN_TYPES | {"results/cell.py", "results/row.py", "results/pool.py", "results/matrix.py",
+                            "results/leaderboard.py"}
 STATISTICS = {"analysis/__init__.py", "analysis/cells.py", "analysis/stats.py", "evaluation/__init__.py",
               "evaluation/metrics.py", "datasets/__init__.py", "datasets/ledger.py", "datasets/holdout.py",
               "datasets/tasks.py", *RUN_TYPES, "results/cell.py"}
 ASSEMBLY = {"analysis/matrix/__init__.py", "analysis/matrix/assemble.py", "analysis/matrix/rows.py",
             "analysis/matrix/rollups.py", "analysis/matrix/pooling.py", "analysis/matrix/power.py",
-            "analysis/matrix/markdown.py", "analysis/meta.py", "labels.py", *MATRIX_TYPES}
+            "analysis/matrix/markdown.py", "analysis/matrix/panels.py", "analysis/meta.py", "labels.py",
+            # the leaderboard and the arms ranked: systems compared from the cells' per-query scores
+            "analysis/matrix/leaderboard.py", "analysis/ranks.py", "analysis/versus.py", "results/versus.py",
+            *MATRIX_TYPES}
 
 
 def test_matrix_stage_runs_matrix_stats_and_metrics_only():

@@ -1,6 +1,7 @@
 """Systems compared (crmatrix.analysis.versus and the leaderboard's charts): scores per system and
 dataset, each system against the reference paired on the queries both answered, the order by
-pooled Δ, and the charts each stage draws from the baseline arm's runs."""
+pooled Δ, the charts each stage draws from the baseline arm's runs, and the phase matrix's
+leaderboard (from the cells alone) with its ranks and a headline method beaten by another."""
 
 import re
 
@@ -9,10 +10,10 @@ import pytest
 from conftest import ROOT, chart_data, chart_spec, snakemake
 
 from crmatrix import CrmatrixError, atomic, config
-from crmatrix.analysis import versus
+from crmatrix.analysis import meta, versus
 from crmatrix.plots import names
 from crmatrix.results.run import Run
-from crmatrix.stages import plot_costs, plot_leaderboard, plot_versus
+from crmatrix.stages import collect_matrix, plot_costs, plot_gallery, plot_leaderboard, plot_versus
 from crmatrix.systems.registry import default_reference
 
 ALPHA = [1, 3, None, 2, 1, 4, None, 2, 1, 5]  # the reference's first relevant ranks (hybrid)
@@ -142,3 +143,95 @@ def test_the_default_matrix_plans_the_leaderboard_of_its_two_systems(tmp_path):
     assert (planned.get("plot_leaderboard"), planned.get("plot_versus"), planned.get("plot_costs")) == ("1", "1", "1")
     out = snakemake(tmp_path, "-n", "results/plots/versus/code-search-graph.svg").stdout
     assert "versus_chart_inputs" not in out and "results/runs/self/code-search-graph/baseline.json" in out
+
+
+# --- the leaderboard in the phase matrix ------------------------------------------------------
+
+def collected(tmp_path, docs: list[Run], reference: str = "builtin"):
+    """The phase matrix of these hand-made runs as the workflow makes it: a cell_stats job per run,
+    then collect_matrix over the cells alone (no run among its inputs)."""
+    paths = []
+    for r in docs:
+        paths.append(tmp_path / "runs" / r.dataset / r.system / f"{r.arm}.json")
+        r.write(paths[-1])
+    cells = fixture_runs.cell_files(paths, "baseline", "hybrid")
+    out = (tmp_path / "phase-matrix.json", tmp_path / "phase-matrix.md")
+    m = collect_matrix.run(cells, "baseline", "hybrid", ["baseline"], {}, *out, ledger_path=tmp_path / "ledger.json",
+                           reference=reference)
+    return m, out[1].read_text()
+
+
+def test_the_leaderboard_ranks_the_systems_from_their_baseline_cells(tmp_path):
+    """builtin's ranks: MRR 0.478333 on alpha, 0.666667 on beta, macro 0.5725; flaky: its crash
+    and its timeout cost it a query each (0.378333, 0.541667: macro 0.46) and tie it with the
+    reference on the 16 queries both answered (no Δ to test); sharp finds every query at rank 1."""
+    m, md = collected(tmp_path, runs())
+    board = m.leaderboard
+    table = versus.compare(runs(), "builtin", "hybrid")  # what the charts draw, from the runs
+    assert [s.system for s in board.standings] == list(table.systems) == ["sharp", "builtin", "flaky"]
+    st = {s.system: s for s in board.standings}
+    assert [s.rank for s in board.standings] == [1, 2, 2]  # flaky is tied with builtin: they share its rank
+    assert st["builtin"].mean == pytest.approx((sum(_rr(ALPHA)) / 10 + sum(_rr(BETA)) / 8) / 2) == \
+        pytest.approx(0.5725)
+    assert st["flaky"].mean == pytest.approx(0.46)
+    assert (st["flaky"].failed, st["flaky"].failures, st["flaky"].paired, st["flaky"].delta) == (
+        2, {"crash": 1, "timeout": 1}, 16, 0.0)
+    assert st["flaky"].pooled is None and st["builtin"].delta is None and st["builtin"].paired is None
+    assert all((s.datasets, s.queries) == (2, 18) for s in board.standings)
+    # each system's Δ is the one its chart shows, from the same per-query scores
+    sharp = next(v for v in table.versus if v.system == "sharp")
+    assert st["sharp"].delta == sharp.effect and st["sharp"].pooled == sharp.pooled and st["sharp"].paired == 18
+    # latency over all 18 queries (hybrid's 12, 15 and 18 ms): p50 15, p95 18, as the costs chart has it
+    assert st["builtin"].latency_ms == {"p50": 15.0, "p95": 18.0}
+    # the adjacent pairs: sharp beyond builtin (its pooled Δ, its p from the pool's z, alone in Holm's family)
+    top, bottom = board.pairs
+    assert (top.upper, top.lower, top.mark, top.datasets, top.queries) == ("sharp", "builtin", "separated", 2, 18)
+    assert top.delta == sharp.effect and top.p == pytest.approx(meta.p_value(sharp.pooled.estimate, sharp.pooled.se))
+    assert top.p_holm == top.p < 0.001
+    assert (bottom.upper, bottom.lower, bottom.mark, bottom.delta, bottom.p, bottom.queries) == (
+        "builtin", "flaky", "tied", 0.0, None, 16)
+    section = md[md.index("## Leaderboard: systems compared"):md.index("## By language")]
+    assert "| 2 | flaky | hybrid | 2 | 18 | 0.460 | +0.000 (no dataset varied) | — | 16 | 2 (1 crash, 1 timeout) | " \
+           "15.0 | 18.0 |" in section
+    assert "| 2 | builtin | hybrid | 2 | 18 | 0.573 | reference | — | — | 0 | 15.0 | 18.0 |" in section
+    assert "| builtin › flaky | 2 | 16 | +0.000 | — | — | tied |" in section
+    assert "⚠" not in section  # no headline is beaten here
+    # the gallery shows the same section as a table, above the charts
+    plot_gallery.run(svgs=[], charts_dir=tmp_path, matrix=tmp_path / "phase-matrix.json",
+                     matrix_md=tmp_path / "phase-matrix.md", out=tmp_path / "index.html")
+    page = (tmp_path / "index.html").read_text()
+    board_html = page[page.index('<section id="leaderboard">'):page.index('<section id="power">')]
+    assert "<h2>Leaderboard: systems compared</h2>" in board_html and "<td>builtin › flaky</td>" in board_html
+
+
+def test_one_system_has_no_leaderboard(tmp_path):
+    m, md = collected(tmp_path, [r for r in fixture_runs.runs() if r.arm == "baseline"])
+    assert m.leaderboard is None and "leaderboard" not in m.to_json() and "## Leaderboard" not in md
+
+
+def test_a_headline_beaten_by_another_method_is_said_under_the_table_and_in_the_leaderboard(tmp_path):
+    """On alpha, builtin's bm25 finds every query at rank 1 (MRR 1.0 against hybrid's 0.478):
+    it lifts the 7 queries hybrid does not rank first, all one way, so its exact randomization p
+    is 2 / 2^7 = 0.015625; lexical (hybrid's ranks one worse) falls on all 8 it finds, p 2 / 2^8;
+    Holm over the two: 0.015625 both. On beta, bm25 answers as hybrid: beaten nowhere there."""
+    docs = []
+    for d, (lang, by_arm) in fixture_runs.RANKS.items():
+        if d in ("alpha", "beta"):
+            r = fixture_runs.run(d, "baseline", by_arm["baseline"], lang)
+            docs.append(fixture_runs.with_method(r, "bm25", [1] * 10 if d == "alpha" else by_arm["baseline"]))
+            docs.append(fixture_runs.run(d, "baseline", by_arm["baseline"], lang, system="peer"))
+    m, md = collected(tmp_path, [fixture_runs.typed(d) for d in docs])
+    rows = {(r.dataset, r.system): r for r in m.rows}
+    beaten = rows[("alpha", "builtin")].beaten_by
+    assert list(beaten) == ["bm25"] and beaten["bm25"].mean == 1.0
+    assert beaten["bm25"].delta_abs == pytest.approx(1 - sum(_rr(ALPHA)) / 10)
+    assert (beaten["bm25"].p_randomization, beaten["bm25"].p_holm) == (2 / 2 ** 7, 0.015625)
+    assert rows[("beta", "builtin")].beaten_by == {} and rows[("alpha", "peer")].beaten_by == {}
+    assert "beaten_by" not in m.to_json()["rows"][1]  # beta's row: the key only where a method beats the headline
+    table_note = md[md.index("⚠ A headline method beaten"):md.index("## Leaderboard")]
+    assert "alpha · builtin: hybrid 0.478 < bm25 1.000 (Δ +0.522, p=0.016)" in table_note
+    assert "`headline_method`" in table_note and "`reference_system`" in table_note
+    caption = md[md.index("## Leaderboard"):md.index("| rank |")]
+    assert ("⚠ builtin's headline hybrid is beaten beyond noise by another of its methods on 1 of its 2 datasets "
+            "(alpha: bm25 1.000 (Δ +0.522, p=0.016))") in caption
+    assert "peer's headline" not in caption

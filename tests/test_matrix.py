@@ -276,32 +276,48 @@ def varied_matrix(tmp_path) -> tuple[Path, Path]:
     out = (tmp_path / "phase-matrix.json", tmp_path / "phase-matrix.md")
     cells = fixture_runs.cell_files(paths, "baseline", "hybrid", fixture_runs.FORMATS)
     collect_matrix.run(cells, "baseline", "hybrid", fixture_runs.ARMS, ARCHETYPES, *out, fixture_runs.SPLITS,
-                       ledger_path=tmp_path / "ledger.json", summaries=summaries)
+                       ledger_path=tmp_path / "ledger.json", summaries=summaries, reference="builtin")
     return out
 
 
-POWER_MD = "\n## What this matrix can tell\n"
+# The parts that came after the snapshot: their JSON keys, and their sections of the Markdown.
+ADDED_KEYS = ("power", "arm_ranks", "leaderboard")
+ADDED_SECTIONS = ("\n## Leaderboard: systems compared\n", "\n## Arms ranked across all datasets\n",
+                  "\n## What this matrix can tell\n")
+
+
+def section(md: str, head: str) -> str:
+    start = md.index(head)
+    return md[start:md.index("\n## ", start + len(head))]
 
 
 def test_the_varied_matrix_is_the_snapshot_and_what_it_can_tell(tmp_path):
     """The snapshot was written by the all-in-one collect_matrix (every statistic from the runs in
     one job, commit 9ffc78b) before the statistics per cell became jobs of their own: the cells
-    assembled give the same bytes, the power block and its section aside (they came after)."""
+    assembled give the same bytes, the parts that came after aside (the power block, the
+    leaderboard of its two systems, its arms ranked) and their sections."""
     got_json, got_md = varied_matrix(tmp_path)
     got = json.loads(got_json.read_text())
-    power = got.pop("power")
+    added = {k: got.pop(k) for k in ADDED_KEYS}
     before = tmp_path / "before.json"
     atomic.write_json(before, got)
     assert before.read_bytes() == (SNAPSHOT / "phase-matrix.json").read_bytes()
     md = got_md.read_text()
-    start = md.index(POWER_MD)
-    end = md.index("\n## ", start + len(POWER_MD))
-    assert (md[:start] + md[end:]).encode() == (SNAPSHOT / "phase-matrix.md").read_bytes()
-    # what the section adds: a line per pooled group (two systems; builtin's alpha and beta are SWE-QA)
+    sections = {head: section(md, head) for head in ADDED_SECTIONS}
+    for text in sections.values():
+        md = md.replace(text, "")
+    assert md.encode() == (SNAPSHOT / "phase-matrix.md").read_bytes()
+    # what the power section adds: a line per pooled group (two systems; builtin's alpha and beta are SWE-QA)
+    power = added["power"]
     assert [(g["system"], g["kind"], g["group"]) for g in power["groups"]] == [
         ("builtin", "language", "python"), ("builtin", "language", "rust"), ("builtin", "benchmark", "swe-qa"),
         ("builtin", "overall", "all datasets"), ("peer", "language", "python"), ("peer", "overall", "all datasets")]
-    assert md[start:end].count("\n| builtin | ") == 4 and md[start:end].count("\n| peer | ") == 2
+    power_md = sections[ADDED_SECTIONS[2]]
+    assert power_md.count("\n| builtin | ") == 4 and power_md.count("\n| peer | ") == 2
+    # the leaderboard of builtin (the reference) and peer, and each system's arms ranked
+    assert [s["system"] for s in added["leaderboard"]["standings"]] == ["builtin", "peer"]
+    assert [r["system"] for r in added["arm_ranks"]] == ["builtin", "peer"]
+    assert "| builtin › peer | 1 | 10 |" in sections[ADDED_SECTIONS[0]]
 
 
 # --- what the matrix can tell (the power block) -----------------------------------------------
@@ -323,13 +339,13 @@ def test_a_pooled_arm_states_its_interval_half_width_and_detectable_effect():
     # two datasets with Δ 0.1 and standard error 0.05 each: no heterogeneity, SE 0.05 / √2
     pooled = Pooled(**{**meta.random_effects([0.1, 0.1], [0.05 ** 2, 0.05 ** 2]), "weights": {"a": 0.5, "b": 0.5}})
     se = 0.05 / math.sqrt(2)
-    got = power.judge(pooled, {"a": 0.5, "b": 0.7}).to_json()  # the band: 1 % of 0.6
-    assert got["delta"] == pytest.approx(0.1)
+    got = power.judge(pooled, {"a": 0.5, "b": 0.7}, 3).to_json()  # the band: 1 % of 0.6
+    assert got["delta"] == pytest.approx(0.1) and got["moved"] == 3
     assert got["ci"] == pytest.approx([0.1 - Z95 * se, 0.1 + Z95 * se], abs=1e-6)
     assert got["half_width"] == pytest.approx(Z95 * se, abs=1e-6) == pytest.approx(0.069295, abs=1e-6)
     assert got["mde"] == pytest.approx((Z95 + Z80) * se, abs=1e-6) == pytest.approx(0.099051, abs=1e-6)
     assert got["verdict"] == "positive"
-    assert power.judge(pooled, {"a": 8.0, "b": 9.0}).verdict == "undecided"  # the band is ±0.085 now
+    assert power.judge(pooled, {"a": 8.0, "b": 9.0}, 3).verdict == "undecided"  # the band is ±0.085 now
 
 
 def test_power_per_row_and_per_group_on_a_hand_computed_matrix():
@@ -361,11 +377,47 @@ def test_power_per_row_and_per_group_on_a_hand_computed_matrix():
     assert (lift["verdict"], half["verdict"]) == ("positive", "undecided")  # half's interval reaches below 0
     assert (lift["mde"], half["mde"]) == (pytest.approx((Z95 + Z80) * se_lift, abs=1e-6),
                                           pytest.approx((Z95 + Z80) * se_half, abs=1e-6))
+    assert (lift["moved"], half["moved"], p["moved_share"]) == (4, 2, 0.1)  # of the group's 8 queries
+    assert p["groups"][1]["mde_arms"] == ["lift", "half"]  # both move 10 % of the queries or more
+    assert (lift["mde"], half["mde"]) == (pytest.approx(0.285936, abs=1e-6), pytest.approx(0.247627, abs=1e-6))
     assert p["groups"][1]["mde"] == pytest.approx((lift["mde"] + half["mde"]) / 2)  # the median of two
     assert p["groups"][1]["mde"] == pytest.approx(0.266781, abs=1e-6)
     md = matrix.to_markdown(m)
-    assert ("| builtin | swe-qa | benchmark | 2 | 8 | ±0.267 | lift positive +0.250 [+0.050, +0.450] | half |"
-            in md.split("## What this matrix can tell")[1])
+    assert ("| builtin | swe-qa | benchmark | 2 | 8 | ±0.267 (2 of 2 arms) | lift positive +0.250 [+0.050, +0.450] "
+            "(MDE ±0.286, moved 50%) | half (MDE ±0.248, moved 25%) |" in md.split("## What this matrix can tell")[1])
+
+
+def lift_and_tiny() -> list:
+    """Two datasets of ten queries at rank 2: `lift` brings five of each to rank 1, `tiny` one of d1's."""
+    ten = [2] * 10
+    ranks = {"d1": {"baseline": ten, "lift": [1] * 5 + [2] * 5, "tiny": [1] + [2] * 9},
+             "d2": {"baseline": ten, "lift": [1] * 5 + [2] * 5, "tiny": ten}}
+    return [fixture_runs.typed(fixture_runs.run(d, arm, r, "python"))
+            for d, by in ranks.items() for arm, r in by.items()]
+
+
+def test_the_group_mde_counts_only_the_arms_that_move_a_tenth_of_its_queries():
+    """Two datasets of ten queries at rank 2 (MRR 0.5): `lift` brings five of each to rank 1
+    (differences 0.5 × 5, 0 × 5: sd √(10 · 0.25² / 9) = 0.263523, SE per dataset 0.083333,
+    pooled 0.058926, MDE 2.801585 · SE = 0.165085), `tiny` one query of d1 (a 0.5 among nine 0s:
+    sd 0.158114, SE 0.05, MDE 0.140079; d2 answers as the baseline: not pooled). tiny moves 1 of
+    20 queries, under a tenth: the group's MDE is lift's, not the median 0.152582 of both."""
+    runs = lift_and_tiny()
+    m = matrix.build(runs, "baseline", "hybrid", ["baseline", "lift", "tiny"])
+    overall = m.power.groups[-1]
+    assert (overall.group, overall.queries) == ("all datasets", 20)
+    assert (overall.arms["lift"].moved, overall.arms["tiny"].moved) == (10, 1)
+    assert overall.arms["lift"].mde == pytest.approx(0.165085, abs=1e-6)
+    assert overall.arms["tiny"].mde == pytest.approx(0.140079, abs=1e-6)
+    assert (overall.mde, overall.mde_arms) == (overall.arms["lift"].mde, ("lift",))
+    md = matrix.to_markdown(m).split("## What this matrix can tell")[1]
+    assert ("| builtin | all datasets | overall | 2 | 20 | ±0.165 (1 of 2 arms) | lift positive +0.250 "
+            "[+0.135, +0.365] (MDE ±0.165, moved 50%) | tiny (MDE ±0.140, moved 5%) |") in md
+    # without lift, no arm moves a tenth of the queries: the group has no MDE, and says why
+    alone = matrix.build([r for r in runs if r.arm != "lift"], "baseline", "hybrid", ["baseline", "tiny"])
+    assert (alone.power.groups[-1].mde, alone.power.groups[-1].mde_arms) == (None, ())
+    assert "| 2 | 20 | — (no arm moved 10 % of its queries) | — | tiny (MDE ±0.140, moved 5%) |" in \
+        matrix.to_markdown(alone)
 
 
 def test_a_benchmark_pools_only_from_two_datasets():
@@ -395,3 +447,49 @@ def test_a_flat_change_asks_for_no_queries():
     line = next(x for x in matrix.to_markdown(matrix.build(runs, "baseline", "hybrid", fixture_runs.ARMS))
                 .splitlines() if x.startswith("| gamma |"))
     assert "| 0.375 [0.17, 0.61]<br>Δ -0.003 -0.9% flat<br>p=1.000 (1.000 unadj.) ↑0 ↓1 |" in line
+
+
+# --- arms ranked, and a matrix of one arm ------------------------------------------------------
+
+def test_arms_ranked_tie_neighbours_that_cannot_be_told_apart():
+    """The ten-query datasets above. Order by pooled Δ: lift +0.25, tiny +0.05 (d1 alone: d2 did
+    not vary), baseline. lift › tiny: d1's differences 0 and four 0.5 among ten (mean 0.2, sd
+    0.258199, SE 0.081650), d2's five 0.5 (mean 0.25, SE 0.083333); Q 0.184 < 1 so τ² 0, pooled
+    (150 · 0.2 + 144 · 0.25) / 294 = 0.224490 with SE √(1/294): z 3.849, p 1.185e-4. tiny ›
+    baseline: d1's 0.5 among nine 0s (SE 0.05), d2 identical: z 1, p 0.317311. Holm over the two:
+    2.37e-4 and 0.317311. lift is separated (rank 1); tiny and baseline tie (rank 2)."""
+    runs = lift_and_tiny()
+    m = matrix.build(runs, "baseline", "hybrid", ["baseline", "lift", "tiny"])
+    (ranked,) = m.arm_ranks
+    assert (ranked.system, ranked.datasets) == ("builtin", ("d1", "d2"))
+    assert [(a.arm, a.rank) for a in ranked.arms] == [("lift", 1), ("tiny", 2), ("baseline", 2)]
+    assert [a.delta for a in ranked.arms] == [pytest.approx(0.25), pytest.approx(0.05), 0.0]
+    top, bottom = ranked.pairs
+    assert (top.upper, top.lower, top.datasets, top.queries) == ("lift", "tiny", 2, 20)
+    assert top.delta == pytest.approx(0.224490, abs=1e-6)
+    z = 0.224490 * math.sqrt(294)
+    assert top.p == pytest.approx(math.erfc(z / math.sqrt(2)), rel=1e-4) == pytest.approx(1.185e-4, rel=1e-3)
+    assert (top.p_holm, top.mark) == (pytest.approx(2 * top.p), "separated")
+    assert (bottom.p, bottom.p_holm, bottom.mark) == (pytest.approx(0.317311, abs=1e-6),
+                                                      pytest.approx(0.317311, abs=1e-6), "tied")
+    md = matrix.to_markdown(m)
+    section = md[md.index("## Arms ranked across all datasets"):md.index("## What this matrix can tell")]
+    assert "| builtin | 1 | lift | +0.250 | separated from tiny: +0.224 [+0.110, +0.339], p=<0.001 (<0.001 unadj.) |" \
+        in section
+    assert "| builtin | 2 | tiny | +0.050 | tied with baseline: +0.050 [-0.048, +0.148], p=0.317 (0.317 unadj.) |" \
+        in section
+    assert "| builtin | 2 | baseline | +0.000 | — |" in section
+
+
+def test_a_matrix_of_one_arm_says_what_is_absent_and_why():
+    runs = [r for r in fixture_runs.runs() if r.arm == "baseline"]
+    m = matrix.build(runs, "baseline", "hybrid", ["baseline"])
+    assert m.arms == ("baseline",) and m.arm_ranks == () and "arm_ranks" not in m.to_json()
+    assert all(not g.arms and g.mde is None for g in m.power.groups)
+    md = matrix.to_markdown(m)
+    said = ("The matrix has one arm, `baseline`: no arm is compared with it, so there is no Δ, test, MDE or pooled "
+            "verdict to show. Add an arm to compare (docs/arms.md).")
+    table_end = md.index("\n\n", md.index("| gamma | builtin |"))
+    assert md[table_end:].startswith(f"\n\n{said}\n")  # under the table, whose MDE column is all —
+    assert "## One knob across all datasets\n\nNo arm beside `baseline`.\n" in md
+    assert f"## What this matrix can tell\n\n{said}\n" in md and "| system | group |" not in md

@@ -173,22 +173,25 @@ def test_the_gallery_holds_every_chart_and_the_tables(drawn):
 
 
 POWER = {"method": "paired sd of differences, normal approximation", "metric": "mrr", "alpha": 0.05,
-         "target_power": 0.8,
+         "target_power": 0.8, "moved_share": 0.1,
          "rows": [{"dataset": "alpha", "system": "builtin", "n": 10, "hypotheses": 3, "mde": 0.21, "mde_rel": 0.4}],
          "groups": [
              {"group": "python", "kind": "language", "system": "builtin", "datasets": 2, "queries": 18, "mde": 0.1234,
+              "mde_arms": ["stacked", "auto"],
               "arms": {"stacked": {"delta": 0.081, "ci": [0.012, 0.15], "half_width": 0.069, "mde": 0.1234,
-                                   "verdict": "positive"},
-                       "sparse": {"delta": 0.004, "ci": [-0.02, 0.028], "half_width": 0.024, "mde": 0.1234,
-                                  "verdict": "flat"},
+                                   "verdict": "positive", "moved": 10},
+                       "sparse": {"delta": 0.004, "ci": [-0.02, 0.028], "half_width": 0.024, "mde": 0.01,
+                                  "verdict": "flat", "moved": 1},
                        "auto": {"delta": 0.03, "ci": [-0.05, 0.11], "half_width": 0.08, "mde": 0.1234,
-                                "verdict": "undecided"}}},
+                                "verdict": "undecided", "moved": 4}}},
              {"group": "all datasets", "kind": "overall", "system": "peer", "datasets": 3, "queries": 28, "mde": None,
+              "mde_arms": [],
               "arms": {"strict": {"delta": -0.06, "ci": [-0.1, -0.02], "half_width": 0.04, "mde": 0.057,
-                                  "verdict": "negative"}}},
+                                  "verdict": "negative", "moved": 2}}},
              {"group": "repoqa", "kind": "benchmark", "system": "builtin", "datasets": 1, "queries": 5, "mde": 0.3,
+              "mde_arms": ["auto"],
               "arms": {"auto": {"delta": 0.0, "ci": [-0.2, 0.2], "half_width": 0.2, "mde": 0.3,
-                                "verdict": "undecided"}}}]}
+                                "verdict": "undecided", "moved": 1}}}]}
 
 
 def test_the_gallery_says_what_the_matrix_can_tell_from_its_power_block(drawn, tmp_path):
@@ -201,18 +204,23 @@ def test_the_gallery_says_what_the_matrix_can_tell_from_its_power_block(drawn, t
     panel = page[page.index('<section id="power">'):page.index("</section>")]
     assert page.index('<section id="power">') < page.index("<h1>Charts</h1>")  # above everything
     assert "<h2>What this matrix can tell</h2>" in panel and "α 0.05 with 80% power" in panel
-    assert "paired sd of differences, normal approximation" in panel
+    assert "paired sd of differences, normal approximation" in panel and "moved at least 10 % of its" in panel
     rows = re.findall(r"<tr><td>(.*?)</td><td>(.*?)</td><td>(.*?)</td><td>(.*?)</td><td>(.*?)</td><td>(.*?)</td></tr>",
                       panel)
-    assert [r[:5] for r in rows] == [("python <small>(language)</small>", "builtin", "2", "18", "0.123"),
-                                     ("all datasets <small>(overall)</small>", "peer", "3", "28", "—"),
-                                     ("repoqa <small>(benchmark)</small>", "builtin", "1", "5", "0.300")]
-    # the decided arms (by name), each with its verdict, Δ and interval; the undecided counted, not listed
-    assert rows[0][5] == ('<span class="flat"><b>sparse</b> flat +0.004 [-0.020, +0.028]</span>; '
-                          '<span class="positive"><b>stacked</b> positive +0.081 [+0.012, +0.150]</span> '
-                          "<i>(1 undecided)</i>")
-    assert rows[1][5] == '<span class="negative"><b>strict</b> negative -0.060 [-0.100, -0.020]</span>'
-    assert rows[2][5] == "none <i>(1 undecided)</i>"
+    # the group's MDE: the median over the arms that move a tenth of its queries, or why there is none
+    assert [r[:5] for r in rows] == [("python <small>(language)</small>", "builtin", "2", "18", "±0.123 (2 of 3 arms)"),
+                                     ("all datasets <small>(overall)</small>", "peer", "3", "28",
+                                      "— (no arm moved 10 % of its queries)"),
+                                     ("repoqa <small>(benchmark)</small>", "builtin", "1", "5", "±0.300 (1 of 1 arms)")]
+    # the decided arms (by name), each with its verdict, Δ, interval, own MDE and share moved; then the undecided
+    assert rows[0][5] == ('<span class="flat"><b>sparse</b> flat +0.004 [-0.020, +0.028] '
+                          '<small>(MDE ±0.010, moved 6%)</small></span>; '
+                          '<span class="positive"><b>stacked</b> positive +0.081 [+0.012, +0.150] '
+                          '<small>(MDE ±0.123, moved 56%)</small></span> '
+                          "<i>(undecided: auto <small>(MDE ±0.123, moved 22%)</small>)</i>")
+    assert rows[1][5] == ('<span class="negative"><b>strict</b> negative -0.060 [-0.100, -0.020] '
+                          '<small>(MDE ±0.057, moved 7%)</small></span>')
+    assert rows[2][5] == "none <i>(undecided: auto <small>(MDE ±0.300, moved 20%)</small>)</i>"
 
 
 def test_titles_name_dataset_metric_and_n_and_legends_the_model_by_its_config_name(drawn):
@@ -368,3 +376,26 @@ def test_model_costs_put_each_model_at_the_baseline_knobs_beside_what_its_indexe
     assert got[("minilm-int8", "python")]["value"] == (mrr("alpha", "strict") + mrr("beta", "strict")) / 2
     assert got[("peer", "python")]["method"] == "lexical" and got[("peer", "python")]["texts_per_s"] == 300.0
     assert got[("peer", "python")]["value"] == mrr("alpha", "baseline", "peer", "lexical")
+
+
+def test_a_matrix_of_one_arm_draws_no_heatmap_nor_transitions_and_the_gallery_says_why(tmp_path):
+    one = {"builtin": ["baseline"], "peer": ["baseline"]}
+    assert names.stems(["a"], one, "baseline") == ["arms/builtin/a", "arms/peer/a", "latency", "models",
+                                                   "quality-latency"]
+    assert names.absent(one, "baseline") == [("heatmap, transitions and forests", "the matrix has one arm, baseline: "
+                                              "no arm is compared with it, so there is no Δ to draw")]
+    # a system that runs the baseline alone beside one that compares an arm: no transitions of its own
+    mixed = {"builtin": ["baseline", "knob"], "peer": ["baseline"]}
+    assert [s for s in names.stems(["a"], mixed, "baseline") if s.startswith(("transitions/", "heatmap"))] == [
+        "transitions/builtin/a", "heatmap"]
+    assert names.absent(mixed, "baseline") == [("transitions/peer/*", "peer runs the baseline arm alone: no arm to "
+                                                                      "move its queries")]
+    m = matrix.build([r for r in fixture_runs.runs() if r.arm == "baseline"], "baseline", "hybrid", ["baseline"])
+    matrix.write(m, tmp_path / "m.json", tmp_path / "m.md")
+    plot_gallery.run(svgs=[], charts_dir=tmp_path, matrix=tmp_path / "m.json", matrix_md=tmp_path / "m.md",
+                     out=tmp_path / "index.html")
+    page = (tmp_path / "index.html").read_text()
+    assert ('<p class="absent">Not drawn: heatmap, transitions and forests — the matrix has one arm, baseline: no arm '
+            "is compared with it, so there is no Δ to draw.</p>") in page
+    panel = page[page.index('<section id="power">'):page.index("</section>", page.index('<section id="power">'))]
+    assert "The matrix has one arm, `baseline`: no arm is compared with it" in panel and "<table>" not in panel

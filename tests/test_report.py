@@ -83,6 +83,16 @@ def test_all_writes_every_chart_and_the_report_holds_each_with_its_caption(repor
     m = json.loads((reported / "results/matrix/phase-matrix.json").read_text())
     fake = next(r for r in m["rows"] if r["system"] == "fake")
     assert fake["cells"]["again"]["identical_to"] == "weakest" and fake["family"] == ["weakest"]
+    # two systems: the leaderboard in the matrix (from the cells) and as a table atop the gallery
+    board = m["leaderboard"]
+    assert board["reference"] == "builtin" and {s["system"] for s in board["standings"]} == {"builtin", "fake"}
+    assert [(p["upper"], p["lower"]) for p in board["pairs"]] == [tuple(s["system"] for s in board["standings"])]
+    assert all(s["queries"] == 4 and s["datasets"] == 1 for s in board["standings"])
+    assert "## Leaderboard: systems compared" in (reported / "results/matrix/phase-matrix.md").read_text()
+    page = (reported / "results/plots/index.html").read_text()
+    table = page[page.index('<section id="leaderboard">'):page.index('<section id="power">')]
+    assert ">rank</th>" in table and "<td>fake</td>" in table and "<td>builtin</td>" in table
+    assert [r["system"] for r in m["arm_ranks"]] == ["builtin", "fake"]
     report = (reported / "results/report.html").read_text()
     for stem in stems:
         assert f"results/plots/{stem}.svg" in report, stem

@@ -625,3 +625,26 @@ def test_a_dataset_file_older_than_its_outputs_but_other_content_reruns_its_data
     r = json.loads((work / target).read_text())
     assert r["methods"]["lexical"]["metrics"]["n"] == 2
     assert "Nothing to be done" in run(work, "-n", target).stdout
+
+
+@pytest.mark.slow
+def test_a_matrix_of_one_arm_says_what_is_absent_and_draws_no_empty_chart(matrix):
+    """Only `baseline`: no heatmap and no transitions are planned or drawn (the gallery says why),
+    and the matrix's MDE and "what this matrix can tell" say there is nothing to compare."""
+    work, cfg = matrix
+    (work / "config.yaml").write_text(yaml.safe_dump({**cfg, "arms": {"baseline": {}}}))
+    rules = planned_rules(work)
+    assert "plot_heatmap" not in rules and "plot_forest" not in rules and "plot_rows" in rules
+    run(work, "all")
+    plots = work / "results/plots"
+    assert sorted(p.relative_to(plots).as_posix() for p in plots.rglob("*.svg")) == [
+        "arms/builtin/gitds.svg", "arms/builtin/pathds.svg", "costs.svg", "failures.svg", "latency.svg",
+        "leaderboard.svg", "models.svg", "quality-latency.svg"]
+    page = (plots / "index.html").read_text()
+    assert "Not drawn: heatmap, transitions and forests — the matrix has one arm, baseline: no arm is compared " \
+           "with it, so there is no Δ to draw." in page
+    md = (work / "results/matrix/phase-matrix.md").read_text()
+    said = ("The matrix has one arm, `baseline`: no arm is compared with it, so there is no Δ, test, MDE or pooled "
+            "verdict")
+    assert md.count(said) == 2 and "## What this matrix can tell\n\n" + said in md
+    assert "| gitds | builtin | lexical | python | 3 | — | " in md and "0 dataset rows" not in page

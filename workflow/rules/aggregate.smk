@@ -34,6 +34,9 @@ rule cell_stats:
         "../scripts/cell_stats.py"
 
 
+# The phase matrix from the cells alone, its leaderboard of systems and its arms ranked too: each
+# cell carries its queries' scores, failures and times, so the matrix reads no run and an added
+# arm costs its own cells (the baseline's, which the leaderboard reads, are left be).
 rule collect_matrix:
     input:
         cells=PLAN.cell_files(),
@@ -59,6 +62,7 @@ rule collect_matrix:
         splits=DATASET_SPLITS,
         comparisons=list(MATRIX.comparisons) if MATRIX.comparisons else None,
         summary_datasets=DATASETS,
+        reference=MATRIX.reference_system,
     script:
         "../scripts/collect_matrix.py"
 

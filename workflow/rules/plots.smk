@@ -28,8 +28,9 @@ localrules:
 # the phase matrix, so they are drawn again together, and one job starts Python and the Vega
 # renderer once for all of them (crmatrix.stages.plot_rows). A job's outputs are its system's
 # datasets, so systems that run on different datasets (their `datasets:`) get a rule per set:
-# plot_rows for the systems on every dataset, plot_rows_N for each other set.
-for _n, (_datasets, _systems) in enumerate(ROW_CHART_GROUPS):
+# plot_rows for the systems on every dataset, plot_rows_N for each other set; a system that runs
+# the baseline arm alone has no transitions to draw, so it gets a rule of its own too.
+for _n, (_datasets, _systems, _kinds) in enumerate(ROW_CHART_GROUPS):
 
     rule:
         name:
@@ -42,7 +43,7 @@ for _n, (_datasets, _systems) in enumerate(ROW_CHART_GROUPS):
             *(
                 out
                 for d in _datasets
-                for kind in ("arms", "transitions")
+                for kind in _kinds
                 for out in (
                     chart_report(f"{kind}/{{system}}/{d}"),
                     f"results/plots/{kind}/{{system}}/{d}.png",
@@ -61,8 +62,9 @@ for _n, (_datasets, _systems) in enumerate(ROW_CHART_GROUPS):
             runtime=10,
         params:
             code=code("plot_rows"),
-            captions=chart_captions("arms", "transitions"),
+            captions=chart_captions(*_kinds),
             datasets=list(_datasets),
+            kinds=list(_kinds),
             models=by(PLAN.chart_models, "system"),
             runtime=PLOT_RUNTIME,
         script:

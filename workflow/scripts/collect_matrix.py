@@ -14,4 +14,5 @@ with jobs.job(snakemake.log[0], snakemake.output):
         snakemake.params.comparisons,
         summaries=dict(zip(snakemake.params.summary_datasets, snakemake.input.summaries, strict=True)),
         notes=dict(snakemake.params.notes),
+        reference=snakemake.params.reference,
     )

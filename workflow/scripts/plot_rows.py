@@ -10,6 +10,7 @@ with jobs.job(snakemake.log[0], snakemake.output):
         out_dir=Path(snakemake.output[0]).parents[2],
         system=snakemake.wildcards.system,
         datasets=snakemake.params.datasets,
+        kinds=snakemake.params.kinds,
         models=dict(snakemake.params.models),
         runtime=snakemake.params.runtime,
     )

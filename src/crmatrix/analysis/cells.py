@@ -7,7 +7,9 @@ interval, and against the baseline Δ with its paired bootstrap interval, the pa
 randomization test (p before any correction), McNemar, the spread of the per-query
 differences (the detectable effect's input), the effect band and which queries moved; then a
 fingerprint of the answers (which arms repeat one another), the hybrid diagnostics, the
-recall@10 the structural gate reads, and a public benchmark's metrics with their intervals.
+recall@10 the structural gate reads, a public benchmark's metrics with their intervals, each
+query's metric, failure and time (what two arms or two systems are compared by), and in the
+baseline's cell every other method of the run against the headline one.
 What depends on a whole row or on the whole matrix (which arms are one hypothesis, Holm's
 correction, the detectable effect, roll-ups, pools) is `crmatrix.analysis.matrix`'s.
 
@@ -28,6 +30,8 @@ from crmatrix.results.cell import (
     Comparison,
     Decomposition,
     FormatFacts,
+    MethodComparison,
+    QueryScore,
     Scored,
     Stratum,
 )
@@ -64,6 +68,25 @@ def _stats(run: Run, method: str, rows: tuple[QueryRow, ...]) -> dict:
             "failed": sum(failures.values()), "failures": failures,
             "response": "blob" if result.response == "blob" else None,
             "no_hit": result.no_hit if result.no_hit_warning else None}
+
+
+def query_scores(rows: tuple[QueryRow, ...]) -> tuple[QueryScore, ...]:
+    """Each query's headline metric, failure and search time, by task id."""
+    values = metrics.per_query(rows, METRIC)
+    return tuple(sorted((QueryScore(task_id=q.task_id, value=float(v), failure=q.failure, elapsed_ms=q.elapsed_ms)
+                         for q, v in zip(rows, values, strict=True)), key=lambda q: q.task_id))
+
+
+def other_methods(run: Run, method: str) -> dict[str, MethodComparison]:
+    """Every other method of `run` against `method` on the same queries: the paired Δ of the
+    headline metric, its randomization p, and Holm's across these methods (the family a
+    claim "another method beats the headline" is one of)."""
+    rows = run.methods[method].queries
+    others = [m for m in sorted(run.methods) if m != method]
+    compared = [stats.compare_arm(rows, run.methods[m].queries, METRIC) for m in others]
+    adjusted = stats.holm([c["p_randomization"] for c in compared])
+    return {m: MethodComparison(mean=c["arm"], delta_abs=c["delta_abs"], p_randomization=c["p_randomization"],
+                                p_holm=p) for m, c, p in zip(others, compared, adjusted, strict=True)}
 
 
 def answers(run: Run, method: str) -> str:
@@ -122,4 +145,5 @@ def cell(run: Run, base: Run | None, preferred: str, fmt: FormatFacts | None = N
                 hybrid_diagnostics={k: v["count"] for k, v in diagnostics.items()} or None,
                 gate_metric=_mean(metrics.per_query(rows, GATE_METRIC)),
                 benchmark=_benchmark(rows, fmt) if fmt is not None and fmt.benchmark else None,
-                token_efficiency=run.methods[method].token_efficiency)
+                token_efficiency=run.methods[method].token_efficiency, queries=query_scores(rows),
+                methods=other_methods(run, method) if base is None else {})

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from scipy.special import ndtri  # scipy.stats.norm.ppf's ufunc, without importing scipy.stats
+from scipy.special import ndtr, ndtri  # scipy.stats.norm.cdf and .ppf as ufuncs, without importing scipy.stats
 
 LEVEL = 0.95
 
@@ -46,3 +46,8 @@ def random_effects(effects: Sequence[float], variances: Sequence[float], level: 
     i2 = None if not df else max(0.0, (q - df) / q) if q > 0 else 0.0
     return {"k": k, "estimate": estimate, "se": se, "ci_low": low, "ci_high": high,
             "tau2": tau2, "q": q, "df": df, "i2": i2, "weights": [wi / sum(w_star) for wi in w_star]}
+
+
+def p_value(estimate: float, se: float) -> float:
+    """The two-sided p of a normal estimate with standard error `se` (> 0) against zero: 2 Φ(−|z|)."""
+    return float(2 * ndtr(-abs(estimate) / se))

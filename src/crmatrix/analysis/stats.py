@@ -214,21 +214,17 @@ def _match(named: dict[str, list[dict]]) -> list[tuple[dict, ...]]:
     return [tuple(m[t] for m in by.values()) for t in sorted(every)]
 
 
-def compare_arm(base_rows: list[dict], arm_rows: list[dict], metric: str = "mrr") -> dict:
-    """Everything a table row needs to say whether the arm beat the base on `metric`."""
-    pairs = _match({"base": base_rows, "arm": arm_rows})
-    base = [p[0] for p in pairs]
-    arm = [p[1] for p in pairs]
-    a, b = metrics.per_query(base, metric), metrics.per_query(arm, metric)
+def compare_values(a, b) -> dict:
+    """Paired per-query values of a base (`a`) and an arm (`b`), in one order: both means, Δ with
+    its paired bootstrap interval, band and direction, the spread of the differences, the
+    randomization test's p, and how many values rose, fell or stayed."""
+    a, b = _paired(a, b)
     base_mean = float(a.mean()) if a.size else 0.0
     arm_mean = float(b.mean()) if b.size else 0.0
     delta = arm_mean - base_mean
-    mc_b, mc_c = mcnemar_counts(metrics.per_query(base, "acc@1") > 0, metrics.per_query(arm, "acc@1") > 0)
     ci = paired_bootstrap_delta(a, b)
-    sd = float(np.std(b - a, ddof=1)) if a.size > 1 else 0.0
     return {
-        "metric": metric,
-        "n": len(pairs),
+        "n": int(a.size),
         "base": base_mean,
         "arm": arm_mean,
         "delta_abs": delta,
@@ -237,15 +233,23 @@ def compare_arm(base_rows: list[dict], arm_rows: list[dict], metric: str = "mrr"
         "direction": direction(delta),
         "ci_low": ci["ci_low"],
         "ci_high": ci["ci_high"],
-        "sd_diff": sd,
+        "sd_diff": float(np.std(b - a, ddof=1)) if a.size > 1 else 0.0,
         "p_randomization": randomization_test(a, b),
-        "mcnemar_b": mc_b,
-        "mcnemar_c": mc_c,
-        "p_mcnemar": mcnemar_exact(mc_b, mc_c),
         "improved": int(np.sum(b > a)),
         "regressed": int(np.sum(b < a)),
         "unchanged": int(np.sum(b == a)),
     }
+
+
+def compare_arm(base_rows: list[dict], arm_rows: list[dict], metric: str = "mrr") -> dict:
+    """Everything a table row needs to say whether the arm beat the base on `metric`:
+    `compare_values` of the rows paired by task id, and exact McNemar on their hits at 1."""
+    pairs = _match({"base": base_rows, "arm": arm_rows})
+    base = [p[0] for p in pairs]
+    arm = [p[1] for p in pairs]
+    mc_b, mc_c = mcnemar_counts(metrics.per_query(base, "acc@1") > 0, metrics.per_query(arm, "acc@1") > 0)
+    return {"metric": metric, **compare_values(metrics.per_query(base, metric), metrics.per_query(arm, metric)),
+            "mcnemar_b": mc_b, "mcnemar_c": mc_c, "p_mcnemar": mcnemar_exact(mc_b, mc_c)}
 
 
 def _rank_key(rank: int | None) -> float:

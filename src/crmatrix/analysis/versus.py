@@ -8,19 +8,34 @@ the Δ. Each dataset is then a study (Δ, its standard error sd_diff/√n), pool
 effects as the arms are (`crmatrix.analysis.matrix.pooling`); the leaderboard orders the
 systems by that pooled Δ (the reference's own is 0). Runs are the baseline arm's: systems
 are compared as they ship.
+
+What a comparison reads of a (dataset, system) is its headline method's per-query scores
+(`crmatrix.results.cell.QueryScore`): the charts take them from the runs (`compare`), the
+phase matrix from the baseline's cells (`compare_scored`), so both say the same numbers.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
 
 from crmatrix.analysis import meta, stats
-from crmatrix.analysis.cells import headline_method
-from crmatrix.evaluation import metrics
-from crmatrix.results.cell import METRIC
+from crmatrix.analysis.cells import headline_method, query_scores
+from crmatrix.results.cell import METRIC, QueryScore
 from crmatrix.results.pool import VERDICTS, Pooled, Tally
 from crmatrix.results.run import QueryRow, Run
 from crmatrix.results.versus import Compared, PairedStudy, Score, Versus
+
+
+@dataclass(frozen=True)
+class Scores:
+    """A (dataset, system)'s headline method, its corpus's language and its queries' scores."""
+    method: str
+    language: str
+    queries: tuple[QueryScore, ...]
 
 
 def headline_rows(run: Run, preferred: str) -> tuple[str, tuple[QueryRow, ...]]:
@@ -37,73 +52,87 @@ def rows_by_system(runs: list[Run], preferred: str) -> dict[str, list[QueryRow]]
     return by
 
 
-def score(rows: list[QueryRow]) -> dict:
+def score(queries: Sequence[QueryScore]) -> dict:
     """The headline metric's mean over every query (a failed one scores as a miss) with its
     bootstrap interval, and the failures by kind."""
-    values = metrics.per_query(rows, METRIC)
+    values = np.fromiter((q.value for q in queries), dtype=float, count=len(queries))
     low, high = stats.bootstrap_ci(values)
     failures: dict[str, int] = {}
-    for r in rows:
-        if r.failure:
-            failures[r.failure] = failures.get(r.failure, 0) + 1
-    return {"mean": float(values.mean()) if values.size else 0.0, "ci_low": low, "ci_high": high, "n": len(rows),
+    for q in queries:
+        if q.failure:
+            failures[q.failure] = failures.get(q.failure, 0) + 1
+    return {"mean": float(values.mean()) if values.size else 0.0, "ci_low": low, "ci_high": high, "n": len(queries),
             "failed": sum(failures.values()), "failures": dict(sorted(failures.items()))}
 
 
-def paired(ref_rows: list[QueryRow], rows: list[QueryRow]) -> dict | None:
-    """The system's Δ against the reference on the queries both answered (None: there are none)."""
-    ref = {r.task_id: r for r in ref_rows if not r.failure}
-    own = {r.task_id: r for r in rows if not r.failure}
-    both = sorted(ref.keys() & own.keys())
+def paired(ref: Sequence[QueryScore], own: Sequence[QueryScore]) -> dict | None:
+    """`own`'s Δ against `ref` on the queries both answered (None: there are none)."""
+    ref_by = {q.task_id: q for q in ref if not q.failure}
+    own_by = {q.task_id: q for q in own if not q.failure}
+    both = sorted(ref_by.keys() & own_by.keys())
     if not both:
         return None
-    cmp = stats.compare_arm([ref[t] for t in both], [own[t] for t in both], METRIC)
+    cmp = stats.compare_values([ref_by[t].value for t in both], [own_by[t].value for t in both])
     se = cmp["sd_diff"] / math.sqrt(cmp["n"])
     low, high = meta.normal_interval(cmp["delta_abs"], se)
     verdict = "inert" if cmp["band"] == "flat" else "positive" if cmp["delta_abs"] > 0 else "negative"
-    return {"n": cmp["n"], "left_out": len({r.task_id for r in rows} | {r.task_id for r in ref_rows}) - len(both),
+    return {"n": cmp["n"], "left_out": len({q.task_id for q in own} | {q.task_id for q in ref}) - len(both),
             "reference_mean": cmp["base"], "system_mean": cmp["arm"], "delta": cmp["delta_abs"], "se": se,
             "ci_low": low, "ci_high": high, "bootstrap_ci": (cmp["ci_low"], cmp["ci_high"]),
             "p_randomization": cmp["p_randomization"], "verdict": verdict}
 
 
-def _by_cell(runs: list[Run], preferred: str) -> dict[tuple[str, str], dict]:
+def pool(studies: Sequence[PairedStudy]) -> tuple[Pooled | None, float]:
+    """The random-effects pool of the studies whose differences varied (None: none did), and the
+    effect it stands for: the pool's estimate, else the plain mean of the Δs (0 without studies)."""
+    varied = [s for s in studies if s.se > 0]
+    pooled = meta.random_effects([s.delta for s in varied], [s.se ** 2 for s in varied]) if varied else None
+    pooled = None if pooled is None else Pooled.of(pooled, (s.dataset for s in varied))
+    effect = pooled.estimate if pooled else (sum(s.delta for s in studies) / len(studies) if studies else 0.0)
+    return pooled, effect
+
+
+def studies(ref: dict[str, Scores], own: dict[str, Scores]) -> list[PairedStudy]:
+    """`own` against `ref` (dataset -> scores) on each dataset both ran, in dataset order."""
+    out = []
+    for d in sorted(ref.keys() & own.keys()):
+        p = paired(ref[d].queries, own[d].queries)
+        if p is not None:
+            out.append(PairedStudy(dataset=d, language=own[d].language, **p))
+    return out
+
+
+def scored(runs: list[Run], preferred: str) -> dict[tuple[str, str], Scores]:
+    """(dataset, system) -> its run's headline scores (`preferred`: the config's headline method)."""
     out = {}
     for run in runs:
         method, rows = headline_rows(run, preferred)
-        out[(run.dataset, run.system)] = {"method": method, "rows": rows,
-                                          "language": run.provenance.corpus.language or "?"}
+        out[(run.dataset, run.system)] = Scores(method, run.provenance.corpus.language or "?", query_scores(rows))
     return out
 
 
 def compare(runs: list[Run], reference: str, preferred: str) -> Compared:
-    """Every system's score per dataset, and each other system against `reference` per dataset
-    and pooled; `systems` in leaderboard order (pooled Δ, highest first; then by name).
+    """`compare_scored` of the baseline arm's runs of each system on each dataset; `preferred`:
+    the config's headline method (a system without it is scored on its first method)."""
+    return compare_scored(scored(runs, preferred), reference)
 
-    `runs`: the baseline arm's runs of each system on each dataset; `preferred`: the config's
-    headline method (a system without it is scored on its first method)."""
-    cells = _by_cell(runs, preferred)
+
+def compare_scored(cells: dict[tuple[str, str], Scores], reference: str) -> Compared:
+    """Every system's score per dataset, and each other system against `reference` per dataset
+    and pooled; `systems` in leaderboard order (pooled Δ, highest first; then by name)."""
     systems = sorted({s for _, s in cells})
     datasets = sorted({d for d, _ in cells})
-    scores = [Score(dataset=d, system=s, method=c["method"], language=c["language"], **score(c["rows"]))
+    by_system = {s: {d: c for (d, t), c in cells.items() if t == s} for s in systems}
+    scores = [Score(dataset=d, system=s, method=c.method, language=c.language, **score(c.queries))
               for (d, s), c in sorted(cells.items())]
     versus = []
     for system in systems:
         if system == reference:
             continue
-        studies = []
-        for d in datasets:
-            if (d, system) in cells and (d, reference) in cells:
-                p = paired(cells[(d, reference)]["rows"], cells[(d, system)]["rows"])
-                if p is not None:
-                    studies.append(PairedStudy(dataset=d, language=cells[(d, system)]["language"], **p))
-        varied = [s for s in studies if s.se > 0]
-        pooled = meta.random_effects([s.delta for s in varied], [s.se ** 2 for s in varied]) if varied else None
-        pooled = None if pooled is None else Pooled.of(pooled, (s.dataset for s in varied))
-        # without varied studies (every paired difference the same), the plain mean of the Δs
-        effect = pooled.estimate if pooled else (sum(s.delta for s in studies) / len(studies) if studies else 0.0)
-        versus.append(Versus(system=system, studies=tuple(studies), pooled=pooled, effect=effect,
-                             verdict=Tally(**{v: sum(s.verdict == v for s in studies) for v in VERDICTS})))
+        paired_studies = studies(by_system.get(reference, {}), by_system[system])
+        pooled, effect = pool(paired_studies)
+        versus.append(Versus(system=system, studies=tuple(paired_studies), pooled=pooled, effect=effect,
+                             verdict=Tally(**{v: sum(s.verdict == v for s in paired_studies) for v in VERDICTS})))
     effects = {v.system: v.effect for v in versus} | ({reference: 0.0} if reference in systems else {})
     order = sorted(systems, key=lambda s: (-effects.get(s, 0.0), s))
     return Compared(metric=METRIC, reference=reference, systems=tuple(order), datasets=tuple(datasets),

@@ -369,12 +369,18 @@ class Plan:
         return {a: self.matrix.arms[a].model for a in sc.arms} if sc.embeds else {}
 
     @cached_property
-    def row_chart_groups(self) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
-        """(datasets, systems) for each set of datasets some systems run on, the full set first
-        when any system runs on every dataset: one rule drawing the row charts of each."""
-        by = self.system_datasets
-        return sorted({tuple(by[s]): tuple(t for t in by if by[t] == by[s]) for s in by}.items(),
-                      key=lambda group: (group[0] != tuple(self.matrix.retrieval_datasets), group))
+    def row_chart_groups(self) -> list[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]]:
+        """(datasets, systems, kinds of chart) for each set of datasets some systems run on and
+        the row charts they get (`names.row_kinds`: no transitions for a system that runs the
+        baseline alone), the full set with both kinds first: one rule drawing the row charts of each."""
+        from crmatrix.plots import names
+
+        m = self.matrix
+        key = {s: (tuple(d), names.row_kinds(list(m.systems[s].arms), m.baseline_arm))
+               for s, d in self.system_datasets.items()}
+        groups = {k: tuple(s for s in key if key[s] == k) for k in key.values()}
+        return sorted(((d, systems, kinds) for (d, kinds), systems in groups.items()),
+                      key=lambda g: (g[0] != tuple(m.retrieval_datasets), len(g[2]) != 2, g))
 
     @cached_property
     def plot_stems(self) -> list[str]:

@@ -1,9 +1,10 @@
 """The tables the charts draw, from the matrix's statistics (`crmatrix.plots.sources`) and its runs.
 
-Runs are only needed for what the matrix leaves out on purpose: search latency (it varies
-from run to run, and the matrix must not). Which model an arm embeds with is the config's
-name for it, handed in by the workflow (`models`: arm -> name, none for an arm that embeds
-nothing), since a run records the model by its hash and source only.
+Runs are only needed for what the matrix leaves out on purpose: search latency per arm and
+method (it varies from run to run; the matrix holds only its leaderboard's, per system).
+Which model an arm embeds with is the config's name for it, handed in by the workflow
+(`models`: arm -> name, none for an arm that embeds nothing), since a run records the model
+by its hash and source only.
 """
 
 from __future__ import annotations

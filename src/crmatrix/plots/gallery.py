@@ -1,5 +1,6 @@
-"""One self-contained page: a panel above all (what the matrix can tell, `crmatrix.plots.power`),
-every chart (inline SVG) with its caption, and the matrix's tables."""
+"""One self-contained page: panels above all (the leaderboard of systems, what the matrix can
+tell: `crmatrix.plots.power`), every chart (inline SVG) with its caption and the charts not
+drawn with why, and the matrix's tables."""
 
 from __future__ import annotations
 
@@ -26,11 +27,19 @@ def markdown_page(title: str, text: str) -> str:
             f"<style>{STYLE}</style></head><body>\n{body}</body></html>\n")
 
 
-def page(title: str, matrix_md: str, figures: list[tuple[str, str, str]], panel: str = "") -> str:
+def section(section_id: str, text: str) -> str:
+    """Markdown (a part of the matrix's) as a section of the page."""
+    body = MarkdownIt("commonmark", {"html": False}).enable("table").render(text)
+    return f'<section id="{html.escape(section_id)}">{body}</section>'
+
+
+def page(title: str, matrix_md: str, figures: list[tuple[str, str, str]], panel: str = "",
+         absent: list[tuple[str, str]] = ()) -> str:
     """`figures`: (stem, caption, SVG text) in the order they are shown, grouped by kind of chart;
-    `panel`: HTML shown first."""
+    `panel`: HTML shown first; `absent`: (charts, why) not drawn, said above the charts."""
     tables = MarkdownIt("commonmark", {"html": True}).enable("table").render(matrix_md)
-    sections, current = [], None
+    sections = [f'<p class="absent">Not drawn: {html.escape(what)} — {html.escape(why)}.</p>' for what, why in absent]
+    current = None
     for stem, caption, svg in figures:
         kind = stem.split("/", 1)[0]
         if kind != current:

@@ -48,20 +48,43 @@ CROSS = ["heatmap", "latency", "models", "quality-latency"]
 SYSTEMS_VIEW = ["leaderboard", "costs", "failures"]
 
 
+def compares(arms: list[str], baseline: str) -> bool:
+    """Whether a system's `arms` hold one to compare with the baseline."""
+    return any(a != baseline for a in arms)
+
+
+def row_kinds(arms: list[str], baseline: str) -> tuple[str, ...]:
+    """The charts of a system's rows: its arms, and where an arm is compared with the baseline,
+    each query's move under it (a system that runs the baseline alone has none to draw)."""
+    return ("arms", "transitions") if compares(arms, baseline) else ("arms",)
+
+
 def stems(datasets: list[str] | dict[str, list[str]], arms: dict[str, list[str]], baseline: str,
           sweeps: dict[str, list[str]] | None = None, reference: str | None = None) -> list[str]:
     """Every chart of a matrix over these datasets and systems, each system with its arms
     (`datasets`: every system's, or system -> the datasets it runs on);
     `sweeps` (sweep -> its cells' arms) adds one grid per sweep and system taking part in it;
     `reference` (the config's reference system) adds the comparison of systems: the
-    leaderboard, costs and failures, and each other system's forest against it."""
+    leaderboard, costs and failures, and each other system's forest against it. What is not
+    drawn for want of an arm to compare is `absent`'s."""
     per_system = datasets if isinstance(datasets, dict) else {s: datasets for s in arms}
-    rows = [f"{kind}/{s}/{d}" for kind in ("arms", "transitions") for s in arms for d in per_system[s]]
+    rows = [f"{kind}/{s}/{d}" for kind in ("arms", "transitions") for s in arms
+            if kind in row_kinds(arms[s], baseline) for d in per_system[s]]
     forests = [f"forest/{s}/{a}" for s, system_arms in arms.items() for a in system_arms if a != baseline]
     grids = [f"sweep/{s}/{w}" for s, system_arms in arms.items() for w, cells in (sweeps or {}).items()
              if set(cells) & set(system_arms)]
+    cross = [k for k in CROSS if k != "heatmap" or any(compares(a, baseline) for a in arms.values())]
     compared = [] if reference is None else SYSTEMS_VIEW + [f"versus/{s}" for s in arms if s != reference]
-    return rows + forests + grids + CROSS + compared
+    return rows + forests + grids + cross + compared
+
+
+def absent(arms: dict[str, list[str]], baseline: str) -> list[tuple[str, str]]:
+    """The charts `stems` leaves out, each with why: (what, why) in words."""
+    if not any(compares(a, baseline) for a in arms.values()):
+        return [("heatmap, transitions and forests", f"the matrix has one arm, {baseline}: no arm is compared with "
+                                                    "it, so there is no Δ to draw")]
+    return [(f"transitions/{s}/*", f"{s} runs the {baseline} arm alone: no arm to move its queries")
+            for s, system_arms in arms.items() if not compares(system_arms, baseline)]
 
 
 def kind(stem: str) -> str:

@@ -111,6 +111,28 @@ class Benchmark(JsonType):
 
 
 @dataclass(frozen=True, kw_only=True)
+class QueryScore(JsonType):
+    """One query of a cell's headline method: its metric (a failed query scores as a miss), its
+    failure kind (None: answered) and its search time: what the matrix compares two cells of a
+    row or two systems by, without their runs."""
+    task_id: str
+    value: float = field(metadata=key(METRIC))
+    failure: str | None = omitted()
+    elapsed_ms: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class MethodComparison(JsonType):
+    """Another method of the system against the cell's headline method, on the same queries (the
+    baseline arm's cell holds one per other method of its run): its mean, the paired Δ (it minus
+    the headline), the randomization test's p and Holm's across the run's other methods."""
+    mean: float = field(metadata=key(METRIC))
+    delta_abs: float
+    p_randomization: float
+    p_holm: float
+
+
+@dataclass(frozen=True, kw_only=True)
 class Cell(JsonType):
     KIND = "a cell's statistics"
 
@@ -129,4 +151,6 @@ class Cell(JsonType):
     gate_metric: float = field(metadata=key(GATE_METRIC))
     benchmark: Benchmark | None
     token_efficiency: TokenEfficiency | None
+    queries: tuple[QueryScore, ...]  # by task id
+    methods: dict[str, MethodComparison] = omitted({})  # the baseline's cell: every other method of its run
     test_scoring: dict[str, Any] | None = None  # its test-split scoring (crmatrix.datasets.ledger.scoring)

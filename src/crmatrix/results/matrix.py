@@ -1,6 +1,7 @@
 """The phase matrix (`results/matrix/phase-matrix.json`): its rows (`crmatrix.results.row`), its
 roll-ups, knobs, gates and public benchmarks (`crmatrix.analysis.matrix.rollups` computes them),
-its pools and power (`crmatrix.results.pool`), how its numbers were made, and its notes."""
+its pools and power (`crmatrix.results.pool`), how its numbers were made, its notes, and its
+rankings: the leaderboard of its systems and each system's arms (`crmatrix.results.leaderboard`)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from dataclasses import dataclass, field
 
 from crmatrix.jsontypes import JsonType, flat, key, omitted
 from crmatrix.results.cell import METRIC, Scored, Stratum
+from crmatrix.results.leaderboard import ArmRanking, Leaderboard
 from crmatrix.results.pool import PoolEntry, Power
 from crmatrix.results.row import Row
 
@@ -147,3 +149,5 @@ class Matrix(JsonType):
     test_ledger: tuple[LedgerEntry, ...]
     statistics: Statistics
     notes: dict[str, str] = omitted({})  # a dataset's caveat, shown beside its name
+    leaderboard: Leaderboard | None = omitted()  # a matrix of two systems or more
+    arm_ranks: tuple[ArmRanking, ...] = omitted(())  # each system with an arm beside the baseline

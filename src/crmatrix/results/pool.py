@@ -78,22 +78,27 @@ class PoolEntry(JsonType):
 @dataclass(frozen=True, kw_only=True)
 class Judged(JsonType):
     """One arm of a pooled group: its pooled Δ and interval, the interval's half-width, the Δ
-    the pool detects, and the verdict."""
+    the pool detects, the verdict, and how many of the group's queries it moved."""
     delta: float
     ci: tuple[float, float]
     half_width: float
     mde: float
     verdict: str  # positive, negative, flat or undecided
+    moved: int
 
 
 @dataclass(frozen=True, kw_only=True)
 class PowerGroup(JsonType):
+    """A pooled group: its datasets and queries, each arm judged, and the group's MDE: the median
+    of the MDEs of `mde_arms`, the arms that moved at least `Power.moved_share` of its queries
+    (None: no arm did)."""
     group: str
     kind: str  # "language", "benchmark" or "overall"
     system: str
     datasets: int
     queries: int
-    mde: float | None  # the median over its arms' (None: no arm to pool)
+    mde: float | None
+    mde_arms: tuple[str, ...]
     arms: dict[str, Judged]
 
 
@@ -113,5 +118,6 @@ class Power(JsonType):
     metric: str
     alpha: float
     target_power: float
+    moved_share: float  # the share of a group's queries an arm moves to count in the group's MDE
     rows: tuple[PowerRow, ...]
     groups: tuple[PowerGroup, ...]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from crmatrix.jsontypes import JsonType, flat, omitted
-from crmatrix.results.cell import CellStats, Decomposition
+from crmatrix.results.cell import CellStats, Decomposition, MethodComparison
 from crmatrix.results.run import TokenEfficiency
 
 
@@ -59,3 +59,5 @@ class Row(PlainRow):
     hybrid_diagnostics: dict[str, dict[str, int]]
     token_efficiency: TokenEfficiency | None
     note: str | None = omitted()  # its dataset's caveat (config `note`)
+    # the methods of its system that beat its headline method beyond noise (on the baseline arm)
+    beaten_by: dict[str, MethodComparison] = omitted({})

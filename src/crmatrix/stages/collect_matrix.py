@@ -16,9 +16,10 @@ from crmatrix.results.matrix import Matrix
 def run(cells: list[Path], baseline_arm: str, headline_method: str, arm_order: list[str], archetypes: dict[str, str],
         json_out: Path, md_out: Path, splits: dict[str, str] | None = None, comparisons: list[str] | None = None,
         ledger_path: Path = ledger.PATH, summaries: dict[str, Path] | None = None,
-        notes: dict[str, str] | None = None) -> Matrix:
+        notes: dict[str, str] | None = None, reference: str | None = None) -> Matrix:
     """`summaries`: dataset -> its dataset stage's summary file (dropped rows by reason);
-    `notes`: dataset -> its caveat (config `note`), shown beside its name."""
+    `notes`: dataset -> its caveat (config `note`), shown beside its name; `reference`: the
+    system the leaderboard compares the others with (config `reference_system`)."""
     loaded = [Cell.read(Path(p)) for p in cells]
     scorings = [c.test_scoring for c in loaded if c.test_scoring is not None]
     book = ledger.read(ledger_path)
@@ -26,7 +27,7 @@ def run(cells: list[Path], baseline_arm: str, headline_method: str, arm_order: l
     m = matrix.assemble(loaded, baseline_arm, headline_method, arm_order, archetypes, splits, comparisons,
                         test_ledger=ledger.entries(book, scorings),
                         summaries={d: atomic.read_json(Path(p)) for d, p in (summaries or {}).items()},
-                        notes=notes)
+                        notes=notes, reference=reference)
     matrix.write(m, Path(json_out), Path(md_out))
     if changed:  # last: a job killed before this point has counted nothing, and re-runs
         ledger.write(book, ledger_path)

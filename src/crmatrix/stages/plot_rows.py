@@ -15,15 +15,17 @@ from crmatrix.plots.style import save
 
 
 def run(*, stats: list[Path], out_dir: Path, system: str, datasets: list[str], models: dict[str, str],
-        runtime: Path) -> list[Path]:
+        runtime: Path, kinds: tuple[str, ...] = ("arms", "transitions")) -> list[Path]:
     """`stats`: the files holding the rows' statistics (`crmatrix.plots.sources`); `out_dir`: the
     charts' directory (each chart is `<kind>/<system>/<dataset>` in it, the stems of
     `crmatrix.plots.names`); `models`: arm -> the config's name of the system's model under it;
-    `runtime`: where the HTML finds the Vega runtime (`crmatrix.plots.runtime`)."""
+    `runtime`: where the HTML finds the Vega runtime (`crmatrix.plots.runtime`); `kinds`: the
+    system's row charts (`names.row_kinds`: arms alone for a system that runs the baseline alone)."""
     view, out_dir, written = sources.view(stats), Path(out_dir), []
     for dataset in datasets:
         written += save(arms.draw(view, system=system, dataset=dataset, models=models),
                         out_dir / "arms" / system / dataset, runtime)
-        written += save(transitions.draw(view, system=system, dataset=dataset),
-                        out_dir / "transitions" / system / dataset, runtime)
+        if "transitions" in kinds:
+            written += save(transitions.draw(view, system=system, dataset=dataset),
+                            out_dir / "transitions" / system / dataset, runtime)
     return written

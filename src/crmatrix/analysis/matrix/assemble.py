@@ -12,7 +12,8 @@ random-effects pool of its per-dataset deltas (`crmatrix.analysis.meta`).
 A cell's statistics come from its run and the baseline's run alone (`crmatrix.analysis.cells`,
 one job per cell in the workflow); `assemble` makes the matrix of them: `rows` (identity,
 family, correction, detectable effect), `rollups`, `pooling`, `power` (what the matrix can
-tell: detectable effects and pooled verdicts per group), and `markdown` to write it.
+tell: detectable effects and pooled verdicts per group), `leaderboard` (the systems and each
+system's arms ranked, neighbours told apart or tied), and `markdown` to write it.
 
 (Here, not in the package's `__init__`: a chart drawn from cells imports `rows` and `pooling`
 alone, so an edit of the Markdown writer redraws no forest.)
@@ -25,7 +26,7 @@ from dataclasses import replace
 from crmatrix import atomic
 from crmatrix.analysis import cells as cellstats
 from crmatrix.analysis import stats
-from crmatrix.analysis.matrix import pooling, power, rollups, rows
+from crmatrix.analysis.matrix import leaderboard, pooling, power, rollups, rows
 from crmatrix.analysis.matrix.markdown import to_markdown
 from crmatrix.results.cell import METRIC, Cell, FormatFacts
 from crmatrix.results.matrix import LedgerEntry, Matrix, Statistics
@@ -35,11 +36,13 @@ from crmatrix.results.run import Run
 def assemble(cells: list[Cell], baseline_arm: str, headline_method: str, arm_order: list[str] = (),
              archetypes: dict[str, str] | None = None, splits: dict[str, str] | None = None,
              comparisons: list[str] | None = None, test_ledger: list[dict] | None = None,
-             summaries: dict[str, dict] | None = None, notes: dict[str, str] | None = None) -> Matrix:
+             summaries: dict[str, dict] | None = None, notes: dict[str, str] | None = None,
+             reference: str | None = None) -> Matrix:
     """The matrix of these cells' statistics (`cells.cell`), in any order: rows come sorted by
     dataset and system, columns in `arm_order` (the config's order) with the baseline first, so
     the same cells give the same bytes. `headline_method`: the method the config prefers (each
-    row states the one it has; the power block names this one).
+    row states the one it has; the power block names this one). `reference`: the system the
+    leaderboard compares the others with (config `reference_system`; None: no leaderboard).
     `comparisons`: the arms whose tests form each row's correction family (None: every arm).
     `test_ledger`: how often each test-split run's config was scored there (crmatrix.datasets.ledger).
     `summaries`: each dataset stage's summary of dropped rows. `notes`: a dataset's caveat (an
@@ -56,13 +59,14 @@ def assemble(cells: list[Cell], baseline_arm: str, headline_method: str, arm_ord
                    for (d, s), docs in sorted(table.items())]
     matrix_rows = [replace(r, note=notes.get(r.dataset)) for r in matrix_rows]
     formats: dict[str, FormatFacts | None] = {d: next(iter(docs.values())).format for (d, _), docs in table.items()}
+    pools = pooling.pooled(matrix_rows, arms, baseline_arm)
     return Matrix(
         metric=METRIC, baseline_arm=baseline_arm, arms=tuple(arms), rows=tuple(matrix_rows),
         by_language=tuple(rollups.rollup(matrix_rows, "language", arms, baseline_arm)),
         by_archetype=tuple(rollups.rollup(matrix_rows, "archetype", arms, baseline_arm)),
         knobs=tuple(rollups.knob_table(matrix_rows, arms, baseline_arm)),
         gates=tuple(rollups.gates(table, matrix_rows, splits or {}, arms, baseline_arm)),
-        pooled=tuple(pooling.pooled(matrix_rows, arms, baseline_arm)),
+        pooled=tuple(pools),
         power=power.block(matrix_rows, arms, baseline_arm, formats, headline_method),
         benchmarks=tuple(rollups.benchmarks(table, matrix_rows, arms, summaries or {})),
         test_ledger=tuple(LedgerEntry.from_json(e, "test ledger") for e in test_ledger or []),
@@ -74,14 +78,15 @@ def assemble(cells: list[Cell], baseline_arm: str, headline_method: str, arm_ord
             detectable_effect="(z(1 - alpha/2m) + z(0.8)) * sd_diff / sqrt(n), m the family's size",
             pooling="random effects, DerSimonian-Laird; Δ's variance sd_diff^2 / n",
             bands="flat < 1 %, mild, strong >= 5 % of the baseline"),
-        notes=notes)
+        notes=notes, leaderboard=leaderboard.leaderboard(table, baseline_arm, reference),
+        arm_ranks=tuple(leaderboard.arm_rankings(table, matrix_rows, pools, arms, baseline_arm)))
 
 
 def build(runs: list[Run], baseline_arm: str, preferred_method: str, arm_order: list[str] = (),
           archetypes: dict[str, str] | None = None, splits: dict[str, str] | None = None,
           comparisons: list[str] | None = None, test_ledger: list[dict] | None = None,
           formats: dict[str, dict] | None = None, summaries: dict[str, dict] | None = None,
-          notes: dict[str, str] | None = None) -> Matrix:
+          notes: dict[str, str] | None = None, reference: str | None = None) -> Matrix:
     """The matrix straight from runs, each cell's statistics computed in turn here (a
     notebook's way; the workflow computes each cell in a job of its own). `formats`: the facts
     of each dataset's format (crmatrix.config.plan.Plan.matrix_format); the rest as `assemble`'s."""
@@ -90,7 +95,7 @@ def build(runs: list[Run], baseline_arm: str, preferred_method: str, arm_order: 
     cells = [cellstats.cell(r, None if r.arm == baseline_arm else base.get((r.dataset, r.system)),
                             preferred_method, facts.get(r.dataset)) for r in runs]
     return assemble(cells, baseline_arm, preferred_method, arm_order, archetypes, splits, comparisons, test_ledger,
-                    summaries, notes)
+                    summaries, notes, reference)
 
 
 def write(matrix: Matrix, json_path, md_path) -> None:

@@ -1,6 +1,7 @@
-"""The phase matrix as Markdown: the table of rows and cells, the roll-ups, each arm across
-datasets and pooled, the gate, the public benchmarks, the test-split ledger, which queries
-moved, and the token efficiency.
+"""The phase matrix as Markdown: the table of rows and cells, the leaderboard of systems, the
+roll-ups, each arm across datasets, pooled and ranked (`panels`), what the matrix can
+tell, the gate, the public benchmarks, the test-split ledger, which queries moved, and the
+token efficiency.
 
 Arms go in the matrix's column order and a dict's other keys sorted, never in the order a
 dict happens to hold them: the matrix read back from its JSON (keys sorted) gives the same
@@ -8,18 +9,23 @@ Markdown as the matrix just assembled."""
 
 from __future__ import annotations
 
+from crmatrix.analysis.matrix.panels import (
+    arm_ranks_md,
+    beaten_md,
+    group_mde_text,
+    labelled,
+    leaderboard_md,
+    one_arm,
+    one_arm_text,
+)
+from crmatrix.analysis.matrix.panels import p_text as _p
 from crmatrix.analysis.matrix.rows import significant
 from crmatrix.analysis.stats import HYBRID_CATEGORIES
-from crmatrix.labels import dataset_label
 from crmatrix.results.cell import GATE_METRIC, Scored
 from crmatrix.results.matrix import BenchmarkEntry, LedgerEntry, Matrix, Rollup
-from crmatrix.results.pool import PoolEntry, PoolGroup, Power, PowerGroup
+from crmatrix.results.pool import Judged, PoolEntry, PoolGroup, PowerGroup
 from crmatrix.results.row import Detectable, MatrixCell, Row
 from crmatrix.results.run import TokenEfficiency
-
-
-def _p(p: float) -> str:
-    return "<0.001" if p < 0.001 else f"{p:.3f}"
 
 
 def _p_text(cell: MatrixCell) -> str:
@@ -95,34 +101,45 @@ def _pooled_md(pooled: tuple[PoolEntry, ...]) -> list[str]:
     return lines
 
 
+def _arm_power(j: Judged, queries: int) -> str:
+    """An arm's own MDE and the share of the group's queries it moved."""
+    return f"MDE ±{j.mde:.3f}, moved {j.moved / queries:.0%}" if queries else f"MDE ±{j.mde:.3f}"
+
+
 def _decided(g: PowerGroup, arms: tuple[str, ...]) -> tuple[str, str]:
-    """A group's arms whose pooled interval decides, with it, and the ones it leaves undecided."""
+    """A group's arms whose pooled interval decides, with it, and the ones it leaves undecided,
+    each with its own MDE and the share of the group's queries it moved."""
     judged = [(a, g.arms[a]) for a in arms if a in g.arms]
-    decided = "; ".join(f"{a} {j.verdict} {j.delta:+.3f} [{j.ci[0]:+.3f}, {j.ci[1]:+.3f}]"
+    decided = "; ".join(f"{a} {j.verdict} {j.delta:+.3f} [{j.ci[0]:+.3f}, {j.ci[1]:+.3f}] ({_arm_power(j, g.queries)})"
                         for a, j in judged if j.verdict != "undecided")
-    return decided or "—", ", ".join(a for a, j in judged if j.verdict == "undecided") or "—"
+    undecided = "; ".join(f"{a} ({_arm_power(j, g.queries)})" for a, j in judged if j.verdict == "undecided")
+    return decided or "—", undecided or "—"
 
 
-def _power_md(power: Power, arms: tuple[str, ...]) -> list[str]:
+def _power_md(matrix: Matrix) -> list[str]:
+    power, arms = matrix.power, matrix.arms
     if not power.groups:
         return []
+    if one_arm(matrix):
+        return ["", "## What this matrix can tell", "", one_arm_text(matrix.baseline_arm)]
+    share = f"{power.moved_share * 100:.0f} %"
     lines = ["", "## What this matrix can tell", "",
              f"Per row, its n and MDE are in the first table. Per pooled group of a system's datasets (a language, a "
-             f"public benchmark with two datasets or more, all of them): its datasets and queries, its MDE (the "
-             f"smallest pooled |Δ| found with {power.target_power * 100:.0f} % power at α = {power.alpha}, the "
-             "median "
-             "over its arms of (z(1 − α/2) + z(power)) × the pool's standard error), and the arms whose pooled 95 % "
-             "interval decides: positive or negative when it lies wholly beyond the flat band (|Δ| < 1 % of the "
-             "baseline, averaged over the pooled datasets with the pool's weights), flat when it lies within it. An "
-             "interval across an edge of the band decides nothing: more queries or datasets would. An arm that "
-             "moved no query on any dataset of the group has nothing to pool and is not listed.", "",
-             "| system | group | kind | datasets | queries | MDE | decided | undecided |",
+             f"public benchmark with two datasets or more, all of them): its datasets and queries, its MDE, and each "
+             f"arm with its own MDE (the smallest pooled |Δ| found with {power.target_power * 100:.0f} % power at "
+             f"α = {power.alpha}: (z(1 − α/2) + z(power)) × the pool's standard error) and the share of the group's "
+             f"queries it moved. The group's MDE is the median of the MDEs of the arms that moved at least {share} of "
+             "its queries (an arm moving a handful has a tiny standard error and would flatter it; — when none "
+             "did). An arm's pooled 95 % interval decides: positive or negative when it lies wholly beyond the flat "
+             "band (|Δ| < 1 % of the baseline, averaged over the pooled datasets with the pool's weights), flat when "
+             "it lies within it. An interval across an edge of the band decides nothing: more queries or datasets "
+             "would. An arm that moved no query on any dataset of the group has nothing to pool and is not listed.",
+             "", "| system | group | kind | datasets | queries | MDE | decided | undecided |",
              "|---|---|---|---:|---:|---:|---|---|"]
     for g in power.groups:
-        mde = "—" if g.mde is None else f"±{g.mde:.3f}"
         decided, undecided = _decided(g, arms)
-        lines.append(f"| {g.system} | {g.group} | {g.kind} | {g.datasets} | {g.queries} | {mde} | "
-                     f"{decided} | {undecided} |")
+        lines.append(f"| {g.system} | {g.group} | {g.kind} | {g.datasets} | {g.queries} | "
+                     f"{group_mde_text(g, power.moved_share)} | {decided} | {undecided} |")
     return lines
 
 
@@ -148,26 +165,8 @@ def _rollup_md(title: str, key: str, entries: tuple[Rollup, ...], arms: tuple[st
     return lines + [""]
 
 
-def _labelled(obj, notes: dict[str, str]):
-    """The matrix with each dataset named by its label (`dataset`, `datasets`, `unvaried` keys)."""
-    if isinstance(obj, list):
-        return [_labelled(x, notes) for x in obj]
-    if not isinstance(obj, dict):
-        return obj
-    out = {}
-    for k, v in obj.items():
-        if k == "dataset" and isinstance(v, str):
-            out[k] = dataset_label(v, notes.get(v))
-        elif k in ("datasets", "unvaried") and isinstance(v, list) and all(isinstance(x, str) for x in v):
-            out[k] = [dataset_label(x, notes.get(x)) for x in v]
-        else:
-            out[k] = _labelled(v, notes)
-    return out
-
-
 def to_markdown(matrix: Matrix) -> str:
-    if matrix.notes:  # every dataset named by its label: put in its JSON, read back as the matrix
-        matrix = Matrix.from_json(_labelled(matrix.to_json(), matrix.notes), "the phase matrix")
+    matrix = labelled(matrix)
     arms, base = matrix.arms, matrix.baseline_arm
     lines = [
         f"# Phase matrix — {matrix.metric} per dataset and arm",
@@ -193,19 +192,26 @@ def to_markdown(matrix: Matrix) -> str:
         cells = " | ".join(_cell_text(r.cells.get(a)) for a in arms)
         lines.append(f"| {r.dataset} | {r.system} | {r.method} | {r.language or '?'} | {r.n} | "
                      f"{_detectable_text(r.detectable)} | {cells} |")
+    lines += ["", one_arm_text(base)] if one_arm(matrix) else []
+    lines += beaten_md(matrix)
     lines.append("")
+    lines += leaderboard_md(matrix)
     lines += _rollup_md("By language (macro average over datasets)", "language", matrix.by_language, arms)
     lines += _rollup_md("By archetype (macro average over datasets)", "archetype", matrix.by_archetype, arms)
-    lines += ["## One knob across all datasets", "",
-              "| arm | datasets better | datasets worse | significant | per dataset (Δ, band, corrected p) |",
-              "|---|---:|---:|---:|---|"]
+    lines += ["## One knob across all datasets", ""]
+    if one_arm(matrix):
+        lines.append(f"No arm beside `{base}`.")
+    else:
+        lines += ["| arm | datasets better | datasets worse | significant | per dataset (Δ, band, corrected p) |",
+                  "|---|---:|---:|---:|---|"]
     for k in matrix.knobs:
         per = "; ".join(f"{d.dataset} " + (f"≡ {d.identical_to}" if d.identical_to else
                                            f"{d.delta_abs:+.3f} {d.band} p={_p_or_none(d.p_holm)}")
                         for d in k.datasets)
         lines.append(f"| {k.arm} | {k.better} | {k.worse} | {k.significant} | {per} |")
     lines += _pooled_md(matrix.pooled)
-    lines += _power_md(matrix.power, arms)
+    lines += arm_ranks_md(matrix)
+    lines += _power_md(matrix)
     if matrix.gates:
         lines += ["", f"## Do-no-harm gate: {GATE_METRIC} on structural splits must not drop", "",
                   f"| dataset | system | {base} | " + " | ".join(a for a in arms if a != base) + " |",

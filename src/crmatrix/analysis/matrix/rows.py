@@ -10,7 +10,7 @@ from dataclasses import replace
 from crmatrix import CrmatrixError
 from crmatrix.analysis import stats
 from crmatrix.jsontypes import members
-from crmatrix.results.cell import Cell
+from crmatrix.results.cell import Cell, MethodComparison
 from crmatrix.results.row import Corrected, Detectable, MatrixCell, PlainRow, Row
 
 
@@ -114,4 +114,11 @@ def row(dataset: str, system: str, docs: dict[str, Cell], arms: list[str], basel
                # in the categories' own order: a cell file holds them sorted by name
                hybrid_diagnostics={a: {k: docs[a].hybrid_diagnostics[k] for k in stats.HYBRID_CATEGORIES}
                                    for a in present if docs[a].hybrid_diagnostics},
-               token_efficiency=head.token_efficiency)
+               token_efficiency=head.token_efficiency, beaten_by=beaten_by(docs.get(baseline)))
+
+
+def beaten_by(base: Cell | None) -> dict[str, MethodComparison]:
+    """The methods of the baseline's run that beat its headline method beyond noise: a higher
+    mean, and Holm's p across the run's other methods below alpha (none without a baseline cell)."""
+    return {m: c for m, c in (base.methods if base is not None else {}).items()
+            if c.delta_abs > 0 and significant(c.p_holm)}

@@ -1,0 +1,72 @@
+"""The phase matrix's rankings (`crmatrix.analysis.matrix.leaderboard` computes them): the
+leaderboard of its systems against the reference, and each system's arms across its datasets,
+each with the separation of its adjacent pairs (`crmatrix.analysis.ranks`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from crmatrix.jsontypes import JsonType, key
+from crmatrix.results.cell import METRIC
+from crmatrix.results.pool import Pooled
+
+
+@dataclass(frozen=True, kw_only=True)
+class Separation(JsonType):
+    """Two neighbours of an ordering: the paired Δ upper − lower pooled over the datasets both
+    ran (each on the queries both answered), its interval, its p and Holm's across the
+    ordering's pairs (None: nothing to test), and the mark: "separated" or "tied"."""
+    upper: str
+    lower: str
+    datasets: int
+    queries: int
+    delta: float
+    ci: tuple[float, float] | None
+    p: float | None
+    p_holm: float | None
+    mark: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class Standing(JsonType):
+    """A system on the leaderboard, as it ships (the baseline arm, its headline method): its
+    datasets and queries, its macro mean, its pooled Δ against the reference (None for the
+    reference itself) with the pool (None: no dataset varied), the queries it was paired on
+    (None for the reference), its failures, and its search latency over all its queries."""
+    system: str
+    method: str
+    rank: int
+    datasets: int
+    queries: int
+    mean: float = field(metadata=key(METRIC))
+    delta: float | None
+    pooled: Pooled | None
+    paired: int | None
+    failed: int
+    failures: dict[str, int]
+    latency_ms: dict[str, float]  # p50, p95
+
+
+@dataclass(frozen=True, kw_only=True)
+class Leaderboard(JsonType):
+    """The systems in order of their pooled Δ against the reference, with their ranks."""
+    reference: str
+    standings: tuple[Standing, ...]
+    pairs: tuple[Separation, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class RankedArm(JsonType):
+    """An arm of a system in order of its pooled Δ against the baseline over the system's plain
+    datasets (the baseline's own is 0)."""
+    arm: str
+    rank: int
+    delta: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class ArmRanking(JsonType):
+    system: str
+    datasets: tuple[str, ...]
+    arms: tuple[RankedArm, ...]
+    pairs: tuple[Separation, ...]

@@ -17,7 +17,7 @@ DEFAULT_CONFIG = "config/config.yaml"
 # keeps the last of a repeated key, and its YAML errors name neither file nor line. (A
 # `--configfile` it cannot read at all stops Snakemake before this file runs: the docs put
 # `crmatrix validate FILE` first.)
-DEFAULT_MATRIX = [] if "datasets" in config else [DEFAULT_CONFIG]
+DEFAULT_MATRIX = [] if workflow.configfiles else [DEFAULT_CONFIG]
 try:
     for config_file in [*workflow.configfiles, *DEFAULT_MATRIX]:
         read_yaml(config_file)

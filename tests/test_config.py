@@ -48,7 +48,7 @@ def test_unknown_top_level_key_is_named():
     assert error_of({**MINIMAL, "corpus": {}}) == (
         "config: (top level): unknown key 'corpus' (did you mean 'corpora'? expected one of: arms, baseline_arm, "
         "cache_dir, compare, comparisons, corpora, datasets, default_model, embed_threads, force_test, git_mirrors, "
-        "headline_method, models, reference_system, registries, sweeps, systems, top_k, trackers)"
+        "headline_method, models, reference_system, registries, repositories, sweeps, systems, top_k, trackers)"
     )
 
 
@@ -113,7 +113,7 @@ def test_dataset_formats_and_trackers_are_the_registered_ones():
     cfg["datasets"]["d"]["format"] = "swe_qa"
     assert error_of(cfg).startswith("config: datasets.d.format: unknown dataset format 'swe_qa' (did you mean "
                                     "'swe-qa'? known: callgraph, codelens, derived, ds1000, ds1000-library, repoqa, "
-                                    "swe-qa, swe-qa-pro")
+                                    "swe-bench, swe-qa, swe-qa-pro)")
     cfg = copy.deepcopy(MINIMAL)
     cfg["trackers"] = {"wandb": {"project": "x"}}
     assert error_of(cfg).startswith("config: trackers.wandb: unknown tracker 'wandb' (known: jsonl, mlflow")
@@ -138,8 +138,8 @@ def test_a_misspelled_key_is_named_with_a_did_you_mean_by_snakemake_and_validate
     cfg.write_text(yaml.safe_dump({"corpora": MINIMAL["corpora"], "datsets": MINIMAL["datasets"], "arms": {}}))
     line = (f"crmatrix: {cfg}: (top level): unknown key 'datsets' (did you mean 'datasets'? expected one of: arms, "
             "baseline_arm, cache_dir, compare, comparisons, corpora, datasets, default_model, embed_threads, "
-            "force_test, git_mirrors, headline_method, models, reference_system, registries, sweeps, systems, top_k, "
-            "trackers)")
+            "force_test, git_mirrors, headline_method, models, reference_system, registries, repositories, sweeps, "
+            "systems, top_k, trackers)")
     proc = snakemake(tmp_path, "-n", "all", "--configfile", str(cfg), check=False)
     assert proc.returncode != 0 and proc.stderr.strip().splitlines()[-1] == line
     from crmatrix.cli import main

@@ -96,6 +96,7 @@ def test_a_format_carries_its_facts():
                      "ds1000": (False, False, False, "ds1000", True, False),
                      "ds1000-library": (False, False, False, None, False, True),
                      "repoqa": (False, True, False, "repoqa", False, False),
+                     "swe-bench": (False, False, False, None, False, True),
                      "swe-qa": (False, False, False, None, False, False),
                      "swe-qa-pro": (False, False, False, None, False, False),
                      "derived": (False, False, False, None, False, False)}

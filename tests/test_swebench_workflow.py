@@ -111,6 +111,7 @@ def test_the_plan_splits_a_swe_bench_dataset_by_declared_repository_and_counts_t
                           "systems": {"builtin": {"type": "builtin", "methods": ["hybrid"]}},
                           "arms": {"baseline": {}}})
     assert list(m.datasets) == ["sb-widget"] and m.corpora["widget"].kind == "repository"
+    assert m.datasets["sb-widget"].pooled_as == "sb"  # the matrix pools a benchmark's splits under its name
     assert m.corpora["widget"].conf["commits"] == [first] and m.undeclared == {"sb": {"other/repo": 2}}
     cell = Plan(m).cell("sb-widget", "builtin", "baseline")
     assert {k: v for k, v in cell.inputs.items() if k in ("repository", "store")} == {

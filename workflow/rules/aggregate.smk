@@ -59,6 +59,7 @@ rule collect_matrix:
         arm_order=list(MATRIX.arms),
         archetypes={d: ds.archetype for d, ds in MATRIX.datasets.items()},
         notes={d: ds.note for d, ds in MATRIX.datasets.items() if ds.note},
+        pooled_as={d: ds.pooled_as for d, ds in MATRIX.datasets.items() if ds.pooled_as},
         splits=DATASET_SPLITS,
         comparisons=list(MATRIX.comparisons) if MATRIX.comparisons else None,
         summary_datasets=DATASETS,

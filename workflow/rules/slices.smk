@@ -9,7 +9,7 @@ localrules:
 
 
 # The same aggregation as collect_matrix, over the slice's cells; its parameters are the
-# slice's share of the matrix's (archetypes and splits of its datasets, the correction family
+# slice's share of the matrix's (archetypes, splits and pools of its datasets, the correction family
 # narrowed to its arms), so an edit elsewhere in the config re-runs no slice it does not touch.
 use rule collect_matrix as collect_slice_matrix with:
     input:
@@ -31,6 +31,11 @@ use rule collect_matrix as collect_slice_matrix with:
         archetypes=lambda wc: {
             d: MATRIX.datasets[d].archetype
             for d in crslices.datasets(SLICES[wc.slice])
+        },
+        pooled_as=lambda wc: {
+            d: MATRIX.datasets[d].pooled_as
+            for d in crslices.datasets(SLICES[wc.slice])
+            if MATRIX.datasets[d].pooled_as
         },
         splits=lambda wc: {
             d: DATASET_SPLITS[d]

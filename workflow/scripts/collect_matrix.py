@@ -15,4 +15,5 @@ with jobs.job(snakemake.log[0], snakemake.output):
         summaries=dict(zip(snakemake.params.summary_datasets, snakemake.input.summaries, strict=True)),
         notes=dict(snakemake.params.notes),
         reference=snakemake.params.reference,
+        pooled_as=dict(snakemake.params.pooled_as),
     )

@@ -100,13 +100,14 @@ def _mean(values) -> float:
     return float(values.mean()) if values.size else 0.0
 
 
-def _with_ci(values) -> Scored:
+def with_ci(values) -> Scored:
+    """The mean of these per-query values with its bootstrap interval."""
     low, high = stats.bootstrap_ci(values)
     return Scored(mean=_mean(values), ci_low=low, ci_high=high)
 
 
 def _scores(rows, names: dict[str, str]) -> dict[str, Scored]:
-    return {label: _with_ci(metrics.per_query(rows, metric)) for label, metric in names.items()}
+    return {label: with_ci(metrics.per_query(rows, metric)) for label, metric in names.items()}
 
 
 def _benchmark(queries: tuple[QueryRow, ...], fmt: FormatFacts) -> Benchmark:
@@ -118,9 +119,12 @@ def _benchmark(queries: tuple[QueryRow, ...], fmt: FormatFacts) -> Benchmark:
     strata: dict[str, list[QueryRow]] = {}
     for q in queries:
         strata.setdefault(q.stratum or "", []).append(q)
+    by_id = sorted(queries, key=lambda q: q.task_id)
     return Benchmark(metrics=tuple(names), scores=_scores(queries, names),
                      strata={k: Stratum(n=len(v), scores=_scores(v, names)) for k, v in sorted(strata.items())}
-                     if len(strata) > 1 else None)
+                     if len(strata) > 1 else None,
+                     values={label: tuple(float(v) for v in metrics.per_query(by_id, metric))
+                             for label, metric in names.items()})
 
 
 def cell(run: Run, base: Run | None, preferred: str, fmt: FormatFacts | None = None) -> Cell:

@@ -81,6 +81,12 @@ class Dataset:
     def note(self) -> str | None:
         return self.conf.get("note")
 
+    @property
+    def pooled_as(self) -> str | None:
+        """The per-task-commit dataset this one is a repository's split of (its queries pool
+        there in the matrix), else None."""
+        return self.conf.get("pooled_as")
+
 
 @dataclass(frozen=True)
 class SystemConfig:

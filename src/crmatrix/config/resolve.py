@@ -32,10 +32,13 @@ DERIVED_SPLITS = ("structural",)
 # the method whose mrr fills the phase matrix when the config names none (a system without it
 # shows its first method)
 DEFAULT_HEADLINE = "hybrid"
-DEFAULT_MAX_DROP = 0.02
+DEFAULT_MAX_DROP = 0.02  # of the headline method's mrr, when a `compare:` entry names no gate
 # A corpus of many commits of one repository (`repositories:`), made from a per-task-commit
 # dataset's rows: its entry's key for the repository's `owner/name`.
-REPOSITORY = "repository"  # of the headline method's mrr, when a `compare:` entry names no gate
+REPOSITORY = "repository"
+# A dataset split by repository from a per-task-commit one: that one's name, under which the
+# matrix pools its splits' queries (the benchmark's own figure, micro-averaged as the field reports).
+POOLED_AS = "pooled_as"
 
 
 def resolve(cfg: dict, source: str = "config") -> Matrix:
@@ -114,7 +117,7 @@ def _per_commit(cfg: dict) -> tuple[dict[str, dict], dict[str, dict], dict[str, 
             if split in cfg["datasets"]:
                 raise CrmatrixError(f"datasets.{split}: the name of dataset {name}'s rows of repository {repo}; "
                                     "rename one of them")
-            datasets[split] = {**conf, "corpus": declared[repo], "repository": repo}
+            datasets[split] = {**conf, "corpus": declared[repo], "repository": repo, POOLED_AS: name}
             asked.setdefault(declared[repo], set()).update(r.base_commit for r in mine)
     corpora = {}
     for corpus, commits in sorted(asked.items()):

@@ -104,10 +104,13 @@ class Stratum(JsonType):
 
 @dataclass(frozen=True, kw_only=True)
 class Benchmark(JsonType):
-    """A public benchmark's metrics with their bootstrap intervals, and per stratum (None: one)."""
+    """A public benchmark's metrics with their bootstrap intervals, per stratum (None: one), and
+    each query's value of each metric in task-id order (what the matrix pools a benchmark split
+    over datasets by: crmatrix.analysis.matrix.rollups.pooled_benchmarks)."""
     metrics: tuple[str, ...]
     scores: dict[str, Scored]
     strata: dict[str, Stratum] | None
+    values: dict[str, tuple[float, ...]]
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -1,5 +1,6 @@
 """The phase matrix (`results/matrix/phase-matrix.json`): its rows (`crmatrix.results.row`), its
-roll-ups, knobs, gates and public benchmarks (`crmatrix.analysis.matrix.rollups` computes them),
+roll-ups, knobs, gates and public benchmarks, per dataset and pooled over a benchmark's splits
+(`crmatrix.analysis.matrix.rollups` computes them),
 its pools and power (`crmatrix.results.pool`), how its numbers were made, its notes, and its
 rankings: the leaderboard of its systems and each system's arms (`crmatrix.results.leaderboard`)."""
 
@@ -105,6 +106,21 @@ class BenchmarkEntry(JsonType):
 
 
 @dataclass(frozen=True, kw_only=True)
+class PooledBenchmark(JsonType):
+    """A benchmark split over datasets (a swe-bench dataset, by repository) as the field reports
+    it: per arm, each metric over the queries of all its datasets (a micro average) with its
+    bootstrap interval; `n` those queries, `datasets` the splits pooled."""
+    benchmark: str
+    system: str
+    method: str
+    format: str
+    datasets: tuple[str, ...]
+    n: int
+    metrics: tuple[str, ...]
+    arms: dict[str, dict[str, Scored]]
+
+
+@dataclass(frozen=True, kw_only=True)
 class Statistics(JsonType):
     """How the matrix's numbers were made, in words and settings."""
     bootstrap_resamples: int
@@ -151,3 +167,4 @@ class Matrix(JsonType):
     notes: dict[str, str] = omitted({})  # a dataset's caveat, shown beside its name
     leaderboard: Leaderboard | None = omitted()  # a matrix of two systems or more
     arm_ranks: tuple[ArmRanking, ...] = omitted(())  # each system with an arm beside the baseline
+    pooled_benchmarks: tuple[PooledBenchmark, ...] = omitted(())  # a benchmark split by repository

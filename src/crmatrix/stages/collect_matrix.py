@@ -16,10 +16,12 @@ from crmatrix.results.matrix import Matrix
 def run(cells: list[Path], baseline_arm: str, headline_method: str, arm_order: list[str], archetypes: dict[str, str],
         json_out: Path, md_out: Path, splits: dict[str, str] | None = None, comparisons: list[str] | None = None,
         ledger_path: Path = ledger.PATH, summaries: dict[str, Path] | None = None,
-        notes: dict[str, str] | None = None, reference: str | None = None) -> Matrix:
+        notes: dict[str, str] | None = None, reference: str | None = None,
+        pooled_as: dict[str, str] | None = None) -> Matrix:
     """`summaries`: dataset -> its dataset stage's summary file (dropped rows by reason);
     `notes`: dataset -> its caveat (config `note`), shown beside its name; `reference`: the
-    system the leaderboard compares the others with (config `reference_system`)."""
+    system the leaderboard compares the others with (config `reference_system`); `pooled_as`:
+    dataset -> the benchmark it is a split of (pooled in the matrix too)."""
     loaded = [Cell.read(Path(p)) for p in cells]
     scorings = [c.test_scoring for c in loaded if c.test_scoring is not None]
     book = ledger.read(ledger_path)
@@ -27,7 +29,7 @@ def run(cells: list[Path], baseline_arm: str, headline_method: str, arm_order: l
     m = matrix.assemble(loaded, baseline_arm, headline_method, arm_order, archetypes, splits, comparisons,
                         test_ledger=ledger.entries(book, scorings),
                         summaries={d: atomic.read_json(Path(p)) for d, p in (summaries or {}).items()},
-                        notes=notes, reference=reference)
+                        notes=notes, reference=reference, pooled_as=pooled_as)
     matrix.write(m, Path(json_out), Path(md_out))
     if changed:  # last: a job killed before this point has counted nothing, and re-runs
         ledger.write(book, ledger_path)

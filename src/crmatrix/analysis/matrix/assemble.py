@@ -37,7 +37,7 @@ def assemble(cells: list[Cell], baseline_arm: str, headline_method: str, arm_ord
              archetypes: dict[str, str] | None = None, splits: dict[str, str] | None = None,
              comparisons: list[str] | None = None, test_ledger: list[dict] | None = None,
              summaries: dict[str, dict] | None = None, notes: dict[str, str] | None = None,
-             reference: str | None = None) -> Matrix:
+             reference: str | None = None, pooled_as: dict[str, str] | None = None) -> Matrix:
     """The matrix of these cells' statistics (`cells.cell`), in any order: rows come sorted by
     dataset and system, columns in `arm_order` (the config's order) with the baseline first, so
     the same cells give the same bytes. `headline_method`: the method the config prefers (each
@@ -46,7 +46,9 @@ def assemble(cells: list[Cell], baseline_arm: str, headline_method: str, arm_ord
     `comparisons`: the arms whose tests form each row's correction family (None: every arm).
     `test_ledger`: how often each test-split run's config was scored there (crmatrix.datasets.ledger).
     `summaries`: each dataset stage's summary of dropped rows. `notes`: a dataset's caveat (an
-    oracle run's), kept on its row and shown beside its name wherever it appears."""
+    oracle run's), kept on its row and shown beside its name wherever it appears. `pooled_as`:
+    a dataset split from a benchmark (config.Dataset.pooled_as) -> that benchmark, whose
+    metrics the matrix also gives over all its splits' queries."""
     present = {c.arm for c in cells}
     order = [a for a in arm_order if a in present] + sorted(present - set(arm_order))
     arms = sorted(order, key=lambda a: a != baseline_arm)
@@ -79,14 +81,16 @@ def assemble(cells: list[Cell], baseline_arm: str, headline_method: str, arm_ord
             pooling="random effects, DerSimonian-Laird; Δ's variance sd_diff^2 / n",
             bands="flat < 1 %, mild, strong >= 5 % of the baseline"),
         notes=notes, leaderboard=leaderboard.leaderboard(table, baseline_arm, reference),
-        arm_ranks=tuple(leaderboard.arm_rankings(table, matrix_rows, pools, arms, baseline_arm)))
+        arm_ranks=tuple(leaderboard.arm_rankings(table, matrix_rows, pools, arms, baseline_arm)),
+        pooled_benchmarks=tuple(rollups.pooled_benchmarks(table, arms, pooled_as or {})))
 
 
 def build(runs: list[Run], baseline_arm: str, preferred_method: str, arm_order: list[str] = (),
           archetypes: dict[str, str] | None = None, splits: dict[str, str] | None = None,
           comparisons: list[str] | None = None, test_ledger: list[dict] | None = None,
           formats: dict[str, dict] | None = None, summaries: dict[str, dict] | None = None,
-          notes: dict[str, str] | None = None, reference: str | None = None) -> Matrix:
+          notes: dict[str, str] | None = None, reference: str | None = None,
+          pooled_as: dict[str, str] | None = None) -> Matrix:
     """The matrix straight from runs, each cell's statistics computed in turn here (a
     notebook's way; the workflow computes each cell in a job of its own). `formats`: the facts
     of each dataset's format (crmatrix.config.plan.Plan.matrix_format); the rest as `assemble`'s."""
@@ -95,7 +99,7 @@ def build(runs: list[Run], baseline_arm: str, preferred_method: str, arm_order: 
     cells = [cellstats.cell(r, None if r.arm == baseline_arm else base.get((r.dataset, r.system)),
                             preferred_method, facts.get(r.dataset)) for r in runs]
     return assemble(cells, baseline_arm, preferred_method, arm_order, archetypes, splits, comparisons, test_ledger,
-                    summaries, notes, reference)
+                    summaries, notes, reference, pooled_as)
 
 
 def write(matrix: Matrix, json_path, md_path) -> None:

@@ -22,7 +22,7 @@ from crmatrix.analysis.matrix.panels import p_text as _p
 from crmatrix.analysis.matrix.rows import significant
 from crmatrix.analysis.stats import HYBRID_CATEGORIES
 from crmatrix.results.cell import GATE_METRIC, Scored
-from crmatrix.results.matrix import BenchmarkEntry, LedgerEntry, Matrix, Rollup
+from crmatrix.results.matrix import BenchmarkEntry, LedgerEntry, Matrix, PooledBenchmark, Rollup
 from crmatrix.results.pool import Judged, PoolEntry, PoolGroup, PowerGroup
 from crmatrix.results.row import Detectable, MatrixCell, Row
 from crmatrix.results.run import TokenEfficiency
@@ -220,7 +220,7 @@ def to_markdown(matrix: Matrix) -> str:
             cells = [("—" if (c := g.arms.get(a)) is None else f"{c.value:.3f} {'pass' if c.passed else 'FAIL'}")
                      for a in arms if a != base]
             lines.append(f"| {g.dataset} | {g.system} | {g.baseline:.3f} | " + " | ".join(cells) + " |")
-    lines += _benchmarks_md(matrix.benchmarks, arms)
+    lines += _benchmarks_md(matrix.benchmarks, matrix.pooled_benchmarks, arms)
     lines += _ledger_md(matrix.test_ledger)
     lines += ["", "## Per-query decomposition against the baseline", ""]
     for r in matrix.rows:
@@ -276,8 +276,10 @@ def _by_name_alone(gold: dict) -> str:
     return f"{gold['by_name_alone']} of {gold['files']} gold files cited by a name alone{share}"
 
 
-def _benchmarks_md(entries: tuple[BenchmarkEntry, ...], arms: tuple[str, ...]) -> list[str]:
-    """Per public-benchmark dataset: a table of arms by metric (95 % bootstrap intervals), the
+def _benchmarks_md(entries: tuple[BenchmarkEntry, ...], pools: tuple[PooledBenchmark, ...],
+                   arms: tuple[str, ...]) -> list[str]:
+    """Per benchmark split over datasets, its pooled table of arms by metric; then per
+    public-benchmark dataset: a table of arms by metric (95 % bootstrap intervals), the
     per-stratum table of the baseline arm (else of its first arm with strata), and what the
     loader dropped."""
     if not entries:
@@ -285,7 +287,16 @@ def _benchmarks_md(entries: tuple[BenchmarkEntry, ...], arms: tuple[str, ...]) -
     lines = ["", "## Public benchmarks: recall and nDCG", "",
              "Per arm, the headline method's metrics with 95 % bootstrap intervals (1000 resamples, seed 0); "
              "file-level gold (SWE-QA) ranks each file at its first hit. pass@1 (RepoQA): the first hit is the "
-             "needle or a function AST-equal to it.", ""]
+             "needle or a function AST-equal to it." + (" A benchmark split by repository (swe-bench) comes first, "
+                                                         "pooled over the tasks of all its splits as the field "
+                                                         "reports it." if pools else ""), ""]
+    for p in pools:
+        lines += [f"**{p.benchmark} · {p.system}** ({p.format}, {p.method}), pooled: {p.n} tasks of "
+                  f"{len(p.datasets)} datasets ({', '.join(p.datasets)})", "",
+                  "| arm | " + " | ".join(p.metrics) + " |", "|---|" + "---:|" * len(p.metrics)]
+        for arm in (a for a in arms if a in p.arms):
+            lines.append(f"| {arm} | " + " | ".join(_ci_text(p.arms[arm][m]) for m in p.metrics) + " |")
+        lines.append("")
     for e in entries:
         lines += [f"**{e.dataset} · {e.system}** ({e.format}, {e.method})", ""]
         if e.dropped is not None:

@@ -1,9 +1,13 @@
 """What the phase matrix says across its rows: macro averages by language and archetype, one
 line per arm over every dataset, the do-no-harm gate on structural splits, and the public
-benchmarks' metrics (each from its cells' statistics)."""
+benchmarks' metrics (each from its cells' statistics), per dataset and pooled over the datasets
+a benchmark is split into."""
 
 from __future__ import annotations
 
+import numpy as np
+
+from crmatrix.analysis import cells as cellstats
 from crmatrix.analysis import stats
 from crmatrix.analysis.matrix.rows import significant
 from crmatrix.results.cell import GATE_METRIC, Cell
@@ -14,6 +18,7 @@ from crmatrix.results.matrix import (
     GateRow,
     KnobDataset,
     KnobLine,
+    PooledBenchmark,
     Rollup,
     RollupCell,
     RollupDelta,
@@ -94,4 +99,35 @@ def benchmarks(table: dict[tuple, dict[str, Cell]], rows: list[Row], arms: list[
             dropped=None if summary is None else Dropped(tasks=summary["tasks"], dropped=summary["dropped"],
                                                          by_reason=summary["dropped_by_reason"],
                                                          gold=summary.get("gold"))))
+    return out
+
+
+def pooled_benchmarks(table: dict[tuple, dict[str, Cell]], arms: list[str], pooled_as: dict[str, str]
+                      ) -> list[PooledBenchmark]:
+    """Per benchmark split over datasets (`pooled_as`: dataset -> the benchmark it is a split
+    of) and system: each arm's metrics over the queries of every split the system ran it on,
+    concatenated in dataset order (each in task-id order), with bootstrap intervals: the
+    benchmark's figure as the field reports it, one number over all its tasks. An arm missing
+    from a split the system ran is left out (a pool over fewer tasks would not be the benchmark's);
+    a benchmark of one split has its split's table alone."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for dataset, system in sorted(table):
+        if dataset in pooled_as:
+            groups.setdefault((pooled_as[dataset], system), []).append(dataset)
+    out = []
+    for (bench, system), datasets in sorted(groups.items()):
+        if len(datasets) < 2:  # its one split's table is the benchmark's
+            continue
+        docs = [table[(d, system)] for d in datasets]
+        first = next(iter(docs[0].values()))
+        if first.benchmark is None:
+            continue
+        present = [a for a in arms if all(a in d for d in docs)]
+        pooled = {}
+        for arm in present:
+            values = {m: np.concatenate([d[arm].benchmark.values[m] for d in docs]) for m in first.benchmark.metrics}
+            pooled[arm] = {m: cellstats.with_ci(v) for m, v in values.items()}
+        out.append(PooledBenchmark(benchmark=bench, system=system, method=first.method, format=first.format.name,
+                                   datasets=tuple(datasets), n=sum(next(iter(d.values())).cell.n for d in docs),
+                                   metrics=first.benchmark.metrics, arms=pooled))
     return out

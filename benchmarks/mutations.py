@@ -82,6 +82,9 @@ MUTATIONS = [
      '        code=code("prepare_dataset"),\n        dataset_sha256=by(PLAN.dataset_sha256, "dataset"),\n',
      '        code=code("prepare_dataset"),\n',
      "the prepared dataset is keyed by its file's mtime alone: an older copy restored keeps the old queries"),
+    ("src/crmatrix/corpora/pins/path.py", "        return file_blob_id(path)\n",
+     '        return f"{st.st_size} {st.st_mtime_ns}"\n',
+     "a path corpus is fingerprinted by sizes and mtimes: an edit that keeps both re-runs nothing"),
 ]
 
 # Fast unit tests first, so a caught bug costs seconds; the end-to-end files last.

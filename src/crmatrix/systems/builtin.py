@@ -101,8 +101,8 @@ class BuiltinSystem(System):
 
     @classmethod
     def index_spec(cls, conf: dict, arm, language: str | None, models: dict) -> dict:
-        """Its index fields (`ArmKnobs.index_spec`) and the definition of the arm's model, never
-        the arm's or the model's name."""
+        """Its index fields (`ArmKnobs.index_spec`) and the key of the arm's model (`models`: its
+        definition, its files by their contents), never the arm's or the model's name."""
         return {"knobs": arm.knobs.index_spec(language), "model": models[arm.model]}
 
     @classmethod

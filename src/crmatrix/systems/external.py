@@ -124,7 +124,8 @@ class ExternalSystem(System):
         """Its index command with the variables it sees under the arm (its environment is the
         plan's to add: `crmatrix.config.plan.Plan.index_key`); the contents of the project files
         and the definitions of the models its index command names, when it names any (absent
-        otherwise, so such a system keeps its key)."""
+        otherwise, so such a system keeps its key; `models`: NAME -> the model's key, its
+        definition with its files by their contents)."""
         options = conf["options"]
         spec = {"type": conf["type"],
                 "options": {k: options.get(k) for k in INDEX_OPTIONS},
@@ -141,7 +142,7 @@ class ExternalSystem(System):
     def index_conf(cls, conf: dict, models: dict) -> dict:
         """The settings its index job runs with: index-time ones only, so a query-time change
         (`timeout_s`, `budget_s`, the search argv or tool) re-runs no index; and the definitions
-        of the models its index command names (`models`: the config's)."""
+        of the models its index command names (`models`: NAME -> the model's key)."""
         options = conf["options"]
         out = {"type": conf["type"],
                "options": {k: options[k] for k in (*INDEX_OPTIONS, "index_env", "index_timeout_s") if k in options}}

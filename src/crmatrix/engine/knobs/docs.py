@@ -51,6 +51,7 @@ def markdown() -> str:
         "Jobs get each value in one spelling, so respelling a knob re-runs nothing.",
         "",
         f"`{MODEL_VAR}` is no knob but picks the arm's embedding model (a name under `models:`);",
-        "an arm with another model builds its own index (two names of one model definition share one).",
+        "an arm with another model builds its own index (two names of one model, equal in definition",
+        "and files, share one).",
         "",
     ])

@@ -12,15 +12,25 @@ from pathlib import Path
 STAMP = re.compile(r"^\[(\w{3} \w{3} +\d+ [\d:]{8} \d{4})\]$", re.M)
 
 
+def option(flag: str, default: str) -> str:
+    """`flag VALUE` taken off the command line (`default` when absent), before `arguments`
+    reads the rest."""
+    if flag not in sys.argv:
+        return default
+    at = sys.argv.index(flag)
+    if at + 1 == len(sys.argv):
+        sys.exit(f"{flag}: expected a value after it")
+    value = sys.argv[at + 1]
+    del sys.argv[at:at + 2]
+    return value
+
+
 def arguments(script: str) -> tuple[Path, str]:
     """`script CLONE [--note TEXT]`: the clone, and a line about the machine for the reader."""
-    args = sys.argv[1:]
-    note = args.pop(args.index("--note") + 1) if "--note" in args else ""
-    if "--note" in args:
-        args.remove("--note")
-    if len(args) != 1:
+    note = option("--note", "")
+    if len(sys.argv) != 2:
         sys.exit(f"usage: benchmarks/{script} CLONE [--note TEXT]")
-    return Path(args[0]).resolve(), note
+    return Path(sys.argv[1]).resolve(), note
 
 
 def commit(clone: Path) -> str:

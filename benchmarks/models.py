@@ -25,7 +25,6 @@ from __future__ import annotations
 import datetime
 import os
 import statistics
-import sys
 import time
 from pathlib import Path
 
@@ -44,18 +43,6 @@ CONFIG = "config/models.yaml"
 CORPUS = "requests"  # config/models.yaml's Python corpus: the side-by-side throughput's texts
 ROUNDS = 3
 THREADS = 2  # the config's embed_threads
-
-
-def options() -> tuple[str, str]:
-    """`--config FILE` and `--corpus NAME` taken off the command line (config/models.yaml and
-    its requests when absent); finished_run.arguments reads the rest."""
-    found = {"--config": CONFIG, "--corpus": CORPUS}
-    for flag in found:
-        if flag in sys.argv:
-            at = sys.argv.index(flag)
-            found[flag] = sys.argv[at + 1]
-            del sys.argv[at:at + 2]
-    return found["--config"], found["--corpus"]
 
 
 def side_by_side(clone: Path, model: str, corpus: str) -> list[str]:
@@ -123,7 +110,8 @@ def verdict_table(view: sources.View) -> list[str]:
 
 
 def main() -> None:
-    config_file, corpus = options()
+    # config/models.yaml and its requests unless named (the seed matrix's models: --config, --corpus)
+    config_file, corpus = finished_run.option("--config", CONFIG), finished_run.option("--corpus", CORPUS)
     clone, note = finished_run.arguments("models.py")
     matrix = config.load(clone / config_file)
     base = matrix.baseline_arm

@@ -15,6 +15,10 @@ from typing import Any
 
 from crmatrix.engine.knobs import ArmKnobs
 
+# A dataset split by repository from a per-task-commit one: that one's name, under which the
+# matrix pools its splits' queries (the benchmark's own figure, micro-averaged as the field reports).
+POOLED_AS = "pooled_as"
+
 
 @dataclass(frozen=True)
 class Arm:
@@ -85,7 +89,7 @@ class Dataset:
     def pooled_as(self) -> str | None:
         """The per-task-commit dataset this one is a repository's split of (its queries pool
         there in the matrix), else None."""
-        return self.conf.get("pooled_as")
+        return self.conf.get(POOLED_AS)
 
 
 @dataclass(frozen=True)

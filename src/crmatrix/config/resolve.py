@@ -15,7 +15,7 @@ from pathlib import Path
 from crmatrix import CrmatrixError
 from crmatrix.analysis import check as run_check
 from crmatrix.config import sweeps
-from crmatrix.config.matrix import Arm, Corpus, Dataset, Matrix, SystemConfig
+from crmatrix.config.matrix import POOLED_AS, Arm, Corpus, Dataset, Matrix, SystemConfig
 from crmatrix.corpora import views
 from crmatrix.datasets import derived, holdout, swebench
 from crmatrix.datasets.registry import FORMATS, written_by
@@ -36,9 +36,6 @@ DEFAULT_MAX_DROP = 0.02  # of the headline method's mrr, when a `compare:` entry
 # A corpus of many commits of one repository (`repositories:`), made from a per-task-commit
 # dataset's rows: its entry's key for the repository's `owner/name`.
 REPOSITORY = "repository"
-# A dataset split by repository from a per-task-commit one: that one's name, under which the
-# matrix pools its splits' queries (the benchmark's own figure, micro-averaged as the field reports).
-POOLED_AS = "pooled_as"
 
 
 def resolve(cfg: dict, source: str = "config") -> Matrix:

@@ -17,7 +17,7 @@ from crmatrix.engine.methods import FILE_METHODS, METHODS
 from crmatrix.symbols import Symbol
 from crmatrix.symbols.extract import extract_files
 from crmatrix.symbols.record import sort_key
-from crmatrix.symbols.versioned import SymbolStore, build, content_of
+from crmatrix.symbols.versioned import CommitSymbols, SymbolStore, build, content_of
 
 # --- a repository of three commits ------------------------------------------------------------
 
@@ -207,6 +207,26 @@ def test_each_commit_reads_back_as_its_plain_extraction(store, tmp_path):
     assert occurrences == 10 + 12 + 19 and store.meta["occurrences"] == occurrences
     assert [json.loads(line)["name"] for line in (store.directory / "contents.jsonl").read_text().splitlines()
             ].count("compat") == 1  # the duplicated definition is one content
+
+
+def test_a_commits_symbols_iterated_are_its_items_and_the_next_commit_reads_only_what_changed(store, monkeypatch):
+    """An evaluation passes over every symbol of each task's commit several times: one read per
+    commit, and contents the previous commit had are not read again."""
+    read: list[list[int]] = []
+    contents = SymbolStore.contents
+    monkeypatch.setattr(SymbolStore, "contents", lambda self, ids: read.append(list(ids)) or contents(self, ids))
+    commits = {c: CommitSymbols(store, store.occurrences(c)) for c in ("c1", "c2")}
+    first = commits["c1"]
+    assert [first[i] for i in range(len(first))] == list(first) == list(first) == store.symbols_of("c1")
+    read.clear()
+    second = list(commits["c2"])
+    c1_rows = {tuple(row) for row in store.occurrences("c1").tolist()}
+    new = sorted({c for c, start, end in store.occurrences("c2").tolist() if (c, start, end) not in c1_rows})
+    assert read == [new] and 0 < len(new) < len(second)  # one pass, of what c1 did not have
+    assert second == store.symbols_of("c2") and read == [new, []]  # the same commit again: nothing read
+    # an occurrence both commits have is the same symbol, made once
+    c1 = {(s.path, s.name, s.start_line): s for s in first}
+    assert any(c1.get((s.path, s.name, s.start_line)) is s for s in second)
 
 
 def test_each_distinct_file_is_asked_once_and_the_bytes_do_not_depend_on_order(tmp_path):

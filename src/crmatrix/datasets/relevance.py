@@ -92,14 +92,16 @@ def _keys(gold: dict) -> tuple[str, list[str]]:
 def qrels(tasks: list[Task], symbols: list[Symbol]) -> dict[str, list[str]]:
     """Everything that counts as a hit for each task (so recall and TREC tools see the same gold).
     Each task looks at the symbols of its gold's names or paths only (in corpus order), so a
-    dataset of hundreds of tasks costs one pass over the corpus, not one per task."""
+    dataset of hundreds of tasks costs one pass over the corpus, not one per task (and only by
+    the fields their golds name)."""
+    wanted = {t.task_id: _keys(t.gold) for t in tasks}
     positions: dict[tuple[str, str], list[int]] = {}
-    for i, s in enumerate(symbols):
-        positions.setdefault(("name", s.name), []).append(i)
-        positions.setdefault(("path", s.path), []).append(i)
+    for field in sorted({field for field, _ in wanted.values()}):
+        for i, s in enumerate(symbols):
+            positions.setdefault((field, getattr(s, field)), []).append(i)
     out = {}
     for t in tasks:
-        field, keys = _keys(t.gold)
+        field, keys = wanted[t.task_id]
         candidates = sorted({i for k in keys for i in positions.get((field, k), ())})
         out[t.task_id] = relevant_ids(t.gold, [symbols[i] for i in candidates])
     return out

@@ -9,6 +9,8 @@ system costs a timeout, never the job.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
+from functools import cached_property
 
 import numpy as np
 
@@ -132,9 +134,17 @@ def _same_failure(rows: list[dict]) -> bool:
 class CorpusUnits:
     """What a hit may resolve to in the corpus: a symbol (by docid) or, for file-level gold, a file."""
 
-    def __init__(self, symbols: list[Symbol]):
-        self.symbols = {docid(Hit(s.path, s.name, s.kind, s.start_line, s.end_line, 0.0)) for s in symbols}
-        self.files = {s.path for s in symbols}
+    def __init__(self, symbols: Sequence[Symbol]):
+        self._corpus = symbols
+
+    # each worked out when first asked: a file-level dataset never needs the symbols' docids
+    @cached_property
+    def symbols(self) -> set[str]:
+        return {docid(Hit(s.path, s.name, s.kind, s.start_line, s.end_line, 0.0)) for s in self._corpus}
+
+    @cached_property
+    def files(self) -> set[str]:
+        return {s.path for s in self._corpus}
 
     def resolves(self, gold: dict, judged: list[tuple[str, bool]]) -> bool:
         """Whether any of an answer's judged units (`ranked_units`) is a unit of the corpus."""

@@ -25,7 +25,7 @@ On disk (a directory, written whole or not at all, the same inputs giving the sa
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -142,6 +142,7 @@ class SymbolStore:
         self.commits: tuple[str, ...] = tuple(self.meta["commits"])
         self._offsets = np.load(self.directory / OFFSETS, mmap_mode="r")
         self._occurrences = np.load(self.directory / OCCURRENCES, mmap_mode="r")
+        self._last_symbols: dict[tuple[int, int, int], Symbol] = {}  # commit_symbols' last, by occurrence
 
     def __len__(self) -> int:
         """The number of distinct contents."""
@@ -170,26 +171,45 @@ class SymbolStore:
 
     def symbols_of(self, commit: str) -> list[Symbol]:
         """The commit's symbols, exactly the list a plain extraction of its tree gives."""
-        occ = np.asarray(self.occurrences(commit))
-        contents = self.contents(occ[:, 0])
-        return [content_symbol(c, start, end) for c, (_, start, end) in zip(contents, occ.tolist(), strict=True)]
+        return list(CommitSymbols(self, self.occurrences(commit)))
+
+    def commit_symbols(self, occurrences: np.ndarray) -> list[Symbol]:
+        """The symbols of one commit's occurrences. Those the previous call made are reused and
+        the contents of the rest read in one pass: consecutive commits share most of their
+        symbols, so a job over many commits makes each about once while holding one commit's."""
+        rows = list(map(tuple, np.asarray(occurrences).tolist()))
+        last = self._last_symbols
+        missing = sorted({c for c, start, end in rows if (c, start, end) not in last})
+        contents = dict(zip(missing, self.contents(missing), strict=True))
+        made = {row: last.get(row) or content_symbol(contents[row[0]], row[1], row[2]) for row in dict.fromkeys(rows)}
+        self._last_symbols = made
+        return [made[row] for row in rows]
 
 
 class CommitSymbols(Sequence):
-    """A commit's symbols as a sequence whose items are read from the store when asked for (an
-    engine asks for its hits' only), each content once."""
+    """A commit's symbols as a sequence. Indexed, its items are read from the store when asked
+    for (an engine asks for its hits' only), each content once; iterated (an evaluation's gold
+    and units pass over all of them, several times), they are read in one pass and kept."""
 
     def __init__(self, store: SymbolStore, occurrences: np.ndarray):
         self._store, self._occ = store, np.asarray(occurrences)
         self._contents: dict[int, dict] = {}
+        self._all: list[Symbol] | None = None
 
     def __len__(self) -> int:
         return len(self._occ)
 
     def __getitem__(self, i):
+        if self._all is not None:
+            return self._all[i]
         if isinstance(i, slice):
             return [self[j] for j in range(*i.indices(len(self)))]
         content, start, end = (int(v) for v in self._occ[i])
         if content not in self._contents:
             self._contents[content] = self._store.contents([content])[0]
         return content_symbol(self._contents[content], start, end)
+
+    def __iter__(self) -> Iterator[Symbol]:
+        if self._all is None:
+            self._all = self._store.commit_symbols(self._occ)
+        return iter(self._all)

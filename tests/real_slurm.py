@@ -73,6 +73,8 @@ def unavailable() -> str | None:
         return "not root: the test installs Slurm with apt-get and runs its daemons as root"
     if shutil.which("apt-get") is None:
         return "no apt-get: the test installs Debian's slurm-wlm and munge"
+    if (os.cpu_count() or 1) < 2:
+        return "fewer than 2 CPUs: the tests' group jobs, and embedding jobs, ask Slurm for 2"
     if not ours(DEFAULT_CONF) if DEFAULT_CONF.is_symlink() else DEFAULT_CONF.exists():
         return f"this machine has a Slurm of its own ({DEFAULT_CONF}), which the test would not replace"
     return None

@@ -1,7 +1,7 @@
 """The cluster profiles: the tiny matrix of test_workflow through the cluster-generic executor
 with the shipped profile and status script, on a fake Slurm (tests/fakes/slurm: sbatch runs
-the job script in the background, sacct answers from its process and exit code), and the
-slurm and kubernetes profiles linted and dry-run."""
+the job script in the background, sacct answers from its process and exit code), its jobs
+sent in the profile's job groups, and the slurm and kubernetes profiles linted and dry-run."""
 
 import importlib.util
 import os
@@ -22,12 +22,20 @@ REMOTE = {"extract_symbols": 2, "prepare_dataset": 2, "grep_baseline": 2, "evalu
 LOCAL = {"fetch_corpus": 2, "audit_dataset": 2, "cell_stats": 4, "collect_matrix": 1, "gate_candidates": 1,
          "plot_rows": 1, "plot_forest": 1, "plot_heatmap": 1, "plot_latency": 1,
          "plot_leaderboard": 1, "plot_costs": 1, "plot_runtime": 1, "plot_gallery": 1, "all": 1}
-# --time and --mem of each remote rule: its declared runtime and mem_mb (evaluate_arm: the
-# default budget_s of 1800 s as 30 minutes, plus 10 for loading)
-SUBMITTED = {"extract_symbols": "--cpus-per-task=1 --mem=1024 --time=20",
-             "prepare_dataset": "--cpus-per-task=1 --mem=1024 --time=10",
-             "grep_baseline": "--cpus-per-task=1 --mem=1024 --time=10",
-             "evaluate_arm": "--cpus-per-task=1 --mem=2048 --time=40"}
+# The remote jobs as the profiles' job groups send them: each group job by its name (the group's,
+# then its rules) with the rules of its jobs. A corpus's symbols go alone (no graph here), a
+# dataset's tasks with its grep baseline, and the 4 evaluations, each a component of its own, as
+# one job (group-components: up to 8).
+GROUPS = sorted([("symbols_extract_symbols", ("extract_symbols",))] * 2
+                + [("dataset_grep_baseline_prepare_dataset", ("grep_baseline", "prepare_dataset"))] * 2
+                + [("evaluate_evaluate_arm", ("evaluate_arm",) * 4)])
+# What each group job asks for with the profiles' cores (4): the CPUs and memory of its jobs that
+# run side by side, the sum of the runtimes of those that run one after the other. A rule's own:
+# extract_symbols 1 CPU, 1024 MB, 20 minutes; prepare_dataset and grep_baseline 1, 1024, 10;
+# evaluate_arm 1, 2048 and the default budget_s of 1800 s as 30 minutes, plus 10 for loading.
+SUBMITTED = {"symbols_extract_symbols": "--cpus-per-task=1 --mem=1024 --time=20",
+             "dataset_grep_baseline_prepare_dataset": "--cpus-per-task=1 --mem=1024 --time=20",
+             "evaluate_evaluate_arm": "--cpus-per-task=4 --mem=8192 --time=40"}
 
 
 def fake_slurm_env(state: Path) -> dict:
@@ -41,20 +49,31 @@ def smk(work: Path, *args: str, env: dict | None = None) -> subprocess.Completed
 
 
 def job_counts(out: str) -> dict[str, int]:
-    """Snakemake's job announcements: 'rule X:' for a submitted job, 'localrule X:' for a local one."""
+    """Snakemake's job announcements: 'rule X:' for a submitted job (alone, or indented in a
+    group job's), 'localrule X:' for a local one."""
     counts: dict[str, int] = {}
-    for kind, name in re.findall(r"^(localrule|rule) (\w+):$", out, flags=re.M):
+    for kind, name in re.findall(r"^(?: {4})?(localrule|rule) (\w+):$", out, flags=re.M):
         key = (kind, name)
         counts[key] = counts.get(key, 0) + 1
     return counts
 
 
+def group_jobs(out: str) -> list[tuple[str, tuple[str, ...]]]:
+    """Snakemake's group job announcements: the job's name, as a scheduler gets it (the group's,
+    then its rules), with the rule of each of its jobs."""
+    jobs = []
+    for group, body in re.findall(r"Group job (\w+) \(jobs in lexicogr\. order\):\n\n((?: {4}.*\n)+)", out):
+        rules = tuple(re.findall(r"^ {4}rule (\w+):$", body, flags=re.M))
+        jobs.append(("_".join([group, *sorted(set(rules))]), rules))
+    return sorted(jobs)
+
+
 def submissions(state: Path) -> list[tuple[str, str, str]]:
-    """(job id, rule, resource flags) per line of the fake sbatch's log."""
+    """(job id, job name, resource flags) per line of the fake sbatch's log."""
     out = []
     for line in (state / "submissions.log").read_text().splitlines():
         m = re.fullmatch(r"(\d+) --parsable --job-name=crmatrix-(\w+) (--cpus-per-task=\S+ --mem=\S+ --time=\S+) "
-                         r"--output=logs/cluster/%j\.log \S+/snakejob\.\2\.\d+\.sh", line)
+                         r"--output=logs/cluster/%j\.log \S+/snakejob\.\2\.[\w-]+\.sh", line)
         assert m, line
         out.append(m.groups())
     return out
@@ -71,16 +90,21 @@ def test_the_matrix_runs_through_the_cluster_generic_profile(matrix, tmp_path): 
     assert "| gitds | builtin | lexical | python | 3 | " in md
     assert "| pathds | builtin | lexical | javascript | 2 | " in md
 
-    # every job that is not a local rule went through sbatch, with its rule's resources
+    # every job that is not a local rule went through sbatch in its group's job, which asked for
+    # what its jobs need together
     counts = job_counts(proc.stdout + proc.stderr)
     assert counts == {**{("rule", r): n for r, n in REMOTE.items()}, **{("localrule", r): n for r, n in LOCAL.items()}}
+    assert group_jobs(proc.stdout + proc.stderr) == GROUPS
     subs = submissions(state)
-    assert sorted(r for _, r, _ in subs) == sorted(r for r, n in REMOTE.items() for _ in range(n))
-    assert {r: flags for _, r, flags in subs} == SUBMITTED
-    # each ran to its end with exit code 0, its output in logs/cluster/<id>.log as --output said
-    for job_id, rule, _ in subs:
+    assert sorted(name for _, name, _ in subs) == [name for name, _ in GROUPS]
+    assert {name: flags for _, name, flags in subs} == SUBMITTED
+    # each ran its jobs to the end with exit code 0 (on the node, as local jobs of the Snakemake
+    # there), its output in logs/cluster/<id>.log as --output said
+    members = dict(GROUPS)
+    for job_id, name, _ in subs:
         assert (state / f"{job_id}.rc").read_text() == "0\n"
-        assert f"rule {rule}:" in (work / f"logs/cluster/{job_id}.log").read_text()
+        log = (work / f"logs/cluster/{job_id}.log").read_text()
+        assert sorted(re.findall(r"^localrule (\w+):$", log, flags=re.M)) == sorted(members[name])
 
     assert "Nothing to be done" in smk(work, "--cores", "1", "-n", "all").stdout
 
@@ -100,12 +124,13 @@ def test_a_job_that_fails_on_the_cluster_fails_the_run(matrix, tmp_path):  # noq
             "(it has 3: Store, parse_config, save)")
     assert (work / "logs/prepare_dataset/gitds.log").read_text().strip() == line
     assert line in proc.stdout + proc.stderr  # show-failed-logs
-    rules = {r: (state / f"{i}.rc").read_text() for i, r, _ in submissions(state)}
-    assert rules == {"extract_symbols": "0\n", "prepare_dataset": "1\n"}
+    # the dataset's group job holds prepare_dataset alone: the target needs no grep baseline
+    jobs = {name: (state / f"{i}.rc").read_text() for i, name, _ in submissions(state)}
+    assert jobs == {"symbols_extract_symbols": "0\n", "dataset_prepare_dataset": "1\n"}
     # the status script names the job and gives the scheduler's state and reason, beside Snakemake's error
-    failed = next(i for i, r, _ in submissions(state) if r == "prepare_dataset")
-    assert (f"status-sacct.sh: Slurm job {failed} (crmatrix-prepare_dataset) ended FAILED, reason NonZeroExitCode"
-            in proc.stderr.splitlines())
+    failed = next(i for i, name, _ in submissions(state) if name == "dataset_prepare_dataset")
+    assert (f"status-sacct.sh: Slurm job {failed} (crmatrix-dataset_prepare_dataset) ended FAILED, reason "
+            "NonZeroExitCode" in proc.stderr.splitlines())
     assert not (work / "results/datasets/gitds.jsonl").exists()
 
 
@@ -173,8 +198,11 @@ def lint_and_dry_run(work: Path, profile: str, *extra: str) -> str:
 def test_the_slurm_profile_lints_and_plans_the_matrix(matrix):  # noqa: F811
     work, _ = matrix
     out = lint_and_dry_run(work, "slurm")
-    # set-resources puts the short jobs on the short partition; runtime and memory are the rules'
-    jobs = re.findall(r"^rule (\w+):\n(?:    .*\n)*?    resources: (.*)$", out, flags=re.M)
+    assert group_jobs(out) == GROUPS
+    # set-resources puts the short jobs on the short partition (a group's jobs all on one);
+    # runtime and memory are the rules'
+    jobs = re.findall(r"^( *)rule (\w+):\n(?:\1    .*\n)*?\1    resources: (.*)$", out, flags=re.M)
+    jobs = [(rule, res) for _, rule, res in jobs]
     resources = {rule: dict(kv.split("=", 1) for kv in res.split(", ")) for rule, res in jobs}
     assert {r: (v["slurm_partition"], v["mem_mb"], v["runtime"]) for r, v in resources.items() if r in REMOTE} == {
         "extract_symbols": ("short", "1024", "20"), "prepare_dataset": ("short", "1024", "10"),

@@ -1,9 +1,10 @@
 """The cluster profiles on a real Slurm (tests/real_slurm.py: Debian's 22.05 on one node, set up
 and torn down here; skipped where that cannot be). The tiny matrix of test_cluster through
-profiles/slurm and profiles/cluster-generic gives the matrix and runs of a local run, each job
-asks Slurm for its rule's CPUs, memory and time limit, and the local rules stay off Slurm. A job
-cancelled with scancel fails the run, naming the rule and the job; the rerun finishes it. A job
-over its memory is killed by Slurm and reported with Slurm's state and reason."""
+profiles/slurm and profiles/cluster-generic gives the matrix and runs of a local run, the
+remote jobs go in the profiles' job groups, each group job asks Slurm for the CPUs, memory and
+time limit its jobs need together, and the local rules stay off Slurm. A job cancelled with
+scancel fails the run, naming the group, its rules and the job; the rerun finishes it. A job over
+its memory is killed by Slurm and reported with Slurm's state and reason."""
 
 import os
 import re
@@ -15,7 +16,7 @@ from pathlib import Path
 import pytest
 import real_slurm
 from conftest import make_two_commit_repo, snakemake_cmd
-from test_cluster import LOCAL, PROFILES, REMOTE, SUBMITTED, job_counts
+from test_cluster import GROUPS, LOCAL, PROFILES, REMOTE, SUBMITTED, group_jobs, job_counts
 from test_recovery import runs
 from test_workflow import write_matrix
 
@@ -25,14 +26,19 @@ pytestmark = [pytest.mark.slow, pytest.mark.skipif(UNAVAILABLE is not None, reas
 # Seconds for one Snakemake run. `timeout -k` also ends a run that ignores SIGTERM, as the
 # slurm plugin does when its status command hangs.
 RUN_TIMEOUT = 600
-# Every remote job of the tiny matrix once, by rule.
-REMOTE_JOBS = sorted(rule for rule, n in REMOTE.items() for _ in range(n))
-# Status checks every second: the jobs here take seconds, and the defaults wait 10 to 40 s.
-SLURM_PROFILE = ("--profile", str(PROFILES / "slurm"), "--slurm-init-seconds-before-status-checks", "1",
+# Every group job of the tiny matrix once, by name.
+GROUP_JOBS = [name for name, _ in GROUPS]
+# The node's 2 CPUs (real_slurm.unavailable: at least 2) as the widest job: the profiles' 4 would
+# ask for a node this cluster does not have. Status checks every second: the jobs here take
+# seconds, and the defaults wait 10 to 40 s.
+CORES = ("--cores", "2")
+SLURM_PROFILE = ("--profile", str(PROFILES / "slurm"), *CORES, "--slurm-init-seconds-before-status-checks", "1",
                  "--seconds-between-status-checks", "1",
                  # no slurmdbd here, so sacct, the plugin's default, fails (and the plugin then hangs)
                  "--slurm-status-command", "squeue")
-GENERIC_PROFILE = ("--profile", str(PROFILES / "cluster-generic"), "--seconds-between-status-checks", "1")
+GENERIC_PROFILE = ("--profile", str(PROFILES / "cluster-generic"), *CORES, "--seconds-between-status-checks", "1")
+# With 2 CPUs, the 4 evaluations run two at a time: half the CPUs and memory, twice the time.
+ASKED = {**SUBMITTED, "evaluate_evaluate_arm": "--cpus-per-task=2 --mem=4096 --time=80"}
 
 
 @pytest.fixture(scope="module")
@@ -126,9 +132,12 @@ def asked(job: dict) -> str:
             f"--time={minutes(job['TimeLimit'])}")
 
 
-def reported(out: str, rule: str, job_id: str) -> bool:
-    """Snakemake's error for a job: `Error in rule <rule>:`, then its lines down to the Slurm job id."""
-    return re.search(rf"^Error in rule {rule}:\n(    .*\n)*?    external_jobid: {job_id}$", out, flags=re.M) is not None
+def reported(out: str, name: str) -> bool:
+    """Snakemake's error for a group job (`name`: the group's, then its rules): `Error in group
+    <group>`, then the rule of each of its jobs. It gives no Slurm job id: the status script does."""
+    group, rules = name.split("_", 1)[0], sorted(dict(GROUPS)[name])
+    error = re.search(rf"^    message: Error in group {group}\n    jobs:\n((?:        .*\n)+)", out, flags=re.M)
+    return error is not None and sorted(re.findall(r"^        rule (\w+):$", error.group(1), flags=re.M)) == rules
 
 
 def test_the_matrix_runs_through_the_slurm_profile(reference, slurm, repo, tmp_path):
@@ -137,14 +146,16 @@ def test_the_matrix_runs_through_the_slurm_profile(reference, slurm, repo, tmp_p
     assert code == 0, out[-3000:]
     assert results(work) == reference()
 
-    # Snakemake ran the local rules itself and submitted the rest; Slurm had exactly the rest
+    # Snakemake ran the local rules itself and submitted the rest in their groups; Slurm had
+    # exactly those group jobs, 5 for 10 jobs
     assert job_counts(out) == {**{("rule", r): n for r, n in REMOTE.items()},
                                **{("localrule", r): n for r, n in LOCAL.items()}}
+    assert group_jobs(out) == GROUPS
     jobs = slurm.jobs(work)
-    # the plugin names a job by its run and gives the rule in the comment: rule_<rule>_wildcards_<values>
-    rules = [job["Comment"].removeprefix("rule_").split("_wildcards_")[0] for job in jobs]
-    assert sorted(rules) == REMOTE_JOBS
-    assert {(rule, asked(job)) for rule, job in zip(rules, jobs, strict=True)} == set(SUBMITTED.items())
+    # the plugin names a job by its run and a group job in the comment: rule_<group>_<rules>
+    names = [job["Comment"].removeprefix("rule_") for job in jobs]
+    assert sorted(names) == GROUP_JOBS
+    assert {(name, asked(job)) for name, job in zip(names, jobs, strict=True)} == set(ASKED.items())
     # the short jobs on the short partition, as the profile's set-resources says
     assert {(job["JobState"], job["Partition"]) for job in jobs} == {("COMPLETED", "short")}
 
@@ -159,15 +170,15 @@ def test_a_job_cancelled_on_slurm_fails_the_run_and_the_rerun_finishes_it(refere
             assert time.monotonic() < deadline, f"no job ran on Slurm in {RUN_TIMEOUT} s"
             time.sleep(0.3)
         victim = running[0]
-        job_id, rule = victim["JobId"], victim["JobName"].removeprefix("crmatrix-")
+        job_id, name = victim["JobId"], victim["JobName"].removeprefix("crmatrix-")
         assert subprocess.run(["scancel", job_id], env=slurm.env, timeout=30).returncode == 0
         code, out = finish(proc)
     finally:
         end(proc)
     assert code != 0
-    # Snakemake's error names the rule and the Slurm job; the status script adds Slurm's state and reason
-    assert reported(out, rule, job_id), out[-3000:]
-    assert f"status-sacct.sh: Slurm job {job_id} (crmatrix-{rule}) ended CANCELLED, reason None" in out.splitlines()
+    # Snakemake's error names the group and its rules; the status script the Slurm job, its state and reason
+    assert reported(out, name), out[-3000:]
+    assert f"status-sacct.sh: Slurm job {job_id} (crmatrix-{name}) ended CANCELLED, reason None" in out.splitlines()
 
     # the recovery: the same command again (the profile has rerun-incomplete, as `make resume` does)
     code, out = finish(start(work, *GENERIC_PROFILE, "all", env=slurm.env))
@@ -176,8 +187,8 @@ def test_a_job_cancelled_on_slurm_fails_the_run_and_the_rerun_finishes_it(refere
     jobs = slurm.jobs(work)
     assert [job["JobId"] for job in jobs if job["JobState"] != "COMPLETED"] == [job_id]
     assert sorted(job["JobName"].removeprefix("crmatrix-") for job in jobs if job["JobState"] == "COMPLETED") \
-        == REMOTE_JOBS
-    assert {(job["JobName"].removeprefix("crmatrix-"), asked(job)) for job in jobs} == set(SUBMITTED.items())
+        == GROUP_JOBS
+    assert {(job["JobName"].removeprefix("crmatrix-"), asked(job)) for job in jobs} == set(ASKED.items())
     assert {job["Partition"] for job in jobs} == {"main"}  # sbatch without -p: the default partition
 
 
@@ -193,9 +204,10 @@ def test_a_job_over_its_memory_is_reported_with_slurms_state_and_reason(slurm, r
     # without cgroups Slurm 22.05 says neither OUT_OF_MEMORY nor OutOfMemory: the job step is killed
     # (signal 9) and the job FAILED, reason JobLaunchFailure
     assert (job["JobName"], job["MinMemoryNode"], job["JobState"], job["Reason"], job["ExitCode"]) == \
-        ("crmatrix-extract_symbols", "50M", "FAILED", "JobLaunchFailure", "0:9")
-    line = f"status-sacct.sh: Slurm job {job_id} (crmatrix-extract_symbols) ended FAILED, reason JobLaunchFailure"
+        ("crmatrix-symbols_extract_symbols", "50M", "FAILED", "JobLaunchFailure", "0:9")
+    line = (f"status-sacct.sh: Slurm job {job_id} (crmatrix-symbols_extract_symbols) ended FAILED, "
+            "reason JobLaunchFailure")
     assert line in out.splitlines(), out[-3000:]
-    assert reported(out, "extract_symbols", job_id)
+    assert reported(out, "symbols_extract_symbols")
     assert "Exceeded job memory limit" in (work / f"logs/cluster/{job_id}.log").read_text()
     assert not (work / "results/symbols/pathc.jsonl").exists()

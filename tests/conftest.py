@@ -20,6 +20,10 @@ needs_shared = pytest.mark.skipif(
     not (SHARED / "corpora").is_dir(),
     reason=f"{SHARED} is absent: the shared git bundles and benchmark data are test inputs, not part of the project",
 )
+# A test too long for `make test`, whose whole suite stays well under 30 minutes on 2 cores: run
+# by hand with CRMATRIX_BY_HAND=1 (`CRMATRIX_BY_HAND=1 .venv/bin/pytest tests/test_slurm_swe_bench.py`).
+by_hand = pytest.mark.skipif(os.environ.get("CRMATRIX_BY_HAND") != "1",
+                             reason="several minutes long: run by hand with CRMATRIX_BY_HAND=1")
 
 
 def git(cwd: Path, *args: str) -> str:

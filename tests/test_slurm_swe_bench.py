@@ -2,7 +2,8 @@
 requests tasks of SWE-bench Lite (config/swe-bench.yaml cut down to those two repositories, two
 arms and the hybrid and bm25 methods; needs ../shared) through profiles/slurm. The profile's job
 groups send the 12 jobs Slurm runs as 7 sbatch jobs, each asking for what its jobs need together,
-and the phase matrix and the runs (timings aside) are those of a run on this host."""
+and the phase matrix and the runs (timings aside) are those of a run on this host. About 7 minutes
+on 2 cores: run by hand (CRMATRIX_BY_HAND=1), not by `make test`."""
 
 import json
 from pathlib import Path
@@ -10,12 +11,12 @@ from pathlib import Path
 import pytest
 import real_slurm
 import yaml
-from conftest import ROOT, SHARED, needs_shared
+from conftest import ROOT, SHARED, by_hand, needs_shared
 from test_cluster import group_jobs, job_counts
 from test_slurm_real import SLURM_PROFILE, asked, finish, results, slurm, start  # noqa: F401 (slurm: the fixture)
 
 UNAVAILABLE = real_slurm.unavailable()
-pytestmark = [pytest.mark.slow, needs_shared, pytest.mark.skipif(UNAVAILABLE is not None, reason=UNAVAILABLE or "")]
+pytestmark = [pytest.mark.slow, by_hand, needs_shared, pytest.mark.skipif(UNAVAILABLE is not None, reason=UNAVAILABLE or "")]
 
 REPOSITORIES = ("flask", "requests")  # SWE-bench Lite: 3 and 6 tasks, each at its own commit
 ARMS = ("baseline", "2e-only")  # the seed's query-time arm beside the baseline: one index serves both

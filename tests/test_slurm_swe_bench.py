@@ -16,7 +16,8 @@ from test_cluster import group_jobs, job_counts
 from test_slurm_real import SLURM_PROFILE, asked, finish, results, slurm, start  # noqa: F401 (slurm: the fixture)
 
 UNAVAILABLE = real_slurm.unavailable()
-pytestmark = [pytest.mark.slow, by_hand, needs_shared, pytest.mark.skipif(UNAVAILABLE is not None, reason=UNAVAILABLE or "")]
+pytestmark = [pytest.mark.slow, by_hand, needs_shared,
+              pytest.mark.skipif(UNAVAILABLE is not None, reason=UNAVAILABLE or "")]
 
 REPOSITORIES = ("flask", "requests")  # SWE-bench Lite: 3 and 6 tasks, each at its own commit
 ARMS = ("baseline", "2e-only")  # the seed's query-time arm beside the baseline: one index serves both

@@ -69,7 +69,7 @@ SIZES = {"1k": 31, "5k": 160, "20k": 644}
 CONFIG = "config/scaling.yaml"
 SELF_SAMPLE = 14  # queries per dataset of `self` (of datasets/self.json's 28)
 TARGET_PLAN_S, TARGET_NOOP, TARGET_OVERHEAD = 60.0, 1.3, 0.20
-REPEATS = 2  # timed runs of each figure, the fastest kept (the machine is shared)
+REPEATS = 3  # timed runs of each figure, the fastest kept (the machine is shared)
 TODAY = datetime.date.today().isoformat()
 
 
@@ -242,14 +242,23 @@ def floor_run(where: Path, *flags: str, launcher: list[str] | None = None) -> tu
     return secs, proc.stdout + proc.stderr
 
 
-def fair_floor(parent: Path, jobs: list[dict], dirs: set[tuple[str, int]]) -> dict:
-    """The floor's DAG finished by `--touch` (as the 5k and 20k matrices), then its no-op timed."""
+def finished_floor(parent: Path, jobs: list[dict], dirs: set[tuple[str, int]]) -> dict:
+    """The fair floor of the DAG finished by `--touch` (as the 5k and 20k matrices): where it
+    is, its jobs, the seconds of its `--touch`."""
     where, count = floor_workspace(parent, jobs, dirs)
     touched, _ = floor_run(where, launcher=TOUCH)
     finished(floor_run(where, "-n")[1], where)
-    noops = [floor_run(where)[0] for _ in range(REPEATS)]
-    shutil.rmtree(where, ignore_errors=True)
-    return {"noop": min(noops), "noops": noops, "touch": touched, "jobs": count}
+    return {"where": where, "jobs": count, "touch": touched}
+
+
+def in_turn(**timers) -> dict[str, list[float]]:
+    """Each timer's seconds over REPEATS rounds, the timers taking turns within a round, so that
+    the figures compared meet the same load."""
+    times: dict[str, list[float]] = {name: [] for name in timers}
+    for _ in range(REPEATS):
+        for name, timer in timers.items():
+            times[name].append(timer())
+    return times
 
 
 # -- per size -----------------------------------------------------------------------------------
@@ -265,7 +274,7 @@ def measure(label: str, datasets: int, parent: Path, corpus: tuple[Path, str], d
             profile: bool) -> dict:
     """One size: planning, a finished state (run for real when `dirs` is None, else touched),
     its no-op and the fair floor; with `profile`, planning under cProfile too."""
-    r = {"label": label, "datasets": datasets, "load": os.getloadavg()[0]}
+    r = {"label": label, "datasets": datasets}
     ws = pipeline.workspace(f"scaling-{label}", parent=parent)
     config = write_matrix(ws, datasets, *corpus)
     # the first planning of a fresh copy compiles its modules and writes the code-hash memo
@@ -292,22 +301,24 @@ def measure(label: str, datasets: int, parent: Path, corpus: tuple[Path, str], d
     r["dirs"] = dirs
     r["finished_plan"], (out, _) = snakemake(ws, config, "-n", keep=True)
     finished(out, ws)
-    r["noops"] = [snakemake(ws, config) for _ in range(REPEATS)]
-    r["noop"] = min(r["noops"])
     r["noop_share"] = plan_share(ws, config)
-    r["floor"] = fair_floor(parent, r["jobs_planned"], dirs)
+    r["floor"] = finished_floor(parent, r["jobs_planned"], dirs)
+    times = in_turn(noop=lambda: snakemake(ws, config), floor=lambda: floor_run(r["floor"]["where"])[0])
+    shutil.rmtree(r["floor"]["where"], ignore_errors=True)
+    r["noops"], r["floor"]["noops"] = times["noop"], times["floor"]
+    r["noop"], r["floor"]["noop"] = min(times["noop"]), min(times["floor"])
     r["ws"] = ws
     return r
 
 
 def touch_check(real: dict, parent: Path, corpus: tuple[Path, str]) -> dict:
     """The 1k matrix made finished by `--touch` in a second copy: its metadata records against the
-    real run's, field by field, and its no-op against the real run's."""
+    real run's, field by field, and its no-op against the real run's (timed in turn)."""
     ws = pipeline.workspace("scaling-touched", parent=parent)
     config = write_matrix(ws, real["datasets"], *corpus)
     touch_s = touch_matrix(ws, config, real["jobs_planned"], real["dirs"])
     finished(snakemake(ws, config, "-n", keep=True)[1][0], ws)
-    noops = [snakemake(ws, config) for _ in range(REPEATS)]
+    times = in_turn(real=lambda: snakemake(real["ws"], config), touched=lambda: snakemake(ws, config))
     ran, touched = records(real["ws"]), records(ws)
     differ: dict[str, int] = {}
     for path, rec in ran.items():
@@ -315,7 +326,8 @@ def touch_check(real: dict, parent: Path, corpus: tuple[Path, str]) -> dict:
             if rec.get(key) != touched.get(path, {}).get(key):
                 differ[key] = differ.get(key, 0) + 1
     shutil.rmtree(ws, ignore_errors=True)
-    return {"touch": touch_s, "noop": min(noops), "noops": noops, "records": len(ran),
+    return {"touch": touch_s, "noop": min(times["touched"]), "noops": times["touched"],
+            "real_noop": min(times["real"]), "real_noops": times["real"], "records": len(ran),
             "touched_records": len(touched), "shared": len(set(ran) & set(touched)), "differ": differ,
             "fields": sorted(set().union(*map(set, ran.values())))}
 
@@ -366,10 +378,14 @@ def profile_summary(prof: Path, ws: Path) -> dict:
         "the Snakefile's body (our config, plan and code hashes, Snakemake registering the rules)":
             cumulative(str(ws / "Snakefile"), "<module>"),
         "building the DAG (`Workflow._build_dag`)": cumulative("snakemake/workflow.py", "_build_dag"),
-        "of which our input functions and params (entered from Snakemake)": sum(
+        "across the phases: our input functions and params (entered from Snakemake)": sum(
             ct for f, (_, _, _, _, callers) in stats.items() if f[0].startswith(str(ws / "workflow"))
             and f[2] != "<module>" for caller, (_, _, _, ct) in callers.items() if not is_ours(caller)),
         "printing the dry run's jobs (`DryrunExecutor.printjob`)": cumulative("executors/dryrun.py", "printjob"),
+        "across the phases: Snakemake inspecting our functions' signatures (`get_function_params`)":
+            cumulative("snakemake/common/__init__.py", "get_function_params"),
+        "across the phases: Snakemake reading each job's script (`script.get_source`)":
+            cumulative("snakemake/script/__init__.py", "get_source"),
         "Python's imports (`_find_and_load`, every module)": max(
             (ct for f, (_, _, _, ct, _) in stats.items() if f[2] == "_find_and_load"), default=0.0),
     }
@@ -414,8 +430,8 @@ def report(results: list[dict], check: dict, start: str, end: str) -> None:
     say(f"# Scaling benchmark — {TODAY}")
     say("")
     say(f"Machine: {CORES} cores, Python {platform.python_version()}, Snakemake {version}; crmatrix at {commit}. "
-        "Shared with other runs: each figure is the fastest of "
-        f"{REPEATS} runs, read beside the load.")
+        f"Shared with other runs: each figure is the fastest of {REPEATS} runs (a no-op and its floor's taking "
+        "turns), read beside the load. Bytecode written and reused, as on a user's machine.")
     say("")
     say(f"`uptime` at the start: `{start}`; at the end: `{end}`.")
     say("")
@@ -435,7 +451,7 @@ def report(results: list[dict], check: dict, start: str, end: str) -> None:
     rows = [
         ("datasets", lambda r: str(r["datasets"])),
         ("jobs (`all` aside)", lambda r: str(r["jobs"])),
-        ("load average (1 min) at the size's start", lambda r: f"{r['load']:.1f}"),
+        ("load average (1 min) while the size was measured", lambda r: r["load"]),
         ("planning, first in a fresh copy, s", lambda r: f"{r['plan_first']:.1f}"),
         ("**planning**, s", lambda r: f"**{r['plan']:.1f}**"),
         ("planning per job, ms", lambda r: f"{1000 * r['plan'] / r['jobs']:.1f}"),
@@ -464,7 +480,8 @@ def report(results: list[dict], check: dict, start: str, end: str) -> None:
     for name, secs in (("planning", [r["plan"] for r in results]), ("no-op", [r["noop"] for r in results]),
                        ("fair floor", [r["floor"]["noop"] for r in results])):
         a, b = fit(jobs, secs)
-        say(f"| {name} | {a:.3g} | **{b:.2f}** | {(60 / a) ** (1 / b):,.0f} |")
+        reach = (60 / a) ** (1 / b) if b > 0.1 else float("inf")  # flat: a fit of noise says nothing
+        say(f"| {name} | {a:.3g} | **{b:.2f}** | {f'{reach:,.0f}' if reach < 1e9 else '—'} |")
     say("")
     say("## Targets")
     say("")
@@ -525,9 +542,9 @@ def report(results: list[dict], check: dict, start: str, end: str) -> None:
     say(f"A second copy of the {one['label']} matrix, its {one['jobs']} jobs' outputs created empty and `--touch`ed "
         f"({check['touch']:.0f} s): Snakemake then plans nothing. Metadata records: {check['records']} from the real "
         f"run, {check['touched_records']} touched, {check['shared']} for the same outputs; fields "
-        f"({', '.join(check['fields'])}) differing, with the number of records: {differ}. Its no-op: "
-        f"**{check['noop']:.1f} s** (runs {', '.join(f'{t:.1f}' for t in check['noops'])}) against the real run's "
-        f"{one['noop']:.1f} s.")
+        f"({', '.join(check['fields'])}) differing, with the number of records: {differ}. Its no-op and the real "
+        f"run's, timed in turn: **{check['noop']:.1f} s** (runs {', '.join(f'{t:.1f}' for t in check['noops'])}) "
+        f"against **{check['real_noop']:.1f} s** (runs {', '.join(f'{t:.1f}' for t in check['real_noops'])}).")
     say("")
 
 
@@ -536,6 +553,9 @@ def main() -> None:
     if sys.argv[1:]:
         SIZES.clear()
         SIZES.update({f"{d} datasets": int(d) for d in sys.argv[1:]})
+    # bytecode written and reused by every Snakemake and job process, as on a user's machine (with
+    # PYTHONDONTWRITEBYTECODE=1 each would compile crmatrix's modules again)
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     start = uptime()
     parent = Path(tempfile.mkdtemp(prefix="crmatrix-bench-scaling-"))
     try:
@@ -544,7 +564,9 @@ def main() -> None:
         labels = list(SIZES)
         for label in labels:
             print(f"{datetime.datetime.now():%H:%M:%S} {label}: {uptime()}", flush=True)
-            r = measure(label, SIZES[label], parent, corpus, dirs, profile=label == labels[-1])
+            with pipeline.LoadSampler() as load:
+                r = measure(label, SIZES[label], parent, corpus, dirs, profile=label == labels[-1])
+            r["load"] = load.summary()
             dirs = r["dirs"]
             if label == labels[0]:
                 check = touch_check(r, parent, corpus)

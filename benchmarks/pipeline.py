@@ -431,7 +431,9 @@ def _report(rule):
     ticks = int(open("/proc/self/stat").read().rsplit(")", 1)[1].split()[19])  # starttime, field 22
     wall = time.clock_gettime(time.CLOCK_BOOTTIME) - ticks / os.sysconf("SC_CLK_TCK")
     use = resource.getrusage(resource.RUSAGE_SELF)
-    out = os.path.join(os.environ["JOB_CLOCK_DIR"], f"{os.getpid()}.json")
+    # a PID alone is reused within a long run (pid_max may be 32768 on a busy machine): with its
+    # start time, each process's report has a name of its own
+    out = os.path.join(os.environ["JOB_CLOCK_DIR"], f"{os.getpid()}-{ticks}.json")
     with open(out, "w") as f:
         json.dump({"rule": rule, "run": job.output.run if "run" in job.output.keys() else None,
                    "wall": wall, "cpu": use.ru_utime + use.ru_stime,

@@ -65,10 +65,11 @@ def say(line: str = "") -> None:
 WORKSPACES: list[Path] = []
 
 
-def workspace(name: str, rev: str | None = None) -> Path:
+def workspace(name: str, rev: str | None = None, parent: Path | None = None) -> Path:
     """A copy of the project's tracked files (at git revision `rev`, else as they are in the
-    checkout), beside the project so ../shared resolves."""
-    dest = Path(tempfile.mkdtemp(prefix=f"crmatrix-bench-{name}-", dir=ROOT.parent))
+    checkout), beside the project so ../shared resolves (`parent`: elsewhere, for a copy that
+    needs no ../shared)."""
+    dest = Path(tempfile.mkdtemp(prefix=f"crmatrix-bench-{name}-", dir=parent or ROOT.parent))
     WORKSPACES.append(dest)
     if rev is not None:
         archive = subprocess.run(["git", "archive", rev], cwd=ROOT, capture_output=True, check=True).stdout
@@ -83,19 +84,20 @@ def workspace(name: str, rev: str | None = None) -> Path:
     return dest
 
 
-def snakemake(ws: Path, config: str, *flags: str, keep: bool = False, env: dict[str, str] | None = None):
+def snakemake(ws: Path, config: str, *flags: str, keep: bool = False, env: dict[str, str] | None = None,
+              launcher: list[str] | None = None):
     """Seconds of one `snakemake --profile profiles/local --cores N all --configfile CONFIG` in the
     workspace, as `make run` runs it (its library imported from the workspace's src/, so a copy
-    of another revision runs its own code; `env`: more variables); with `keep`, also its output
-    and the CPU seconds of it and its jobs (from /usr/bin/time: the process tree's, waited-for
-    children included)."""
+    of another revision runs its own code; `env`: more variables; `launcher`: the command
+    starting Snakemake, when not its script); with `keep`, also its output and the CPU seconds of
+    it and its jobs (from /usr/bin/time: the process tree's, waited-for children included)."""
     env = {**os.environ, "PATH": f"{BIN}:{os.environ['PATH']}", "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
            "CRMATRIX_CACHE_DIR": str(ws / "cache"), "PYTHONPATH": str(ws / "src"), **(env or {})}
     timing = ws / "time.txt"
     t0 = time.perf_counter()
     proc = subprocess.run(["/usr/bin/time", "-f", "%U %S", "-o", str(timing),
-                           str(BIN / "snakemake"), "--profile", "profiles/local", "--cores", str(CORES), "all",
-                           "--configfile", config, *flags],
+                           *(launcher or [str(BIN / "snakemake")]), "--profile", "profiles/local", "--cores",
+                           str(CORES), "all", "--configfile", config, *flags],
                           cwd=ws, env=env, capture_output=True, text=True, timeout=3 * 3600)
     secs = time.perf_counter() - t0
     if proc.returncode:
@@ -413,10 +415,14 @@ def four_arms() -> None:
 # Snakemake's benchmark samples a job's CPU time every 0.5 s, so a job of a second loses what it
 # spent after the last sample. Instead each job's script process reports itself when it exits:
 # its rule, its CPU time (getrusage: every thread, from interpreter start) and wall time since the
-# kernel started it, and an evaluate_arm job the run file it wrote. The benchmark puts this module
-# first on the jobs' PYTHONPATH.
+# kernel started it, the CPU and wall time inside its `crmatrix.pipeline.jobs.job` block (the
+# stage's own work: what is left is the job's wrapper, Python's start, imports and Snakemake's
+# preamble), and an evaluate_arm job the run file it wrote. The benchmark puts this module first
+# on the jobs' PYTHONPATH.
 JOB_CLOCK = """
-import atexit, json, os, re, resource, sys, time
+import atexit, contextlib, json, os, re, resource, sys, time
+
+_stage = {}
 
 def _report(rule):
     job = getattr(sys.modules["__main__"], "snakemake", None)
@@ -425,14 +431,31 @@ def _report(rule):
     ticks = int(open("/proc/self/stat").read().rsplit(")", 1)[1].split()[19])  # starttime, field 22
     wall = time.clock_gettime(time.CLOCK_BOOTTIME) - ticks / os.sysconf("SC_CLK_TCK")
     use = resource.getrusage(resource.RUSAGE_SELF)
-    out = os.path.join(os.environ["JOB_CLOCK_DIR"], f"{os.getpid()}.json")
+    # a PID alone is reused within a long run (pid_max may be 32768 on a busy machine): with its
+    # start time, each process's report has a name of its own
+    out = os.path.join(os.environ["JOB_CLOCK_DIR"], f"{os.getpid()}-{ticks}.json")
     with open(out, "w") as f:
         json.dump({"rule": rule, "run": job.output.run if "run" in job.output.keys() else None,
-                   "wall": wall, "cpu": use.ru_utime + use.ru_stime}, f)
+                   "wall": wall, "cpu": use.ru_utime + use.ru_stime,
+                   "stage_wall": _stage.get("wall"), "stage_cpu": _stage.get("cpu")}, f)
+
+def _timed(job):
+    @contextlib.contextmanager
+    def timed(*args, **kwargs):
+        with job(*args, **kwargs):
+            cpu, wall = time.process_time(), time.perf_counter()
+            try:
+                yield
+            finally:
+                _stage.update(cpu=time.process_time() - cpu, wall=time.perf_counter() - wall)
+    return timed
 
 # Snakemake runs a rule's script as .snakemake/scripts/tmpXXXX.<rule>.py
 _script = re.search(r"\\.(\\w+)\\.py$", sys.argv[0]) if sys.argv and sys.argv[0] else None
 if _script and "JOB_CLOCK_DIR" in os.environ:
+    from crmatrix.pipeline import jobs as _jobs  # the script imports it first thing anyway
+
+    _jobs.job = _timed(_jobs.job)
     atexit.register(_report, _script.group(1))
 """
 

@@ -57,26 +57,6 @@ def test_the_index_key_holds_knobs_and_model_definition_not_names_or_spelling():
     assert list(Plan(c).index_arms("builtin", "c").values()) == ["baseline", "b2c", "chars"]
 
 
-def test_an_index_key_is_worked_out_once_per_system_arm_and_corpus(monkeypatch):
-    """Planning asks for a cell's index key once per evaluation: a matrix of many datasets over a
-    corpus hashes each arm's index spec there once (the same keys), not once per dataset."""
-    from crmatrix.systems.builtin import BuiltinSystem
-
-    m = config.from_dict({
-        "corpora": {"c": {"path": "."}}, "systems": {"builtin": BUILTIN},
-        "datasets": {f"d{i}": {"file": f"d{i}.json", "corpus": "c"} for i in range(5)},
-        "arms": {"baseline": OFF, "b2c": {**OFF, "CODELENS_EMBED_HINT_INCLUDE_COMMENTS": "1"}}})
-    expected = {arm: Plan(m).index_key("builtin", arm, "c") for arm in m.arms}
-    asked = []
-    spec = BuiltinSystem.index_spec
-    monkeypatch.setattr(BuiltinSystem, "index_spec", classmethod(lambda cls, *args: asked.append(args) or spec(*args)))
-    plan = Plan(m)
-    cells = [plan.cell(d, "builtin", arm) for d in m.datasets for arm in m.arms]
-    assert len(asked) == len(m.arms)
-    assert {c.inputs["index"] for c in cells} == {f"results/index/c/builtin/{k}" for k in expected.values()}
-    assert plan.index_arms("builtin", "c") == {expected["baseline"]: "baseline", expected["b2c"]: "b2c"}
-
-
 AUTO = {"CODELENS_EMBED_HINT_AUTO": "1"}
 B2C = {**OFF, "CODELENS_EMBED_HINT_INCLUDE_COMMENTS": "1", "CODELENS_EMBED_HINT_INCLUDE_API_CALLS": "1"}
 

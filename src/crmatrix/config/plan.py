@@ -59,7 +59,6 @@ class Plan:
         self._cells: dict[tuple[str, str, str], Cell] = {}
         self._sha256: dict[str, str | None] = {}
         self._index_arms: dict[tuple[str, str], dict[str, str]] = {}
-        self._index_keys: dict[tuple[str, str, str], str] = {}
         self.model_keys = ModelKeys(matrix.models)
 
     # -- systems ---------------------------------------------------------------------------
@@ -130,15 +129,12 @@ class Plan:
     def index_key(self, system: str, arm: str, corpus: str) -> str:
         """Arms whose indexes of the corpus would be built alike share one: the key hashes what
         the system's type says its index is built from (`System.index_spec`), and for a system
-        that may run from an environment of its own, that environment (by its key). Worked out
-        once per system, arm and corpus: every evaluation of every dataset of the corpus asks."""
-        if (system, arm, corpus) not in self._index_keys:
-            m, sc = self.matrix, self.matrix.systems[system]
-            spec = sc.cls.index_spec(sc.conf, m.arms[arm], m.corpora[corpus].language, self.model_keys)
-            if sc.cls.installable():
-                spec["install"] = install.key(sc.conf["install"]) if sc.conf.get("install") else None
-            self._index_keys[system, arm, corpus] = atomic.hash_obj(spec)[:12]
-        return self._index_keys[system, arm, corpus]
+        that may run from an environment of its own, that environment (by its key)."""
+        m, sc = self.matrix, self.matrix.systems[system]
+        spec = sc.cls.index_spec(sc.conf, m.arms[arm], m.corpora[corpus].language, self.model_keys)
+        if sc.cls.installable():
+            spec["install"] = install.key(sc.conf["install"]) if sc.conf.get("install") else None
+        return atomic.hash_obj(spec)[:12]
 
     def index_arms(self, system: str, corpus: str) -> dict[str, str]:
         """Index key -> the first of the system's arms (in config order) with that key on the

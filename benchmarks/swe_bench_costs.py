@@ -1,0 +1,221 @@
+"""The cost targets of SWE-bench localization (issue 29), run by hand after a cold run:
+
+    make run CONFIG=config/swe-bench.yaml            # in a clean clone, cold
+    .venv/bin/python benchmarks/swe_bench_costs.py CLONE [--repositories flask,sympy] [--note TEXT]
+
+For the stages whose work should grow with new code, not with commits — symbol extraction
+(`extract_repository`) and embedding and indexing (`build_repository_index`) — it writes
+benchmarks/results/swe-bench-costs-<date>-clean.md with, per repository:
+
+1. **The config against its distinct contents** (target <= 1.2x): the CPU the cold run's jobs
+   of those stages took (their Snakemake benchmark files), against the same stages run here,
+   cold (empty caches), over one synthetic commit that holds each distinct (path, blob) of the
+   repository once. A path with several blobs keeps its first blob (in blob id order) and
+   the k-th other one lies under `_v{k}/`: a path is once in a commit, and a distinct blob
+   must stay a distinct document.
+2. **A commit whose files all occurred before** (target <= 5 % of a cold commit): the stages
+   run again here, with the cold run's caches, over the repository plus one synthetic commit —
+   the files of its last commit in sha order, each path its first commit also holds at that
+   one's blob, so every (path, blob) occurred before while the set is new — against the
+   stages run cold (empty caches) over that last commit alone. This is what the DAG reruns for such a commit
+   (its repository's store and index are one job each); the evaluations of the repository's
+   datasets rerun too and are not counted here.
+3. **The DAG** (targets: planning <= 60 s, a no-op <= 1.3x Snakemake's fair floor): planning
+   (`snakemake -n` with nothing done, in a copy of the clone's commit beside it), the no-op on
+   the finished clone, and the fair floor of the same DAG (benchmarks/scaling.py's), the no-op
+   and the floor timed in turn, the fastest of three each.
+
+CPU is this process's and its children's (git's cat-file), user + system, all threads, as
+Snakemake's benchmark files count a job's; the stages run in this one process, which
+imports the library once (each job of the run also paid an interpreter and Snakemake's
+script wrapper, about 2 CPU s). Embedding uses the config's `embed_threads`, as the jobs did.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime
+import hashlib
+import json
+import os
+import resource
+import shutil
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import finished_run
+import pipeline
+import scaling
+
+from crmatrix import atomic, config
+from crmatrix.config.plan import Plan
+from crmatrix.corpora.repository import COMMITS, GIT, MANIFEST
+from crmatrix.stages import build_repository_index, extract_repository
+
+CONFIG = "config/swe-bench.yaml"
+SYSTEM = "builtin"
+STAGES = ("extract_repository", "build_repository_index")
+
+
+def cpu() -> float:
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def job_cpu(clone: Path, rule: str, repo: str) -> float:
+    """The CPU seconds of the run's job(s) of `rule` for the repository, from their benchmark files."""
+    base = clone / "logs" / "benchmarks" / rule
+    files = [base / f"{repo}.tsv"] if rule == "extract_repository" else sorted((base / repo).rglob("*.tsv"))
+    total = 0.0
+    for tsv in files:
+        with tsv.open() as f:
+            total += float(next(csv.DictReader(f, delimiter="\t"))["cpu_time"])
+    return total
+
+
+def synthetic(source: Path, dest: Path, commits: dict[str, list]) -> Path:
+    """A repository laid out as fetch_repository lays it out, over the source's git objects,
+    holding `commits` (sha -> [path, blob, size] rows)."""
+    dest.mkdir(parents=True)
+    (dest / GIT).symlink_to((source / GIT).resolve())
+    manifest = atomic.read_json(source / MANIFEST)
+    atomic.write_json(dest / MANIFEST, {**manifest, "commits": len(commits)})
+    atomic.write_json(dest / COMMITS, commits)
+    return dest
+
+
+def fake_sha(rows: list) -> str:
+    return hashlib.sha1(json.dumps(rows, sort_keys=True).encode()).hexdigest()
+
+
+def distinct_commit(commits: dict[str, list]) -> dict[str, list]:
+    """One commit holding each distinct (path, blob) once (see the module's doc)."""
+    blobs: dict[str, dict[str, int]] = defaultdict(dict)
+    for files in commits.values():
+        for path, blob, size in files:
+            blobs[path][blob] = size
+    rows = []
+    for path, sizes in sorted(blobs.items()):
+        for k, blob in enumerate(sorted(sizes)):
+            rows.append([path if k == 0 else f"_v{k}/{path}", blob, sizes[blob]])
+    return {fake_sha(rows): sorted(rows)}
+
+
+def old_files_commit(commits: dict[str, list]) -> dict[str, list]:
+    """The last commit's files (sha order: the layout holds no dates), each path the first
+    commit holds at that one's blob."""
+    order = sorted(commits)
+    first = {path: (blob, size) for path, blob, size in commits[order[0]]}
+    rows = sorted([path, *first.get(path, (blob, size))] for path, blob, size in commits[order[-1]])
+    return {fake_sha(rows): rows}
+
+
+def stages(repository: Path, work: Path, cache: Path, model: Path, knobs: dict, threads: int) -> tuple[float, float]:
+    """(CPU s, wall s) of extracting the repository's symbols and building its index."""
+    c0, t0 = cpu(), time.perf_counter()
+    extract_repository.run(repository, work / "store", work / "store.json", cache)
+    build_repository_index.run(repository=repository, store=work / "store", model_dir=model, knobs=dict(knobs),
+                               cache_dir=cache, out=work / "index", files=True, threads=threads)
+    return cpu() - c0, time.perf_counter() - t0
+
+
+def dag(clone: Path, commit: str) -> dict:
+    """Planning, the no-op and its fair floor of the config (the module's doc, point 3)."""
+    ws = pipeline.workspace("swe-plan", rev=commit)
+    pipeline.snakemake(ws, CONFIG, "-n")  # the first planning of a fresh copy compiles its modules
+    plans = [pipeline.snakemake(ws, CONFIG, "-n", keep=True) for _ in range(scaling.REPEATS)]
+    jobs = scaling.planned_jobs(plans[0][1][0])
+    shutil.rmtree(ws)
+    env = {"CRMATRIX_CACHE_DIR": str(clone / "results" / "cache")}  # the run's, as `make run` had it
+    scaling.finished(pipeline.snakemake(clone, CONFIG, "-n", keep=True, env=env)[1][0], clone)
+    floor = scaling.finished_floor(clone.parent, jobs, scaling.directory_outputs(clone, jobs))
+    times = scaling.in_turn(noop=lambda: pipeline.snakemake(clone, CONFIG, env=env),
+                            floor=lambda: scaling.floor_run(floor["where"])[0])
+    shutil.rmtree(floor["where"], ignore_errors=True)
+    return {"jobs": floor["jobs"], "plans": [s for s, _ in plans], "noops": times["noop"], "floors": times["floor"]}
+
+
+def main() -> None:
+    only = finished_run.option("--repositories", "")
+    clone, note = finished_run.arguments("swe_bench_costs.py")
+    matrix = config.load(clone / CONFIG)
+    plan = Plan(matrix)
+    model = clone / "results" / "models" / matrix.default_model
+    repos = only.split(",") if only else sorted(n for n, c in matrix.corpora.items() if c.kind == "repository")
+    start = os.getloadavg()[0]
+    rows_distinct, rows_commit = [], []
+    with tempfile.TemporaryDirectory(prefix="swe-bench-costs-") as tmp:
+        tmp = Path(tmp)
+        for repo in repos:
+            source = clone / "results" / "repos" / repo
+            commits = atomic.read_json(source / COMMITS)
+            key = plan.index_key(SYSTEM, matrix.baseline_arm, repo)
+            knobs = plan.index_knobs(SYSTEM, repo, key)
+            run_cpu = sum(job_cpu(clone, rule, repo) for rule in STAGES)
+
+            distinct = distinct_commit(commits)
+            work = tmp / repo / "distinct"
+            got = stages(synthetic(source, work / "repo", distinct), work, work / "cache", model, knobs,
+                         matrix.embed_threads)
+            instances = sum(map(len, commits.values()))
+            rows_distinct.append((repo, len(commits), instances, len(next(iter(distinct.values()))), run_cpu, *got))
+            shutil.rmtree(work)
+
+            last = sorted(commits)[-1]
+            work = tmp / repo / "cold"
+            cold = stages(synthetic(source, work / "repo", {last: commits[last]}), work, work / "cache", model,
+                          knobs, matrix.embed_threads)
+            shutil.rmtree(work)
+            work = tmp / repo / "added"
+            shutil.copytree(clone / "results" / "cache", work / "cache", ignore=shutil.ignore_patterns("tiktoken"))
+            added = stages(synthetic(source, work / "repo", {**commits, **old_files_commit(commits)}), work,
+                           work / "cache", model, knobs, matrix.embed_threads)
+            shutil.rmtree(work)
+            rows_commit.append((repo, len(commits), len(commits[last]), *cold, *added))
+            print(repo, rows_distinct[-1], rows_commit[-1], flush=True)
+    shape = dag(clone, finished_run.commit(clone))
+    end = os.getloadavg()[0]
+
+    lines = [f"# SWE-bench localization: what a commit costs — {datetime.date.today().isoformat()}", "",
+             f"The stages whose work should grow with new code — symbol extraction and embedding and indexing "
+             f"(`{'`, `'.join(STAGES)}`) — of the cold run `make run CONFIG={CONFIG}` in a clean clone at "
+             f"{finished_run.commit(clone)}, and the same stages run again here by `benchmarks/swe_bench_costs.py` "
+             f"on synthetic commits of the same repositories (see its doc). Load average {start:.1f} at the start, "
+             f"{end:.1f} at the end. {note}".rstrip(), "",
+             "## The config against its distinct contents (target <= 1.2x)", "",
+             "Config: the cold run's jobs of the two stages over every commit; distinct: the same stages, cold, over "
+             "one commit holding each distinct (path, blob) once.", "",
+             "| repository | commits | file instances | distinct files | config CPU s | distinct CPU s "
+             "| distinct wall s | ratio |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for repo, n, instances, files, run_cpu, d_cpu, d_wall in rows_distinct:
+        lines.append(f"| {repo} | {n} | {instances:,} | {files:,} | {run_cpu:.0f} | {d_cpu:.0f} | {d_wall:.0f} | "
+                     f"{run_cpu / d_cpu:.2f}x |")
+    total_run, total_distinct = sum(r[4] for r in rows_distinct), sum(r[5] for r in rows_distinct)
+    verdict = "met" if total_run <= 1.2 * total_distinct else "NOT met"
+    lines += [f"| all | | | | {total_run:.0f} | {total_distinct:.0f} | | **{total_run / total_distinct:.2f}x** |", "",
+              f"The whole config: {total_run / total_distinct:.2f}x its distinct contents (<= 1.2x): {verdict}.", "",
+              "## A commit whose files all occurred before (target <= 5 % of a cold commit)", "",
+              "Cold commit: the stages over the last commit (sha order) alone, empty caches. Added commit: the stages "
+              "over the repository plus one new commit made of files that occurred before, with the run's caches — "
+              "what the DAG reruns for it.", "",
+              "| repository | commits | files of a commit | cold commit CPU s | wall s | added commit CPU s | wall s "
+              "| share |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for repo, n, files, c_cpu, c_wall, a_cpu, a_wall in rows_commit:
+        share = a_cpu / c_cpu
+        lines.append(f"| {repo} | {n} | {files:,} | {c_cpu:.0f} | {c_wall:.0f} | {a_cpu:.0f} | {a_wall:.0f} | "
+                     f"{share:.0%}{'' if share <= 0.05 else ' (> 5 %)'} |")
+    plan, noop, floor = min(shape["plans"]), min(shape["noops"]), min(shape["floors"])
+    lines += ["", f"## The DAG: {shape['jobs']} jobs (`all` aside)", "",
+              "| | fastest s | runs s | target |", "|---|---:|---|---|",
+              f"| planning, nothing done | {plan:.1f} | {', '.join(f'{t:.1f}' for t in shape['plans'])} | "
+              f"<= 60 s: {pipeline.verdict(plan <= 60)} |",
+              f"| no-op, finished | {noop:.1f} | {', '.join(f'{t:.1f}' for t in shape['noops'])} | "
+              f"<= 1.3x the floor: {noop / floor:.2f}x, {pipeline.verdict(noop <= 1.3 * floor)} |",
+              f"| fair floor (its no-op) | {floor:.1f} | {', '.join(f'{t:.1f}' for t in shape['floors'])} | |"]
+    finished_run.write("swe-bench-costs", lines)
+
+
+if __name__ == "__main__":
+    main()

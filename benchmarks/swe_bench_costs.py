@@ -140,6 +140,7 @@ def dag(clone: Path, commit: str) -> dict:
 def main() -> None:
     only = finished_run.option("--repositories", "")
     clone, note = finished_run.arguments("swe_bench_costs.py")
+    os.chdir(clone)  # the config's paths (../shared) are relative to the project
     matrix = config.load(clone / CONFIG)
     plan = Plan(matrix)
     model = clone / "results" / "models" / matrix.default_model

@@ -25,14 +25,16 @@ benchmarks/results/swe-bench-costs-<date>-clean.md with, per repository:
    the finished clone, and the fair floor of the same DAG (benchmarks/scaling.py's), the no-op
    and the floor timed in turn, the fastest of three each.
 
-CPU is this process's and its children's (git's cat-file), user + system, all threads, as
-Snakemake's benchmark files count a job's; the stages run in this one process, which
-imports the library once (each job of the run also paid an interpreter and Snakemake's
-script wrapper, about 2 CPU s). Embedding uses the config's `embed_threads`, as the jobs did.
+CPU is a process's and its children's (git's cat-file), user + system, all threads, as
+Snakemake's benchmark files count a job's. Each repository is measured in a worker process
+of its own, two at a time (as the run's jobs shared the 2 cores), the largest first; a worker
+imports the library once (each job of the run also paid an interpreter and Snakemake's script
+wrapper, about 2 CPU s). Embedding uses the config's `embed_threads`, as the jobs did.
 """
 
 from __future__ import annotations
 
+import concurrent.futures
 import csv
 import datetime
 import hashlib
@@ -57,6 +59,7 @@ from crmatrix.stages import build_repository_index, extract_repository
 CONFIG = "config/swe-bench.yaml"
 SYSTEM = "builtin"
 STAGES = ("extract_repository", "build_repository_index")
+WORKERS = 2
 
 
 def cpu() -> float:
@@ -137,45 +140,52 @@ def dag(clone: Path, commit: str) -> dict:
     return {"jobs": floor["jobs"], "plans": [s for s, _ in plans], "noops": times["noop"], "floors": times["floor"]}
 
 
+def measure(clone: Path, repo: str) -> tuple[tuple, tuple]:
+    """The repository's row of each table (the module's doc, points 1 and 2), in a process of
+    its own, so its CPU is its own."""
+    os.chdir(clone)  # the config's paths (../shared) are relative to the project
+    matrix = config.load(clone / CONFIG)
+    plan = Plan(matrix)
+    model = clone / "results" / "models" / matrix.default_model
+    knobs = plan.index_knobs(SYSTEM, repo, plan.index_key(SYSTEM, matrix.baseline_arm, repo))
+    source = clone / "results" / "repos" / repo
+    commits = atomic.read_json(source / COMMITS)
+    run_cpu = sum(job_cpu(clone, rule, repo) for rule in STAGES)
+    with tempfile.TemporaryDirectory(prefix=f"swe-bench-costs-{repo}-") as tmp:
+        tmp = Path(tmp)
+        distinct = distinct_commit(commits)
+        work = tmp / "distinct"
+        got = stages(synthetic(source, work / "repo", distinct), work, work / "cache", model, knobs,
+                     matrix.embed_threads)
+        row_distinct = (repo, len(commits), sum(map(len, commits.values())), len(next(iter(distinct.values()))),
+                        run_cpu, *got)
+        shutil.rmtree(work)
+        last = sorted(commits)[-1]
+        work = tmp / "cold"
+        cold = stages(synthetic(source, work / "repo", {last: commits[last]}), work, work / "cache", model, knobs,
+                      matrix.embed_threads)
+        shutil.rmtree(work)
+        work = tmp / "added"
+        shutil.copytree(clone / "results" / "cache", work / "cache", ignore=shutil.ignore_patterns("tiktoken"))
+        added = stages(synthetic(source, work / "repo", {**commits, **old_files_commit(commits)}), work,
+                       work / "cache", model, knobs, matrix.embed_threads)
+    row_commit = (repo, len(commits), len(commits[last]), *cold, *added)
+    print(row_distinct, row_commit, flush=True)
+    return row_distinct, row_commit
+
+
 def main() -> None:
     only = finished_run.option("--repositories", "")
     clone, note = finished_run.arguments("swe_bench_costs.py")
     os.chdir(clone)  # the config's paths (../shared) are relative to the project
     matrix = config.load(clone / CONFIG)
-    plan = Plan(matrix)
-    model = clone / "results" / "models" / matrix.default_model
-    repos = only.split(",") if only else sorted(n for n, c in matrix.corpora.items() if c.kind == "repository")
+    repos = only.split(",") if only else [n for n, c in matrix.corpora.items() if c.kind == "repository"]
+    # two repositories at a time, as the run's jobs shared the 2 cores; the largest first
+    repos.sort(key=lambda r: -(clone / "results" / "repos" / r / COMMITS).stat().st_size)
     start = os.getloadavg()[0]
-    rows_distinct, rows_commit = [], []
-    with tempfile.TemporaryDirectory(prefix="swe-bench-costs-") as tmp:
-        tmp = Path(tmp)
-        for repo in repos:
-            source = clone / "results" / "repos" / repo
-            commits = atomic.read_json(source / COMMITS)
-            key = plan.index_key(SYSTEM, matrix.baseline_arm, repo)
-            knobs = plan.index_knobs(SYSTEM, repo, key)
-            run_cpu = sum(job_cpu(clone, rule, repo) for rule in STAGES)
-
-            distinct = distinct_commit(commits)
-            work = tmp / repo / "distinct"
-            got = stages(synthetic(source, work / "repo", distinct), work, work / "cache", model, knobs,
-                         matrix.embed_threads)
-            instances = sum(map(len, commits.values()))
-            rows_distinct.append((repo, len(commits), instances, len(next(iter(distinct.values()))), run_cpu, *got))
-            shutil.rmtree(work)
-
-            last = sorted(commits)[-1]
-            work = tmp / repo / "cold"
-            cold = stages(synthetic(source, work / "repo", {last: commits[last]}), work, work / "cache", model,
-                          knobs, matrix.embed_threads)
-            shutil.rmtree(work)
-            work = tmp / repo / "added"
-            shutil.copytree(clone / "results" / "cache", work / "cache", ignore=shutil.ignore_patterns("tiktoken"))
-            added = stages(synthetic(source, work / "repo", {**commits, **old_files_commit(commits)}), work,
-                           work / "cache", model, knobs, matrix.embed_threads)
-            shutil.rmtree(work)
-            rows_commit.append((repo, len(commits), len(commits[last]), *cold, *added))
-            print(repo, rows_distinct[-1], rows_commit[-1], flush=True)
+    with concurrent.futures.ProcessPoolExecutor(WORKERS) as pool:
+        rows = sorted(pool.map(measure, [clone] * len(repos), repos))
+    rows_distinct, rows_commit = [d for d, _ in rows], [c for _, c in rows]
     shape = dag(clone, finished_run.commit(clone))
     end = os.getloadavg()[0]
 

@@ -35,7 +35,6 @@ wrapper, about 2 CPU s). Embedding uses the config's `embed_threads`, as the job
 from __future__ import annotations
 
 import concurrent.futures
-import csv
 import datetime
 import hashlib
 import json
@@ -67,15 +66,11 @@ def cpu() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
-def job_cpu(clone: Path, rule: str, repo: str) -> float:
-    """The CPU seconds of the run's job(s) of `rule` for the repository, from their benchmark files."""
-    base = clone / "logs" / "benchmarks" / rule
-    files = [base / f"{repo}.tsv"] if rule == "extract_repository" else sorted((base / repo).rglob("*.tsv"))
-    total = 0.0
-    for tsv in files:
-        with tsv.open() as f:
-            total += float(next(csv.DictReader(f, delimiter="\t"))["cpu_time"])
-    return total
+def job_cpu(clone: Path, repo: str) -> float:
+    """The CPU seconds of the run's jobs of STAGES for the repository (benchmark files
+    RULE/REPO.tsv or RULE/REPO/...)."""
+    return sum(job["cpu"] for name, job in scaling.benchmark_tsvs(clone).items()
+               if job["rule"] in STAGES and Path(name).parts[1].removesuffix(".tsv") == repo)
 
 
 def synthetic(source: Path, dest: Path, commits: dict[str, list]) -> Path:
@@ -150,7 +145,7 @@ def measure(clone: Path, repo: str) -> tuple[tuple, tuple]:
     knobs = plan.index_knobs(SYSTEM, repo, plan.index_key(SYSTEM, matrix.baseline_arm, repo))
     source = clone / "results" / "repos" / repo
     commits = atomic.read_json(source / COMMITS)
-    run_cpu = sum(job_cpu(clone, rule, repo) for rule in STAGES)
+    run_cpu = job_cpu(clone, repo)
     with tempfile.TemporaryDirectory(prefix=f"swe-bench-costs-{repo}-") as tmp:
         tmp = Path(tmp)
         distinct = distinct_commit(commits)

@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -231,7 +232,9 @@ def test_a_stored_bm25_is_the_same_bytes_in_every_process(tmp_path):
 
 
 BM25_TEXTS = ["The THE and of it", "parseHTTPResponse load_config", "", "a b c", "naïve café über straße 北京",
-              "parse parse config config", "x_1 2abc ab_cd", "TCPStream::connect_timeout"]
+              "parse parse config config", "x_1 2abc ab_cd",
+              # lowercasing that changes a word's length or its characters' classes
+              "İstanbulCity ǅemalBey ﬁleName ΣΑΣ XⅫy straßeGROSS", "TCPStream::connect_timeout"]
 
 
 def test_bm25_reads_text_as_bm25s_tokenize_does():
@@ -243,6 +246,12 @@ def test_bm25_reads_text_as_bm25s_tokenize_does():
     theirs = bm25s.tokenize([bm25.split_words(t) for t in texts], stopwords="en", stemmer=Stemmer.Stemmer("english"),
                             return_ids=False, show_progress=False)
     assert ours == theirs and ours[-1] == ["tcp", "stream", "connect", "timeout"]
+
+
+def test_no_character_outside_words_lowercases_into_one():
+    """What lets the tokenizer read a text identifier by identifier (bm25.Tokenizer's doc)."""
+    word = re.compile(r"\w")
+    assert not [c for c in map(chr, range(sys.maxunicode + 1)) if not word.match(c) and word.search(c.lower())]
 
 
 def test_bm25_scores_a_query_as_bm25s_does_to_the_bit(tmp_path):
@@ -269,6 +278,12 @@ def test_a_stored_bm25_of_another_variant_or_without_its_tokenizer_is_refused(tm
     params = json.loads((tmp_path / "bm25" / "params.index.json").read_text())
     (tmp_path / "bm25" / "params.index.json").write_text(json.dumps({**params, "method": "bm25+"}))
     with pytest.raises(CrmatrixError, match=r"bm25: BM25 variant 'bm25\+', expected 'lucene'; delete the index"):
+        bm25.BM25Index.load(tmp_path / "bm25", len(syms))
+    (tmp_path / "bm25" / "params.index.json").write_text(json.dumps(params))
+    conf = json.loads((tmp_path / "bm25" / bm25.TOKENIZER).read_text())
+    (tmp_path / "bm25" / bm25.TOKENIZER).write_text(json.dumps({**conf, "pattern": r"\\w+"}))
+    with pytest.raises(CrmatrixError, match=r"bm25: not a readable BM25 index \(token pattern '.*', expected .*\); "
+                                            "delete the index"):
         bm25.BM25Index.load(tmp_path / "bm25", len(syms))
     (tmp_path / "bm25" / bm25.TOKENIZER).unlink()
     with pytest.raises(CrmatrixError, match=r"bm25: not a readable BM25 index .*tokenizer.json.*; delete the index"):

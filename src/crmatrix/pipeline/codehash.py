@@ -58,24 +58,28 @@ def import_names(source: str, module: str | None = None, is_package: bool = Fals
 
 
 def imported_modules(source: str, module: str | None = None, is_package: bool = False,
-                     names: frozenset[str] | None = None) -> frozenset[str]:
+                     names: frozenset[str] | None = None, find=module_file) -> frozenset[str]:
     """The crmatrix modules that running `source` (the text of `module`, if it is one) imports
-    (`names`: its `import_names`, if known)."""
+    (`names`: its `import_names`, if known; `find`: `module_file`, or a memo of it)."""
     if names is None:
         names = import_names(source, module, is_package)
-    return frozenset(n for n in names if module_file(n) is not None)
+    return frozenset(n for n in names if find(n) is not None)
 
 
 class Memo:
     """The import names of each module text met (`import_names`), by a hash of (module name,
     package or not, text): a pure function of its key, so an entry is never stale (which of the
-    names are modules is asked of the tree each time). `path` is read once; `save` writes the
-    entries met since, when one of them was new (so the file holds the texts of today)."""
+    names are modules is asked of the tree each time). `path` (None: none) is read once; `save`
+    writes the entries met since, when one of them was new (so the file holds the texts of
+    today). A memo also keeps each module it read — its file, text and imports — for its own
+    life, one planning: the Snakefile asks for every rule's closure, and the closures share most modules."""
 
-    def __init__(self, path: Path):
-        self.path, self.met, self.added = Path(path), {}, False
+    def __init__(self, path: Path | None = None):
+        self.path, self.met, self.added = path, {}, False
+        self._modules: dict[str, tuple[Path, str, frozenset[str]]] = {}
+        self._files: dict[str, Path | None] = {}  # module_file's answers
         try:
-            stored = atomic.read_json(self.path)
+            stored = atomic.read_json(Path(path)) if path is not None else {}
         except (OSError, CrmatrixError):  # none yet, or unreadable: parse everything again
             stored = {}
         self.stored = {k: v for k, v in stored.items() if isinstance(v, list)} if isinstance(stored, dict) else {}
@@ -85,31 +89,43 @@ class Memo:
         if key not in self.stored:
             self.stored[key], self.added = sorted(import_names(source, module, is_package)), True
         self.met[key] = self.stored[key]
-        return imported_modules(source, names=frozenset(self.met[key]))
+        return imported_modules(source, names=frozenset(self.met[key]), find=self._file)
+
+    def _file(self, name: str) -> Path | None:
+        if name not in self._files:
+            self._files[name] = module_file(name)
+        return self._files[name]
+
+    def module(self, name: str) -> tuple[Path, str, frozenset[str]]:
+        """The crmatrix module's file, text and the crmatrix modules it imports."""
+        found = self._modules.get(name)
+        if found is None:
+            path = self._file(name)
+            text = path.read_text(encoding="utf-8")
+            found = self._modules[name] = (path, text, self.imports(text, name, path.name == "__init__.py"))
+        return found
 
     def save(self) -> None:
-        if self.added:
-            atomic.write_json(self.path, self.met)
+        if self.added and self.path is not None:
+            atomic.write_json(Path(self.path), self.met)
             self.added = False
 
 
-def closure(script: Path, memo: Memo | None = None) -> list[Path]:
-    """Every crmatrix source file that running `script` may execute, sorted."""
-    imports = memo.imports if memo is not None else imported_modules
-    todo = list(imports(Path(script).read_text(encoding="utf-8")))
-    seen: dict[str, Path] = {}
+def closure(script: Path, memo: Memo | None = None) -> dict[Path, str]:
+    """Every crmatrix source file that running `script` may execute, sorted, with its text."""
+    memo = memo if memo is not None else Memo()
+    todo = list(memo.imports(Path(script).read_text(encoding="utf-8")))
+    seen: dict[str, tuple[Path, str]] = {}
     while todo:
         name = todo.pop()
-        if name in seen:
-            continue
-        path = module_file(name)
-        seen[name] = path
-        todo.extend(imports(path.read_text(encoding="utf-8"), name, path.name == "__init__.py"))
-    return sorted(seen.values())
+        if name not in seen:
+            path, text, imports = memo.module(name)
+            seen[name] = path, text
+            todo.extend(imports)
+    return dict(sorted(seen.values()))
 
 
 def stage_hash(script: Path, memo: Memo | None = None) -> str:
     """A hash of the library code `script` runs (paths relative to the package, so a moved
     checkout keeps its hashes); `memo` spares parsing the modules it has met."""
-    return atomic.hash_obj([[p.relative_to(ROOT).as_posix(), p.read_text(encoding="utf-8")]
-                            for p in closure(script, memo)])[:16]
+    return atomic.hash_obj([[p.relative_to(ROOT).as_posix(), text] for p, text in closure(script, memo).items()])[:16]

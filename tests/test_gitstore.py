@@ -93,8 +93,31 @@ def test_bundle_commits_lists_every_commit_of_the_repositorys_bundles_without_fe
     assert found == {**dict.fromkeys(commits, bundle), head: other / f"acme+widget@{head[:8]}.bundle"}
     assert [r.getMessage() for r in caplog.records] == [
         f"passed over {other / 'acme+widget@broken.bundle'}: not a readable git bundle "
-        f"(error: '{other / 'acme+widget@broken.bundle'}' does not look like a v2 or v3 bundle file)"]
+        "(it does not begin with a v2 or v3 bundle signature)"]
     assert pins.bundle_commits("https://example.invalid/acme/nothing", [str(bundle.parent)]) == {}
+
+
+def list_heads(bundle: Path) -> list[tuple[str, str]]:
+    out = subprocess.run(["git", "bundle", "list-heads", str(bundle)], capture_output=True, text=True, check=True)
+    return [tuple(line.split(" ", 1)) for line in out.stdout.splitlines()]
+
+
+def test_a_bundles_heads_are_read_from_its_header_as_git_lists_them(swebench_bundle, two_commit_repo, tmp_path):
+    bundle, commits = swebench_bundle
+    repo, first, head = two_commit_repo
+    v3 = tmp_path / "v3.bundle"  # v3: capability lines; a prerequisite line, the history cut at `first`
+    git(repo, "bundle", "create", "-q", "--version=3", str(v3), f"{first}..HEAD", "--all")
+    shared = sorted((SHARED / "corpora").glob("*.bundle"))  # every real one, where ../shared is here
+    for b in [bundle, v3, *shared]:
+        assert pins.bundle_refs(b) == list_heads(b) != [], b
+    assert {c for c, _ in pins.bundle_refs(bundle)} == set(commits)
+    assert v3.read_bytes().startswith(b"# v3 git bundle\n@") and b"\n-" + first.encode() in v3.read_bytes()
+    cut = tmp_path / "cut.bundle"  # the header cut before the empty line that ends it
+    cut.write_bytes(bundle.read_bytes().split(b"\n\n", 1)[0] + b"\n")
+    with pytest.raises(CrmatrixError, match=r"cut.bundle: not a readable git bundle \(its header has no end\)"):
+        pins.bundle_refs(cut)
+    with pytest.raises(CrmatrixError, match=r"absent.bundle: not a readable git bundle \(No such file"):
+        pins.bundle_refs(tmp_path / "absent.bundle")
 
 
 def test_commit_files_lists_what_a_corpus_holds_with_blob_ids_and_sizes(store):

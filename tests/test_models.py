@@ -342,6 +342,45 @@ def test_the_index_key_changes_with_the_models_bytes_and_not_with_where_they_lie
     assert content_key(hub) == hub
 
 
+def test_a_planning_hashes_a_model_again_only_when_a_files_stat_moved(tmp_path, monkeypatch):
+    """keep_hashes_in: the memo a planning leaves is the next one's, each hash kept with its
+    files' stats; an edited file (even the same size) is hashed again, a corrupt memo is none."""
+    import os
+
+    from crmatrix.embed import models as m
+
+    write_static(tmp_path / "a")
+    conf = {"format": "static", "source": str(tmp_path / "a")}
+    memo = tmp_path / "state" / "model-hashes.json"
+    monkeypatch.setattr(m, "_memo_file", None)  # put back after the test, as every memo here
+    monkeypatch.setattr(m, "_CONTENT_MEMO", {})
+    m.keep_hashes_in(memo)
+    key = m.content_key(conf)
+    assert json.loads(memo.read_text())[str((tmp_path / "a").resolve())]["sha256"] == key["source"]["sha256"]
+
+    hashed = []
+    real = m.sha256_file
+    monkeypatch.setattr(m, "sha256_file", lambda p: hashed.append(p.name) or real(p))
+    monkeypatch.setattr(m, "_CONTENT_MEMO", {})  # the next planning: a process of its own
+    m.keep_hashes_in(memo)
+    assert m.content_key(conf) == key and hashed == []
+
+    weights = tmp_path / "a" / "model.safetensors"
+    data = bytearray(weights.read_bytes())
+    data[-1] ^= 1  # the same size; the mtime may even be put back
+    stat = weights.stat()
+    weights.write_bytes(bytes(data))
+    os.utime(weights, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    monkeypatch.setattr(m, "_CONTENT_MEMO", {})
+    m.keep_hashes_in(memo)
+    assert m.content_key(conf) != key and "model.safetensors" in hashed
+
+    memo.write_text("{not json")
+    monkeypatch.setattr(m, "_CONTENT_MEMO", {})
+    m.keep_hashes_in(memo)
+    assert m.content_key(conf) != key and json.loads(memo.read_text())  # hashed, and the memo written anew
+
+
 # --- sentence-transformers: a model directory ---
 
 def write_st(directory: Path, seed: int = 0) -> Path:

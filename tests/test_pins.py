@@ -302,7 +302,7 @@ def test_a_corrupt_mirror_bundle_is_passed_over_for_the_next_mirror(two_commit_r
     assert [(r.levelname, r.getMessage()) for r in caplog.records] == [
         ("WARNING", f"passed over {bad / name}: lists the commit but cannot be checked out (fatal: early EOF)"),
         ("WARNING", f"passed over {junk / name}: not a readable git bundle "
-                    f"(error: '{junk / name}' does not look like a v2 or v3 bundle file)"),
+                    "(it does not begin with a v2 or v3 bundle signature)"),
     ]
 
 
@@ -319,7 +319,7 @@ def test_only_corrupt_bundles_are_listed_with_the_url_and_leave_nothing(two_comm
         f"commit {second} of {url} found nowhere; tried:",
         f"  mirror bundle {bad / name}: lists the commit but cannot be checked out (fatal: early EOF)",
         f"  mirror bundle {junk / name}: not a readable git bundle "
-        f"(error: '{junk / name}' does not look like a v2 or v3 bundle file)",
+        "(it does not begin with a v2 or v3 bundle signature)",
         f"  {url}: fatal: repository '{url}' does not exist",
     ]
     assert list(dest.iterdir()) == []

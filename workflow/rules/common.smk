@@ -13,12 +13,16 @@ from crmatrix import config as crconfig
 from crmatrix.config import check as crcheck
 from crmatrix.config.plan import Plan
 from crmatrix.datasets import ledger
+from crmatrix.embed.models import keep_hashes_in
 from crmatrix.pipeline import codehash, locations, rescoring
 from crmatrix.pipeline import slices as crslices
 from crmatrix.plots import names as plot_names
 from crmatrix.plots import runtime as plot_runtime
 from crmatrix.systems import install
 
+# Model files' hashes by each file's stat, so that a planning hashes only a model whose files
+# changed; planning's own state, as CODE_MEMO below.
+keep_hashes_in(Path(".snakemake") / "crmatrix" / "model-hashes.json")
 # The file(s) the config was read from, for its errors and warnings.
 CONFIG_SOURCE = ", ".join(map(str, workflow.configfiles)) or "config"
 try:

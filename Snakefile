@@ -61,3 +61,4 @@ include: "workflow/rules/slices.smk"
 
 # every rule has asked for its code's hash (common.smk's code())
 CODE_MEMO.save()
+sign_functions(workflow.rules)

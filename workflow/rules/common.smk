@@ -3,6 +3,7 @@
 # answer. Everything a job depends on is handed to it as input or params from there, never
 # read from `config` inside a script; what it does not depend on (where mirrors, registries
 # and caches are) goes by environment.
+import inspect
 import os
 import re
 import sys
@@ -92,6 +93,21 @@ def by(answer, *names):
 def cell(wildcards):
     """The plan of an evaluation cell (crmatrix.config.plan.Cell): what `crmatrix run` builds too."""
     return PLAN.cell(wildcards.dataset, wildcards.system, wildcards.arm)
+
+
+def sign_functions(rules):
+    """Each input and params function of `rules` with its signature made once: Snakemake asks
+    `inspect.signature` which arguments to pass at every call (thousands per planning), and a
+    function's `__signature__` is the answer without working it out again."""
+    for r in rules:
+        for item in [*r.input, *r.params]:
+            func = getattr(item, "callable", item)
+            if callable(func) and not hasattr(func, "__signature__"):
+                # a bound method takes no attribute: Snakemake asks for its signature each time
+                try:
+                    func.__signature__ = inspect.signature(func)
+                except AttributeError:
+                    pass
 
 
 def one_of(names):

@@ -19,7 +19,9 @@ SCHEMA_FILE = "config.schema.yaml"
 
 @cache
 def schema() -> dict:
-    return yaml.safe_load(files("crmatrix.config").joinpath(SCHEMA_FILE).read_text())
+    # libyaml's loader where PyYAML has it: read at every planning, our own file, a third of the time
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    return yaml.load(files("crmatrix.config").joinpath(SCHEMA_FILE).read_text(), Loader=loader)
 
 
 def _with_defaults(validator_class):

@@ -1,7 +1,8 @@
 """The cost targets of SWE-bench localization (issue 29), run by hand after a cold run:
 
     make run CONFIG=config/swe-bench.yaml            # in a clean clone, cold
-    .venv/bin/python benchmarks/swe_bench_costs.py CLONE [--repositories flask,sympy] [--note TEXT]
+    .venv/bin/python benchmarks/swe_bench_costs.py CLONE [--repositories flask,sympy] [--parts distinct,commit,dag]
+        [--note TEXT]
 
 For the stages whose work should grow with new code, not with commits — symbol extraction
 (`extract_repository`) and embedding and indexing (`build_repository_index`) — it writes
@@ -25,6 +26,11 @@ benchmarks/results/swe-bench-costs-<date>-clean.md with, per repository:
    the finished clone, and the fair floor of the same DAG (benchmarks/scaling.py's), the no-op
    and the floor timed in turn, the fastest of three each.
 
+`--parts` measures some of the three (all by default); a run of only some writes
+swe-bench-costs-<parts>-<date>-clean.md. The first compares with the cold run's jobs, so it
+reads only when the clone's code is the run's; the other two run the clone's code on its caches
+(a clone moved to a later commit and finished again by `snakemake --touch` measures that commit).
+
 CPU is a process's and its children's (git's cat-file), user + system, all threads, as
 Snakemake's benchmark files count a job's. Each repository is measured in a worker process
 of its own, two at a time (as the run's jobs shared the 2 cores), the largest first; a worker
@@ -41,6 +47,7 @@ import json
 import os
 import resource
 import shutil
+import sys
 import tempfile
 import time
 from collections import defaultdict
@@ -58,6 +65,7 @@ from crmatrix.stages import build_repository_index, extract_repository
 CONFIG = "config/swe-bench.yaml"
 SYSTEM = "builtin"
 STAGES = ("extract_repository", "build_repository_index")
+PARTS = ("distinct", "commit", "dag")  # the module's doc, points 1 to 3
 WORKERS = 2
 
 
@@ -135,9 +143,9 @@ def dag(clone: Path, commit: str) -> dict:
     return {"jobs": floor["jobs"], "plans": [s for s, _ in plans], "noops": times["noop"], "floors": times["floor"]}
 
 
-def measure(clone: Path, repo: str) -> tuple[tuple, tuple]:
-    """The repository's row of each table (the module's doc, points 1 and 2), in a process of
-    its own, so its CPU is its own."""
+def measure(clone: Path, repo: str, parts: frozenset[str]) -> tuple[tuple | None, tuple | None]:
+    """The repository's row of each table asked for (the module's doc, points 1 and 2), in a
+    process of its own, so its CPU is its own."""
     os.chdir(clone)  # the config's paths (../shared) are relative to the project
     matrix = config.load(clone / CONFIG)
     plan = Plan(matrix)
@@ -145,32 +153,37 @@ def measure(clone: Path, repo: str) -> tuple[tuple, tuple]:
     knobs = plan.index_knobs(SYSTEM, repo, plan.index_key(SYSTEM, matrix.baseline_arm, repo))
     source = clone / "results" / "repos" / repo
     commits = atomic.read_json(source / COMMITS)
-    run_cpu = job_cpu(clone, repo)
+    row_distinct = row_commit = None
     with tempfile.TemporaryDirectory(prefix=f"swe-bench-costs-{repo}-") as tmp:
         tmp = Path(tmp)
-        distinct = distinct_commit(commits)
-        work = tmp / "distinct"
-        got = stages(synthetic(source, work / "repo", distinct), work, work / "cache", model, knobs,
-                     matrix.embed_threads)
-        row_distinct = (repo, len(commits), sum(map(len, commits.values())), len(next(iter(distinct.values()))),
-                        run_cpu, *got)
-        shutil.rmtree(work)
-        last = sorted(commits)[-1]
-        work = tmp / "cold"
-        cold = stages(synthetic(source, work / "repo", {last: commits[last]}), work, work / "cache", model, knobs,
-                      matrix.embed_threads)
-        shutil.rmtree(work)
-        work = tmp / "added"
-        shutil.copytree(clone / "results" / "cache", work / "cache", ignore=shutil.ignore_patterns("tiktoken"))
-        added = stages(synthetic(source, work / "repo", {**commits, **old_files_commit(commits)}), work,
-                       work / "cache", model, knobs, matrix.embed_threads)
-    row_commit = (repo, len(commits), len(commits[last]), *cold, *added)
+        if "distinct" in parts:
+            distinct = distinct_commit(commits)
+            work = tmp / "distinct"
+            got = stages(synthetic(source, work / "repo", distinct), work, work / "cache", model, knobs,
+                         matrix.embed_threads)
+            row_distinct = (repo, len(commits), sum(map(len, commits.values())),
+                            len(next(iter(distinct.values()))), job_cpu(clone, repo), *got)
+            shutil.rmtree(work)
+        if "commit" in parts:
+            last = sorted(commits)[-1]
+            work = tmp / "cold"
+            cold = stages(synthetic(source, work / "repo", {last: commits[last]}), work, work / "cache", model, knobs,
+                          matrix.embed_threads)
+            shutil.rmtree(work)
+            work = tmp / "added"
+            shutil.copytree(clone / "results" / "cache", work / "cache", ignore=shutil.ignore_patterns("tiktoken"))
+            added = stages(synthetic(source, work / "repo", {**commits, **old_files_commit(commits)}), work,
+                           work / "cache", model, knobs, matrix.embed_threads)
+            row_commit = (repo, len(commits), len(commits[last]), *cold, *added)
     print(row_distinct, row_commit, flush=True)
     return row_distinct, row_commit
 
 
 def main() -> None:
     only = finished_run.option("--repositories", "")
+    parts = frozenset(finished_run.option("--parts", ",".join(PARTS)).split(","))
+    if not parts <= set(PARTS):
+        sys.exit(f"--parts: expected some of {', '.join(PARTS)}, got {', '.join(sorted(parts - set(PARTS)))}")
     clone, note = finished_run.arguments("swe_bench_costs.py")
     os.chdir(clone)  # the config's paths (../shared) are relative to the project
     matrix = config.load(clone / CONFIG)
@@ -178,49 +191,69 @@ def main() -> None:
     # two repositories at a time, as the run's jobs shared the 2 cores; the largest first
     repos.sort(key=lambda r: -(clone / "results" / "repos" / r / COMMITS).stat().st_size)
     start = os.getloadavg()[0]
-    with concurrent.futures.ProcessPoolExecutor(WORKERS) as pool:
-        rows = sorted(pool.map(measure, [clone] * len(repos), repos))
-    rows_distinct, rows_commit = [d for d, _ in rows], [c for _, c in rows]
-    shape = dag(clone, finished_run.commit(clone))
+    rows = []
+    if parts & {"distinct", "commit"}:
+        with concurrent.futures.ProcessPoolExecutor(WORKERS) as pool:
+            rows = sorted(pool.map(measure, [clone] * len(repos), repos, [parts] * len(repos)))
+    rows_distinct, rows_commit = [d for d, _ in rows if d], [c for _, c in rows if c]
+    shape = dag(clone, finished_run.commit(clone)) if "dag" in parts else None
     end = os.getloadavg()[0]
 
     lines = [f"# SWE-bench localization: what a commit costs — {datetime.date.today().isoformat()}", "",
              f"The stages whose work should grow with new code — symbol extraction and embedding and indexing "
-             f"(`{'`, `'.join(STAGES)}`) — of the cold run `make run CONFIG={CONFIG}` in a clean clone at "
+             f"(`{'`, `'.join(STAGES)}`) — of the cold run `make run CONFIG={CONFIG}` in a clean clone, now at "
              f"{finished_run.commit(clone)}, and the same stages run again here by `benchmarks/swe_bench_costs.py` "
-             f"on synthetic commits of the same repositories (see its doc). Load average {start:.1f} at the start, "
-             f"{end:.1f} at the end. {note}".rstrip(), "",
-             "## The config against its distinct contents (target <= 1.2x)", "",
+             f"(parts: {', '.join(p for p in PARTS if p in parts)}) on synthetic commits of the same repositories "
+             f"(see its doc). Load average {start:.1f} at the start, {end:.1f} at the end. {note}".rstrip()]
+    if rows_distinct:
+        lines += distinct_table(rows_distinct)
+    if rows_commit:
+        lines += commit_table(rows_commit)
+    if shape:
+        lines += dag_table(shape)
+    finished_run.write("swe-bench-costs" if parts == set(PARTS) else f"swe-bench-costs-{'-'.join(sorted(parts))}",
+                       lines)
+
+
+def distinct_table(rows: list[tuple]) -> list[str]:
+    lines = ["", "## The config against its distinct contents (target <= 1.2x)", "",
              "Config: the cold run's jobs of the two stages over every commit; distinct: the same stages, cold, over "
              "one commit holding each distinct (path, blob) once.", "",
              "| repository | commits | file instances | distinct files | config CPU s | distinct CPU s "
              "| distinct wall s | ratio |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
-    for repo, n, instances, files, run_cpu, d_cpu, d_wall in rows_distinct:
+    for repo, n, instances, files, run_cpu, d_cpu, d_wall in rows:
         lines.append(f"| {repo} | {n} | {instances:,} | {files:,} | {run_cpu:.0f} | {d_cpu:.0f} | {d_wall:.0f} | "
                      f"{run_cpu / d_cpu:.2f}x |")
-    total_run, total_distinct = sum(r[4] for r in rows_distinct), sum(r[5] for r in rows_distinct)
+    total_run, total_distinct = sum(r[4] for r in rows), sum(r[5] for r in rows)
     verdict = "met" if total_run <= 1.2 * total_distinct else "NOT met"
-    lines += [f"| all | | | | {total_run:.0f} | {total_distinct:.0f} | | **{total_run / total_distinct:.2f}x** |", "",
-              f"The whole config: {total_run / total_distinct:.2f}x its distinct contents (<= 1.2x): {verdict}.", "",
-              "## A commit whose files all occurred before (target <= 5 % of a cold commit)", "",
-              "Cold commit: the stages over the last commit (sha order) alone, empty caches. Added commit: the stages "
-              "over the repository plus one new commit made of files that occurred before, with the run's caches — "
-              "what the DAG reruns for it.", "",
-              "| repository | commits | files of a commit | cold commit CPU s | wall s | added commit CPU s | wall s "
-              "| share |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
-    for repo, n, files, c_cpu, c_wall, a_cpu, a_wall in rows_commit:
+    return lines + [f"| all | | | | {total_run:.0f} | {total_distinct:.0f} | | **{total_run / total_distinct:.2f}x** |",
+                    "", f"The whole config: {total_run / total_distinct:.2f}x its distinct contents (<= 1.2x): "
+                    f"{verdict}."]
+
+
+def commit_table(rows: list[tuple]) -> list[str]:
+    lines = ["", "## A commit whose files all occurred before (target <= 5 % of a cold commit)", "",
+             "Cold commit: the stages over the last commit (sha order) alone, empty caches. Added commit: the stages "
+             "over the repository plus one new commit made of files that occurred before, with the run's caches — "
+             "what the DAG reruns for it.", "",
+             "| repository | commits | files of a commit | cold commit CPU s | wall s | added commit CPU s | wall s "
+             "| share |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for repo, n, files, c_cpu, c_wall, a_cpu, a_wall in rows:
         share = a_cpu / c_cpu
         lines.append(f"| {repo} | {n} | {files:,} | {c_cpu:.0f} | {c_wall:.0f} | {a_cpu:.0f} | {a_wall:.0f} | "
                      f"{share:.0%}{'' if share <= 0.05 else ' (> 5 %)'} |")
+    return lines
+
+
+def dag_table(shape: dict) -> list[str]:
     plan, noop, floor = min(shape["plans"]), min(shape["noops"]), min(shape["floors"])
-    lines += ["", f"## The DAG: {shape['jobs']} jobs (`all` aside)", "",
-              "| | fastest s | runs s | target |", "|---|---:|---|---|",
-              f"| planning, nothing done | {plan:.1f} | {', '.join(f'{t:.1f}' for t in shape['plans'])} | "
-              f"<= 60 s: {pipeline.verdict(plan <= 60)} |",
-              f"| no-op, finished | {noop:.1f} | {', '.join(f'{t:.1f}' for t in shape['noops'])} | "
-              f"<= 1.3x the floor: {noop / floor:.2f}x, {pipeline.verdict(noop <= 1.3 * floor)} |",
-              f"| fair floor (its no-op) | {floor:.1f} | {', '.join(f'{t:.1f}' for t in shape['floors'])} | |"]
-    finished_run.write("swe-bench-costs", lines)
+    return ["", f"## The DAG: {shape['jobs']} jobs (`all` aside)", "",
+            "| | fastest s | runs s | target |", "|---|---:|---|---|",
+            f"| planning, nothing done | {plan:.1f} | {', '.join(f'{t:.1f}' for t in shape['plans'])} | "
+            f"<= 60 s: {pipeline.verdict(plan <= 60)} |",
+            f"| no-op, finished | {noop:.2f} | {', '.join(f'{t:.2f}' for t in shape['noops'])} | "
+            f"<= 1.3x the floor: {noop / floor:.2f}x, {pipeline.verdict(noop <= 1.3 * floor)} |",
+            f"| fair floor (its no-op) | {floor:.2f} | {', '.join(f'{t:.2f}' for t in shape['floors'])} | |"]
 
 
 if __name__ == "__main__":

@@ -39,9 +39,14 @@ _IDENTIFIER = re.compile(r"\w+")
 _STEMMER = Stemmer.Stemmer("english")
 
 
+def spelled(text: str) -> str:
+    """`text` with each identifier spelled as its words: "load parseHTTPResponse" -> "load parse HTTP Response"."""
+    return _IDENTIFIER.sub(lambda m: " ".join(words(m.group())), text)
+
+
 def tokens(text: str) -> list[str]:
-    spelled = _IDENTIFIER.sub(lambda m: " ".join(words(m.group())), text).lower()
-    return [_STEMMER.stemWord(w) for w in _WORD.findall(spelled) if w not in STOPWORDS_EN]
+    spelled_text = spelled(text).lower()
+    return [_STEMMER.stemWord(w) for w in _WORD.findall(spelled_text) if w not in STOPWORDS_EN]
 
 
 def scores(files: Mapping[str, str], query: str) -> dict[str, float]:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from bm25_reference import spelled
 from test_index_workflow import RUST
 
 from crmatrix import CrmatrixError, atomic
@@ -243,7 +244,7 @@ def test_bm25_reads_text_as_bm25s_tokenize_does():
 
     texts = [bm25.document(s) for s in symbols_of({**RUST, **PYTHON})] + QUERIES + BM25_TEXTS
     ours = bm25.Tokenizer(bm25.Tokenizer.settings())(texts)
-    theirs = bm25s.tokenize([bm25.split_words(t) for t in texts], stopwords="en", stemmer=Stemmer.Stemmer("english"),
+    theirs = bm25s.tokenize([spelled(t) for t in texts], stopwords="en", stemmer=Stemmer.Stemmer("english"),
                             return_ids=False, show_progress=False)
     assert ours == theirs and ours[-1] == ["tcp", "stream", "connect", "timeout"]
 

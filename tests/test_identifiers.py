@@ -1,8 +1,8 @@
 """The engine's two word rules: CodeLens's identifier split, and 2e's whole words."""
 
 import pytest
+from bm25_reference import spelled
 
-from crmatrix.engine.bm25 import split_words
 from crmatrix.identifiers import alnum_words, words
 
 
@@ -24,8 +24,8 @@ def test_identifier_words_keep_case_acronyms_and_digits(name, expected):
     assert words(name) == expected
 
 
-def test_bm25_spells_every_identifier_of_a_text_as_its_words():
-    assert split_words("fn parseHTTPResponse(raw_body: &[u8]) -> 0x7F") == (
+def test_the_bm25_reference_spells_every_identifier_of_a_text_as_its_words():
+    assert spelled("fn parseHTTPResponse(raw_body: &[u8]) -> 0x7F") == (
         "fn parse HTTP Response(raw body: &[u8]) -> 0x7F")
 
 

@@ -101,13 +101,10 @@ def sign_functions(rules):
     function's `__signature__` is the answer without working it out again."""
     for r in rules:
         for item in [*r.input, *r.params]:
+            # an unpack()ed function comes wrapped in a flagged string
             func = getattr(item, "callable", item)
             if callable(func) and not hasattr(func, "__signature__"):
-                # a bound method takes no attribute: Snakemake asks for its signature each time
-                try:
-                    func.__signature__ = inspect.signature(func)
-                except AttributeError:
-                    pass
+                func.__signature__ = inspect.signature(func)
 
 
 def one_of(names):

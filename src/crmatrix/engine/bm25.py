@@ -34,20 +34,16 @@ MAX_IDENTIFIERS = 1 << 20  # distinct identifiers a tokenizer remembers (sympy's
 SCORED_METHOD = "lucene"  # bm25s's default: no term adds a score to the documents it does not occur in
 
 
-def split_words(text: str) -> str:
-    """`text` with each identifier spelled as its words: "load parseHTTPResponse" -> "load parse HTTP Response"."""
-    return _IDENTIFIER.sub(lambda m: " ".join(words(m.group())), text)
-
-
 def document(s: Symbol) -> str:
     return " ".join((s.path, s.qualname, s.signature, s.doc, s.body))
 
 
 class Tokenizer:
-    """bm25s.tokenize(texts, stopwords=..., stemmer=..., return_ids=False) after `split_words`,
-    from its settings (`settings()` at build time, the index's tokenizer.json after).
+    """bm25s.tokenize(texts, stopwords=..., stemmer=..., return_ids=False) of the texts with each
+    identifier spelled as its words ("load parseHTTPResponse" -> "load parse HTTP Response"), from
+    its settings (`settings()` at build time, the index's tokenizer.json after).
 
-    Computed identifier by identifier: `split_words` puts a space between an identifier's words
+    Computed identifier by identifier: spelling puts a space between an identifier's words
     and leaves the characters between identifiers alone, none of which is a word character even
     lowercased (tests/test_engine.py checks every code point), and the pattern's words never cross a non-word
     character — so a text's tokens are its identifiers' tokens in order. An identifier's tokens

@@ -68,18 +68,18 @@ def imported_modules(source: str, module: str | None = None, is_package: bool = 
 
 class Memo:
     """The import names of each module text met (`import_names`), by a hash of (module name,
-    package or not, text): a pure function of its key, so an entry is never stale (which of the
-    names are modules is asked of the tree each time). `path` (None: none) is read once; `save`
-    writes the entries met since, when one of them was new (so the file holds the texts of
-    today). A memo also keeps each module it read — its file, text and imports — for its own
-    life, one planning: the Snakefile asks for every rule's closure, and the closures share most modules."""
+    package or not, text): a pure function of its key, so a stored entry is never stale. `path`
+    (None: none) is read once; `save` writes the entries met since, when one of them was new (so
+    the file holds the texts of today). For its own life, one planning, a memo also keeps what it
+    found in the tree — each module's file, text and imports, and which names are modules — as
+    the Snakefile asks for every rule's closure, and the closures share most modules."""
 
     def __init__(self, path: Path | None = None):
-        self.path, self.met, self.added = path, {}, False
+        self.path, self.met, self.added = (Path(path) if path is not None else None), {}, False
         self._modules: dict[str, tuple[Path, str, frozenset[str]]] = {}
         self._files: dict[str, Path | None] = {}  # module_file's answers
         try:
-            stored = atomic.read_json(Path(path)) if path is not None else {}
+            stored = atomic.read_json(self.path) if self.path is not None else {}
         except (OSError, CrmatrixError):  # none yet, or unreadable: parse everything again
             stored = {}
         self.stored = {k: v for k, v in stored.items() if isinstance(v, list)} if isinstance(stored, dict) else {}
@@ -107,7 +107,7 @@ class Memo:
 
     def save(self) -> None:
         if self.added and self.path is not None:
-            atomic.write_json(Path(self.path), self.met)
+            atomic.write_json(self.path, self.met)
             self.added = False
 
 

@@ -66,5 +66,5 @@ sign_functions(workflow.rules)
 # Everything made so far (our modules and their imports, the config, the plan, the rules) lives
 # until Snakemake exits, and Python's collector would traverse all of it again at each full
 # collection while Snakemake builds the DAG: out of its sight, a no-op of the 1k-job scaling
-# matrix takes 2.9 s instead of 3.6 s (benchmarks/results/scaling-*.md).
+# matrix takes 2.9 s instead of 3.6 s (benchmarks/results/scaling-31-160-2026-12-03.md).
 gc.freeze()

@@ -266,6 +266,17 @@ def frozen_floor(floor: Path) -> Path:
     return where
 
 
+def against_floors(noop, floor: Path) -> dict[str, list[float]]:
+    """`noop` (a timer) and the finished floor's no-op, plain and ending in `gc.freeze()`
+    (`frozen_floor`), timed in turn; both floors are removed after."""
+    frozen = frozen_floor(floor)
+    try:
+        return in_turn(noop=noop, floor=lambda: floor_run(floor)[0], frozen=lambda: floor_run(frozen)[0])
+    finally:
+        for where in (floor, frozen):
+            shutil.rmtree(where, ignore_errors=True)
+
+
 def in_turn(**timers) -> dict[str, list[float]]:
     """Each timer's seconds over REPEATS rounds, the timers taking turns within a round, so that
     the figures compared meet the same load."""
@@ -318,11 +329,7 @@ def measure(label: str, datasets: int, parent: Path, corpus: tuple[Path, str], d
     finished(out, ws)
     r["noop_share"] = plan_share(ws, config)
     r["floor"] = finished_floor(parent, r["jobs_planned"], dirs)
-    frozen = frozen_floor(r["floor"]["where"])
-    times = in_turn(noop=lambda: snakemake(ws, config), floor=lambda: floor_run(r["floor"]["where"])[0],
-                    frozen=lambda: floor_run(frozen)[0])
-    for where in (r["floor"]["where"], frozen):
-        shutil.rmtree(where, ignore_errors=True)
+    times = against_floors(lambda: snakemake(ws, config), r["floor"]["where"])
     r["noops"], r["floor"]["noops"], r["floor"]["frozen_noops"] = times["noop"], times["floor"], times["frozen"]
     r["noop"], r["floor"]["noop"], r["floor"]["frozen"] = min(times["noop"]), min(times["floor"]), min(times["frozen"])
     r["ws"] = ws

@@ -138,12 +138,7 @@ def dag(clone: Path, commit: str) -> dict:
     env = {"CRMATRIX_CACHE_DIR": str(clone / "results" / "cache")}  # the run's, as `make run` had it
     scaling.finished(pipeline.snakemake(clone, CONFIG, "-n", keep=True, env=env)[1][0], clone)
     floor = scaling.finished_floor(clone.parent, jobs, scaling.directory_outputs(clone, jobs))
-    frozen = scaling.frozen_floor(floor["where"])
-    times = scaling.in_turn(noop=lambda: pipeline.snakemake(clone, CONFIG, env=env),
-                            floor=lambda: scaling.floor_run(floor["where"])[0],
-                            frozen=lambda: scaling.floor_run(frozen)[0])
-    for where in (floor["where"], frozen):
-        shutil.rmtree(where, ignore_errors=True)
+    times = scaling.against_floors(lambda: pipeline.snakemake(clone, CONFIG, env=env), floor["where"])
     return {"jobs": floor["jobs"], "plans": [s for s, _ in plans], "noops": times["noop"], "floors": times["floor"],
             "frozen": times["frozen"]}
 

@@ -19,8 +19,10 @@ benchmarks/results/swe-bench-costs-<date>-clean.md with, per repository:
    the files of its last commit in sha order, each path its first commit also holds at that
    one's blob, so every (path, blob) occurred before while the set is new — against the
    stages run cold (empty caches) over that last commit alone. This is what the DAG reruns for such a commit
-   (its repository's store and index are one job each); the evaluations of the repository's
-   datasets rerun too and are not counted here.
+   (its repository's store and index are one job each, grown from the run's, which its cache
+   keeps: `crmatrix.bases`; a run made before builds were kept has its stages run once more
+   first, untimed, to keep them); the evaluations of the repository's datasets rerun too and
+   are not counted here.
 3. **The DAG** (targets: planning <= 60 s, a no-op <= 1.3x Snakemake's fair floor): planning
    (`snakemake -n` with nothing done, in a copy of the clone's commit beside it), the no-op on
    the finished clone, and the fair floor of the same DAG (benchmarks/scaling.py's, plain and
@@ -58,7 +60,7 @@ import finished_run
 import pipeline
 import scaling
 
-from crmatrix import atomic, config
+from crmatrix import atomic, bases, config
 from crmatrix.config.plan import Plan
 from crmatrix.corpora.repository import COMMITS, GIT, MANIFEST
 from crmatrix.stages import build_repository_index, extract_repository
@@ -172,6 +174,8 @@ def measure(clone: Path, repo: str, parts: frozenset[str]) -> tuple[tuple | None
             shutil.rmtree(work)
             work = tmp / "added"
             shutil.copytree(clone / "results" / "cache", work / "cache", ignore=shutil.ignore_patterns("tiktoken"))
+            if not (work / "cache" / bases.ROOT).is_dir():  # a run made before builds were kept: keep its, untimed
+                stages(source, work / "run", work / "cache", model, knobs, matrix.embed_threads)
             added = stages(synthetic(source, work / "repo", {**commits, **old_files_commit(commits)}), work,
                            work / "cache", model, knobs, matrix.embed_threads)
             row_commit = (repo, len(commits), len(commits[last]), *cold, *added)

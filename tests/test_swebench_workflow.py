@@ -92,7 +92,10 @@ def test_each_task_at_its_commit_with_drops_counted_and_a_new_commit_parsing_its
     (work / "sb.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     run()
     extracted = json.loads((work / "results/symbols/widget.cache.json").read_text())
-    assert (extracted["files"], extracted["unique"], extracted["cached"], extracted["parsed"]) == (6, 4, 3, 1)
+    # grown from the first run's store: only the new file's symbols extracted, and parsed
+    assert [extracted[k] for k in ("files", "distinct", "base", "unique", "cached", "parsed")] == [6, 4, 3, 1, 0, 1]
+    index = json.loads((work / "results/index/widget/builtin").glob("*/symbols/meta.json").__next__().read_text())
+    assert 0 < index["grown"]["contents"] < index["contents"]
     tasks = [json.loads(line) for line in (work / "results/datasets/sb-widget.jsonl").read_text().splitlines()]
     assert [t["corpus"] for t in tasks] == [f"widget@{first}", f"widget@{second}"]
 

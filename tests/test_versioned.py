@@ -240,6 +240,27 @@ def test_each_distinct_file_is_asked_once_and_the_bytes_do_not_depend_on_order(t
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
 
 
+def tree_bytes(directory):
+    return {f.relative_to(directory).as_posix(): f.read_bytes() for f in sorted(directory.rglob("*")) if f.is_file()}
+
+
+@pytest.mark.parametrize(("before", "now"), [(["c1"], ["c1", "c2", "c3"]), (["c2", "c3"], ["c1", "c2"])])
+def test_a_store_grown_from_another_asks_only_for_new_files_and_writes_a_cold_builds_bytes(before, now, tmp_path):
+    """The second: the base holds files the new store drops (c3's), whose contents go."""
+    build(listing(before), file_symbols, tmp_path / "base")
+    build(listing(now), file_symbols, tmp_path / "cold")
+    file_symbols.asked.clear()
+    meta = build(listing(now), file_symbols, tmp_path / "grown", base=SymbolStore(tmp_path / "base"))
+    held = {pb for c in before for pb in listing([c])[c]}
+    wanted = {pb for c in now for pb in listing([c])[c]}
+    assert sorted(file_symbols.asked) == sorted(wanted - held) and file_symbols.asked
+    assert tree_bytes(tmp_path / "grown") == tree_bytes(tmp_path / "cold")
+    assert meta["grown"]["files"] == len(wanted & held) > 0
+    grown = SymbolStore(tmp_path / "grown")
+    for commit in now:
+        assert grown.symbols_of(commit) == plain_symbols(commit, tmp_path)
+
+
 def test_bad_input_is_one_line_naming_it(tmp_path):
     with pytest.raises(CrmatrixError, match="commit c1: lists pkg/a.py twice"):
         build({"c1": [("pkg/a.py", "x"), ("pkg/a.py", "y")]}, {}, tmp_path / "s")
@@ -369,6 +390,65 @@ def test_an_index_refuses_another_store_other_knobs_or_another_model(store, mode
     (tmp_path / "vindex" / "ties" / "name.npy").write_bytes(b"x")
     with pytest.raises(CrmatrixError, match="name.npy"):
         versioned.VersionedIndex(tmp_path / "vindex", store, kn, model_dir)
+
+
+def built_bytes(directory):
+    """An index's bytes but its meta (which times the build) and the checksums of it."""
+    return {k: v for k, v in tree_bytes(directory).items() if k not in ("meta.json", "crmatrix-checksums.json")}
+
+
+@pytest.mark.parametrize(("before", "now"), [(["c1"], ["c1", "c2", "c3"]), (["c2", "c3"], ["c1", "c2"])])
+def test_an_index_grown_from_another_computes_only_new_contents_and_writes_a_cold_builds_arrays(
+        before, now, model, tmp_path):
+    model_dir, embedder = model
+    kn = knobs.resolve(ARMS["2b2c-only"], "python")
+    build(listing(before), file_symbols, tmp_path / "s0")
+    build(listing(now), file_symbols, tmp_path / "s1")
+    store = SymbolStore(tmp_path / "s1")
+    versioned.build(SymbolStore(tmp_path / "s0"), kn, model_dir, tmp_path / "cache", tmp_path / "i0")
+    cold = versioned.build(store, kn, model_dir, tmp_path / "cold-cache", tmp_path / "cold")
+    embedder.embedded.clear()
+    read = []
+    contents = SymbolStore.contents
+    SymbolStore.contents = lambda self, ids: read.append(list(ids)) or contents(self, ids)
+    try:
+        meta = versioned.build(store, kn, model_dir, tmp_path / "cache", tmp_path / "grown", base=tmp_path / "i0")
+    finally:
+        SymbolStore.contents = contents
+    assert built_bytes(tmp_path / "grown") == built_bytes(tmp_path / "cold")
+    old = set(map(bytes, SymbolStore(tmp_path / "s0").keys()))
+    new = [i for i, k in enumerate(map(bytes, store.keys())) if k not in old]
+    assert read == [new] and meta["grown"]["contents"] == len(store) - len(new) > 0
+    # the new contents' texts the base has not are embedded (neither were they cached)
+    got = meta["embedding"]
+    assert meta["texts"] == cold["texts"] == got["reused"] + got["embedded"] and got["cached"] == 0
+    assert got["embedded"] == len(embedder.embedded) == len(set(embedder.embedded)) > 0 and got["reused"] > 0
+    view, plain = (versioned.VersionedIndex(tmp_path / d, store, kn, model_dir) for d in ("grown", "cold"))
+    for commit in now:
+        assert hits(view.engine(commit, encode_queries=encode_queries)) == hits(
+            plain.engine(commit, encode_queries=encode_queries))
+    file_read = []
+    versioned.build_files(listing(before), lambda p, b: BLOBS[b], model_dir, tmp_path / "cache", tmp_path / "f0")
+    versioned.build_files(listing(now), lambda p, b: BLOBS[b], model_dir, tmp_path / "cache", tmp_path / "fcold")
+    fmeta = versioned.build_files(listing(now), lambda p, b: file_read.append((p, b)) or BLOBS[b], model_dir,
+                                  tmp_path / "cache", tmp_path / "fgrown", base=tmp_path / "f0")
+    assert built_bytes(tmp_path / "fgrown") == built_bytes(tmp_path / "fcold")
+    held = {pb for c in before for pb in listing([c])[c]}
+    assert file_read == sorted({pb for c in now for pb in listing([c])[c]} - held) and fmeta["grown"]["documents"]
+
+
+def test_an_index_does_not_grow_from_one_of_other_knobs_or_another_model(store, model, tmp_path):
+    model_dir, _ = model
+    versioned.build(store, knobs.resolve(OFF, "python"), model_dir, tmp_path / "c", tmp_path / "i0")
+    with pytest.raises(CrmatrixError, match="index-time"):
+        versioned.build(store, knobs.resolve(ARMS["2b2c-only"], "python"), model_dir, tmp_path / "c", tmp_path / "i1",
+                        base=tmp_path / "i0")
+    other = tmp_path / "model2"
+    atomic.write_json(other / "model.json", {**MODEL, "sha256": "d" * 64})
+    with pytest.raises(CrmatrixError, match="built with model eeeeeeeeeeee"):
+        versioned.build(store, knobs.resolve(OFF, "python"), other, tmp_path / "c", tmp_path / "i1",
+                        base=tmp_path / "i0")
+    assert not (tmp_path / "i1").exists()
 
 
 @pytest.mark.parametrize("chunk", [2, 4096])

@@ -36,6 +36,11 @@ class Column:
     def __len__(self) -> int:
         return len(self._offsets) - 1
 
+    def strings(self) -> list[str]:
+        """Every row, in order."""
+        data, at = self._bytes.tobytes(), self._offsets.tolist()
+        return [data[at[i]:at[i + 1]].decode("utf-8", _ERRORS) for i in range(len(self))]
+
     def joined(self, rows: np.ndarray, sep: str = "\x00") -> tuple[str, np.ndarray]:
         """The strings of `rows` (any order, repeats allowed) joined with the one-character
         ASCII `sep`, and where each starts in that text (in characters)."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Mapping
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -37,20 +38,51 @@ class Builder:
         self._count.extend(counts.values())
         self.items += 1
 
+    def part(self) -> Part:
+        """What was added, as one part of `save`'s (items numbered in the order they came)."""
+        return Part(list(self._vocab), np.frombuffer(self._word, dtype=np.int32).astype(np.int64),
+                    np.frombuffer(self._item, dtype=np.int32).astype(np.int64),
+                    np.frombuffer(self._count, dtype=np.int32))
+
     def save(self, directory: Path) -> None:
-        directory = Path(directory)
-        directory.mkdir(parents=True)
-        words = sorted(self._vocab)
-        renumber = np.empty(len(words), dtype=np.int64)
-        renumber[[self._vocab[w] for w in words]] = np.arange(len(words))
-        word = renumber[np.frombuffer(self._word, dtype=np.int32)] if len(self._word) else np.zeros(0, np.int64)
-        item = np.frombuffer(self._item, dtype=np.int32)
-        order = np.lexsort((item, word))
-        indptr = np.concatenate(([0], np.cumsum(np.bincount(word, minlength=len(words)))))
-        np.save(directory / "indptr.npy", indptr.astype(np.int64))
-        np.save(directory / "items.npy", item[order].astype(np.int32))
-        np.save(directory / "counts.npy", np.frombuffer(self._count, dtype=np.int32)[order].astype(np.int32))
-        atomic.write_json(directory / VOCAB, words)
+        save([self.part()], directory)
+
+
+class Part(NamedTuple):
+    """Postings of some items, flat: each posting's word (an index into `words`), item and count."""
+
+    words: list[str]
+    word: np.ndarray
+    item: np.ndarray
+    count: np.ndarray
+
+    def renumbered(self, items: np.ndarray) -> Part:
+        """The same postings with item i renumbered `items[i]`; those renumbered -1 are dropped."""
+        item = np.asarray(items, dtype=np.int64)[self.item]
+        keep = item >= 0
+        return Part(self.words, self.word[keep], item[keep], self.count[keep])
+
+
+def save(parts: list[Part], directory: Path) -> None:
+    """Write the postings of every part (their items numbered alike) into `directory`, made
+    here: the words that keep a posting, sorted, each word's items ascending."""
+    directory = Path(directory)
+    directory.mkdir(parents=True)
+    vocab = sorted(set().union(*(p.words for p in parts)))
+    place = {w: i for i, w in enumerate(vocab)}
+    word = np.concatenate([np.fromiter((place[w] for w in p.words), dtype=np.int64, count=len(p.words))[p.word]
+                           for p in parts] or [np.zeros(0, np.int64)])
+    item = np.concatenate([p.item for p in parts] or [np.zeros(0, np.int64)])
+    count = np.concatenate([p.count for p in parts] or [np.zeros(0, np.int32)])
+    used = np.unique(word)  # a part's word whose items were all dropped is no word of these
+    if len(used) < len(vocab):
+        vocab, word = [vocab[i] for i in used.tolist()], np.searchsorted(used, word)
+    order = np.lexsort((item, word))
+    indptr = np.concatenate(([0], np.cumsum(np.bincount(word, minlength=len(vocab)))))
+    np.save(directory / "indptr.npy", indptr.astype(np.int64))
+    np.save(directory / "items.npy", item[order].astype(np.int32))
+    np.save(directory / "counts.npy", count[order].astype(np.int32))
+    atomic.write_json(directory / VOCAB, vocab)
 
 
 class Postings:
@@ -73,3 +105,9 @@ class Postings:
             return None
         lo, hi = int(self._indptr[w]), int(self._indptr[w + 1])
         return np.asarray(self._items[lo:hi], dtype=np.int64), np.asarray(self._counts[lo:hi])
+
+    def part(self) -> Part:
+        """All of them, as a part of `save`'s."""
+        indptr = np.asarray(self._indptr)
+        return Part(list(self._vocab), np.repeat(np.arange(len(self._vocab)), np.diff(indptr)),
+                    np.asarray(self._items, dtype=np.int64), np.asarray(self._counts))

@@ -37,6 +37,7 @@ import numpy as np
 from crmatrix import CrmatrixError, atomic
 from crmatrix.engine import postings
 from crmatrix.engine.bm25 import SCORED_METHOD, TOKENIZER, Tokenizer
+from crmatrix.grown import Grown
 
 PARAMS = "params.json"
 LENGTHS = "lengths.npy"
@@ -46,9 +47,11 @@ CHUNK = 4096  # texts tokenized at a time: bounds the token lists held in memory
 _WEIGHT = (np.float64(1.0) + np.ones(1, dtype=np.float32)).dtype
 
 
-def build(texts: Iterable[str], directory: Path) -> int:
-    """Tokenize every text once and write its counts into `directory` (made here, inside a
-    staged directory of the caller); returns the number of texts."""
+def build(texts: Iterable[str], directory: Path, rows: Grown | None = None, base: TermCounts | None = None) -> int:
+    """Tokenize every text once and write the counts into `directory` (made here, inside a
+    staged directory of the caller); returns the number of rows written. With `rows` (and the
+    `base` whose counts its base rows are), the texts are its new rows' and the rest is the
+    base's counts, gathered."""
     import bm25s  # k1, b and the variant are bm25s's defaults, as in a plain index
 
     defaults = bm25s.BM25()
@@ -71,13 +74,25 @@ def build(texts: Iterable[str], directory: Path) -> int:
         if len(chunk) == CHUNK:
             flush()
     flush()
+    rows = rows or Grown.fresh(len(lengths))
+    if rows.new != len(lengths) or (base is None) != (rows.base == 0):
+        raise CrmatrixError(f"term counts: {len(lengths)} new texts for {rows.new} new rows, "
+                            f"{'a' if base else 'no'} base for {rows.base} base rows")
+    parts, new_lengths = [terms.part()], np.asarray(lengths, dtype=np.int32)
+    base_lengths = np.zeros(0, dtype=np.int32)
+    at_base, at_new = rows.renumbering()
+    if base is not None:
+        if base._tokenize.conf != tokenizer.conf:
+            raise CrmatrixError(f"term counts: the base was tokenized as {base._tokenize.conf}, not as "
+                                f"{tokenizer.conf}")
+        parts, base_lengths = [base._terms.part().renumbered(at_base), parts[0]], np.asarray(base._lengths)
     directory = Path(directory)
-    terms.save(directory / TERMS)
-    np.save(directory / LENGTHS, np.asarray(lengths, dtype=np.int32))
+    postings.save([*parts[:-1], parts[-1].renumbered(at_new)], directory / TERMS)
+    np.save(directory / LENGTHS, rows.take(base_lengths, new_lengths).astype(np.int32))
     atomic.write_json(directory / TOKENIZER, tokenizer.conf)
     atomic.write_json(directory / PARAMS, {"k1": defaults.k1, "b": defaults.b, "method": defaults.method,
                                            "dtype": str(np.dtype(defaults.dtype))})
-    return len(lengths)
+    return len(rows)
 
 
 class TermCounts:

@@ -29,20 +29,29 @@ Whole files as documents (`crmatrix.engine.files`) are versioned the same way (`
 documents it holds; `VersionedFiles.view(commit)` is the `FileDocs` a plain build of the
 commit's files gives, for an engine's `files`.
 
+Both are built again when a commit is added, and both grow from the previous build of the
+same code, model and knobs (`base`, kept by `crmatrix.bases`): the contents or files it holds
+take its parts — vectors, counts, columns, postings — gathered (`crmatrix.grown`), and only the
+others are tokenized and embedded. The arrays are those a build without it writes.
+
 On disk: `meta.json` (the store's hash, the model, the index-time knobs, counts, what was
-embedded), `texts.jsonl` (each distinct embedding text and its sha256), `vectors.npy`
-(float32, one row per text), `content_text.npy` (int32: each content's text row),
-`bm25/`, `sparse/` (postings), `lexical/` (string columns; `kind.npy`, int8: 1 a function's
-kind, 2 a type's; `names.json`, the distinct lowercased names, and `name_id.npy`) and `ties/`
-(`path.npy`, `name.npy`: int32 ranks), and `crmatrix-checksums.json`. A file index:
-`meta.json` (each commit's run [start, end) of `occurrences.npy`, the model, counts),
-`docs.jsonl` (per document its path, blob, last line and embedding text's sha256),
-`occurrences.npy` (int32 document ids, commits in sha order, each commit's in path order),
-`doc_text.npy`, `texts.jsonl`, `vectors.npy`, `bm25/`, `crmatrix-checksums.json`.
+embedded and taken from the base), `contents.keys.npy` (the store's content keys: what the
+next build matches its contents by), `texts.jsonl` (each distinct embedding text and its
+sha256), `vectors.npy` (float32, one row per text), `content_text.npy` (int32: each content's
+text row), `bm25/`, `sparse/` (postings), `lexical/` (string columns; `kind.npy`, int8: 1 a
+function's kind, 2 a type's; `names.json`, the distinct lowercased names, and `name_id.npy`)
+and `ties/` (`path.npy`, `name.npy`: int32 ranks among `paths.json` and `names.json`, the
+distinct ones sorted), and `crmatrix-checksums.json`. A file index: `meta.json` (each
+commit's run [start, end) of `occurrences.npy`, the model, counts), `docs.jsonl` (per document
+its path, blob, last line and embedding text's sha256), `occurrences.npy` (int32 document ids,
+commits in sha order, each commit's in path order), `doc_text.npy`, `texts.jsonl`,
+`vectors.npy`, `bm25/`, `crmatrix-checksums.json`.
 """
 
 from __future__ import annotations
 
+import functools
+import importlib.metadata
 import time
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -60,10 +69,12 @@ from crmatrix.engine.knobs import Knobs
 from crmatrix.engine.lexical import FUNCTION_KINDS, TYPE_KINDS, Blob, LexicalDoc, LexicalIndex, Names
 from crmatrix.engine.postings import Postings
 from crmatrix.engine.sparse import SparseIndex, symbol_words
+from crmatrix.grown import Grown
 from crmatrix.symbols.versioned import CommitSymbols, SymbolStore, checked_files, commit_run, content_symbol
 
-FORMAT = "crmatrix-versioned-index/1"
-FILES_FORMAT = "crmatrix-versioned-files/1"
+FORMAT = "crmatrix-versioned-index/2"
+FILES_FORMAT = "crmatrix-versioned-files/2"
+KEYS = "contents.keys.npy"  # the store's: what a later build matches its contents by
 LEXICAL = ("name", "signature", "qualname", "path")  # LexicalDoc's string fields, in its order
 KIND_CODES = {**dict.fromkeys(FUNCTION_KINDS, 1), **dict.fromkeys(TYPE_KINDS, 2)}  # lexical's boosts; else 0
 
@@ -76,32 +87,86 @@ def ranks(strings: list[str]) -> np.ndarray:
     return np.fromiter((place[s] for s in strings), dtype=np.int32, count=len(strings))
 
 
-def embed_distinct(texts: list[str], model_dir: Path, cache_dir: Path, threads: int | None
-                   ) -> tuple[list[str], np.ndarray, np.ndarray, dict, dict]:
-    """(the distinct texts in first-seen order, their vectors, each text's row among them, the
-    model, the embedding stats)."""
-    rows_of: dict[str, int] = {}
-    rows = np.fromiter((rows_of.setdefault(t, len(rows_of)) for t in texts), dtype=np.int32, count=len(texts))
-    distinct = list(rows_of)
-    vectors, model, stats = index.embed(distinct, model_dir, cache_dir, threads)
-    return distinct, vectors.astype(np.float32), rows, model, stats
+@functools.cache
+def code_key() -> str:
+    """What an index's rows depend on besides their contents, the knobs and the model: the
+    source of the engine (tokenizing, embedding texts, lexical fields, words) and of the
+    symbol record, and the versions of the tokenizer's libraries."""
+    root = Path(__file__).resolve().parent.parent
+    sources = [[p.relative_to(root).as_posix(), p.read_text(encoding="utf-8")]
+               for p in sorted([*(root / "engine").rglob("*.py"), root / "symbols" / "record.py", root / "grown.py"])]
+    return atomic.hash_obj({"modules": sources, "versions": [importlib.metadata.version(d)
+                                                            for d in ("bm25s", "PyStemmer", "numpy")]})
 
 
-def write_texts(directory: Path, distinct: list[str], vectors: np.ndarray, rows: np.ndarray, rows_file: str) -> None:
-    np.save(directory / "vectors.npy", vectors)
-    np.save(directory / rows_file, rows)
-    atomic.write_jsonl(directory / "texts.jsonl", [{"text_sha": text_sha(t), "text": t} for t in distinct])
+def build_key(model_sha: str, knobs: Knobs | None = None) -> str:
+    """The key of the bases (`crmatrix.bases`) an index grows from: its code, model and
+    index-time knobs (None: a file index, which no knob changes)."""
+    return atomic.hash_obj([code_key(), model_sha, knobs.index_fields() if knobs else None])[:16]
+
+
+def write_texts(d: Path, rows: Grown, base: Path | None, base_texts: np.ndarray, new: list[str],
+                model_dir: Path, cache_dir: Path, threads: int | None, rows_file: str) -> tuple[int, dict, dict]:
+    """Write each row's embedding text into `d`: the distinct texts in the order the rows first
+    hold them (`texts.jsonl`), their vectors (`vectors.npy`) and each row's text (`rows_file`).
+    A base row's text is the `base` index's row `base_texts[row]`; a new row's, `new[row]`,
+    embedded through the cache unless the base holds it. Returns (distinct texts, the model,
+    the embedding stats)."""
+    old = atomic.read_jsonl(base / "texts.jsonl") if base else []
+    known = {t["text_sha"]: i for i, t in enumerate(old)}
+    fresh: list[dict] = []
+    new_ids = []
+    for text in new:
+        sha = text_sha(text)
+        i = known.get(sha)
+        if i is None:
+            i = known[sha] = len(old) + len(fresh)
+            fresh.append({"text_sha": sha, "text": text})
+        new_ids.append(i)
+    text = rows.take(np.asarray(base_texts, dtype=np.int64), np.asarray(new_ids, dtype=np.int64))
+    distinct, first = np.unique(text, return_index=True)
+    order = distinct[np.argsort(first, kind="stable")]
+    row = np.full(len(old) + len(fresh), -1, dtype=np.int64)
+    row[order] = np.arange(len(order))
+    vectors, model, stats = index.embed([t["text"] for t in fresh], model_dir, cache_dir, threads)
+    old_vectors = index.load_vectors(base, len(old), model["dim"]) if base else np.zeros((0, model["dim"]))
+    vectors = np.concatenate([old_vectors, vectors.reshape(len(fresh), model["dim"])]).astype(np.float32)
+    np.save(d / "vectors.npy", vectors[order])
+    np.save(d / rows_file, row[text].astype(np.int32))
+    atomic.write_jsonl(d / "texts.jsonl", [(old[i] if i < len(old) else fresh[i - len(old)]) for i in order.tolist()])
+    return len(order), model, {**stats, "reused": int((order < len(old)).sum())}
+
+
+def _base(directory: Path | None, what: str, form: str, model_dir: Path) -> dict | None:
+    """A previous build's meta, checked to be one this build can grow from (None: no base)."""
+    if directory is None:
+        return None
+    meta = _meta(Path(directory), what, form)
+    index.check_model(Path(directory), meta, model_dir)
+    return meta
 
 
 def build(store: SymbolStore, knobs: Knobs, model_dir: Path, cache_dir: Path, out: Path,
-          threads: int | None = None) -> dict:
-    """Index every distinct content of `store` under `knobs`' index-time fields and the model."""
+          threads: int | None = None, base: Path | None = None) -> dict:
+    """Index every distinct content of `store` under `knobs`' index-time fields and the model.
+    `base`: an index built before under the same knobs and model (of another store): the
+    contents it holds take its parts, only the others are computed (`crmatrix.grown`); the
+    arrays are those of a build without it."""
     t0 = time.perf_counter()
+    meta_base = _base(base, "a versioned index", FORMAT, model_dir)
+    if meta_base is not None:
+        index.check_knobs(Path(base), meta_base, knobs)
+    keys = store.keys()
+    old = {k: i for i, k in enumerate(map(bytes, np.load(Path(base) / KEYS)))} if base else {}
+    pick = np.fromiter((old.get(k, -1) for k in map(bytes, keys)), dtype=np.int64, count=len(keys))
+    new = np.flatnonzero(pick < 0)
+    pick[new] = len(old) + np.arange(len(new))
+    rows = Grown(len(old), len(new), pick)
     texts: list[str] = []
     lexical: dict[str, list[str]] = {f: [] for f in LEXICAL}
-    paths, names, kinds = [], [], []
+    paths, names, kinds, documents = [], [], [], []
     words = postings.Builder()
-    for content in store.all_contents():
+    for content in (store.all_contents() if len(new) == len(keys) else store.contents(new)):
         s = content_symbol(content)
         texts.append(embedding_text(s, knobs))
         doc = LexicalDoc.of(s)
@@ -111,23 +176,39 @@ def build(store: SymbolStore, knobs: Knobs, model_dir: Path, cache_dir: Path, ou
         names.append(s.name)
         kinds.append(KIND_CODES.get(s.kind, 0))
         words.add(dict.fromkeys(sorted(symbol_words(s)), 1))
-    distinct, vectors, rows, model, stats = embed_distinct(texts, model_dir, cache_dir, threads)
-    stats["seconds"] = round(time.perf_counter() - t0, 3)
-    meta = {"format": FORMAT, "store": store.hash, "model": model, "knobs": knobs.index_fields(),
-            "contents": len(texts), "texts": len(distinct), "embedding": stats}
+        documents.append(document(s))
     with atomic.staged_dir(Path(out)) as d:
-        write_texts(d, distinct, vectors, rows, "content_text.npy")
-        termcounts.build((document(content_symbol(c)) for c in store.all_contents()), d / "bm25")
-        words.save(d / "sparse")
+        n_texts, model, stats = write_texts(d, rows, base, np.load(Path(base) / "content_text.npy") if base else [],
+                                            texts, model_dir, cache_dir, threads, "content_text.npy")
+        at_base, at_new = rows.renumbering()
+        termcounts.build(documents, d / "bm25", rows, termcounts.TermCounts(Path(base) / "bm25", len(old))
+                         if base else None)
+        postings.save([*([postings.Postings(Path(base) / "sparse").part().renumbered(at_base)] if base else []),
+                       words.part().renumbered(at_new)], d / "sparse")
         (d / "lexical").mkdir()
         for f in LEXICAL:
+            column = columns.Column(Path(base) / "lexical", f).strings() if base else []
+            lexical[f] = rows.take_list(column, lexical[f])
             columns.save(lexical[f], d / "lexical", f)
-        np.save(d / "lexical" / "kind.npy", np.asarray(kinds, dtype=np.int8))
+        np.save(d / "lexical" / "kind.npy", rows.take(np.load(Path(base) / "lexical" / "kind.npy") if base else
+                                                      np.zeros(0, np.int8), np.asarray(kinds, dtype=np.int8)))
         atomic.write_json(d / "lexical" / "names.json", sorted(set(lexical["name"])))
         np.save(d / "lexical" / "name_id.npy", ranks(lexical["name"]))
         (d / "ties").mkdir()
-        np.save(d / "ties" / "path.npy", ranks(paths))
-        np.save(d / "ties" / "name.npy", ranks(names))
+        for f, made in (("path", paths), ("name", names)):
+            if base:
+                distinct = atomic.read_json(Path(base) / "ties" / f"{f}s.json")
+                made = rows.take_list([distinct[i] for i in np.load(Path(base) / "ties" / f"{f}.npy").tolist()], made)
+            else:
+                made = rows.take_list([], made)
+            np.save(d / "ties" / f"{f}.npy", ranks(made))
+            atomic.write_json(d / "ties" / f"{f}s.json", sorted(set(made)))
+        np.save(d / KEYS, keys)
+        stats["seconds"] = round(time.perf_counter() - t0, 3)
+        meta = {"format": FORMAT, "store": store.hash, "model": model, "knobs": knobs.index_fields(),
+                "contents": len(keys), "texts": n_texts, "embedding": stats,
+                "name": atomic.hash_obj([FORMAT, store.hash, knobs.index_fields(), model["sha256"]]),
+                "grown": {"contents": len(keys) - len(new), "superseded": bool(base) and rows.keeps_base()}}
         atomic.write_json(d / "meta.json", meta)
         integrity.record(d)
     return meta
@@ -232,11 +313,15 @@ class CommitSparse(SparseIndex):
 
 
 def build_files(commits: Mapping[str, Iterable[tuple[str, str]]], read: Callable[[str, str], bytes | str],
-                model_dir: Path, cache_dir: Path, out: Path, threads: int | None = None) -> dict:
+                model_dir: Path, cache_dir: Path, out: Path, threads: int | None = None,
+                base: Path | None = None) -> dict:
     """Index the files of `commits` (sha -> (path, blob id) of each file that is a document)
     as documents (`crmatrix.engine.files`): each distinct (path, blob) once, read with
-    `read(path, blob)` (its bytes or text); no knobs change a file's texts."""
+    `read(path, blob)` (its bytes or text); no knobs change a file's texts. `base`: a file
+    index built before with the same model: the files it holds take its parts, only the
+    others are read (`crmatrix.grown`)."""
     t0 = time.perf_counter()
+    meta_base = _base(base, "a versioned file index", FILES_FORMAT, model_dir)
     per_commit = {c: checked_files(c, files) for c, files in sorted(commits.items())}
     docs = sorted({pb for pairs in per_commit.values() for pb in pairs})
     ids = {pb: i for i, pb in enumerate(docs)}
@@ -244,25 +329,35 @@ def build_files(commits: Mapping[str, Iterable[tuple[str, str]]], read: Callable
     for commit, pairs in per_commit.items():
         runs[commit] = {"start": len(occurrences), "end": len(occurrences) + len(pairs)}
         occurrences += [ids[pb] for pb in pairs]
-    lines, texts = [], []
+    old = atomic.read_jsonl(Path(base) / "docs.jsonl") if meta_base else []
+    held = {(doc["path"], doc["blob"]): i for i, doc in enumerate(old)}
+    pick = np.fromiter((held.get(pb, -1) for pb in docs), dtype=np.int64, count=len(docs))
+    new = np.flatnonzero(pick < 0)
+    pick[new] = len(old) + np.arange(len(new))
+    rows = Grown(len(old), len(new), pick)
+    made, texts = [], []
 
-    def documents() -> Iterable[str]:  # each file read once: BM25 tokenizes it as it goes
-        for path, blob in docs:
+    def documents() -> Iterable[str]:  # each new file read once: BM25 tokenizes it as it goes
+        for i in new.tolist():
+            path, blob = docs[i]
             text = wholefiles.decode(read(path, blob))
-            lines.append(wholefiles.last_line(text))
             texts.append(wholefiles.embedding_text(path, text))
+            made.append({"path": path, "blob": blob, "lines": wholefiles.last_line(text),
+                         "text_sha": text_sha(texts[-1])})
             yield wholefiles.document(path, text)
 
     with atomic.staged_dir(Path(out)) as d:
-        termcounts.build(documents(), d / "bm25")
-        distinct, vectors, rows, model, stats = embed_distinct(texts, model_dir, cache_dir, threads)
+        termcounts.build(documents(), d / "bm25", rows, termcounts.TermCounts(Path(base) / "bm25", len(old))
+                         if base else None)
+        n_texts, model, stats = write_texts(d, rows, base, np.load(Path(base) / "doc_text.npy") if base else [],
+                                            texts, model_dir, cache_dir, threads, "doc_text.npy")
         stats["seconds"] = round(time.perf_counter() - t0, 3)
-        write_texts(d, distinct, vectors, rows, "doc_text.npy")
         np.save(d / "occurrences.npy", np.asarray(occurrences, dtype=np.int32))
-        atomic.write_jsonl(d / "docs.jsonl", [{"path": p, "blob": b, "lines": n, "text_sha": text_sha(t)}
-                                              for (p, b), n, t in zip(docs, lines, texts, strict=True)])
+        atomic.write_jsonl(d / "docs.jsonl", rows.take_list(old, made))
         meta = {"format": FILES_FORMAT, "model": model, "commits": runs, "documents": len(docs),
-                "texts": len(distinct), "embed_chars": wholefiles.EMBED_CHARS, "embedding": stats}
+                "texts": n_texts, "embed_chars": wholefiles.EMBED_CHARS, "embedding": stats,
+                "name": atomic.hash_obj([FILES_FORMAT, runs, docs, model["sha256"]]),
+                "grown": {"documents": len(docs) - len(new), "superseded": bool(base) and rows.keeps_base()}}
         atomic.write_json(d / "meta.json", meta)
         integrity.record(d)
     return meta

@@ -1,20 +1,26 @@
 """build_repository_index: the builtin engine's index of every commit of a repository corpus
-under one arm's index-time knobs, from its store of distinct symbol contents (each distinct
-embedding text embedded once ever, through the embedding cache), and, for the file methods,
-its distinct files as documents."""
+under one arm's index-time knobs, from its store of distinct symbol contents, and, for the
+file methods, its distinct files as documents; each part grown from the previous one of the
+same knobs, model and code (crmatrix.bases), and each distinct embedding text embedded once
+ever (the embedding cache)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-from crmatrix import atomic
+import numpy as np
+
+from crmatrix import atomic, bases
 from crmatrix.corpora.languages import dominant_language
 from crmatrix.corpora.pins.gitstore import BlobReader
 from crmatrix.corpora.repository import GIT, MANIFEST, commit_files
+from crmatrix.embed.models import read_model
 from crmatrix.engine import versioned
 from crmatrix.engine.knobs import settle
 from crmatrix.symbols.versioned import SymbolStore
+
+SYMBOLS, FILES = "indexes", "file-indexes"  # the kinds of bases
 
 
 def run(*, repository: Path, store: Path, model_dir: Path, knobs: dict[str, Any], cache_dir: Path, out: Path,
@@ -22,13 +28,30 @@ def run(*, repository: Path, store: Path, model_dir: Path, knobs: dict[str, Any]
     """`knobs`: the index's fields (`crmatrix.config.plan.Plan.index_knobs`), settled here on the
     repository's dominant language; `files`: whether to index whole files too."""
     kn = settle(knobs, dominant_language(atomic.read_json(Path(repository) / MANIFEST)))
+    symbols = SymbolStore(Path(store))
+    model = read_model(Path(model_dir))["sha256"]
+    keys = set(map(bytes, symbols.keys()))
+    grown = {versioned.SYMBOL_INDEX: (SYMBOLS, versioned.build_key(model, kn), bases.pick(
+        cache_dir, SYMBOLS, versioned.build_key(model, kn),
+        lambda d: len(keys.intersection(map(bytes, np.load(d / versioned.KEYS))))))}
     with atomic.staged_dir(Path(out)) as d:
-        store_dir = d / versioned.SYMBOL_INDEX
-        meta = {versioned.SYMBOL_INDEX: versioned.build(SymbolStore(Path(store)), kn, Path(model_dir), Path(cache_dir),
-                                                        store_dir, threads)}
+        base = grown[versioned.SYMBOL_INDEX][2]
+        meta = {versioned.SYMBOL_INDEX: versioned.build(symbols, kn, Path(model_dir), Path(cache_dir),
+                                                        d / versioned.SYMBOL_INDEX, threads, base)}
         if files:
+            commits = commit_files(repository)
+            docs = {pb for pairs in commits.values() for pb in pairs}
+            key = versioned.build_key(model)
+            base = bases.pick(cache_dir, FILES, key, lambda d: len(docs.intersection(
+                (doc["path"], doc["blob"]) for doc in atomic.read_jsonl(d / "docs.jsonl"))))
+            grown[versioned.FILE_INDEX] = (FILES, key, base)
             with BlobReader(Path(repository) / GIT) as reader:
                 meta[versioned.FILE_INDEX] = versioned.build_files(
-                    commit_files(repository), lambda path, blob: reader.read(blob), Path(model_dir), Path(cache_dir),
-                    d / versioned.FILE_INDEX, threads)
+                    commits, lambda path, blob: reader.read(blob), Path(model_dir), Path(cache_dir),
+                    d / versioned.FILE_INDEX, threads, base)
+    for part, (kind, key, base) in grown.items():
+        built = meta[part]
+        kept = bases.keep(Path(out) / part, cache_dir, kind, key, built["name"])
+        if kept and base and built["grown"]["superseded"]:
+            bases.retire(base)
     return meta

@@ -11,19 +11,29 @@ its file, or a file edited elsewhere, keeps its content and changes only an occu
 On disk (a directory, written whole or not at all, the same inputs giving the same bytes):
 
 - `contents.jsonl` — one content a line (canonical JSON); its line number is its id. Sorted
-  by path, then the other fields, so ids depend on the set of contents, never on the order
-  commits came in.
+  by path, then key, so ids depend on the set of contents, never on the order commits came in.
 - `contents.offsets.npy` — int64, the byte offset of each line and the file's size: one
   content is read with one seek.
+- `contents.keys.npy` — uint8 (contents, 16): each content's key, the first 16 bytes of its
+  line's sha256: what an index built from another store matches its contents by.
+- `files.json` — the distinct (path, blob) of the commits, sorted; `files.rows.npy`, int32
+  (n, 3): each file's (content id, start_line, end_line) rows in symbol order, files one after
+  the other; `files.starts.npy`, int64: where each file's rows start, and their number.
 - `occurrences.npy` — int32 (n, 3): content id, start_line, end_line; the commits' runs one
-  after the other, commits in sha order.
+  after the other, commits in sha order (a commit's are its files' rows, files in path order,
+  as a plain extraction sorts its symbols).
 - `meta.json` — the format, each commit's run [start, end) and file count, the counts and
   `hash` (names the store: an index built from it records it).
+
+A store grows from another (`build(..., base=)`, the previous store of the repository,
+`crmatrix.bases`): the files the base holds take its rows, only the others' symbols are asked
+for, and the contents are gathered (`crmatrix.grown`) — the bytes a build without it writes.
 - `crmatrix-checksums.json` — `crmatrix.integrity`'s checksums, verified on opening.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -31,15 +41,21 @@ from pathlib import Path
 import numpy as np
 
 from crmatrix import CrmatrixError, atomic, integrity
+from crmatrix.grown import Grown
 from crmatrix.symbols.record import Symbol, sort_key
 
-FORMAT = "crmatrix-symbol-store/1"
+FORMAT = "crmatrix-symbol-store/2"
 # A symbol's fields minus its lines: what two occurrences share when they share a content.
 CONTENT_FIELDS = ("name", "kind", "parent", "path", "language", "signature", "doc", "body")
 CONTENTS = "contents.jsonl"
 OFFSETS = "contents.offsets.npy"
+KEYS = "contents.keys.npy"
 OCCURRENCES = "occurrences.npy"
+FILES = "files.json"
+FILE_ROWS = "files.rows.npy"
+FILE_STARTS = "files.starts.npy"
 META = "meta.json"
+KEY_BYTES = 16
 
 FileSymbols = Callable[[str, str], list[Symbol]] | Mapping[tuple[str, str], list[Symbol]]
 
@@ -77,44 +93,121 @@ def checked_files(commit: str, files: Iterable[tuple[str, str]]) -> list[tuple[s
     return files
 
 
-def build(commits: Mapping[str, Iterable[tuple[str, str]]], symbols: FileSymbols, out: Path) -> dict:
+def content_line(s: Symbol) -> bytes:
+    """A symbol's content as the store holds it: canonical JSON, one line."""
+    return (atomic.dumps_canonical({f: getattr(s, f) for f in CONTENT_FIELDS}) + "\n").encode()
+
+
+def content_key(line: bytes) -> bytes:
+    """What names a content across stores: the first 16 bytes of its line's sha256."""
+    return hashlib.sha256(line).digest()[:KEY_BYTES]
+
+
+class _Sources:
+    """The contents a build draws on: the base's (ids 0..), then each new one once (by key)."""
+
+    def __init__(self, base: SymbolStore | None):
+        self.base = base
+        self.n_base = len(base) if base else 0
+        self.new_lines: list[bytes] = []
+        self.new_keys: list[bytes] = []
+        self._ids: dict[bytes, int] | None = None
+
+    def rows(self, symbols: list[Symbol]) -> np.ndarray:
+        """A new file's (source id, start_line, end_line) rows."""
+        if self._ids is None:  # a new file's content may be the base's: the base's keys, once
+            self._ids = {k: i for i, k in enumerate(map(bytes, self.base.keys()))} if self.base else {}
+        rows = []
+        for s in symbols:
+            line = content_line(s)
+            key = content_key(line)
+            sid = self._ids.setdefault(key, self.n_base + len(self.new_lines))
+            if sid == self.n_base + len(self.new_lines):
+                self.new_lines.append(line)
+                self.new_keys.append(key)
+            rows.append((sid, s.start_line, s.end_line))
+        return np.asarray(rows, dtype=np.int64).reshape(-1, 3)
+
+    def keys(self) -> np.ndarray:
+        new = np.frombuffer(b"".join(self.new_keys), dtype=np.uint8).reshape(-1, KEY_BYTES)
+        return np.concatenate([self.base.keys(), new]) if self.base else new
+
+    def lines(self, ids: np.ndarray) -> bytes:
+        body, offsets = (self.base.body(), self.base.offsets().tolist()) if self.base else (b"", [0])
+        return b"".join(body[offsets[i]:offsets[i + 1]] if i < self.n_base else self.new_lines[i - self.n_base]
+                        for i in ids.tolist())
+
+
+def build(commits: Mapping[str, Iterable[tuple[str, str]]], symbols: FileSymbols, out: Path,
+          base: SymbolStore | None = None) -> dict:
     """Write the store of `commits` (sha -> its indexed files as (path, blob id)) into `out`.
 
     `symbols(path, blob)` (or `symbols[(path, blob)]`) gives the symbols of one file, as a
-    plain extraction of it gives them (each carries `path` and its lines); each distinct
-    (path, blob) is asked once. Returns the meta written."""
+    plain extraction of it gives them (each carries `path` and its lines); it is asked once
+    for each distinct (path, blob) the `base` (a store built before, of any commits) does not
+    hold: the rows of the others are the base's. The bytes are those of a build without a
+    base. Returns the meta written, with `grown`: the base's files and contents reused."""
     per_commit = {c: checked_files(c, files) for c, files in sorted(commits.items())}
-    # each distinct file once: (content, start, end) of its symbols, contents as field tuples
-    files: dict[tuple[str, str], list[tuple[tuple, int, int]]] = {}
-    for pairs in per_commit.values():
-        for pb in pairs:
-            if pb not in files:
-                files[pb] = [(content_of(s), s.start_line, s.end_line) for s in _file_symbols(symbols, *pb)]
-    # by path first: a commit's contents lie together in the file
-    ordered = sorted({c for occ in files.values() for c, _, _ in occ}, key=lambda c: (c[3], c))
-    ids = {c: i for i, c in enumerate(ordered)}
-    runs, parts, at = {}, [], 0
+    files = sorted({pb for pairs in per_commit.values() for pb in pairs})
+    held = base.file_ids() if base else {}
+    sources = _Sources(base)
+    if base:
+        base_indptr, base_rows = base.file_rows()
+    parts = []
+    for pb in files:
+        f = held.get(pb)
+        parts.append(np.asarray(base_rows[base_indptr[f]:base_indptr[f + 1]], dtype=np.int64) if f is not None
+                     else sources.rows(_file_symbols(symbols, *pb)))
+    sizes = np.fromiter(map(len, parts), dtype=np.int64, count=len(parts))
+    rows = np.concatenate(parts) if parts else np.zeros((0, 3), dtype=np.int64)
+    # the contents the files hold, by path (a commit's lie together), then key
+    paths = sorted({p for p, _ in files})
+    place = {p: i for i, p in enumerate(paths)}
+    n = sources.n_base + len(sources.new_lines)
+    content_path = np.full(n, -1, dtype=np.int64)
+    content_path[rows[:, 0]] = np.repeat([place[p] for p, _ in files], sizes)
+    used = np.flatnonzero(content_path >= 0)
+    keys = sources.keys()
+    halves = keys.view(">u8").reshape(-1, 2) if n else np.zeros((0, 2), dtype=np.uint64)
+    ordered = used[np.lexsort((halves[used, 1], halves[used, 0], content_path[used]))]
+    grown = Grown(sources.n_base, len(sources.new_lines), ordered)
+    at = np.concatenate(grown.renumbering())
+    rows[:, 0] = at[rows[:, 0]]
+    # each commit's occurrences: its files' rows, files in path order
+    ids = {pb: i for i, pb in enumerate(files)}
+    instance = np.fromiter((ids[pb] for pairs in per_commit.values() for pb in pairs), dtype=np.int64,
+                           count=sum(map(len, per_commit.values())))
+    starts = np.concatenate(([0], np.cumsum(sizes)))
+    lengths = sizes[instance]
+    ends = np.cumsum(lengths)
+    occurrences = rows[np.repeat(starts[instance] - (ends - lengths), lengths) + np.arange(int(ends[-1]) if len(ends)
+                                                                                              else 0)]
+    runs, at_file = {}, 0
     for commit, pairs in per_commit.items():
-        rows = [(ids[c], start, end) for pb in pairs for c, start, end in files[pb]]
-        parts.append(np.asarray(rows, dtype=np.int64).reshape(-1, 3))
-        runs[commit] = {"start": at, "end": at + len(rows), "files": len(pairs)}
-        at += len(rows)
-    occurrences = np.concatenate(parts) if parts else np.zeros((0, 3), dtype=np.int64)
-    if occurrences.size and (occurrences.min() < 0 or occurrences.max() > np.iinfo(np.int32).max):
+        lo = int(ends[at_file - 1]) if at_file else 0
+        at_file += len(pairs)
+        runs[commit] = {"start": lo, "end": int(ends[at_file - 1]) if at_file else 0, "files": len(pairs)}
+    if rows.size and (rows.min() < 0 or rows.max() > np.iinfo(np.int32).max):
         raise CrmatrixError("symbol store: a line number or content id outside int32")
-    lines = [(atomic.dumps_canonical(dict(zip(CONTENT_FIELDS, c, strict=True))) + "\n").encode() for c in ordered]
-    offsets = np.concatenate(([0], np.cumsum([len(b) for b in lines], dtype=np.int64)))
-    body = b"".join(lines)
+    body = sources.lines(ordered)
+    offsets = np.concatenate(([0], np.cumsum(grown.take(np.diff(base.offsets()) if base else [],
+                                                        [len(line) for line in sources.new_lines]))))
     with atomic.staged_dir(Path(out)) as d:
         (d / CONTENTS).write_bytes(body)
         np.save(d / OFFSETS, offsets.astype(np.int64))
+        np.save(d / KEYS, keys[ordered])
         np.save(d / OCCURRENCES, occurrences.astype(np.int32))
-        meta = {"format": FORMAT, "commits": runs, "contents": len(ordered), "occurrences": int(at),
+        np.save(d / FILE_ROWS, rows.astype(np.int32))
+        np.save(d / FILE_STARTS, starts.astype(np.int64))
+        atomic.write_json(d / FILES, [list(pb) for pb in files])
+        meta = {"format": FORMAT, "commits": runs, "contents": len(ordered), "occurrences": len(occurrences),
                 "files": len(files),
-                "hash": atomic.hash_obj([atomic.sha256_bytes(body), atomic.sha256_file(d / OCCURRENCES), runs])}
+                "hash": atomic.hash_obj([atomic.sha256_bytes(body), atomic.sha256_file(d / OCCURRENCES),
+                                         atomic.sha256_file(d / FILE_ROWS), atomic.sha256_file(d / FILES), runs])}
         atomic.write_json(d / META, meta)
         integrity.record(d)
-    return meta
+    return {**meta, "grown": {"files": len(files) - sum(pb not in held for pb in files),
+                              "contents": int((ordered < sources.n_base).sum())}}
 
 
 def commit_run(meta: dict, commit: str, where: Path) -> dict:
@@ -147,6 +240,28 @@ class SymbolStore:
     def __len__(self) -> int:
         """The number of distinct contents."""
         return int(self.meta["contents"])
+
+    def keys(self) -> np.ndarray:
+        """Each content's key (`content_key`), uint8 (contents, 16)."""
+        return np.load(self.directory / KEYS)
+
+    def body(self) -> bytes:
+        """The contents' lines, all of them."""
+        return (self.directory / CONTENTS).read_bytes()
+
+    def offsets(self) -> np.ndarray:
+        return np.asarray(self._offsets)
+
+    def files(self) -> list[tuple[str, str]]:
+        """The distinct (path, blob) of its commits, sorted."""
+        return [(p, b) for p, b in atomic.read_json(self.directory / FILES)]
+
+    def file_ids(self) -> dict[tuple[str, str], int]:
+        return {pb: i for i, pb in enumerate(self.files())}
+
+    def file_rows(self) -> tuple[np.ndarray, np.ndarray]:
+        """(starts, rows): file i's (content id, start_line, end_line) rows are rows[starts[i]:starts[i + 1]]."""
+        return np.load(self.directory / FILE_STARTS), np.load(self.directory / FILE_ROWS)
 
     def occurrences(self, commit: str) -> np.ndarray:
         """The commit's (content id, start_line, end_line) rows, int32, in symbol order."""

@@ -1,0 +1,61 @@
+"""Builds kept to grow the next from: picked by what they share, written whole, retired when
+superseded, and never a reason for a build to fail."""
+
+import logging
+import os
+
+from crmatrix import bases
+
+
+def built(tmp_path, name, rows):
+    d = tmp_path / "results" / name
+    (d / "sub").mkdir(parents=True)
+    (d / "rows.txt").write_text("\n".join(rows))
+    (d / "sub" / "meta.json").write_text("{}")
+    return d
+
+
+def shared_with(rows):
+    return lambda d: len(set(rows) & set((d / "rows.txt").read_text().split("\n")))
+
+
+def test_the_kept_build_sharing_most_rows_is_picked_and_its_files_are_links(tmp_path):
+    cache = tmp_path / "cache"
+    assert bases.pick(cache, "stores", "k1", shared_with(["a"])) is None  # nothing kept yet
+    small, large = built(tmp_path, "small", ["a", "b"]), built(tmp_path, "large", ["a", "b", "c", "d"])
+    kept = bases.keep(small, cache, "stores", "k1", "n-small")
+    assert kept == cache / "bases" / "stores" / "k1" / "n-small"
+    assert os.path.samefile(kept / "rows.txt", small / "rows.txt") and (kept / "sub" / "meta.json").is_file()
+    bases.keep(large, cache, "stores", "k1", "n-large")
+    bases.keep(large, cache, "stores", "k2", "n-other-key")
+    assert bases.pick(cache, "stores", "k1", shared_with(["c", "d", "e"])).name == "n-large"
+    assert bases.pick(cache, "stores", "k1", shared_with(["a", "b"])).name == "n-large"  # a tie: the first by name
+    assert bases.pick(cache, "stores", "k1", shared_with(["x"])) is None
+    assert bases.pick(cache, "indexes", "k1", shared_with(["a"])) is None  # another kind
+    # kept again under the same name: the one kept stands
+    assert bases.keep(built(tmp_path, "again", ["z"]), cache, "stores", "k1", "n-small") == kept
+    assert (kept / "rows.txt").read_text() == "a\nb"
+
+
+def test_an_unreadable_base_is_skipped_and_a_superseded_one_retired(tmp_path, caplog):
+    cache = tmp_path / "cache"
+    kept = bases.keep(built(tmp_path, "one", ["a"]), cache, "stores", "k", "n1")
+    (cache / "bases" / "stores" / "k" / "n0").mkdir()  # no rows.txt
+    (cache / "bases" / "stores" / "k" / ".n2.abc.tmp").mkdir()  # being written
+    with caplog.at_level(logging.WARNING):
+        assert bases.pick(cache, "stores", "k", shared_with(["a"])) == kept
+    assert "n0: not a build to grow from" in caplog.text and ".n2" not in caplog.text
+    bases.retire(kept)
+    assert sorted(p.name for p in (cache / "bases" / "stores" / "k").iterdir()) == [".n2.abc.tmp", "n0"]
+
+
+def test_a_build_that_cannot_be_kept_warns_and_leaves_nothing(tmp_path, caplog, monkeypatch):
+    def refuse(src, dst):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "link", refuse)
+    monkeypatch.setattr(bases.shutil, "copy2", refuse)
+    with caplog.at_level(logging.WARNING):
+        assert bases.keep(built(tmp_path, "one", ["a"]), tmp_path / "cache", "stores", "k", "n1") is None
+    assert "not kept to grow the next build from" in caplog.text
+    assert [p.name for p in (tmp_path / "cache" / "bases" / "stores" / "k").iterdir()] == []

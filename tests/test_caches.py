@@ -2,11 +2,12 @@
 
 import json
 import os
+import shutil
 
 import numpy as np
 import pytest
 
-from crmatrix import CrmatrixError, atomic, cli
+from crmatrix import CrmatrixError, atomic, bases, cli
 from crmatrix.embed.cache import EmbeddingCache, text_sha
 from crmatrix.engine.knobs import resolve
 from crmatrix.pipeline import caches
@@ -191,3 +192,22 @@ def test_the_cli_group(tree, monkeypatch, capsys):
     assert "crmatrix: --older-than '1 week': expected" in capsys.readouterr().err
     assert cli.main(["cache", "evict", "--cache-dir", "results/cache", "--corpus", "nope"]) == 0
     assert capsys.readouterr().out == "freed 0 B (0 bytes)\n"
+
+
+def test_evict_removes_the_builds_kept_to_grow_from_by_age_or_all_freeing_what_no_result_links(tree, tmp_path):
+    cache = tree / "cache"
+    results_store = tree / "symbols" / "repo"
+    results_store.mkdir(parents=True)
+    (results_store / "contents.jsonl").write_bytes(b"x" * 100)
+    linked = bases.keep(results_store, cache, "stores", "k", "linked")  # the result still holds its bytes
+    (tmp_path / "gone").mkdir()
+    (tmp_path / "gone" / "contents.jsonl").write_bytes(b"y" * 30)
+    alone = bases.keep(tmp_path / "gone", cache, "stores", "k", "alone")
+    shutil.rmtree(tmp_path / "gone")  # its result was rebuilt since: the kept build is the only link
+    at(alone, NOW - 20 * DAY)
+    at(linked, NOW - DAY)
+    report = caches.evict(tree, cache, tree.parent, older_than=caches.parse_age("7d"), now=NOW)
+    assert report["bases"] == {"removed": 1, "freed_bytes": 30} and bases.kept(cache) == [linked]
+    assert "builds kept to grow from: removed 1, freed 30 B" in caches.format_evict(report, NOW, {})
+    report = caches.evict(tree, cache, tree.parent, everything=True, now=NOW)
+    assert report["bases"] == {"removed": 1, "freed_bytes": 0} and bases.kept(cache) == []

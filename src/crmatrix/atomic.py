@@ -196,6 +196,14 @@ def scratch_dir(dest: Path) -> Iterator[Path]:
                 d.rmdir()
 
 
+def remove_tree(path: Path) -> None:
+    """Remove a directory, renamed out of the way first: a half-deleted one never looks whole."""
+    path = Path(path)
+    hidden = Path(tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"))
+    os.replace(path, hidden / path.name)
+    shutil.rmtree(hidden)
+
+
 def prune_empty_parents(path: Path, stop: Path) -> None:
     """Remove now-empty directories from path's parent up to (not including) stop.
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 import logging
 import os
 import shutil
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -50,6 +49,8 @@ def pick(cache_dir: Path, kind: str, key: str, shared: Callable[[Path], int]) ->
             continue
         if n > most:
             best, most = candidate, n
+    if best is not None:
+        os.utime(best)  # used: `crmatrix cache evict --older-than` goes by the last use
     return best
 
 
@@ -79,10 +80,18 @@ def keep(built: Path, cache_dir: Path, kind: str, key: str, name: str) -> Path |
 
 def retire(base: Path) -> None:
     """Remove a base the build that grew from it supersedes."""
-    base = Path(base)
     try:
-        gone = Path(tempfile.mkdtemp(dir=base.parent, prefix=f".retired.{base.name}."))
-        os.replace(base, gone / base.name)
-        shutil.rmtree(gone)
+        atomic.remove_tree(base)
     except OSError as e:
         log.warning("%s: superseded, but not removed (%s)", base, e)
+
+
+def kept(cache_dir: Path) -> list[Path]:
+    """Every kept build, of every kind and key."""
+    return sorted(p for p in (Path(cache_dir) / ROOT).glob("*/*/*") if p.is_dir() and not p.name.startswith("."))
+
+
+def unshared_bytes(base: Path) -> int:
+    """The bytes removing `base` frees: its files no result links to as well."""
+    stats = [p.stat() for p in Path(base).rglob("*") if p.is_file()]
+    return sum(s.st_size for s in stats if s.st_nlink == 1)

@@ -21,14 +21,12 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from crmatrix import CrmatrixError, atomic
+from crmatrix import CrmatrixError, atomic, bases
 from crmatrix.embed.cache import SUBDIR, EmbeddingCache, text_sha
 from crmatrix.engine.knobs import INDEX, table
 from crmatrix.systems.external import INDEX_INFO, ExternalSystem
@@ -263,13 +261,6 @@ def format_info(report: dict, now: float) -> list[str]:
     return lines
 
 
-def _remove_tree(path: Path) -> None:
-    """Rename out of the way first: a half-deleted index must never look like one."""
-    hidden = Path(tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"))
-    os.replace(path, hidden / path.name)
-    shutil.rmtree(hidden)
-
-
 def evict(results: Path, cache_dir: Path, workdir: Path, *, older_than: float | None = None,
           corpus: str | None = None, everything: bool = False, now: float | None = None) -> dict:
     """Remove the indexes the filters select (all given filters must hold), then the embedding
@@ -298,7 +289,7 @@ def evict(results: Path, cache_dir: Path, workdir: Path, *, older_than: float | 
         return set().union(*(texts[ix.path] for ix in group if ix.model_sha == model))
 
     for ix in evicted:
-        _remove_tree(ix.path)
+        atomic.remove_tree(ix.path)
     store = EmbeddingCache(Path(cache_dir) / SUBDIR)
     rewrites = []
     for model in store.models():
@@ -317,10 +308,15 @@ def evict(results: Path, cache_dir: Path, workdir: Path, *, older_than: float | 
         rewrites.append(store.rewrite(model, keep=keep, now=now))
         if not any(store.model_dir(model).iterdir()):
             store.model_dir(model).rmdir()  # no job runs (no lock held): nothing writes into it
+    kept = [b for b in bases.kept(cache_dir) if everything or (older_than is not None and now - b.stat().st_mtime >
+                                                               older_than)]
+    freed_kept = [bases.unshared_bytes(b) for b in kept]
+    for b in kept:
+        atomic.remove_tree(b)
     return {"indexes": [{"path": str(ix.path), "bytes": ix.bytes, "last_used": ix.last_used,
                          "runs": [r.name for r in ix.runs]} for ix in evicted],
-            "embeddings": rewrites,
-            "freed_bytes": sum(ix.bytes for ix in evicted) + sum(r["freed_bytes"] for r in rewrites)}
+            "embeddings": rewrites, "bases": {"removed": len(kept), "freed_bytes": sum(freed_kept)},
+            "freed_bytes": sum(ix.bytes for ix in evicted) + sum(r["freed_bytes"] for r in rewrites) + sum(freed_kept)}
 
 
 def format_evict(report: dict, now: float, names: dict[str, list[str]]) -> list[str]:
@@ -332,6 +328,9 @@ def format_evict(report: dict, now: float, names: dict[str, list[str]]) -> list[
                      f"{r['entries_before'] - r['entries_kept']:,} of {r['entries_before']:,} entries, "
                      f"{r['shards_before']} shards merged into {1 if r['entries_kept'] else 0}, "
                      f"freed {size(r['freed_bytes'])}")
+    if report["bases"]["removed"]:
+        lines.append(f"builds kept to grow from: removed {report['bases']['removed']}, freed "
+                     f"{size(report['bases']['freed_bytes'])}")
     lines.append(f"freed {size(report['freed_bytes'])} ({report['freed_bytes']:,} bytes)")
     return lines
 

@@ -105,14 +105,43 @@ def build_key(model_sha: str, knobs: Knobs | None = None) -> str:
     return atomic.hash_obj([code_key(), model_sha, knobs.index_fields() if knobs else None])[:16]
 
 
-def write_texts(d: Path, rows: Grown, base: Path | None, base_texts: np.ndarray, new: list[str],
+class _Base:
+    """The parts a build takes from its base: a previous build's, checked to be one it can grow
+    from (the same format and model), or empty ones when there is none."""
+
+    def __init__(self, directory: Path | None, what: str, form: str, model_dir: Path):
+        self.directory = Path(directory) if directory is not None else None
+        self.meta = _meta(self.directory, what, form) if self.directory else None
+        if self.meta is not None:
+            index.check_model(self.directory, self.meta, model_dir)
+
+    def __bool__(self) -> bool:
+        return self.directory is not None
+
+    def array(self, name: str, dtype) -> np.ndarray:
+        return np.load(self.directory / name) if self else np.zeros(0, dtype=dtype)
+
+    def json(self, name: str, load=atomic.read_json) -> list:
+        return load(self.directory / name) if self else []
+
+    def strings(self, name: str) -> list[str]:
+        return columns.Column(self.directory / "lexical", name).strings() if self else []
+
+    def postings(self, name: str, at: np.ndarray) -> list[postings.Part]:
+        return [postings.Postings(self.directory / name).part().renumbered(at)] if self else []
+
+    def counts(self, rows: int) -> termcounts.TermCounts | None:
+        return termcounts.TermCounts(self.directory / "bm25", rows) if self else None
+
+
+def write_texts(d: Path, rows: Grown, base: _Base, base_texts: np.ndarray, new: list[str],
                 model_dir: Path, cache_dir: Path, threads: int | None, rows_file: str) -> tuple[int, dict, dict]:
     """Write each row's embedding text into `d`: the distinct texts in the order the rows first
     hold them (`texts.jsonl`), their vectors (`vectors.npy`) and each row's text (`rows_file`).
     A base row's text is the `base` index's row `base_texts[row]`; a new row's, `new[row]`,
     embedded through the cache unless the base holds it. Returns (distinct texts, the model,
     the embedding stats)."""
-    old = atomic.read_jsonl(base / "texts.jsonl") if base else []
+    old = base.json("texts.jsonl", atomic.read_jsonl)
     known = {t["text_sha"]: i for i, t in enumerate(old)}
     fresh: list[dict] = []
     new_ids = []
@@ -129,21 +158,12 @@ def write_texts(d: Path, rows: Grown, base: Path | None, base_texts: np.ndarray,
     row = np.full(len(old) + len(fresh), -1, dtype=np.int64)
     row[order] = np.arange(len(order))
     vectors, model, stats = index.embed([t["text"] for t in fresh], model_dir, cache_dir, threads)
-    old_vectors = index.load_vectors(base, len(old), model["dim"]) if base else np.zeros((0, model["dim"]))
+    old_vectors = index.load_vectors(base.directory, len(old), model["dim"]) if base else np.zeros((0, model["dim"]))
     vectors = np.concatenate([old_vectors, vectors.reshape(len(fresh), model["dim"])]).astype(np.float32)
     np.save(d / "vectors.npy", vectors[order])
     np.save(d / rows_file, row[text].astype(np.int32))
     atomic.write_jsonl(d / "texts.jsonl", [(old[i] if i < len(old) else fresh[i - len(old)]) for i in order.tolist()])
     return len(order), model, {**stats, "reused": int((order < len(old)).sum())}
-
-
-def _base(directory: Path | None, what: str, form: str, model_dir: Path) -> dict | None:
-    """A previous build's meta, checked to be one this build can grow from (None: no base)."""
-    if directory is None:
-        return None
-    meta = _meta(Path(directory), what, form)
-    index.check_model(Path(directory), meta, model_dir)
-    return meta
 
 
 def build(store: SymbolStore, knobs: Knobs, model_dir: Path, cache_dir: Path, out: Path,
@@ -153,18 +173,19 @@ def build(store: SymbolStore, knobs: Knobs, model_dir: Path, cache_dir: Path, ou
     contents it holds take its parts, only the others are computed (`crmatrix.grown`); the
     arrays are those of a build without it."""
     t0 = time.perf_counter()
-    meta_base = _base(base, "a versioned index", FORMAT, model_dir)
-    if meta_base is not None:
-        index.check_knobs(Path(base), meta_base, knobs)
+    base = _Base(base, "a versioned index", FORMAT, model_dir)
+    if base:
+        index.check_knobs(base.directory, base.meta, knobs)
     keys = store.keys()
-    old = {k: i for i, k in enumerate(map(bytes, np.load(Path(base) / KEYS)))} if base else {}
+    old = {k: i for i, k in enumerate(map(bytes, base.array(KEYS, np.uint8)))}
     pick = np.fromiter((old.get(k, -1) for k in map(bytes, keys)), dtype=np.int64, count=len(keys))
     new = np.flatnonzero(pick < 0)
     pick[new] = len(old) + np.arange(len(new))
     rows = Grown(len(old), len(new), pick)
     texts: list[str] = []
     lexical: dict[str, list[str]] = {f: [] for f in LEXICAL}
-    paths, names, kinds, documents = [], [], [], []
+    made: dict[str, list[str]] = {"path": [], "name": []}
+    kinds, documents = [], []
     words = postings.Builder()
     for content in (store.all_contents() if len(new) == len(keys) else store.contents(new)):
         s = content_symbol(content)
@@ -172,37 +193,32 @@ def build(store: SymbolStore, knobs: Knobs, model_dir: Path, cache_dir: Path, ou
         doc = LexicalDoc.of(s)
         for f in LEXICAL:
             lexical[f].append(getattr(doc, f))
-        paths.append(s.path)
-        names.append(s.name)
+        made["path"].append(s.path)
+        made["name"].append(s.name)
         kinds.append(KIND_CODES.get(s.kind, 0))
         words.add(dict.fromkeys(sorted(symbol_words(s)), 1))
         documents.append(document(s))
     with atomic.staged_dir(Path(out)) as d:
-        n_texts, model, stats = write_texts(d, rows, base, np.load(Path(base) / "content_text.npy") if base else [],
-                                            texts, model_dir, cache_dir, threads, "content_text.npy")
+        n_texts, model, stats = write_texts(d, rows, base, base.array("content_text.npy", np.int32), texts,
+                                            model_dir, cache_dir, threads, "content_text.npy")
         at_base, at_new = rows.renumbering()
-        termcounts.build(documents, d / "bm25", rows, termcounts.TermCounts(Path(base) / "bm25", len(old))
-                         if base else None)
-        postings.save([*([postings.Postings(Path(base) / "sparse").part().renumbered(at_base)] if base else []),
-                       words.part().renumbered(at_new)], d / "sparse")
+        termcounts.build(documents, d / "bm25", rows, base.counts(len(old)))
+        postings.save([*base.postings("sparse", at_base), words.part().renumbered(at_new)], d / "sparse")
         (d / "lexical").mkdir()
         for f in LEXICAL:
-            column = columns.Column(Path(base) / "lexical", f).strings() if base else []
-            lexical[f] = rows.take_list(column, lexical[f])
+            lexical[f] = rows.take_list(base.strings(f), lexical[f])
             columns.save(lexical[f], d / "lexical", f)
-        np.save(d / "lexical" / "kind.npy", rows.take(np.load(Path(base) / "lexical" / "kind.npy") if base else
-                                                      np.zeros(0, np.int8), np.asarray(kinds, dtype=np.int8)))
+        np.save(d / "lexical" / "kind.npy", rows.take(base.array("lexical/kind.npy", np.int8),
+                                                      np.asarray(kinds, dtype=np.int8)))
         atomic.write_json(d / "lexical" / "names.json", sorted(set(lexical["name"])))
         np.save(d / "lexical" / "name_id.npy", ranks(lexical["name"]))
         (d / "ties").mkdir()
-        for f, made in (("path", paths), ("name", names)):
-            if base:
-                distinct = atomic.read_json(Path(base) / "ties" / f"{f}s.json")
-                made = rows.take_list([distinct[i] for i in np.load(Path(base) / "ties" / f"{f}.npy").tolist()], made)
-            else:
-                made = rows.take_list([], made)
-            np.save(d / "ties" / f"{f}.npy", ranks(made))
-            atomic.write_json(d / "ties" / f"{f}s.json", sorted(set(made)))
+        for f, new_strings in made.items():  # the base's strings are its distinct ones at its ranks
+            distinct = base.json(f"ties/{f}s.json")
+            strings = rows.take_list([distinct[i] for i in base.array(f"ties/{f}.npy", np.int32).tolist()],
+                                     new_strings)
+            np.save(d / "ties" / f"{f}.npy", ranks(strings))
+            atomic.write_json(d / "ties" / f"{f}s.json", sorted(set(strings)))
         np.save(d / KEYS, keys)
         stats["seconds"] = round(time.perf_counter() - t0, 3)
         meta = {"format": FORMAT, "store": store.hash, "model": model, "knobs": knobs.index_fields(),
@@ -321,7 +337,7 @@ def build_files(commits: Mapping[str, Iterable[tuple[str, str]]], read: Callable
     index built before with the same model: the files it holds take its parts, only the
     others are read (`crmatrix.grown`)."""
     t0 = time.perf_counter()
-    meta_base = _base(base, "a versioned file index", FILES_FORMAT, model_dir)
+    base = _Base(base, "a versioned file index", FILES_FORMAT, model_dir)
     per_commit = {c: checked_files(c, files) for c, files in sorted(commits.items())}
     docs = sorted({pb for pairs in per_commit.values() for pb in pairs})
     ids = {pb: i for i, pb in enumerate(docs)}
@@ -329,7 +345,7 @@ def build_files(commits: Mapping[str, Iterable[tuple[str, str]]], read: Callable
     for commit, pairs in per_commit.items():
         runs[commit] = {"start": len(occurrences), "end": len(occurrences) + len(pairs)}
         occurrences += [ids[pb] for pb in pairs]
-    old = atomic.read_jsonl(Path(base) / "docs.jsonl") if meta_base else []
+    old = base.json("docs.jsonl", atomic.read_jsonl)
     held = {(doc["path"], doc["blob"]): i for i, doc in enumerate(old)}
     pick = np.fromiter((held.get(pb, -1) for pb in docs), dtype=np.int64, count=len(docs))
     new = np.flatnonzero(pick < 0)
@@ -347,10 +363,9 @@ def build_files(commits: Mapping[str, Iterable[tuple[str, str]]], read: Callable
             yield wholefiles.document(path, text)
 
     with atomic.staged_dir(Path(out)) as d:
-        termcounts.build(documents(), d / "bm25", rows, termcounts.TermCounts(Path(base) / "bm25", len(old))
-                         if base else None)
-        n_texts, model, stats = write_texts(d, rows, base, np.load(Path(base) / "doc_text.npy") if base else [],
-                                            texts, model_dir, cache_dir, threads, "doc_text.npy")
+        termcounts.build(documents(), d / "bm25", rows, base.counts(len(old)))
+        n_texts, model, stats = write_texts(d, rows, base, base.array("doc_text.npy", np.int32), texts, model_dir,
+                                            cache_dir, threads, "doc_text.npy")
         stats["seconds"] = round(time.perf_counter() - t0, 3)
         np.save(d / "occurrences.npy", np.asarray(occurrences, dtype=np.int32))
         atomic.write_jsonl(d / "docs.jsonl", rows.take_list(old, made))

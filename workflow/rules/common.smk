@@ -127,10 +127,10 @@ def refuse_rescoring(dag):
         rescoring.Planned(
             run=job.output.run,
             dataset=job.wildcards.dataset,
-            split=job.params.split["split"],
+            split=job.params.cell["split"]["split"],
             dataset_file=Path(job.input.dataset_file),
-            system_conf=dict(job.params.system_conf),
-            env=dict(job.params.env),
+            system_conf=dict(job.params.cell["system_conf"]),
+            env=dict(job.params.cell["env"]),
             model_dir=Path(job.input.model) if job.input.get("model") else None,
         )
         for job in jobs

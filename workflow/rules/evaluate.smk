@@ -44,12 +44,9 @@ rule evaluate_arm:
         runtime=by(PLAN.evaluate_minutes, "system"),
     params:
         code=code("evaluate_arm"),
-        dataset_sha256=lambda wc: cell(wc).params["dataset_sha256"],
-        system_conf=lambda wc: cell(wc).params["system_conf"],
-        env=lambda wc: cell(wc).params["env"],
-        top_k=lambda wc: cell(wc).params["top_k"],
-        split=lambda wc: cell(wc).params["split"],
-        home_dir=lambda wc: cell(wc).params["home_dir"],
+        # the cell's parameters (crmatrix.evaluation.cell.PARAMS) as one: one function each of the
+        # thousands of jobs calls at every check, not six
+        cell=lambda wc: cell(wc).params,
         embed_threads=MATRIX.embed_threads,
     script:
         "../scripts/evaluate_arm.py"

@@ -1,4 +1,4 @@
-from crmatrix.evaluation.cell import PARAMS, Cell
+from crmatrix.evaluation.cell import Cell
 from crmatrix.pipeline import jobs, locations
 from crmatrix.stages import evaluate_arm
 
@@ -9,7 +9,7 @@ with jobs.job(snakemake.log[0], snakemake.output):
             snakemake.wildcards.system,
             snakemake.wildcards.arm,
             inputs=dict(snakemake.input.items()),
-            params={k: getattr(snakemake.params, k) for k in PARAMS},
+            params=dict(snakemake.params.cell),
             outputs={"run": snakemake.output.run, "trec_dir": snakemake.output.trec},
         ),
         cache_dir=locations.cache_dir(),

@@ -79,20 +79,23 @@ def main() -> None:
     total = sum(c for _, _, c in by_rule.values())
     lines += ["", f"Jobs' CPU in all: {total:.0f} s over {sum(n for n, _, _ in by_rule.values())} jobs.", "",
               "## What each stage took from a cache", "",
-              "Symbols: the per-file symbol cache (a file's blob parsed once, ever); embeddings: the embedding "
-              "cache (a text embedded once, ever), over each repository's index keys.", "",
-              "| repository | commits | file instances | distinct files | parsed | from the symbol cache | "
-              "texts embedded | from the embedding cache |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+              "Symbols: the previous store of the repository (`crmatrix.bases`: none in a cold run) and the per-file "
+              "symbol cache (a file's blob parsed once, ever); embeddings: the previous index of the same key and "
+              "the embedding cache (a text embedded once, ever), over each repository's index keys.", "",
+              "| repository | commits | file instances | distinct files | from the previous store | parsed | "
+              "from the symbol cache | texts embedded | from the embedding cache | from the previous index |",
+              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for cache_file in sorted((results / "symbols").glob("*.cache.json")):
         repo = cache_file.name.removesuffix(".cache.json")
         extracted = json.loads(cache_file.read_text())
         commits = json.loads((results / "repos" / repo / "manifest.json").read_text())["commits"]
-        embedded = cached = 0
+        embedded = cached = reused = 0
         for meta in sorted((results / "index" / repo).glob("*/*/*/meta.json")):
             e = json.loads(meta.read_text())["embedding"]
-            embedded, cached = embedded + e["embedded"], cached + e["cached"]
-        lines.append(f"| {repo} | {commits} | {extracted['files']:,} | {extracted['unique']:,} | "
-                     f"{extracted['parsed']:,} | {extracted['cached']:,} | {embedded:,} | {cached:,} |")
+            embedded, cached, reused = embedded + e["embedded"], cached + e["cached"], reused + e["reused"]
+        lines.append(f"| {repo} | {commits} | {extracted['files']:,} | {extracted['distinct']:,} | "
+                     f"{extracted['base']:,} | {extracted['parsed']:,} | {extracted['cached']:,} | {embedded:,} | "
+                     f"{cached:,} | {reused:,} |")
     runs = [json.loads(p.read_text()) for p in sorted((results / "runs").glob("*/*/baseline.json"))]
     for bench in ("lite", "verified"):
         mine = [r for r in runs if r["dataset"].startswith(f"{bench}-")]

@@ -21,17 +21,20 @@ def shared_with(rows):
 
 def test_the_kept_build_sharing_most_rows_is_picked_and_its_files_are_links(tmp_path):
     cache = tmp_path / "cache"
-    assert bases.pick(cache, "stores", "k1", shared_with(["a"])) is None  # nothing kept yet
+    assert bases.pick(cache, "stores", "k1", 2, shared_with(["a"])) is None  # nothing kept yet
     small, large = built(tmp_path, "small", ["a", "b"]), built(tmp_path, "large", ["a", "b", "c", "d"])
     kept = bases.keep(small, cache, "stores", "k1", "n-small")
     assert kept == cache / "bases" / "stores" / "k1" / "n-small"
     assert os.path.samefile(kept / "rows.txt", small / "rows.txt") and (kept / "sub" / "meta.json").is_file()
     bases.keep(large, cache, "stores", "k1", "n-large")
     bases.keep(large, cache, "stores", "k2", "n-other-key")
-    assert bases.pick(cache, "stores", "k1", shared_with(["c", "d", "e"])).name == "n-large"
-    assert bases.pick(cache, "stores", "k1", shared_with(["a", "b"])).name == "n-large"  # a tie: the first by name
-    assert bases.pick(cache, "stores", "k1", shared_with(["x"])) is None
-    assert bases.pick(cache, "indexes", "k1", shared_with(["a"])) is None  # another kind
+    assert bases.pick(cache, "stores", "k1", 3, shared_with(["c", "d", "e"])).name == "n-large"
+    assert bases.pick(cache, "stores", "k1", 2, shared_with(["a", "b"])).name == "n-large"  # a tie: the first by name
+    assert bases.pick(cache, "stores", "k1", 2, shared_with(["x"])) is None
+    assert bases.pick(cache, "indexes", "k1", 2, shared_with(["a"])) is None  # another kind
+    # one sharing less than a tenth of the build's rows is not worth reading (a chance empty file)
+    assert bases.pick(cache, "stores", "k1", 41, shared_with(["a", "b", "c", "d"])) is None
+    assert bases.pick(cache, "stores", "k1", 40, shared_with(["a", "b", "c", "d"])).name == "n-large"
     # kept again under the same name: the one kept stands
     assert bases.keep(built(tmp_path, "again", ["z"]), cache, "stores", "k1", "n-small") == kept
     assert (kept / "rows.txt").read_text() == "a\nb"
@@ -43,7 +46,7 @@ def test_an_unreadable_base_is_skipped_and_a_superseded_one_retired(tmp_path, ca
     (cache / "bases" / "stores" / "k" / "n0").mkdir()  # no rows.txt
     (cache / "bases" / "stores" / "k" / ".n2.abc.tmp").mkdir()  # being written
     with caplog.at_level(logging.WARNING):
-        assert bases.pick(cache, "stores", "k", shared_with(["a"])) == kept
+        assert bases.pick(cache, "stores", "k", 1, shared_with(["a"])) == kept
     assert "n0: not a build to grow from" in caplog.text and ".n2" not in caplog.text
     bases.retire(kept)
     assert sorted(p.name for p in (cache / "bases" / "stores" / "k").iterdir()) == [".n2.abc.tmp", "n0"]

@@ -34,10 +34,13 @@ def _root(cache_dir: Path, kind: str, key: str) -> Path:
     return Path(cache_dir) / ROOT / kind / key
 
 
-def pick(cache_dir: Path, kind: str, key: str, shared: Callable[[Path], int]) -> Path | None:
+def pick(cache_dir: Path, kind: str, key: str, rows: int, shared: Callable[[Path], int]) -> Path | None:
     """The kept build of this kind and key with the most rows in common (`shared(dir)`; ties:
-    the first by name), None if none shares any."""
+    the first by name) with a build of `rows` rows, None if none shares a tenth of them: a
+    base is read whole, and one that shares a few files by chance (an empty `__init__.py` of
+    another repository) would cost more than it saves."""
     root = _root(cache_dir, kind, key)
+    least = max(1, -(-rows // 10))  # a tenth of the rows, rounded up
     best, most = None, 0
     for candidate in sorted(root.iterdir()) if root.is_dir() else []:
         if candidate.name.startswith("."):  # being written or removed
@@ -47,7 +50,7 @@ def pick(cache_dir: Path, kind: str, key: str, shared: Callable[[Path], int]) ->
         except (OSError, ValueError, KeyError, CrmatrixError) as e:
             log.warning("%s: not a build to grow from (%s); skipped", candidate, e)
             continue
-        if n > most:
+        if n >= least and n > most:
             best, most = candidate, n
     if best is not None:
         os.utime(best)  # used: `crmatrix cache evict --older-than` goes by the last use

@@ -31,18 +31,18 @@ def run(*, repository: Path, store: Path, model_dir: Path, knobs: dict[str, Any]
     symbols = SymbolStore(Path(store))
     model = read_model(Path(model_dir))["sha256"]
     keys = set(map(bytes, symbols.keys()))
-    grown = {versioned.SYMBOL_INDEX: (SYMBOLS, versioned.build_key(model, kn), bases.pick(
-        cache_dir, SYMBOLS, versioned.build_key(model, kn),
-        lambda d: len(keys.intersection(map(bytes, np.load(d / versioned.KEYS))))))}
+    key = versioned.build_key(model, kn)
+    base = bases.pick(cache_dir, SYMBOLS, key, len(keys),
+                      lambda d: len(keys.intersection(map(bytes, np.load(d / versioned.KEYS)))))
+    grown = {versioned.SYMBOL_INDEX: (SYMBOLS, key, base)}  # each part: its kind of bases, key, base
     with atomic.staged_dir(Path(out)) as d:
-        base = grown[versioned.SYMBOL_INDEX][2]
         meta = {versioned.SYMBOL_INDEX: versioned.build(symbols, kn, Path(model_dir), Path(cache_dir),
                                                         d / versioned.SYMBOL_INDEX, threads, base)}
         if files:
             commits = commit_files(repository)
             docs = {pb for pairs in commits.values() for pb in pairs}
             key = versioned.build_key(model)
-            base = bases.pick(cache_dir, FILES, key, lambda d: len(docs.intersection(
+            base = bases.pick(cache_dir, FILES, key, len(docs), lambda d: len(docs.intersection(
                 (doc["path"], doc["blob"]) for doc in atomic.read_jsonl(d / "docs.jsonl"))))
             grown[versioned.FILE_INDEX] = (FILES, key, base)
             with BlobReader(Path(repository) / GIT) as reader:

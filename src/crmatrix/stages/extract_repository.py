@@ -26,7 +26,7 @@ def run(repository: Path, out: Path, stats: Path, cache_dir: Path) -> dict:
     commits = commit_files(repository)
     wanted = {pb for files in commits.values() for pb in files}
     key = cache.extractor_key()
-    found = bases.pick(cache_dir, KIND, key,
+    found = bases.pick(cache_dir, KIND, key, len(wanted),
                        lambda d: len(wanted.intersection(map(tuple, atomic.read_json(d / versioned.FILES)))))
     base = versioned.SymbolStore(found) if found else None
     held = wanted.intersection(base.files()) if base else set()

@@ -6,6 +6,7 @@ ever (the embedding cache)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,13 @@ from crmatrix.engine.knobs import settle
 from crmatrix.symbols.versioned import SymbolStore
 
 SYMBOLS, FILES = "indexes", "file-indexes"  # the kinds of bases
+_BLOB = re.compile(rb'"blob":\s*"([0-9a-f]+)"')
+
+
+def doc_blobs(file_index: Path) -> set[bytes]:
+    """The blob ids of a file index's documents, found in its bytes: every build scores each kept
+    file index (`bases.pick`), and parsing their JSON lines was most of a small added commit."""
+    return set(_BLOB.findall((Path(file_index) / "docs.jsonl").read_bytes()))
 
 
 def run(*, repository: Path, store: Path, model_dir: Path, knobs: dict[str, Any], cache_dir: Path, out: Path,
@@ -42,8 +50,8 @@ def run(*, repository: Path, store: Path, model_dir: Path, knobs: dict[str, Any]
             commits = commit_files(repository)
             docs = {pb for pairs in commits.values() for pb in pairs}
             key = versioned.build_key(model)
-            base = bases.pick(cache_dir, FILES, key, len(docs), lambda d: len(docs.intersection(
-                (doc["path"], doc["blob"]) for doc in atomic.read_jsonl(d / "docs.jsonl"))))
+            blobs = {blob.encode() for _, blob in docs}
+            base = bases.pick(cache_dir, FILES, key, len(docs), lambda d: len(blobs.intersection(doc_blobs(d))))
             grown[versioned.FILE_INDEX] = (FILES, key, base)
             with BlobReader(Path(repository) / GIT) as reader:
                 meta[versioned.FILE_INDEX] = versioned.build_files(

@@ -5,8 +5,8 @@
 
 reads the finished run in CLONE and writes benchmarks/results/swe-bench-<date>-clean.md: the
 run's wall time; CPU seconds per rule (from the jobs' benchmark files) and Snakemake's per-job
-overhead; per stage the share served from a cache (symbols: the per-file symbol cache;
-embeddings: the embedding cache) beside each repository's commits, file instances and distinct
+overhead; per stage the share served from a cache (symbols: the previous store and the per-file symbol cache;
+embeddings: the previous index and the embedding cache) beside each repository's commits, file instances and distinct
 files; and per benchmark (Lite, Verified: every task of the nine repositories, micro-averaged
 as the field reports them) each method's file Acc@1/3/5/10, recall@10, nDCG@10 and MRR with
 95 % bootstrap intervals, per repository too, beside the published figures.

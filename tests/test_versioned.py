@@ -17,7 +17,7 @@ from crmatrix.engine.methods import FILE_METHODS, METHODS
 from crmatrix.symbols import Symbol
 from crmatrix.symbols.extract import extract_files
 from crmatrix.symbols.record import sort_key
-from crmatrix.symbols.versioned import CommitSymbols, SymbolStore, build, content_of
+from crmatrix.symbols.versioned import CommitSymbols, SymbolStore, build, content_line
 
 # --- a repository of three commits ------------------------------------------------------------
 
@@ -202,7 +202,7 @@ def test_each_commit_reads_back_as_its_plain_extraction(store, tmp_path):
         occurrences += len(plain)
     # each distinct content once: the moved file and the copy are new contents (their path is
     # part of a content), the shifted functions and the reverted edit are not
-    distinct = {content_of(s) for c in COMMITS for s in plain_symbols(c, tmp_path)}
+    distinct = {content_line(s) for c in COMMITS for s in plain_symbols(c, tmp_path)}
     assert len(store) == len(distinct) == 21
     assert occurrences == 10 + 12 + 19 and store.meta["occurrences"] == occurrences
     assert [json.loads(line)["name"] for line in (store.directory / "contents.jsonl").read_text().splitlines()

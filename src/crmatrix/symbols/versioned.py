@@ -24,11 +24,11 @@ On disk (a directory, written whole or not at all, the same inputs giving the sa
   as a plain extraction sorts its symbols).
 - `meta.json` — the format, each commit's run [start, end) and file count, the counts and
   `hash` (names the store: an index built from it records it).
+- `crmatrix-checksums.json` — `crmatrix.integrity`'s checksums, verified on opening.
 
 A store grows from another (`build(..., base=)`, the previous store of the repository,
 `crmatrix.bases`): the files the base holds take its rows, only the others' symbols are asked
 for, and the contents are gathered (`crmatrix.grown`) — the bytes a build without it writes.
-- `crmatrix-checksums.json` — `crmatrix.integrity`'s checksums, verified on opening.
 """
 
 from __future__ import annotations
@@ -58,10 +58,6 @@ META = "meta.json"
 KEY_BYTES = 16
 
 FileSymbols = Callable[[str, str], list[Symbol]] | Mapping[tuple[str, str], list[Symbol]]
-
-
-def content_of(s: Symbol) -> tuple[str, ...]:
-    return tuple(getattr(s, f) for f in CONTENT_FIELDS)
 
 
 def content_symbol(content: dict, start_line: int = 0, end_line: int = 0) -> Symbol:

@@ -72,6 +72,24 @@ def drawn(tmp_path_factory):
     return out, stems, sources.view(stats), runs
 
 
+def test_row_charts_drawn_in_two_processes_are_the_ones_drawn_in_one(drawn, tmp_path, monkeypatch):
+    out, _, _, _ = drawn
+    # the runtime where the fixture's is, relative to the charts: the pages load it by the same path
+    stats, runtime = [out.parent / "m.json"], tmp_path / "vega" / "vega-embed.js"
+    written = plot_rows.run(stats=stats, out_dir=tmp_path, system="builtin", datasets=["alpha", "beta", "gamma"],
+                            models=MODELS["builtin"], runtime=runtime, workers=2)
+    # every chart of the three datasets, in the datasets' order, each file the one-process job's bytes
+    assert [p.relative_to(tmp_path).as_posix() for p in written] == [
+        f"{kind}/builtin/{d}.{fmt}" for d in ("alpha", "beta", "gamma") for kind in ("arms", "transitions")
+        for fmt in ("svg", "png", "html")]
+    for p in written:
+        assert p.read_bytes() == (out / p.relative_to(tmp_path)).read_bytes(), p
+    # a lone dataset is drawn in the job's own process, whatever its workers
+    monkeypatch.setattr(plot_rows, "ProcessPoolExecutor", None)
+    assert len(plot_rows.run(stats=stats, out_dir=tmp_path / "one", system="builtin", datasets=["alpha"],
+                             models=MODELS["builtin"], runtime=runtime, workers=4)) == 6
+
+
 def own_cells(common: dict, cells: list[Path], arms: list[str]) -> dict:
     """A chart job's arguments with, for the matrix, the cells of `arms` and the baseline's (as
     common.smk's `system_cells` hands them; the fixture's cells are `<dataset>.<arm>.cell.json`)."""

@@ -174,6 +174,9 @@ PLOT_CATEGORIES = {
 }
 # The Vega runtime every chart's HTML loads (crmatrix.plots.runtime), written once.
 PLOT_RUNTIME = f"results/plots/{plot_runtime.PATH.as_posix()}"
+# The processes a system's row charts are drawn in, at most (plots.smk's plot_rows): a fourth of
+# the seed matrix's 48 charts each, on a machine with the cores for them.
+PLOT_ROW_THREADS = 4
 
 
 def chart_report(stem):

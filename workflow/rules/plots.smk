@@ -12,7 +12,6 @@
 
 # Local rules: seconds each, over small JSON files, with nothing to gain from a queue.
 localrules:
-    plot_rows,
     plot_forest,
     plot_sweep,
     plot_heatmap,
@@ -54,11 +53,16 @@ for _n, (_datasets, _systems, _kinds) in enumerate(ROW_CHART_GROUPS):
             "logs/plot_rows/{system}.log",
         wildcard_constraints:
             system=one_of(_systems),
+        # local, as the other charts (localrules above), plot_rows_N included
+        localrule: True
         conda:
             "../../envs/crmatrix.yaml"
-        threads: 1
+        # a process per thread, each drawing its share of the datasets (the renderer draws one
+        # chart at a time per process); Snakemake gives it no more than --cores
+        threads: min(len(_datasets), PLOT_ROW_THREADS)
         resources:
-            mem_mb=1024,
+            # each process its own renderer
+            mem_mb=lambda wc, threads: 512 + 512 * threads,
             runtime=10,
         params:
             code=code("plot_rows"),

@@ -13,4 +13,5 @@ with jobs.job(snakemake.log[0], snakemake.output):
         kinds=snakemake.params.kinds,
         models=dict(snakemake.params.models),
         runtime=snakemake.params.runtime,
+        workers=snakemake.threads,
     )

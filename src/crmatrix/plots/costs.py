@@ -21,10 +21,11 @@ def draw(by: dict[str, list[QueryRow]], order: list[str]) -> alt.HConcatChart:
     x = alt.X("p50_ms:Q", scale=alt.Scale(type="log"), title="search latency, ms (p50, whisker to p95)")
     lat = alt.Chart(df).encode(y=y)
     latency = alt.layer(
-        lat.mark_rule(strokeWidth=1.5, color=PALETTE[0]).encode(x=x, x2="p95_ms:Q"),
+        lat.mark_rule(strokeWidth=1.5, color=PALETTE[0]).encode(x=x, x2=alt.X2("p95_ms:Q")),
         lat.mark_point(filled=True, size=50, opacity=1, color=PALETTE[0]).encode(
-            x=x, tooltip=["system:N", alt.Tooltip("p50_ms:Q", format=".1f"), alt.Tooltip("p95_ms:Q", format=".1f"),
-                          "queries:Q"])).properties(width=300, height=alt.Step(18))
+            x=x, tooltip=[alt.Tooltip("system:N"), alt.Tooltip("p50_ms:Q", format=".1f"),
+                          alt.Tooltip("p95_ms:Q", format=".1f"), alt.Tooltip("queries:Q")])
+    ).properties(width=300, height=alt.Step(18))
     tokens = pd.DataFrame([{"system": r.system, "reader": reader, "tokens": value}
                            for r in df.itertuples() for reader, value in
                            (("system", r.system_tokens), ("grep-and-read", r.grep_tokens)) if value is not None],
@@ -32,7 +33,7 @@ def draw(by: dict[str, list[QueryRow]], order: list[str]) -> alt.HConcatChart:
     bars = alt.Chart(tokens).mark_bar().encode(
         y=y, yOffset=alt.YOffset("reader:N", sort=READERS), x=alt.X("tokens:Q", title="tokens read per query (mean)"),
         color=alt.Color("reader:N", scale=categorical(READERS), legend=alt.Legend(title=None)),
-        tooltip=["system:N", "reader:N", alt.Tooltip("tokens:Q", format=".0f")]).properties(
+        tooltip=[alt.Tooltip("system:N"), alt.Tooltip("reader:N"), alt.Tooltip("tokens:Q", format=".0f")]).properties(
         width=300, height=alt.Step(9))
     queries = int(df["queries"].max()) if len(df) else 0
     return alt.hconcat(latency, bars).properties(title=title(

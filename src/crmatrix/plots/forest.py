@@ -28,14 +28,15 @@ def chart(df: pd.DataFrame, *, system: str, arm: str, baseline: str, metric: str
     color = alt.Color("kind:N", scale=categorical(KINDS), legend=alt.Legend(title=None))
     base = alt.Chart(df).encode(y=y, color=color)
     x_title = f"Δ {metric}, {arm} − {baseline}"
-    rules = base.mark_rule(strokeWidth=1.5).encode(x=alt.X("ci_low:Q", title=x_title), x2="ci_high:Q")
+    rules = base.mark_rule(strokeWidth=1.5).encode(x=alt.X("ci_low:Q", title=x_title), x2=alt.X2("ci_high:Q"))
     points = base.mark_point(filled=True, size=70, opacity=1).encode(
         x=alt.X("estimate:Q", title=x_title),
         shape=alt.Shape("kind:N", scale=alt.Scale(domain=KINDS, range=["square", "diamond", "diamond"]), legend=None),
         size=alt.Size("kind:N", scale=alt.Scale(domain=KINDS, range=[60, 160, 220]), legend=None),
-        tooltip=["label:N", "group:N", alt.Tooltip("estimate:Q", format="+.3f"), alt.Tooltip("ci_low:Q", format="+.3f"),
-                 alt.Tooltip("ci_high:Q", format="+.3f"), "n:Q", "verdict:N"])
-    zero = alt.Chart(pd.DataFrame({"x": [0.0]})).mark_rule(strokeDash=[4, 3], color="#555").encode(x="x:Q")
+        tooltip=[alt.Tooltip("label:N"), alt.Tooltip("group:N"), alt.Tooltip("estimate:Q", format="+.3f"),
+                 alt.Tooltip("ci_low:Q", format="+.3f"), alt.Tooltip("ci_high:Q", format="+.3f"), alt.Tooltip("n:Q"),
+                 alt.Tooltip("verdict:N")])
+    zero = alt.Chart(pd.DataFrame({"x": [0.0]})).mark_rule(strokeDash=[4, 3], color="#555").encode(x=alt.X("x:Q"))
     head = "no dataset varied" if overall is None else (
         f"pooled {overall.estimate:+.3f} [{overall.ci_low:+.3f}, {overall.ci_high:+.3f}]"
         + ("" if overall.i2 is None else f", I² {overall.i2:.0%}") + f", τ² {overall.tau2:.4f}")

@@ -26,14 +26,13 @@ def chart(df: pd.DataFrame, *, metric: str, baseline: str, arms: list[str]) -> a
         color=alt.Color("delta_rel:Q", title=f"Δ {metric} (relative)",
                         scale=alt.Scale(scheme=DIVERGING, domain=[-extent, extent], domainMid=0),
                         legend=alt.Legend(format="+.0%")),
-        tooltip=["row:N", "arm:N", alt.Tooltip("delta_abs:Q", format="+.3f"), alt.Tooltip("delta_rel:Q", format="+.1%"),
-                 alt.Tooltip("p_holm:Q", format=".3f", title="p (Holm)"), alt.Tooltip("p:Q", format=".3f",
-                                                                                  title="p (unadjusted)"),
-                 "identical_to:N"])
+        tooltip=[alt.Tooltip("row:N"), alt.Tooltip("arm:N"), alt.Tooltip("delta_abs:Q", format="+.3f"),
+                 alt.Tooltip("delta_rel:Q", format="+.1%"), alt.Tooltip("p_holm:Q", format=".3f", title="p (Holm)"),
+                 alt.Tooltip("p:Q", format=".3f", title="p (unadjusted)"), alt.Tooltip("identical_to:N")])
     # white on the darkest cells of either end of the scale, black elsewhere
     dark = alt.expr.abs(alt.datum.delta_rel) > 0.6 * extent
-    text = base.mark_text(fontSize=10).encode(text="text:N", color=alt.condition(dark, alt.value("white"),
-                                                                                  alt.value("black")))
+    text = base.mark_text(fontSize=10).encode(text=alt.Text("text:N"), color=alt.condition(dark, alt.value("white"),
+                                                                                                 alt.value("black")))
     rows = df["row"].nunique()
     return alt.layer(cells, text).properties(
         width=max(200, 56 * (len(arms) - 1)), height=max(60, 26 * rows),

@@ -29,10 +29,11 @@ def chart(df: pd.DataFrame, *, arms: list[str], datasets: int) -> alt.FacetChart
     base = alt.Chart().encode(y=alt.Y("arm:N", sort=arms, title="arm"), yOffset=alt.YOffset("method:N", sort=methods),
                               color=alt.Color("method:N", scale=categorical(methods),
                                               legend=alt.Legend(title="method")))
-    whiskers = base.mark_rule(strokeWidth=1.5).encode(x=x, x2="p95_ms:Q")
+    whiskers = base.mark_rule(strokeWidth=1.5).encode(x=x, x2=alt.X2("p95_ms:Q"))
     points = base.mark_point(filled=True, size=45).encode(
-        x=x, tooltip=["system:N", "method:N", "arm:N", alt.Tooltip("p50_ms:Q", format=".2f"),
-                      alt.Tooltip("p95_ms:Q", format=".2f"), "queries:Q"])
+        x=x, tooltip=[alt.Tooltip("system:N"), alt.Tooltip("method:N"), alt.Tooltip("arm:N"),
+                      alt.Tooltip("p50_ms:Q", format=".2f"), alt.Tooltip("p95_ms:Q", format=".2f"),
+                      alt.Tooltip("queries:Q")])
     return alt.layer(whiskers, points, data=df).properties(width=380, height=alt.Step(11)).facet(
         row=alt.Row("system:N", title=None, header=alt.Header(labelAngle=0, labelAlign="left", labelFontWeight="bold")),
         title=title(f"Search latency per system, method and arm ({datasets} datasets, "
@@ -48,10 +49,11 @@ def quality_chart(df: pd.DataFrame, *, metric: str, datasets: int, headline: str
     points = base.mark_point(filled=True, size=70).encode(
         color=alt.Color("method:N", scale=categorical(methods), legend=alt.Legend(title="method")),
         shape=alt.Shape("system:N", legend=alt.Legend(title="system")),
-        tooltip=["system:N", "method:N", "arm:N", "model:N", alt.Tooltip("value:Q", format=".3f"),
-                 alt.Tooltip("p50_ms:Q", format=".2f"), "datasets:Q"])
+        tooltip=[alt.Tooltip("system:N"), alt.Tooltip("method:N"), alt.Tooltip("arm:N"), alt.Tooltip("model:N"),
+                 alt.Tooltip("value:Q", format=".3f"), alt.Tooltip("p50_ms:Q", format=".2f"),
+                 alt.Tooltip("datasets:Q")])
     labels = base.transform_filter(alt.datum.method == headline).mark_text(
-        align="left", dx=6, fontSize=9, color="#333").encode(text="arm:N")
+        align="left", dx=6, fontSize=9, color="#333").encode(text=alt.Text("arm:N"))
     return alt.layer(points, labels).properties(
         width=420, height=300,
         title=title(f"{metric} against search latency ({datasets} datasets)",

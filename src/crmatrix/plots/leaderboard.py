@@ -17,11 +17,12 @@ def draw(table: Compared) -> alt.FacetChart:
     y = alt.Y("dataset:N", sort=list(table.datasets), title=None)
     base = alt.Chart().encode(y=y)
     whiskers = base.mark_rule(strokeWidth=1.5, color=PALETTE[0]).encode(
-        x=alt.X("ci_low:Q", title=x_title, scale=scale), x2="ci_high:Q")
+        x=alt.X("ci_low:Q", title=x_title, scale=scale), x2=alt.X2("ci_high:Q"))
     points = base.mark_point(filled=True, size=50, opacity=1, color=PALETTE[0]).encode(
         x=alt.X("value:Q", title=x_title, scale=scale),
-        tooltip=["system:N", "dataset:N", "method:N", alt.Tooltip("value:Q", format=".3f"),
-                 alt.Tooltip("ci_low:Q", format=".3f"), alt.Tooltip("ci_high:Q", format=".3f"), "n:Q", "failed:Q"])
+        tooltip=[alt.Tooltip("system:N"), alt.Tooltip("dataset:N"), alt.Tooltip("method:N"),
+                 alt.Tooltip("value:Q", format=".3f"), alt.Tooltip("ci_low:Q", format=".3f"),
+                 alt.Tooltip("ci_high:Q", format=".3f"), alt.Tooltip("n:Q"), alt.Tooltip("failed:Q")])
     return alt.layer(whiskers, points, data=df).properties(width=150, height=alt.Step(14)).facet(
         column=alt.Column("system:N", sort=order, title=None, header=alt.Header(labelFontWeight="bold")),
         title=title(f"Leaderboard: {table.metric} per system and dataset ({len(order)} systems, "

@@ -26,8 +26,9 @@ def chart(df: pd.DataFrame, *, metric: str) -> alt.HConcatChart:
             x=alt.X(f"{column}:Q", scale=alt.Scale(type="log"), title=axis), y=y,
             color=alt.Color("model:N", scale=categorical(models), legend=alt.Legend(title="model")),
             shape=alt.Shape("language:N", legend=alt.Legend(title="language")),
-            tooltip=["model:N", "language:N", "system:N", "arm:N", "method:N", alt.Tooltip("value:Q", format=".3f"),
-                     "datasets:Q", alt.Tooltip(f"{column}:Q", format=".4~g"), "embedded:Q"])
+            tooltip=[alt.Tooltip("model:N"), alt.Tooltip("language:N"), alt.Tooltip("system:N"), alt.Tooltip("arm:N"),
+                     alt.Tooltip("method:N"), alt.Tooltip("value:Q", format=".3f"), alt.Tooltip("datasets:Q"),
+                     alt.Tooltip(f"{column}:Q", format=".4~g"), alt.Tooltip("embedded:Q")])
         panels.append(points.properties(width=230, height=260))
     languages = df["language"].nunique()
     return alt.hconcat(*panels).resolve_scale(y="shared").properties(

@@ -37,11 +37,11 @@ def chart(df: pd.DataFrame, *, sweep: str, system: str, grid: dict, metric: str,
                         legend=alt.Legend(format="+.3f")),
         stroke=alt.condition(alt.datum.best, alt.value("#000"), alt.value("white")),
         strokeWidth=alt.condition(alt.datum.best, alt.value(2.5), alt.value(1)),
-        tooltip=["row:N", "arm:N", alt.Tooltip("value:Q", format=".3f", title=metric),
-                 alt.Tooltip("delta_abs:Q", format="+.3f", title="Δ"), "identical_to:N"])
+        tooltip=[alt.Tooltip("row:N"), alt.Tooltip("arm:N"), alt.Tooltip("value:Q", format=".3f", title=metric),
+                 alt.Tooltip("delta_abs:Q", format="+.3f", title="Δ"), alt.Tooltip("identical_to:N")])
     dark = alt.expr.abs(alt.datum.delta_abs) > 0.6 * extent
-    text = base.mark_text(fontSize=10).encode(text="text:N", color=alt.condition(dark, alt.value("white"),
-                                                                                   alt.value("black")))
+    text = base.mark_text(fontSize=10).encode(text=alt.Text("text:N"), color=alt.condition(dark, alt.value("white"),
+                                                                                                 alt.value("black")))
     knobs = " × ".join(f"{a['var']} ({a['name']})" for a in axes)
     head = title(f"sweep {sweep} · {system}: {metric} of {method} per cell ({len(grid['cells'])} cells, "
                  f"{len(rows)} datasets)",

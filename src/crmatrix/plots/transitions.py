@@ -28,7 +28,7 @@ def chart(df: pd.DataFrame, *, dataset: str, system: str, method: str, n: int, b
                  "below the diagonal: improved; miss: not found; arms identical to another are drawn once")
     if df.empty:  # every arm answers as the baseline (or there is none): say so rather than draw blank axes
         return alt.Chart(pd.DataFrame({"text": [f"every arm answers exactly as {baseline}"]})).mark_text(
-            fontSize=13, align="left").encode(text="text:N").properties(width=360, height=40, title=head)
+            fontSize=13, align="left").encode(text=alt.Text("text:N")).properties(width=360, height=40, title=head)
     deepest = int(max(df["base_rank"].max(), df["arm_rank"].max(), 1)) if len(df) else 1
     miss = 2 * 10 ** (math.floor(math.log10(deepest)) + 1)
     df = df.assign(x=df["base_rank"].where(df["base_rank"] > 0, miss), y=df["arm_rank"].where(df["arm_rank"] > 0, miss),
@@ -49,9 +49,10 @@ def chart(df: pd.DataFrame, *, dataset: str, system: str, method: str, n: int, b
                         legend=alt.Legend(title="query")),
         size=alt.Size("queries:Q", scale=alt.Scale(range=[40, 400]),
                       legend=alt.Legend(title="queries", format="d", tickMinStep=1)),
-        tooltip=["arm:N", "base_rank:Q", "arm_rank:Q", "direction:N", "queries:Q"])
+        tooltip=[alt.Tooltip("arm:N"), alt.Tooltip("base_rank:Q"), alt.Tooltip("arm_rank:Q"),
+                 alt.Tooltip("direction:N"), alt.Tooltip("queries:Q")])
     diagonal = alt.Chart().transform_filter("datum.layer == 'diagonal'").mark_line(
-        color="#aaa", strokeDash=[4, 3]).encode(x="x:Q", y="y:Q")
+        color="#aaa", strokeDash=[4, 3]).encode(x=alt.X("x:Q"), y=alt.Y("y:Q"))
     shown = [a for a in arms if a in set(df["arm"])]
     return alt.layer(diagonal, points, data=df).properties(width=180, height=180).facet(
         facet=alt.Facet("arm:N", sort=shown, title=None), columns=4, title=head)

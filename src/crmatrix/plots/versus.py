@@ -26,14 +26,15 @@ def draw(table: Compared, system: str) -> alt.LayerChart:
     color = alt.Color("kind:N", scale=categorical(KINDS), legend=None)
     base = alt.Chart(df).encode(y=y, color=color)
     x_title = f"Δ {metric}, {system} − {reference}"
-    rules = base.mark_rule(strokeWidth=1.5).encode(x=alt.X("ci_low:Q", title=x_title), x2="ci_high:Q")
+    rules = base.mark_rule(strokeWidth=1.5).encode(x=alt.X("ci_low:Q", title=x_title), x2=alt.X2("ci_high:Q"))
     points = base.mark_point(filled=True, opacity=1).encode(
         x=alt.X("estimate:Q", title=x_title),
         shape=alt.Shape("kind:N", scale=alt.Scale(domain=KINDS, range=["square", "diamond"]), legend=None),
         size=alt.Size("kind:N", scale=alt.Scale(domain=KINDS, range=[60, 220]), legend=None),
-        tooltip=["label:N", alt.Tooltip("estimate:Q", format="+.3f"), alt.Tooltip("ci_low:Q", format="+.3f"),
-                 alt.Tooltip("ci_high:Q", format="+.3f"), "n:Q", alt.Tooltip("p:Q", format=".4f"), "verdict:N"])
-    zero = alt.Chart(pd.DataFrame({"x": [0.0]})).mark_rule(strokeDash=[4, 3], color="#555").encode(x="x:Q")
+        tooltip=[alt.Tooltip("label:N"), alt.Tooltip("estimate:Q", format="+.3f"),
+                 alt.Tooltip("ci_low:Q", format="+.3f"), alt.Tooltip("ci_high:Q", format="+.3f"), alt.Tooltip("n:Q"),
+                 alt.Tooltip("p:Q", format=".4f"), alt.Tooltip("verdict:N")])
+    zero = alt.Chart(pd.DataFrame({"x": [0.0]})).mark_rule(strokeDash=[4, 3], color="#555").encode(x=alt.X("x:Q"))
     p = entry.pooled
     head = "no dataset varied" if p is None else (
         f"pooled {p.estimate:+.3f} [{p.ci_low:+.3f}, {p.ci_high:+.3f}]" + ("" if p.i2 is None else f", I² {p.i2:.0%}"))

@@ -8,6 +8,8 @@ import dataclasses
 import json
 import os
 import re
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -76,18 +78,27 @@ def test_row_charts_drawn_in_two_processes_are_the_ones_drawn_in_one(drawn, tmp_
     out, _, _, _ = drawn
     # the runtime where the fixture's is, relative to the charts: the pages load it by the same path
     stats, runtime = [out.parent / "m.json"], tmp_path / "vega" / "vega-embed.js"
-    written = plot_rows.run(stats=stats, out_dir=tmp_path, system="builtin", datasets=["alpha", "beta", "gamma"],
-                            models=MODELS["builtin"], runtime=runtime, workers=2)
+    # in a fresh process, as a job is: one that has drawn a chart (this one) draws the rest itself
+    args = dict(stats=stats, out_dir=tmp_path, system="builtin", datasets=["alpha", "beta", "gamma"],
+                models=MODELS["builtin"], runtime=runtime, workers=2)
+    code = ("import json, sys; from pathlib import Path; from crmatrix.stages import plot_rows; "
+            "a = json.loads(sys.argv[1]); a['stats'] = [Path(p) for p in a['stats']]; "
+            "print(json.dumps([str(p) for p in plot_rows.run(**a)]))")
+    done = subprocess.run([sys.executable, "-c", code, json.dumps(args, default=str)], capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    written = [Path(p) for p in json.loads(done.stdout)]
     # every chart of the three datasets, in the datasets' order, each file the one-process job's bytes
     assert [p.relative_to(tmp_path).as_posix() for p in written] == [
         f"{kind}/builtin/{d}.{fmt}" for d in ("alpha", "beta", "gamma") for kind in ("arms", "transitions")
         for fmt in ("svg", "png", "html")]
     for p in written:
         assert p.read_bytes() == (out / p.relative_to(tmp_path)).read_bytes(), p
-    # a lone dataset is drawn in the job's own process, whatever its workers
+    # here, where the renderer has started, and for a lone dataset: no process of its own
     monkeypatch.setattr(plot_rows, "ProcessPoolExecutor", None)
-    assert len(plot_rows.run(stats=stats, out_dir=tmp_path / "one", system="builtin", datasets=["alpha"],
-                             models=MODELS["builtin"], runtime=runtime, workers=4)) == 6
+    assert plot_rows.style.renderer_started()
+    assert len(plot_rows.run(**{**args, "out_dir": tmp_path / "here"})) == 18
+    assert len(plot_rows.run(**{**args, "out_dir": tmp_path / "one", "datasets": ["alpha"], "workers": 4})) == 6
 
 
 def own_cells(common: dict, cells: list[Path], arms: list[str]) -> dict:

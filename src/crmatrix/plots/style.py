@@ -37,15 +37,25 @@ def finish(chart: alt.TopLevelMixin) -> alt.TopLevelMixin:
     return chart.configure_view(stroke=None).configure_axis(labelLimit=260, gridColor="#eee")
 
 
+_rendered = False  # whether this process has started vl-convert's renderer (its threads)
+
+
+def renderer_started() -> bool:
+    """Whether this process has drawn a chart: a process forked from it could not draw one."""
+    return _rendered
+
+
 def save(chart: alt.TopLevelMixin, stem: Path, runtime: Path) -> list[Path]:
     """`stem`.svg, .png and .html, each written whole or not at all; the HTML loads the Vega
     runtime (`crmatrix.plots.runtime`) at `runtime` by its path relative to the page.
     The spec goes to vl-convert as Altair's own `save` hands it, unvalidated: a chart's
     structure is its code's, which the tests validate (tests/test_plots.py), and checking it
     against the Vega-Lite schema again in every chart's job took a sixth of the job's time."""
+    global _rendered
     stem = Path(stem)
     spec = finish(chart).to_dict(validate=False)
     vl_version = vl_version_for_vl_convert()
+    _rendered = True
     paths = {fmt: stem.with_name(f"{stem.name}.{fmt}") for fmt in FORMATS}
     svg = vl_convert.vegalite_to_svg(spec, vl_version=vl_version)
     atomic.write_text(paths["svg"], svg)

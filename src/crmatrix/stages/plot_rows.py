@@ -7,9 +7,10 @@ charts is drawn again all are: one job draws them all and pays Python's imports 
 renderer's start (most of a lone chart's job) once, not once per chart.
 
 The renderer (vl-convert) draws one chart at a time whatever the threads calling it, so a job
-given more than one core draws its datasets in that many processes. They fork from a server
-that imported this module and never started a renderer (a process forked from one whose
-renderer runs would wait on its threads forever), and each is handed the statistics once.
+given more than one core draws its datasets in that many processes, forked once the imports and
+the statistics are loaded. A process forked from one whose renderer has started would wait on
+the renderer's threads forever (they are not forked), so a process that has drawn a chart
+draws the rest itself.
 It is the last job of an added arm, behind the matrix, and drawing the seed matrix's 48 row
 charts was 17 s on one core."""
 
@@ -19,8 +20,7 @@ import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from crmatrix.plots import arms, sources, transitions
-from crmatrix.plots.style import save
+from crmatrix.plots import arms, sources, style, transitions
 
 
 def run(*, stats: list[Path], out_dir: Path, system: str, datasets: list[str], models: dict[str, str],
@@ -35,25 +35,22 @@ def run(*, stats: list[Path], out_dir: Path, system: str, datasets: list[str], m
     view = sources.view(stats)
     draw = _Rows(view, Path(out_dir), system, models, runtime, tuple(kinds))
     workers = min(workers, len(datasets))
-    if workers <= 1:
+    if workers <= 1 or style.renderer_started():
         return [path for dataset in datasets for path in draw(dataset)]
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload([__name__])
-    with ProcessPoolExecutor(workers, mp_context=context, initializer=_start, initargs=(draw,)) as pool:
-        # a dataset per task, in order: a task sends a dataset's name, not the statistics
-        return [path for paths in pool.map(_draw, datasets) for path in paths]
+    global _forked
+    _forked = draw  # the forked processes inherit it: a task sends a dataset's name, not the statistics
+    try:
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+            return [path for paths in pool.map(_draw_forked, datasets) for path in paths]
+    finally:
+        _forked = None
 
 
-_rows: _Rows | None = None  # a worker process's, from _start
+_forked: _Rows | None = None
 
 
-def _start(rows: _Rows) -> None:
-    global _rows
-    _rows = rows
-
-
-def _draw(dataset: str) -> list[Path]:
-    return _rows(dataset)
+def _draw_forked(dataset: str) -> list[Path]:
+    return _forked(dataset)
 
 
 class _Rows:
@@ -65,9 +62,9 @@ class _Rows:
             view, out_dir, system, models, runtime, kinds)
 
     def __call__(self, dataset: str) -> list[Path]:
-        written = save(arms.draw(self.view, system=self.system, dataset=dataset, models=self.models),
+        written = style.save(arms.draw(self.view, system=self.system, dataset=dataset, models=self.models),
                        self.out_dir / "arms" / self.system / dataset, self.runtime)
         if "transitions" in self.kinds:
-            written += save(transitions.draw(self.view, system=self.system, dataset=dataset),
+            written += style.save(transitions.draw(self.view, system=self.system, dataset=dataset),
                             self.out_dir / "transitions" / self.system / dataset, self.runtime)
         return written

@@ -10,9 +10,8 @@ The renderer (vl-convert) draws one chart at a time whatever the threads calling
 given more than one core draws its datasets in that many processes, forked once the imports and
 the statistics are loaded. A process forked from one whose renderer has started would wait on
 the renderer's threads forever (they are not forked), so a process that has drawn a chart
-draws the rest itself.
-It is the last job of an added arm, behind the matrix, and drawing the seed matrix's 48 row
-charts was 17 s on one core."""
+draws the rest itself. (It is the last job of an added arm, behind the matrix: the seed
+matrix's 48 row charts took 17 s on one core.)"""
 
 from __future__ import annotations
 
@@ -63,8 +62,8 @@ class _Rows:
 
     def __call__(self, dataset: str) -> list[Path]:
         written = style.save(arms.draw(self.view, system=self.system, dataset=dataset, models=self.models),
-                       self.out_dir / "arms" / self.system / dataset, self.runtime)
+                             self.out_dir / "arms" / self.system / dataset, self.runtime)
         if "transitions" in self.kinds:
             written += style.save(transitions.draw(self.view, system=self.system, dataset=dataset),
-                            self.out_dir / "transitions" / self.system / dataset, self.runtime)
+                                  self.out_dir / "transitions" / self.system / dataset, self.runtime)
         return written

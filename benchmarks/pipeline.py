@@ -85,18 +85,19 @@ def workspace(name: str, rev: str | None = None, parent: Path | None = None) -> 
 
 
 def snakemake(ws: Path, config: str, *flags: str, keep: bool = False, env: dict[str, str] | None = None,
-              launcher: list[str] | None = None):
+              launcher: list[str] | None = None, venv_bin: Path = BIN):
     """Seconds of one `snakemake --profile profiles/local --cores N all --configfile CONFIG` in the
     workspace, as `make run` runs it (its library imported from the workspace's src/, so a copy
-    of another revision runs its own code; `env`: more variables; `launcher`: the command
-    starting Snakemake, when not its script); with `keep`, also its output and the CPU seconds of
+    of another revision runs its own code; its cache the config's, results/cache in the workspace;
+    `env`: more variables; `launcher`: the command starting Snakemake, when not `venv_bin`'s script; `venv_bin`:
+    the virtualenv's, this checkout's by default); with `keep`, also its output and the CPU seconds of
     it and its jobs (from /usr/bin/time: the process tree's, waited-for children included)."""
-    env = {**os.environ, "PATH": f"{BIN}:{os.environ['PATH']}", "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
-           "CRMATRIX_CACHE_DIR": str(ws / "cache"), "PYTHONPATH": str(ws / "src"), **(env or {})}
+    env = {**os.environ, "PATH": f"{venv_bin}:{os.environ['PATH']}", "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
+           "PYTHONPATH": str(ws / "src"), **(env or {})}
     timing = ws / "time.txt"
     t0 = time.perf_counter()
     proc = subprocess.run(["/usr/bin/time", "-f", "%U %S", "-o", str(timing),
-                           *(launcher or [str(BIN / "snakemake")]), "--profile", "profiles/local", "--cores",
+                           *(launcher or [str(venv_bin / "snakemake")]), "--profile", "profiles/local", "--cores",
                            str(CORES), "all", "--configfile", config, *flags],
                           cwd=ws, env=env, capture_output=True, text=True, timeout=3 * 3600)
     secs = time.perf_counter() - t0
@@ -235,8 +236,7 @@ def plan_profile(ws: Path, config: str, env: dict[str, str]) -> dict:
     params, code hashes), Snakemake's own otherwise (its start, the DAG over the jobs' files,
     each output's check)."""
     (ws / "plan_sampler.py").write_text(PLAN_SAMPLER)
-    run_env = {**os.environ, "PATH": f"{BIN}:{os.environ['PATH']}", "HF_HUB_OFFLINE": "1",
-               "CRMATRIX_CACHE_DIR": str(ws / "cache"), **env}
+    run_env = {**os.environ, "PATH": f"{BIN}:{os.environ['PATH']}", "HF_HUB_OFFLINE": "1", **env}
     ours = ":".join(str(ws / part) for part in ("src", "workflow", "Snakefile"))
     subprocess.run([sys.executable, "plan_sampler.py", str(ws / "plan.json"), ours, str(BIN / "snakemake"), "-n",
                     "--cores", str(CORES), "all", "--configfile", config],
@@ -481,6 +481,24 @@ def clock_per_rule(clock_dir: Path) -> dict[str, dict]:
         r["wall"] += timing["wall"]
         r["cpu"] += timing["cpu"]
     return out
+
+
+def overhead_rows(clock: list[dict], tsv: dict[str, dict] | None = None) -> list[dict]:
+    """Per rule, over its jobs' own reports (JOB_CLOCK): CPU of the process, of its stage, and the
+    rest (its wrapper), medians and sums, with Snakemake's benchmark wall time (`tsv`, from
+    scaling.benchmark_tsvs) beside them."""
+    rules = sorted({c["rule"] for c in clock})
+    rows = []
+    for rule in rules:
+        cs = [c for c in clock if c["rule"] == rule and c["stage_cpu"] is not None]
+        walls = [t["s"] for t in (tsv or {}).values() if t["rule"] == rule]
+        cpu, stage = sum(c["cpu"] for c in cs), sum(c["stage_cpu"] for c in cs)
+        rows.append({"rule": rule, "jobs": len(cs), "cpu": statistics.median(c["cpu"] for c in cs),
+                     "stage": statistics.median(c["stage_cpu"] for c in cs),
+                     "wrapper": statistics.median(c["cpu"] - c["stage_cpu"] for c in cs),
+                     "share": (cpu - stage) / cpu, "ratio": (cpu - stage) / stage if stage else float("inf"),
+                     "tsv_s": statistics.median(walls) if walls else None, "cpu_sum": cpu, "stage_sum": stage})
+    return rows
 
 
 def evaluation_overhead(ws: Path) -> list[dict]:

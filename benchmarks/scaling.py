@@ -49,7 +49,6 @@ import pstats
 import random
 import re
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -59,7 +58,7 @@ from pathlib import Path
 import numpy as np
 import pipeline
 import yaml
-from pipeline import BIN, CORES, ROOT, say, snakemake, verdict
+from pipeline import BIN, CORES, ROOT, overhead_rows, say, snakemake, verdict
 
 sys.path.insert(0, str(ROOT / "tests"))
 # the tests' tiny corpora and their queries
@@ -416,26 +415,6 @@ def profile_summary(prof: Path, ws: Path) -> dict:
     }
     return {"total": total, "self_ours": self_ours, "under_ours": under_ours, "phases": phases,
             "top": [(where(f), nc, tt, ct) for f, (_, nc, tt, ct, _) in top]}
-
-
-# -- per-job overhead (the 1k run) ----------------------------------------------------------------
-
-
-def overhead_rows(clock: list[dict], tsv: dict[str, dict]) -> list[dict]:
-    """Per rule, over its jobs' own reports (JOB_CLOCK): CPU of the process, of its stage, and the
-    rest (its wrapper), with Snakemake's benchmark wall time beside them."""
-    rules = sorted({c["rule"] for c in clock})
-    rows = []
-    for rule in rules:
-        cs = [c for c in clock if c["rule"] == rule and c["stage_cpu"] is not None]
-        walls = [t["s"] for t in tsv.values() if t["rule"] == rule]
-        cpu, stage = sum(c["cpu"] for c in cs), sum(c["stage_cpu"] for c in cs)
-        rows.append({"rule": rule, "jobs": len(cs), "cpu": statistics.median(c["cpu"] for c in cs),
-                     "stage": statistics.median(c["stage_cpu"] for c in cs),
-                     "wrapper": statistics.median(c["cpu"] - c["stage_cpu"] for c in cs),
-                     "share": (cpu - stage) / cpu, "ratio": (cpu - stage) / stage if stage else float("inf"),
-                     "tsv_s": statistics.median(walls) if walls else None, "cpu_sum": cpu, "stage_sum": stage})
-    return rows
 
 
 # -- the report -----------------------------------------------------------------------------------

@@ -21,11 +21,8 @@ from __future__ import annotations
 import csv
 import datetime
 import json
-import os
-import resource
 import subprocess
 import sys
-import time
 from collections import defaultdict
 from pathlib import Path
 
@@ -77,19 +74,14 @@ CONFIG = "config/swe-bench.yaml"
 
 
 def cold_run(clone: Path) -> None:
-    """The cold run in `clone` under JOB_CLOCK, its wall and its CPU (Snakemake and every job, the
-    children's rusage) written to CLONE/job-clock/run.json."""
+    """The cold run in `clone` under JOB_CLOCK, its wall and its CPU (Snakemake and every job)
+    written to CLONE/job-clock/run.json."""
     if (clone / "results").exists():
         sys.exit(f"{clone}/results exists: --run makes a cold run, in a clean clone")
     subprocess.run(["make", ".venv/.installed"], cwd=clone, check=True)
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", **pipeline.job_clock(clone)}
-    env.pop("PYTHONDONTWRITEBYTECODE")
-    before, start = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
-    subprocess.run([str(clone / ".venv" / "bin" / "snakemake"), "--profile", "profiles/local", "--cores",
-                    str(pipeline.CORES), "all", "--configfile", CONFIG], cwd=clone, env=env, check=True)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
-    (clone / "job-clock" / "run.json").write_text(json.dumps({"wall": time.perf_counter() - start, "cpu": cpu}))
+    wall, (_, cpu) = pipeline.snakemake(clone, CONFIG, keep=True, env=pipeline.job_clock(clone),
+                                        venv_bin=clone / ".venv" / "bin")
+    (clone / "job-clock" / "run.json").write_text(json.dumps({"wall": wall, "cpu": cpu}))
 
 
 def overhead_lines(clone: Path, jobs: int) -> list[str]:
@@ -101,18 +93,16 @@ def overhead_lines(clone: Path, jobs: int) -> list[str]:
     lines = ["## Per-job overhead (issue 29: <= 20 % of the CPU)", "",
              "Each job's process reports its CPU at exit (pipeline.py's JOB_CLOCK: getrusage from the "
              "interpreter's start) and the CPU inside its `crmatrix.pipeline.jobs.job` block (the stage's own "
-             "work). Wrapper = job CPU - stage CPU; the rest of the run's CPU (the children's rusage of its "
+             "work). Wrapper = job CPU - stage CPU; the rest of the run's CPU (/usr/bin/time's of its "
              "command) is Snakemake's main process and the processes the jobs started (git's cat-file, which a "
              "job's own rusage does not count): an upper bound on Snakemake's part.", "",
              "| rule | jobs | job CPU s | stage CPU s | wrapper CPU s | wrapper / job CPU |",
              "|---|---:|---:|---:|---:|---:|"]
-    by_rule: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0.0])
-    for c in clocks:
-        r = by_rule[c["rule"]]
-        r[0], r[1], r[2] = r[0] + 1, r[1] + c["cpu"], r[2] + (c["stage_cpu"] or 0.0)
-    for rule, (n, cpu, stage) in sorted(by_rule.items(), key=lambda kv: -kv[1][1]):
-        lines.append(f"| {rule} | {n} | {cpu:.1f} | {stage:.1f} | {cpu - stage:.1f} | {(cpu - stage) / cpu:.1%} |")
-    cpu, stage = sum(r[1] for r in by_rule.values()), sum(r[2] for r in by_rule.values())
+    rows = pipeline.overhead_rows(clocks)
+    for r in sorted(rows, key=lambda r: -r["cpu_sum"]):
+        lines.append(f"| {r['rule']} | {r['jobs']} | {r['cpu_sum']:.1f} | {r['stage_sum']:.1f} | "
+                     f"{r['cpu_sum'] - r['stage_sum']:.1f} | {r['share']:.1%} |")
+    cpu, stage = sum(r["cpu_sum"] for r in rows), sum(r["stage_sum"] for r in rows)
     main = run["cpu"] - cpu
     lines.append(f"| all | {len(clocks)} | {cpu:.0f} | {stage:.0f} | {cpu - stage:.0f} | {(cpu - stage) / cpu:.1%} |")
     share = (run["cpu"] - stage) / run["cpu"]

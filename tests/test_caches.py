@@ -109,6 +109,7 @@ def test_info_counts_entries_bytes_shards_and_the_runs_of_each_index(tree):
         "  alpha/builtin/bbbbbbbbbbbb  930 B, last used 10d ago, used by no run",
         "  alpha/peer/dddddddddddd  1.1 KiB, last used 30d ago, used by 1 run: alpha-ds/peer/baseline",
         "  beta/builtin/cccccccccccc  823 B, last used 2d ago, used by 1 run: beta-ds/builtin/baseline",
+        f"builds kept to grow from {tree}/cache/bases: 0 builds, 0 B, 0 B of it linked from no result",
     ]
 
 
@@ -194,7 +195,10 @@ def test_the_cli_group(tree, monkeypatch, capsys):
     assert capsys.readouterr().out == "freed 0 B (0 bytes)\n"
 
 
-def test_evict_removes_the_builds_kept_to_grow_from_by_age_or_all_freeing_what_no_result_links(tree, tmp_path):
+@pytest.fixture
+def kept(tree, tmp_path):
+    """Two kept builds: `linked`, whose 100 bytes its result still links, used a day ago, and
+    `alone`, 30 bytes whose result was rebuilt since, used 20 days ago."""
     cache = tree / "cache"
     results_store = tree / "symbols" / "repo"
     results_store.mkdir(parents=True)
@@ -204,8 +208,27 @@ def test_evict_removes_the_builds_kept_to_grow_from_by_age_or_all_freeing_what_n
     (tmp_path / "gone" / "contents.jsonl").write_bytes(b"y" * 30)
     alone = bases.keep(tmp_path / "gone", cache, "stores", "k", "alone")
     shutil.rmtree(tmp_path / "gone")  # its result was rebuilt since: the kept build is the only link
-    at(alone, NOW - 20 * DAY)
-    at(linked, NOW - DAY)
+    return at(linked, NOW - DAY), at(alone, NOW - 20 * DAY)
+
+
+def test_info_lists_the_builds_kept_to_grow_from_with_the_bytes_no_result_links(tree, kept):
+    linked, alone = kept
+    report = caches.info(tree, tree / "cache")
+    assert report["bases"] == {"dir": str(tree / "cache" / "bases"), "entries": [
+        {"path": str(alone), "kind": "stores", "key": "k", "name": "alone", "bytes": 30, "unshared_bytes": 30,
+         "last_used": NOW - 20 * DAY},
+        {"path": str(linked), "kind": "stores", "key": "k", "name": "linked", "bytes": 100, "unshared_bytes": 0,
+         "last_used": NOW - DAY}]}
+    assert caches.format_info(report, NOW)[-3:] == [
+        f"builds kept to grow from {tree}/cache/bases: 2 builds, 130 B, 30 B of it linked from no result",
+        "  stores/k/alone  30 B (30 B linked from no result), last used 20d ago",
+        "  stores/k/linked  100 B (0 B linked from no result), last used 1d ago",
+    ]
+
+
+def test_evict_removes_the_builds_kept_to_grow_from_by_age_or_all_freeing_what_no_result_links(tree, kept):
+    cache = tree / "cache"
+    linked, _ = kept
     report = caches.evict(tree, cache, tree.parent, older_than=caches.parse_age("7d"), now=NOW)
     assert report["bases"] == {"removed": 1, "freed_bytes": 30} and bases.kept(cache) == [linked]
     assert "builds kept to grow from: removed 1, freed 30 B" in caches.format_evict(report, NOW, {})

@@ -401,7 +401,7 @@ def parser() -> argparse.ArgumentParser:
     ca = sub.add_parser("cache", help="what the embedding and index caches hold; free space")
     ca_sub = ca.add_subparsers(dest="cache_command", required=True)
     for name, func, help_text in (
-            ("info", cmd_cache_info, "models, entries, bytes and shards; each index and the runs using it"),
+            ("info", cmd_cache_info, "embedding models, entries, bytes; each index, the runs using it; kept builds"),
             ("compact", cmd_cache_compact, "merge each model's embedding shards into one (safe while jobs run)"),
             ("evict", cmd_cache_evict, "remove indexes and embedding entries (refused while Snakemake runs)")):
         cp = ca_sub.add_parser(name, help=help_text)

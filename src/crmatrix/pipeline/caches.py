@@ -9,6 +9,10 @@
   index's loader checks them: the builtin engine's model sha256 and index-time knobs, an
   external system's index command and the arm variables it sees. An index was *last used*
   at the newest of its build (its meta file's mtime) and the runs using it (their mtimes).
+- The builds kept to grow the next one from, `{cache_dir}/bases/<kind>/<key>/<name>/`
+  (crmatrix.bases), hard links where they can be: the bytes that removing one frees are its
+  files no result links to. It was last used when it was kept or a build last grew from it
+  (its mtime).
 
 Eviction refuses while a Snakemake run holds its lock, since a running job may be reading
 what it would delete. An index directory is renamed out of the way before it is deleted, so
@@ -221,6 +225,10 @@ def info(results: Path, cache_dir: Path) -> dict:
                     "entries": [{"path": str(ix.path), "corpus": ix.corpus, "system": ix.system, "key": ix.key,
                                  "bytes": ix.bytes, "built": ix.built, "last_used": ix.last_used,
                                  "runs": [r.name for r in ix.runs]} for ix in indexes]},
+        "bases": {"dir": str(Path(cache_dir) / bases.ROOT),
+                  "entries": [{"path": str(b), "kind": b.parent.parent.name, "key": b.parent.name, "name": b.name,
+                               "bytes": _tree_bytes(b), "unshared_bytes": bases.unshared_bytes(b),
+                               "last_used": b.stat().st_mtime} for b in bases.kept(cache_dir)]},
     }
 
 
@@ -258,6 +266,13 @@ def format_info(report: dict, now: float) -> list[str]:
         runs = f"{_plural(len(e['runs']), 'run')}: {', '.join(e['runs'])}" if e["runs"] else "no run"
         lines.append(f"  {e['corpus']}/{e['system']}/{e['key']}  {size(e['bytes'])}, last used "
                      f"{age(now - e['last_used'])} ago, used by {runs}")
+    kept = report["bases"]["entries"]
+    lines.append(f"builds kept to grow from {report['bases']['dir']}: {_plural(len(kept), 'build')}, "
+                 f"{size(sum(b['bytes'] for b in kept))}, {size(sum(b['unshared_bytes'] for b in kept))} of it linked "
+                 "from no result")
+    for b in kept:
+        lines.append(f"  {b['kind']}/{b['key'][:12]}/{b['name'][:12]}  {size(b['bytes'])} "
+                     f"({size(b['unshared_bytes'])} linked from no result), last used {age(now - b['last_used'])} ago")
     return lines
 
 

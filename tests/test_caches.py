@@ -234,3 +234,12 @@ def test_evict_removes_the_builds_kept_to_grow_from_by_age_or_all_freeing_what_n
     assert "builds kept to grow from: removed 1, freed 30 B" in caches.format_evict(report, NOW, {})
     report = caches.evict(tree, cache, tree.parent, everything=True, now=NOW)
     assert report["bases"] == {"removed": 1, "freed_bytes": 0} and bases.kept(cache) == []
+
+
+def test_evict_leaves_a_kept_build_that_a_build_of_another_project_is_reading(tree, kept):
+    cache = tree / "cache"
+    linked, alone = kept
+    with bases.pick(cache, "stores", "k", 1, lambda d: 1) as reading:  # both share a row: the first by name
+        assert reading == alone
+        report = caches.evict(tree, cache, tree.parent, everything=True, now=NOW)
+    assert report["bases"] == {"removed": 1, "freed_bytes": 0} and bases.kept(cache) == [alone]

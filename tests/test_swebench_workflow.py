@@ -9,6 +9,7 @@ import pytest
 import yaml
 from conftest import git, snakemake
 
+from crmatrix import bases
 from crmatrix.config.plan import Plan
 
 URL = "https://example.invalid/acme/widget.git"
@@ -98,6 +99,9 @@ def test_each_task_at_its_commit_with_drops_counted_and_a_new_commit_parsing_its
     assert 0 < index["grown"]["contents"] < index["contents"]
     tasks = [json.loads(line) for line in (work / "results/datasets/sb-widget.jsonl").read_text().splitlines()]
     assert [t["corpus"] for t in tasks] == [f"widget@{first}", f"widget@{second}"]
+    # each build superseded the one it grew from, removed once no build read it: one kept per kind
+    assert sorted(p.parent.parent.name for p in bases.kept(work / "results" / "cache")) == [
+        "file-indexes", "indexes", "stores"]
 
 
 def test_the_plan_splits_a_swe_bench_dataset_by_declared_repository_and_counts_the_rest(tmp_path, monkeypatch,

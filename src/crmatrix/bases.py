@@ -12,15 +12,20 @@ grows from changes what it costs, never its bytes, so picking by overlap is safe
 A kept build is written whole (staged, then renamed) and never modified. A build that holds
 every row of its base supersedes it, and the base is removed (renamed away first, so no reader
 finds it half-gone); a base that cannot be read is skipped with a warning, and the build runs
-without it.
+without it. A build holds a shared lock (flock) on its base while it reads it, and removing a
+base takes the exclusive one without waiting: a base another build is reading — a second
+project sharing the cache_dir, with a Snakemake lock of its own — stays, for `crmatrix cache
+evict`, rather than vanish under that build.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import logging
 import os
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from crmatrix import CrmatrixError, atomic
@@ -34,27 +39,57 @@ def _root(cache_dir: Path, kind: str, key: str) -> Path:
     return Path(cache_dir) / ROOT / kind / key
 
 
-def pick(cache_dir: Path, kind: str, key: str, rows: int, shared: Callable[[Path], int]) -> Path | None:
+def _hold(directory: Path) -> int | None:
+    """A descriptor of `directory` under a shared lock (closing it releases the lock), None if
+    the directory is gone or was removed while the lock was awaited."""
+    try:
+        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    except FileNotFoundError:
+        return None
+    with contextlib.suppress(OSError):  # a filesystem without locks: read unguarded, as before them
+        fcntl.flock(fd, fcntl.LOCK_SH)
+    try:
+        if os.stat(directory).st_ino == os.fstat(fd).st_ino:
+            return fd
+    except FileNotFoundError:
+        pass
+    os.close(fd)
+    return None
+
+
+@contextlib.contextmanager
+def pick(cache_dir: Path, kind: str, key: str, rows: int, shared: Callable[[Path], int]) -> Iterator[Path | None]:
     """The kept build of this kind and key with the most rows in common (`shared(dir)`; ties:
     the first by name) with a build of `rows` rows, None if none shares a tenth of them: a
     base is read whole, and one that shares a few files by chance (an empty `__init__.py` of
-    another repository) would cost more than it saves."""
+    another repository) would cost more than it saves. Held until the block ends: a build
+    superseding it meanwhile leaves it (`retire`)."""
     root = _root(cache_dir, kind, key)
     least = max(1, -(-rows // 10))  # a tenth of the rows, rounded up
-    best, most = None, 0
-    for candidate in sorted(root.iterdir()) if root.is_dir() else []:
-        if candidate.name.startswith("."):  # being written or removed
-            continue
-        try:
-            n = shared(candidate)
-        except (OSError, ValueError, KeyError, CrmatrixError) as e:
-            log.warning("%s: not a build to grow from (%s); skipped", candidate, e)
-            continue
-        if n >= least and n > most:
-            best, most = candidate, n
-    if best is not None:
-        os.utime(best)  # used: `crmatrix cache evict --older-than` goes by the last use
-    return best
+    best, most, held = None, 0, None
+    try:
+        for candidate in sorted(root.iterdir()) if root.is_dir() else []:
+            if candidate.name.startswith("."):  # being written or removed
+                continue
+            fd = _hold(candidate)
+            if fd is None:  # retired since it was listed
+                continue
+            try:
+                n = shared(candidate)
+            except (OSError, ValueError, KeyError, CrmatrixError) as e:
+                log.warning("%s: not a build to grow from (%s); skipped", candidate, e)
+                n = 0
+            if n >= least and n > most:
+                fd, held = held, fd  # the best so far stays held; the one it replaces is let go
+                best, most = candidate, n
+            if fd is not None:
+                os.close(fd)
+        if best is not None:
+            os.utime(best)  # used: `crmatrix cache evict --older-than` goes by the last use
+        yield best
+    finally:
+        if held is not None:
+            os.close(held)
 
 
 def keep(built: Path, cache_dir: Path, kind: str, key: str, name: str) -> Path | None:
@@ -81,12 +116,23 @@ def keep(built: Path, cache_dir: Path, kind: str, key: str, name: str) -> Path |
     return dest
 
 
-def retire(base: Path) -> None:
-    """Remove a base the build that grew from it supersedes."""
+def retire(base: Path) -> bool:
+    """Remove a base (superseded, or evicted) unless a build is reading it; whether it was."""
     try:
+        fd = os.open(base, os.O_RDONLY | os.O_DIRECTORY)
+    except FileNotFoundError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         atomic.remove_tree(base)
+        return True
+    except BlockingIOError:
+        log.info("%s: in use by another build; left for `crmatrix cache evict`", base)
     except OSError as e:
-        log.warning("%s: superseded, but not removed (%s)", base, e)
+        log.warning("%s: not removed (%s)", base, e)
+    finally:
+        os.close(fd)
+    return False
 
 
 def kept(cache_dir: Path) -> list[Path]:

@@ -325,12 +325,14 @@ def evict(results: Path, cache_dir: Path, workdir: Path, *, older_than: float | 
             store.model_dir(model).rmdir()  # no job runs (no lock held): nothing writes into it
     kept = [b for b in bases.kept(cache_dir) if everything or (older_than is not None and now - b.stat().st_mtime >
                                                                older_than)]
-    freed_kept = [bases.unshared_bytes(b) for b in kept]
+    freed_kept = []
     for b in kept:
-        atomic.remove_tree(b)
+        freed = bases.unshared_bytes(b)
+        if bases.retire(b):  # one a build of another project is reading stays
+            freed_kept.append(freed)
     return {"indexes": [{"path": str(ix.path), "bytes": ix.bytes, "last_used": ix.last_used,
                          "runs": [r.name for r in ix.runs]} for ix in evicted],
-            "embeddings": rewrites, "bases": {"removed": len(kept), "freed_bytes": sum(freed_kept)},
+            "embeddings": rewrites, "bases": {"removed": len(freed_kept), "freed_bytes": sum(freed_kept)},
             "freed_bytes": sum(ix.bytes for ix in evicted) + sum(r["freed_bytes"] for r in rewrites) + sum(freed_kept)}
 
 

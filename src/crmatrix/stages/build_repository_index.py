@@ -6,6 +6,7 @@ ever (the embedding cache)."""
 
 from __future__ import annotations
 
+import contextlib
 import re
 from pathlib import Path
 from typing import Any
@@ -40,10 +41,10 @@ def run(*, repository: Path, store: Path, model_dir: Path, knobs: dict[str, Any]
     model = read_model(Path(model_dir))["sha256"]
     keys = set(map(bytes, symbols.keys()))
     key = versioned.build_key(model, kn)
-    base = bases.pick(cache_dir, SYMBOLS, key, len(keys),
-                      lambda d: len(keys.intersection(map(bytes, np.load(d / versioned.KEYS)))))
-    grown = {versioned.SYMBOL_INDEX: (SYMBOLS, key, base)}  # each part: its kind of bases, key, base
-    with atomic.staged_dir(Path(out)) as d:
+    with contextlib.ExitStack() as picked, atomic.staged_dir(Path(out)) as d:  # the bases held until built
+        base = picked.enter_context(bases.pick(cache_dir, SYMBOLS, key, len(keys), lambda b: len(
+            keys.intersection(map(bytes, np.load(b / versioned.KEYS))))))
+        grown = {versioned.SYMBOL_INDEX: (SYMBOLS, key, base)}  # each part: its kind of bases, key, base
         meta = {versioned.SYMBOL_INDEX: versioned.build(symbols, kn, Path(model_dir), Path(cache_dir),
                                                         d / versioned.SYMBOL_INDEX, threads, base)}
         if files:
@@ -51,7 +52,8 @@ def run(*, repository: Path, store: Path, model_dir: Path, knobs: dict[str, Any]
             docs = {pb for pairs in commits.values() for pb in pairs}
             key = versioned.build_key(model)
             blobs = {blob.encode() for _, blob in docs}
-            base = bases.pick(cache_dir, FILES, key, len(docs), lambda d: len(blobs.intersection(doc_blobs(d))))
+            base = picked.enter_context(bases.pick(cache_dir, FILES, key, len(docs),
+                                                   lambda b: len(blobs.intersection(doc_blobs(b)))))
             grown[versioned.FILE_INDEX] = (FILES, key, base)
             with BlobReader(Path(repository) / GIT) as reader:
                 meta[versioned.FILE_INDEX] = versioned.build_files(
@@ -61,5 +63,5 @@ def run(*, repository: Path, store: Path, model_dir: Path, knobs: dict[str, Any]
         built = meta[part]
         kept = bases.keep(Path(out) / part, cache_dir, kind, key, built["name"])
         if kept and base and built["grown"]["superseded"]:
-            bases.retire(base)
+            bases.retire(base)  # after the block: its lock is let go
     return meta

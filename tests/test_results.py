@@ -14,7 +14,7 @@ from conftest import ROOT
 from test_matrix import ARCHETYPES, SUMMARIES
 from test_workflow import matrix, run  # noqa: F401 (matrix is a fixture)
 
-from crmatrix import CrmatrixError, atomic
+from crmatrix import CrmatrixError, atomic, integrity, jsontypes
 from crmatrix.results.cell import Cell
 from crmatrix.results.matrix import Matrix
 from crmatrix.results.run import QueryRow, Run
@@ -74,6 +74,21 @@ def test_a_finished_workflow_matrix_reads_as_its_types_byte_for_byte(matrix):  #
     assert proc.stdout.startswith(f"{work / 'results'}: 4 runs, 4 cells and the phase matrix")
 
 
+def test_the_compiled_reader_takes_what_the_key_path_reader_takes(tmp_path):
+    """Types are read by a function compiled per type, and again by the reader that follows the
+    key path only for an error: both give equal values for every result of the varied matrix."""
+    results = tmp_path / "results"
+    finished(results)
+    files = [(Run, p) for p in results.glob("runs/*/*/*.json")] + [(Cell, p) for p in results.glob("cells/*/*/*.json")]
+    for cls, path in [*files, (Matrix, results / "matrix/phase-matrix.json")]:
+        written = atomic.read_json(path)
+        doc = integrity.unseal(written, str(path)) if cls is Run else written  # its checksum checked and left out
+        compiled = jsontypes._object_reader(cls)(doc)
+        assert compiled == cls._read_object(doc, jsontypes._At(str(path))), path
+        assert compiled.to_json() == written
+    assert len(files) == 2 * len(fixture_runs.varied_run_docs())
+
+
 def test_a_query_row_reads_as_its_json_object_too():
     """What the per-query metrics score: a row being built (a dict) or read back (a QueryRow)."""
     doc = fixture_runs.run("alpha", "baseline", [3], "python")["methods"]["hybrid"]["queries"][0]
@@ -86,6 +101,7 @@ def test_a_query_row_reads_as_its_json_object_too():
 @pytest.mark.parametrize("edit,why", [
     (lambda c: c.pop("answers"), "no answers"),
     (lambda c: c["cell"].update(n="10"), "cell.n: expected an integer, got a string"),
+    (lambda c: c["cell"].update(n=True), "cell.n: expected an integer, got a boolean"),
     (lambda c: [c["cell"].pop(k) for k in ("band", "unchanged")], "cell: no band, unchanged"),
     (lambda c: c["decomposition"]["improved"][0].update(rank=1), "decomposition.improved[0]: unknown key 'rank' "
                                                                   "(expected: arm_rank, base_rank, query, "

@@ -18,6 +18,12 @@ How a field maps to its key, from its annotation and `dataclasses.field(metadata
 - annotations read: another `JsonType`, `X | None`, `list[X]`, `tuple[X, ...]` (a JSON list),
   `dict[str, X]`, `str`, `int`, `float` (an integer too), `bool`, and `dict`, `list` or `Any`
   for a payload kept as it is (a pin, a system's provenance).
+
+Reading goes by a function compiled once per type (`_reader`), which checks each value but
+keeps no key path: a run holds a few thousand values per query, and following the path and
+each annotation per value was most of what a job reading every run spent. Where it finds a
+value it cannot take, the object is read again the slow way (`_read`), whose error names the
+key; the two take the same values.
 """
 
 from __future__ import annotations
@@ -26,7 +32,7 @@ import dataclasses
 import functools
 import types
 import typing
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -141,6 +147,105 @@ def _read(hint, value, at: _At):
     return value
 
 
+class _Mismatch(Exception):
+    """A value a compiled reader cannot take: `_read` reads it again, for the error naming it."""
+
+
+def _same(value):
+    return value
+
+
+@functools.cache
+def _reader(hint) -> Callable[[Any], Any]:
+    """A function reading a value of `hint` as `_read` does, raising _Mismatch where it errs."""
+    if hint is Any:
+        return _same
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        nullable = type(None) in args
+        options = [_reader(a) for a in args if a is not type(None)]
+
+        def read_union(value):
+            if value is None and nullable:
+                return None
+            for option in options:
+                try:
+                    return option(value)
+                except _Mismatch:
+                    continue
+            raise _Mismatch
+
+        return read_union
+    if isinstance(hint, type) and issubclass(hint, JsonType):
+        return _object_reader(hint)
+    if origin in (list, tuple):
+        item = _reader(args[0])
+
+        def read_list(value):
+            if not isinstance(value, list):
+                raise _Mismatch
+            return tuple(map(item, value)) if origin is tuple else list(map(item, value))
+
+        return read_list
+    if origin is dict:
+        item = _reader(args[1])
+
+        def read_dict(value):
+            if not isinstance(value, dict):
+                raise _Mismatch
+            return {k: item(v) for k, v in value.items()}
+
+        return read_dict
+    kinds = _PRIMITIVES.get(hint)
+    if kinds is None:
+        raise TypeError(f"jsontypes: cannot read a field annotated {hint!r}")
+    takes_bool = bool in kinds
+
+    def read_primitive(value):
+        if not isinstance(value, kinds) or isinstance(value, bool) and not takes_bool:
+            raise _Mismatch
+        return value
+
+    return read_primitive
+
+
+@functools.cache
+def _object_reader(cls: type[JsonType]) -> Callable[..., JsonType]:
+    """`_reader` of a `JsonType`: its object (`checked`: its unknown keys refused, as
+    `JsonType._read_object` does)."""
+    spec = _spec(cls)
+    steps = []  # per field: (kind, name, key, reader or flat part, omit)
+    for f in spec.fields:
+        if f.flat:
+            part = _flat_type(f.hint)
+            steps.append(("flat", f.name, type(None) in typing.get_args(f.hint), part, None))
+        elif f.rest:
+            steps.append(("rest", f.name, None, _reader(f.hint), None))
+        else:
+            steps.append(("own", f.name, f.key, _reader(f.hint), f.omit))
+
+    def read_object(doc, checked: bool = True):
+        if not isinstance(doc, dict) or not spec.needed <= doc.keys():
+            raise _Mismatch
+        if checked and spec.every is not None and not doc.keys() <= spec.every:
+            raise _Mismatch
+        values = {}
+        for kind, name, key_or_optional, read, omit in steps:
+            if kind == "own":
+                if key_or_optional in doc:
+                    values[name] = read(doc[key_or_optional])
+                else:
+                    values[name] = dict(omit) if isinstance(omit, dict) else omit
+            elif kind == "flat":
+                values[name] = (_object_reader(read)(doc, False)
+                                if not key_or_optional or _spec(read).needed & doc.keys() else None)
+            else:
+                values[name] = read({k: v for k, v in doc.items() if k not in spec.by_key})
+        return cls(**values)
+
+    return read_object
+
+
 def _write(value):
     if isinstance(value, JsonType):
         return value.to_json()
@@ -206,7 +311,10 @@ class JsonType:
     @classmethod
     def from_json(cls, doc, where: str = "JSON"):
         """`doc` (a parsed JSON object) as this type; `where` names it in an error (its file)."""
-        return cls._read_object(doc, _At(str(where), cls.KIND))
+        try:
+            return _object_reader(cls)(doc)
+        except _Mismatch:
+            return cls._read_object(doc, _At(str(where), cls.KIND))  # raises the error naming the key
 
     @classmethod
     def read(cls, path: Path):

@@ -707,9 +707,13 @@ SECTIONS = {"seed": "sections S1-S6, the seed matrix", "four": "section 5, four 
 
 
 def main() -> None:
-    """`pipeline.py [seed] [four] [overhead] [added [REV]] [added-narrow [REV]]`: the sections to run
-    (default: all)."""
+    """`pipeline.py [seed] [four] [overhead] [added [REV]] [added-narrow [REV]] [--keep]`: the sections
+    to run (default: all); `--keep`: leave the workspaces (a finished seed matrix's: for
+    `scaling.py --finished`), their paths printed."""
     args = sys.argv[1:]
+    keep = "--keep" in args
+    if keep:
+        args.remove("--keep")
     rev = None
     for name in ("added", "added-narrow"):
         if name in args and args.index(name) + 1 < len(args) and args[args.index(name) + 1] not in SECTIONS:
@@ -739,7 +743,10 @@ def main() -> None:
             added_arm(rev, narrow=True)
     finally:
         for ws in WORKSPACES:
-            shutil.rmtree(ws, ignore_errors=True)
+            if keep:
+                print(f"kept {ws}")
+            else:
+                shutil.rmtree(ws, ignore_errors=True)
     suffix = "" if set(chosen) == set(SECTIONS) else "-" + "-".join(chosen)
     dest = ROOT / "benchmarks" / "results" / f"pipeline-{TODAY}{suffix}.md"
     dest.write_text("\n".join(out_lines) + "\n")

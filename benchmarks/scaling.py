@@ -1,6 +1,7 @@
 """Scaling benchmark (issue 29, point 3), run by hand (not in CI):
 
     PYTHONPATH=src .venv/bin/python benchmarks/scaling.py
+    PYTHONPATH=src .venv/bin/python benchmarks/scaling.py --finished WS CONFIG REV
 
 Synthetic matrices of ~1k, ~5k and ~20k jobs, each in its own copy of the project (under the
 system's temporary directory; no ../shared needed). Per size: planning (`snakemake -n` of the
@@ -36,6 +37,11 @@ producer as in the real DAG, or a source file -- finished the same way (`--touch
 timed like the matrix's. Our Snakefile ends in `gc.freeze()` (its comment says why), which any
 Snakefile could: a copy of the floor ending in it too is timed beside it, and the report gives
 the no-op against both.
+
+With `--finished WS CONFIG REV`, the same for one finished run of a real config: planning in a
+fresh copy of revision REV, the no-op in WS against the fair floor of its DAG (written to
+benchmarks/results/dag-<config>-<date>.md); the seed matrix's, after `pipeline.py seed` with
+its workspace kept (`--keep`).
 """
 
 from __future__ import annotations
@@ -274,6 +280,36 @@ def against_floors(noop, floor: Path) -> dict[str, list[float]]:
     finally:
         for where in (floor, frozen):
             shutil.rmtree(where, ignore_errors=True)
+
+
+def finished_dag(ws: Path, config: str, rev: str) -> dict:
+    """Planning, the no-op and its fair floor of a finished workspace `ws` of `config`: planning
+    (`-n` with nothing done) in a fresh copy of revision `rev` beside it, the no-op in `ws`, and
+    the floors of the same DAG (`finished_floor`), the no-op and the floors timed in turn."""
+    plan_ws = pipeline.workspace("plan", rev=rev)
+    snakemake(plan_ws, config, "-n")  # the first planning of a fresh copy compiles its modules
+    plans = [snakemake(plan_ws, config, "-n", keep=True) for _ in range(REPEATS)]
+    jobs = planned_jobs(plans[0][1][0])
+    shutil.rmtree(plan_ws)
+    finished(snakemake(ws, config, "-n", keep=True)[1][0], ws)
+    floor = finished_floor(ws.parent, jobs, directory_outputs(ws, jobs))
+    times = against_floors(lambda: snakemake(ws, config), floor["where"])
+    return {"jobs": floor["jobs"], "plans": [s for s, _ in plans], "noops": times["noop"], "floors": times["floor"],
+            "frozen": times["frozen"]}
+
+
+def dag_table(shape: dict) -> list[str]:
+    """`finished_dag`'s figures against the targets (planning <= 60 s, no-op <= 1.3x the fair floor)."""
+    plan, noop, floor, frozen = (min(shape[k]) for k in ("plans", "noops", "floors", "frozen"))
+    return ["", f"## The DAG: {shape['jobs']} jobs (`all` aside)", "",
+            "| | fastest s | runs s | target |", "|---|---:|---|---|",
+            f"| planning, nothing done | {plan:.1f} | {', '.join(f'{t:.1f}' for t in shape['plans'])} | "
+            f"<= {TARGET_PLAN_S:.0f} s: {verdict(plan <= TARGET_PLAN_S)} |",
+            f"| no-op, finished | {noop:.2f} | {', '.join(f'{t:.2f}' for t in shape['noops'])} | "
+            f"<= {TARGET_NOOP}x the floor: {noop / floor:.2f}x, {verdict(noop <= TARGET_NOOP * floor)} |",
+            f"| fair floor (its no-op) | {floor:.2f} | {', '.join(f'{t:.2f}' for t in shape['floors'])} | |",
+            f"| the floor ending in `gc.freeze()` as our Snakefile does | {frozen:.2f} | "
+            f"{', '.join(f'{t:.2f}' for t in shape['frozen'])} | the no-op is {noop / frozen:.2f}x it |"]
 
 
 def in_turn(**timers) -> dict[str, list[float]]:
@@ -558,9 +594,30 @@ def report(results: list[dict], check: dict, start: str, end: str) -> None:
     say("")
 
 
+def finished_main(ws: Path, config: str, rev: str) -> None:
+    """`scaling.py --finished WS CONFIG REV`: the DAG of a finished run of CONFIG in WS (a copy of
+    revision REV beside ../shared, such as `pipeline.py seed` leaves with its workspace kept),
+    written to benchmarks/results/dag-<config>-<date>.md."""
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    start = uptime()
+    shape = finished_dag(ws, config, rev)
+    say(f"# The DAG of {config}, finished — {TODAY}")
+    say("")
+    say(f"The finished run in {ws.name} (crmatrix at {rev}); the no-op and the floors fastest of {REPEATS} runs "
+        f"taking turns; {start} at the start, {uptime()} at the end.")
+    for line in dag_table(shape):
+        say(line)
+    dest = ROOT / "benchmarks" / "results" / f"dag-{Path(config).stem}-{TODAY}.md"
+    dest.write_text("\n".join(pipeline.out_lines) + "\n")
+    print(f"wrote {dest}")
+
+
 def main() -> None:
     """`scaling.py [D ...]`: the sizes' datasets (default: SIZES; a few small ones try the benchmark out,
-    one of 31 measures the 1k size alone)."""
+    one of 31 measures the 1k size alone); `scaling.py --finished WS CONFIG REV`: `finished_main`."""
+    if sys.argv[1:2] == ["--finished"]:
+        ws, config, rev = sys.argv[2:5]
+        return finished_main(Path(ws).resolve(), config, rev)
     if sys.argv[1:]:
         SIZES.clear()
         SIZES.update({f"{d} datasets": int(d) for d in sys.argv[1:]})

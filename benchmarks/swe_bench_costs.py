@@ -57,7 +57,6 @@ from collections import defaultdict
 from pathlib import Path
 
 import finished_run
-import pipeline
 import scaling
 
 from crmatrix import atomic, bases, config
@@ -130,21 +129,6 @@ def stages(repository: Path, work: Path, cache: Path, model: Path, knobs: dict, 
     return cpu() - c0, time.perf_counter() - t0
 
 
-def dag(clone: Path, commit: str) -> dict:
-    """Planning, the no-op and its fair floor of the config (the module's doc, point 3)."""
-    ws = pipeline.workspace("swe-plan", rev=commit)
-    pipeline.snakemake(ws, CONFIG, "-n")  # the first planning of a fresh copy compiles its modules
-    plans = [pipeline.snakemake(ws, CONFIG, "-n", keep=True) for _ in range(scaling.REPEATS)]
-    jobs = scaling.planned_jobs(plans[0][1][0])
-    shutil.rmtree(ws)
-    env = {"CRMATRIX_CACHE_DIR": str(clone / "results" / "cache")}  # the run's, as `make run` had it
-    scaling.finished(pipeline.snakemake(clone, CONFIG, "-n", keep=True, env=env)[1][0], clone)
-    floor = scaling.finished_floor(clone.parent, jobs, scaling.directory_outputs(clone, jobs))
-    times = scaling.against_floors(lambda: pipeline.snakemake(clone, CONFIG, env=env), floor["where"])
-    return {"jobs": floor["jobs"], "plans": [s for s, _ in plans], "noops": times["noop"], "floors": times["floor"],
-            "frozen": times["frozen"]}
-
-
 def measure(clone: Path, repo: str, parts: frozenset[str]) -> tuple[tuple | None, tuple | None]:
     """The repository's row of each table asked for (the module's doc, points 1 and 2), in a
     process of its own, so its CPU is its own."""
@@ -200,7 +184,7 @@ def main() -> None:
         with concurrent.futures.ProcessPoolExecutor(WORKERS) as pool:
             rows = sorted(pool.map(measure, [clone] * len(repos), repos, [parts] * len(repos)))
     rows_distinct, rows_commit = [d for d, _ in rows if d], [c for _, c in rows if c]
-    shape = dag(clone, finished_run.commit(clone)) if "dag" in parts else None
+    shape = scaling.finished_dag(clone, CONFIG, finished_run.commit(clone)) if "dag" in parts else None
     end = os.getloadavg()[0]
 
     lines = [f"# SWE-bench localization: what a commit costs — {datetime.date.today().isoformat()}", "",
@@ -214,7 +198,7 @@ def main() -> None:
     if rows_commit:
         lines += commit_table(rows_commit)
     if shape:
-        lines += dag_table(shape)
+        lines += scaling.dag_table(shape)
     finished_run.write("swe-bench-costs" if parts == set(PARTS) else f"swe-bench-costs-{'-'.join(sorted(parts))}",
                        lines)
 
@@ -247,19 +231,6 @@ def commit_table(rows: list[tuple]) -> list[str]:
         lines.append(f"| {repo} | {n} | {files:,} | {c_cpu:.0f} | {c_wall:.0f} | {a_cpu:.0f} | {a_wall:.0f} | "
                      f"{share:.0%}{'' if share <= 0.05 else ' (> 5 %)'} |")
     return lines
-
-
-def dag_table(shape: dict) -> list[str]:
-    plan, noop, floor, frozen = (min(shape[k]) for k in ("plans", "noops", "floors", "frozen"))
-    return ["", f"## The DAG: {shape['jobs']} jobs (`all` aside)", "",
-            "| | fastest s | runs s | target |", "|---|---:|---|---|",
-            f"| planning, nothing done | {plan:.1f} | {', '.join(f'{t:.1f}' for t in shape['plans'])} | "
-            f"<= 60 s: {pipeline.verdict(plan <= 60)} |",
-            f"| no-op, finished | {noop:.2f} | {', '.join(f'{t:.2f}' for t in shape['noops'])} | "
-            f"<= 1.3x the floor: {noop / floor:.2f}x, {pipeline.verdict(noop <= 1.3 * floor)} |",
-            f"| fair floor (its no-op) | {floor:.2f} | {', '.join(f'{t:.2f}' for t in shape['floors'])} | |",
-            f"| the floor ending in `gc.freeze()` as our Snakefile does | {frozen:.2f} | "
-            f"{', '.join(f'{t:.2f}' for t in shape['frozen'])} | the no-op is {noop / frozen:.2f}x it |"]
 
 
 if __name__ == "__main__":

@@ -86,8 +86,8 @@ def test_a_base_another_build_reads_is_not_retired_under_it(tmp_path, caplog):
 
 
 def test_a_base_retired_while_the_lock_was_awaited_is_not_picked(tmp_path, monkeypatch):
-    """A build lists the bases, then another removes the one it would read before its shared lock
-    is granted: the build goes without it (a cold build), rather than read a removed tree."""
+    """A build scores the bases, then another removes the best before its shared lock is granted:
+    the build takes the next best, here none (a cold build), rather than read a removed tree."""
     cache = tmp_path / "cache"
     kept = bases.keep(built(tmp_path, "one", ["a"]), cache, "stores", "k", "n1")
     flock = bases.fcntl.flock
@@ -99,3 +99,19 @@ def test_a_base_retired_while_the_lock_was_awaited_is_not_picked(tmp_path, monke
 
     monkeypatch.setattr(bases.fcntl, "flock", retired_meanwhile)
     assert picked(cache, "stores", "k", 1, shared_with(["a"])) is None
+
+
+def test_a_base_retired_while_it_was_scored_is_skipped_without_a_warning(tmp_path, caplog):
+    """Scoring holds no lock (every build of the kind scores every base, and a held one could not
+    be retired): one retired meanwhile is read no further, and is no fault of the cache."""
+    cache = tmp_path / "cache"
+    bases.keep(built(tmp_path, "one", ["a"]), cache, "stores", "k", "n1")
+    score = shared_with(["a"])
+
+    def retired_meanwhile(d):
+        assert bases.retire(d) is True  # no build holds it while it is scored
+        return score(d)
+
+    with caplog.at_level(logging.WARNING):
+        assert picked(cache, "stores", "k", 1, retired_meanwhile) is None
+    assert caplog.text == ""

@@ -62,31 +62,32 @@ def pick(cache_dir: Path, kind: str, key: str, rows: int, shared: Callable[[Path
     """The kept build of this kind and key with the most rows in common (`shared(dir)`; ties:
     the first by name) with a build of `rows` rows, None if none shares a tenth of them: a
     base is read whole, and one that shares a few files by chance (an empty `__init__.py` of
-    another repository) would cost more than it saves. Held until the block ends: a build
-    superseding it meanwhile leaves it (`retire`)."""
+    another repository) would cost more than it saves. Held until the block ends, so that a
+    build superseding it meanwhile leaves it (`retire`); the candidates are scored unheld, so
+    that scoring (every build of the kind does it) never keeps a superseded base from going."""
     root = _root(cache_dir, kind, key)
     least = max(1, -(-rows // 10))  # a tenth of the rows, rounded up
-    best, most, held = None, 0, None
-    try:
-        for candidate in sorted(root.iterdir()) if root.is_dir() else []:
-            if candidate.name.startswith("."):  # being written or removed
-                continue
-            fd = _hold(candidate)
-            if fd is None:  # retired since it was listed
-                continue
-            try:
-                n = shared(candidate)
-            except (OSError, ValueError, KeyError, CrmatrixError) as e:
+    ranked = []
+    for candidate in sorted(root.iterdir()) if root.is_dir() else []:
+        if candidate.name.startswith("."):  # being written or removed
+            continue
+        try:
+            n = shared(candidate)
+        except (OSError, ValueError, KeyError, CrmatrixError) as e:
+            if candidate.is_dir():  # not one retired while it was read
                 log.warning("%s: not a build to grow from (%s); skipped", candidate, e)
-                n = 0
-            if n >= least and n > most:
-                fd, held = held, fd  # the best so far stays held; the one it replaces is let go
-                best, most = candidate, n
-            if fd is not None:
-                os.close(fd)
-        if best is not None:
-            os.utime(best)  # used: `crmatrix cache evict --older-than` goes by the last use
-        yield best
+            continue
+        if n >= least:
+            ranked.append((-n, candidate.name, candidate))
+    held = None
+    try:
+        for _, _, candidate in sorted(ranked):
+            held = _hold(candidate)
+            if held is not None:  # else retired since it was scored: the next best
+                os.utime(candidate)  # used: `crmatrix cache evict --older-than` goes by the last use
+                yield candidate
+                return
+        yield None
     finally:
         if held is not None:
             os.close(held)

@@ -214,7 +214,7 @@ def _object_reader(cls: type[JsonType]) -> Callable[..., JsonType]:
     """`_reader` of a `JsonType`: its object (`checked`: its unknown keys refused, as
     `JsonType._read_object` does)."""
     spec = _spec(cls)
-    steps = []  # per field: (kind, name, key, reader or flat part, omit)
+    steps = []  # per field: (kind, name, its key or, flat, whether it may be None, its reader or part, omit)
     for f in spec.fields:
         if f.flat:
             part = _flat_type(f.hint)

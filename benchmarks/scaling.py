@@ -287,6 +287,7 @@ def finished_dag(ws: Path, config: str, rev: str) -> dict:
     (`-n` with nothing done) in a fresh copy of revision `rev` beside it, the no-op in `ws`, and
     the floors of the same DAG (`finished_floor`), the no-op and the floors timed in turn."""
     plan_ws = pipeline.workspace("plan", rev=rev)
+    shutil.copy2(ws / config, plan_ws / config)  # the config as the run had it (one the benchmark wrote, too)
     snakemake(plan_ws, config, "-n")  # the first planning of a fresh copy compiles its modules
     plans = [snakemake(plan_ws, config, "-n", keep=True) for _ in range(REPEATS)]
     jobs = planned_jobs(plans[0][1][0])

@@ -3,6 +3,7 @@ matrix writes reads through its type and is written back byte for byte (benchmar
 on the hand-made varied matrix and on the tiny matrix through Snakemake), and what a type
 refuses, in one line naming the file and the key."""
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -87,6 +88,39 @@ def test_the_compiled_reader_takes_what_the_key_path_reader_takes(tmp_path):
         assert compiled == cls._read_object(doc, jsontypes._At(str(path))), path
         assert compiled.to_json() == written
     assert len(files) == 2 * len(fixture_runs.varied_run_docs())
+
+
+@dataclasses.dataclass(frozen=True)
+class _Inner(jsontypes.JsonType):
+    n: int
+
+
+@dataclasses.dataclass(frozen=True)
+class _Outer(jsontypes.JsonType):
+    KIND = "an outer"
+    either: _Inner | dict  # an object read as the type first, as it is otherwise
+    maybe: float | None
+    names: list[str]
+
+
+@pytest.mark.parametrize("doc,read", [
+    ({"either": {"n": 1}, "maybe": 2, "names": ["a"]}, _Outer(_Inner(1), 2, ["a"])),
+    ({"either": {"m": 1}, "maybe": None, "names": []}, _Outer({"m": 1}, None, [])),
+    ({"either": {"n": True}, "maybe": 0.5, "names": ["a", "b"]}, _Outer({"n": True}, 0.5, ["a", "b"])),
+])
+def test_the_compiled_reader_takes_a_union_option_by_option(doc, read):
+    assert _Outer.from_json(doc) == read == _Outer._read_object(doc, jsontypes._At("x"))
+
+
+@pytest.mark.parametrize("doc,why", [
+    ({"either": {"n": 1}, "maybe": True, "names": []}, "maybe: expected a number or null, got a boolean"),
+    ({"either": {"n": 1}, "maybe": 1, "names": ["a", 2]}, "names[1]: expected a string, got an integer"),
+    ({"either": [], "maybe": 1, "names": []}, "either: expected an object, got a list"),
+])
+def test_a_value_the_compiled_reader_refuses_is_named_by_its_key(doc, why):
+    with pytest.raises(CrmatrixError) as e:
+        _Outer.from_json(doc, "o.json")
+    assert str(e.value) == f"o.json: not an outer ({why})"
 
 
 def test_a_query_row_reads_as_its_json_object_too():

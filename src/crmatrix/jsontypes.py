@@ -105,7 +105,7 @@ _NAMES = {str: "a string", int: "an integer", float: "a number", bool: "a boolea
 
 def _expected(hint) -> str:
     if typing.get_origin(hint) in (typing.Union, types.UnionType):
-        return " or ".join("null" if a is type(None) else _expected(a) for a in typing.get_args(hint))
+        return " or ".join(dict.fromkeys("null" if a is type(None) else _expected(a) for a in typing.get_args(hint)))
     origin = typing.get_origin(hint) or hint
     if isinstance(origin, type) and issubclass(origin, JsonType):
         return "an object"
@@ -155,6 +155,12 @@ def _same(value):
     return value
 
 
+# the types a parsed JSON value of each primitive annotation has: the common case, taken on its
+# type alone (a value of another type, a subclass say, goes through `read_primitive`'s checks)
+_EXACT = {str: frozenset({str}), int: frozenset({int}), float: frozenset({int, float}), bool: frozenset({bool}),
+          dict: frozenset({dict}), list: frozenset({list})}
+
+
 @functools.cache
 def _reader(hint) -> Callable[[Any], Any]:
     """A function reading a value of `hint` as `_read` does, raising _Mismatch where it errs."""
@@ -164,10 +170,15 @@ def _reader(hint) -> Callable[[Any], Any]:
     if origin in (typing.Union, types.UnionType):
         nullable = type(None) in args
         options = [_reader(a) for a in args if a is not type(None)]
+        # a value of a primitive option's own type is taken as it is, when every option is a
+        # primitive: one that reads into something else (an object, a list's items) goes first
+        simple = all(a in _EXACT or a is type(None) for a in args)
+        exact = frozenset().union(*(_EXACT[a] for a in args if a in _EXACT)) if simple else frozenset()
+        exact |= {type(None)} if nullable else frozenset()
 
         def read_union(value):
-            if value is None and nullable:
-                return None
+            if type(value) in exact:  # None, or a primitive option's own type
+                return value
             for option in options:
                 try:
                     return option(value)
@@ -179,12 +190,16 @@ def _reader(hint) -> Callable[[Any], Any]:
     if isinstance(hint, type) and issubclass(hint, JsonType):
         return _object_reader(hint)
     if origin in (list, tuple):
-        item = _reader(args[0])
+        item, exact = _reader(args[0]), _EXACT.get(args[0])
 
         def read_list(value):
             if not isinstance(value, list):
                 raise _Mismatch
-            return tuple(map(item, value)) if origin is tuple else list(map(item, value))
+            if exact is not None and all(type(v) in exact for v in value):  # primitives, checked at once
+                items = value
+            else:
+                items = map(item, value)
+            return tuple(items) if origin is tuple else list(items)
 
         return read_list
     if origin is dict:
@@ -199,10 +214,10 @@ def _reader(hint) -> Callable[[Any], Any]:
     kinds = _PRIMITIVES.get(hint)
     if kinds is None:
         raise TypeError(f"jsontypes: cannot read a field annotated {hint!r}")
-    takes_bool = bool in kinds
+    takes_bool, exact = bool in kinds, _EXACT[hint]
 
     def read_primitive(value):
-        if not isinstance(value, kinds) or isinstance(value, bool) and not takes_bool:
+        if type(value) not in exact and (not isinstance(value, kinds) or isinstance(value, bool) and not takes_bool):
             raise _Mismatch
         return value
 

@@ -139,9 +139,3 @@ def retire(base: Path) -> bool:
 def kept(cache_dir: Path) -> list[Path]:
     """Every kept build, of every kind and key."""
     return sorted(p for p in (Path(cache_dir) / ROOT).glob("*/*/*") if p.is_dir() and not p.name.startswith("."))
-
-
-def unshared_bytes(base: Path) -> int:
-    """The bytes removing `base` frees: its files no result links to as well."""
-    stats = [p.stat() for p in Path(base).rglob("*") if p.is_file()]
-    return sum(s.st_size for s in stats if s.st_nlink == 1)

@@ -27,6 +27,7 @@ import os
 import re
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -74,15 +75,28 @@ def held_locks(workdir: Path) -> list[Path]:
     return sorted(p for p in locks.iterdir() if p.is_file()) if locks.is_dir() else []
 
 
-def _tree_bytes(path: Path) -> int:
-    total = 0
+def _file_stats(path: Path) -> Iterator[os.stat_result]:
+    """The stats of the files under `path` (a file removed during the walk left out)."""
     for root, _, files in os.walk(path):
         for f in files:
             try:
-                total += os.lstat(os.path.join(root, f)).st_size
+                yield os.lstat(os.path.join(root, f))
             except FileNotFoundError:
                 continue
-    return total
+
+
+def _tree_bytes(path: Path) -> int:
+    return sum(st.st_size for st in _file_stats(path))
+
+
+def _footprint(base: Path) -> dict[str, int]:
+    """A kept build's bytes, and the bytes removing it frees (its files no result links to as
+    well: `unshared_bytes`), from one walk."""
+    total = unshared = 0
+    for st in _file_stats(base):
+        total += st.st_size
+        unshared += st.st_size if st.st_nlink == 1 else 0
+    return {"bytes": total, "unshared_bytes": unshared}
 
 
 @dataclass
@@ -227,7 +241,7 @@ def info(results: Path, cache_dir: Path) -> dict:
                                  "runs": [r.name for r in ix.runs]} for ix in indexes]},
         "bases": {"dir": str(Path(cache_dir) / bases.ROOT),
                   "entries": [{"path": str(b), "kind": b.parent.parent.name, "key": b.parent.name, "name": b.name,
-                               "bytes": _tree_bytes(b), "unshared_bytes": bases.unshared_bytes(b),
+                               **_footprint(b),
                                "last_used": b.stat().st_mtime} for b in bases.kept(cache_dir)]},
     }
 
@@ -327,7 +341,7 @@ def evict(results: Path, cache_dir: Path, workdir: Path, *, older_than: float | 
                                                                older_than)]
     freed_kept = []
     for b in kept:
-        freed = bases.unshared_bytes(b)
+        freed = _footprint(b)["unshared_bytes"]
         if bases.retire(b):  # one a build of another project is reading stays
             freed_kept.append(freed)
     return {"indexes": [{"path": str(ix.path), "bytes": ix.bytes, "last_used": ix.last_used,

@@ -229,36 +229,36 @@ def _object_reader(cls: type[JsonType]) -> Callable[..., JsonType]:
     """`_reader` of a `JsonType`: its object (`checked`: its unknown keys refused, as
     `JsonType._read_object` does)."""
     spec = _spec(cls)
-    steps = []  # per field: (kind, name, its key or, flat, whether it may be None, its reader or part, omit)
-    for f in spec.fields:
-        if f.flat:
-            part = _flat_type(f.hint)
-            steps.append(("flat", f.name, type(None) in typing.get_args(f.hint), part, None))
-        elif f.rest:
-            steps.append(("rest", f.name, None, _reader(f.hint), None))
-        else:
-            steps.append(("own", f.name, f.key, _reader(f.hint), f.omit))
+    # Its own keys read inline (most fields, read for every row of a run); a flat part or a rest
+    # through a function of the whole document.
+    own = tuple((f.name, f.key, _reader(f.hint), f.omit) for f in spec.fields if not f.flat and not f.rest)
+    parts = tuple((f.name, _part_reader(f, spec)) for f in spec.fields if f.flat or f.rest)
 
     def read_object(doc, checked: bool = True):
         if not isinstance(doc, dict) or not spec.needed <= doc.keys():
             raise _Mismatch
         if checked and spec.every is not None and not doc.keys() <= spec.every:
             raise _Mismatch
-        values = {}
-        for kind, name, key_or_optional, read, omit in steps:
-            if kind == "own":
-                if key_or_optional in doc:
-                    values[name] = read(doc[key_or_optional])
-                else:
-                    values[name] = dict(omit) if isinstance(omit, dict) else omit
-            elif kind == "flat":
-                values[name] = (_object_reader(read)(doc, False)
-                                if not key_or_optional or _spec(read).needed & doc.keys() else None)
-            else:
-                values[name] = read({k: v for k, v in doc.items() if k not in spec.by_key})
+        values = {name: read(doc[key]) if key in doc else dict(omit) if isinstance(omit, dict) else omit
+                  for name, key, read, omit in own}
+        for name, read in parts:
+            values[name] = read(doc)
         return cls(**values)
 
     return read_object
+
+
+def _part_reader(f: _Field, spec: _Spec) -> Callable[[dict], object]:
+    """A flat part's value (None when it is optional and none of the keys it needs is in the
+    document) or a rest's (the keys no field of `spec` names), from the whole document."""
+    if f.rest:
+        read = _reader(f.hint)
+        return lambda doc: read({k: v for k, v in doc.items() if k not in spec.by_key})
+    part = _flat_type(f.hint)
+    read_part, needed = _object_reader(part), _spec(part).needed
+    if type(None) in typing.get_args(f.hint):
+        return lambda doc: read_part(doc, False) if needed & doc.keys() else None
+    return lambda doc: read_part(doc, False)
 
 
 def _write(value):

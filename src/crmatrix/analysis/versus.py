@@ -92,6 +92,16 @@ def pool(studies: Sequence[PairedStudy]) -> tuple[Pooled | None, float]:
     return pooled, effect
 
 
+def testable(studies: Sequence[PairedStudy], pooled: Pooled | None) -> bool:
+    """Whether the paired test can judge a comparison over these studies (`pool`'s): at least
+    `stats.MIN_QUERIES` queries both answered (on fewer no outcome of the exact paired test is
+    significant, and the pool's normal z would claim what they cannot show), and a pool to test,
+    unless no dataset's Δ differs from 0 (then nothing tells them apart: tied, not untestable).
+    One rule for the leaderboard's pairs, its standings and its chart; a cell's is its n alone."""
+    return (sum(s.n for s in studies) >= stats.MIN_QUERIES
+            and (pooled is not None or all(s.delta == 0 for s in studies)))
+
+
 def studies(ref: dict[str, Scores], own: dict[str, Scores]) -> list[PairedStudy]:
     """`own` against `ref` (dataset -> scores) on each dataset both ran, in dataset order."""
     out = []
@@ -132,6 +142,7 @@ def compare_scored(cells: dict[tuple[str, str], Scores], reference: str) -> Comp
         paired_studies = studies(by_system.get(reference, {}), by_system[system])
         pooled, effect = pool(paired_studies)
         versus.append(Versus(system=system, studies=tuple(paired_studies), pooled=pooled, effect=effect,
+                             testable=testable(paired_studies, pooled),
                              verdict=Tally(**{v: sum(s.verdict == v for s in paired_studies) for v in VERDICTS})))
     effects = {v.system: v.effect for v in versus} | ({reference: 0.0} if reference in systems else {})
     order = sorted(systems, key=lambda s: (-effects.get(s, 0.0), s))

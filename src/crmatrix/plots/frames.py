@@ -165,13 +165,15 @@ def sweep(view: View, grid: dict, system: str) -> pd.DataFrame:
 def leaderboard(table: Compared) -> tuple[pd.DataFrame, list[str]]:
     """One line per (system, dataset) of a comparison of systems (`crmatrix.analysis.versus`):
     its headline metric with its interval and failures, the system named by its label (with its
-    pooled Δ against the reference); and the labels in leaderboard order."""
+    pooled Δ against the reference, and `not testable` when the paired test cannot judge it);
+    and the labels in leaderboard order."""
     effects = {v.system: v for v in table.versus}
     labels = {}
     for s in table.systems:
         v = effects.get(s)
         labels[s] = f"{s} (reference)" if s == table.reference else (
-            f"{s} (Δ {v.effect:+.3f})" if v and v.studies else f"{s} (no paired query)")
+            f"{s} (Δ {v.effect:+.3f}{'' if v.testable else ', not testable'})" if v and v.studies
+            else f"{s} (no paired query)")
     return pd.DataFrame([{"system": labels[c.system], "dataset": c.dataset, "method": c.method, "value": c.mean,
                           "ci_low": c.ci_low, "ci_high": c.ci_high, "n": c.n, "failed": c.failed}
                          for c in table.scores],

@@ -1,10 +1,12 @@
 """Systems × datasets: each system's headline metric per dataset with its interval, one panel
-per system, the panels in order of the system's pooled Δ against the reference system."""
+per system, the panels in order of the system's pooled Δ against the reference system, a Δ the
+paired test cannot judge marked `not testable`."""
 
 from __future__ import annotations
 
 import altair as alt
 
+from crmatrix.analysis.stats import MIN_QUERIES
 from crmatrix.plots import frames
 from crmatrix.plots.style import PALETTE, title
 from crmatrix.results.versus import Compared
@@ -13,6 +15,9 @@ from crmatrix.results.versus import Compared
 def draw(table: Compared) -> alt.FacetChart:
     """The chart of a comparison of systems (`crmatrix.analysis.versus.compare`)."""
     df, order = frames.leaderboard(table)
+    judged = all(v.testable for v in table.versus if v.studies)
+    untestable = [] if judged else [f"not testable: fewer than {MIN_QUERIES} queries both answered (no outcome of "
+                                    "the paired test on fewer is significant), or no spread to test"]
     x_title, scale = f"{table.metric} (95 % bootstrap interval)", alt.Scale(domain=[0, 1])
     y = alt.Y("dataset:N", sort=list(table.datasets), title=None)
     base = alt.Chart().encode(y=y)
@@ -29,4 +34,5 @@ def draw(table: Compared) -> alt.FacetChart:
                     f"{len(table.datasets)} datasets)",
                     [f"left to right: pooled Δ {table.metric} against {table.reference} on the queries both "
                      "answered (random effects over datasets)",
-                     "point: the mean over all queries, a failed one scoring 0; whisker: its 95 % interval"]))
+                     "point: the mean over all queries, a failed one scoring 0; whisker: its 95 % interval",
+                     *untestable]))

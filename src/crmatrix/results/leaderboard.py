@@ -15,7 +15,8 @@ from crmatrix.results.pool import Pooled
 class Separation(JsonType):
     """Two neighbours of an ordering: the paired Δ upper − lower pooled over the datasets both
     ran (each on the queries both answered), its interval, its p and Holm's across the
-    ordering's pairs (None: nothing to test), and the mark: "separated" or "tied"."""
+    ordering's pairs (None: nothing to test), and the mark: "separated", "tied" or "not testable"
+    (too few queries both answered, or no spread to test: `crmatrix.analysis.versus.testable`)."""
     upper: str
     lower: str
     datasets: int
@@ -32,7 +33,8 @@ class Standing(JsonType):
     """A system on the leaderboard, as it ships (the baseline arm, its headline method): its
     datasets and queries, its macro mean, its pooled Δ against the reference (None for the
     reference itself) with the pool (None: no dataset varied), the queries it was paired on
-    (None for the reference), its failures, and its search latency over all its queries."""
+    and whether the paired test can judge its Δ (None for the reference), its failures, and its
+    search latency over all its queries."""
     system: str
     method: str
     rank: int
@@ -42,6 +44,7 @@ class Standing(JsonType):
     delta: float | None
     pooled: Pooled | None
     paired: int | None
+    testable: bool | None
     failed: int
     failures: dict[str, int]
     latency_ms: dict[str, float]  # p50, p95

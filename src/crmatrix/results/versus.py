@@ -45,12 +45,14 @@ class PairedStudy(JsonType):
 
 @dataclass(frozen=True, kw_only=True)
 class Versus(JsonType):
-    """One system against the reference: per dataset, pooled (None: no dataset varied), and the
-    effect that orders the leaderboard (the pool's estimate, else the mean Δ)."""
+    """One system against the reference: per dataset, pooled (None: no dataset varied), the
+    effect that orders the leaderboard (the pool's estimate, else the mean Δ), and whether the
+    paired test can judge it (`crmatrix.analysis.versus.testable`)."""
     system: str
     studies: tuple[PairedStudy, ...]
     pooled: Pooled | None
     effect: float
+    testable: bool
     verdict: Tally
 
 

@@ -17,6 +17,7 @@ from crmatrix.analysis.matrix.panels import (
     leaderboard_md,
     one_arm,
     one_arm_text,
+    untestable_text,
 )
 from crmatrix.analysis.matrix.panels import p_text as _p
 from crmatrix.analysis.matrix.rows import significant
@@ -36,7 +37,7 @@ def _p_text(cell: MatrixCell) -> str:
     return f"p={_p(cell.corrected.p_holm)} ({raw} unadj.)"
 
 
-def _cell_text(cell: MatrixCell | None) -> str:
+def _cell_text(cell: MatrixCell | None, minimum: int) -> str:
     if cell is None:
         return "—"
     text = f"{cell.mean:.3f} [{cell.ci_low:.2f}, {cell.ci_high:.2f}]"
@@ -47,7 +48,9 @@ def _cell_text(cell: MatrixCell | None) -> str:
         rel = "" if c.delta_rel is None else f" {c.delta_rel:+.1%}"
         sig = "*" if significant(cell.corrected.p_holm) else ""
         text += f"<br>Δ {c.delta_abs:+.3f}{rel} {c.band}{sig}"
-        if not c.moved:
+        if not cell.corrected.testable:
+            text += f"<br>{untestable_text(cell.n, minimum)}"
+        elif not c.moved:
             text += "<br>no query moved"
         else:
             text += f"<br>{_p_text(cell)} ↑{c.improved} ↓{c.regressed}"
@@ -62,6 +65,14 @@ def _cell_text(cell: MatrixCell | None) -> str:
     if cell.no_hit:
         flags.append(f"{cell.no_hit} answers resolved no hit")
     return text + (f"<br>⚠ {', '.join(flags)}" if flags else "")
+
+
+def _untestable_legend(matrix: Matrix) -> str:
+    """The legend of `not testable`, where a cell of the matrix is."""
+    if all(c.corrected is None or c.corrected.testable for r in matrix.rows for c in r.cells.values()):
+        return ""
+    return (f" `not testable`: fewer queries than the paired test needs ({matrix.statistics.min_queries}; on fewer "
+            "no outcome is significant), so no p: neither tied nor told apart.")
 
 
 def _detectable_text(d: Detectable) -> str:
@@ -175,7 +186,8 @@ def to_markdown(matrix: Matrix) -> str:
         f"(1000 resamples of the queries, seed 0); against `{base}`: Δ (absolute, relative), effect band "
         "(flat < 1 %, strong ≥ 5 %; `*` when significant), the paired randomization p-value after Holm "
         "correction across the row's family, then unadjusted, and how many of the row's queries improved (↑) or "
-        "regressed (↓); a change not significant says how many queries would detect it. `≡ arm`: the same "
+        f"regressed (↓); a change not significant says how many queries would detect it.{_untestable_legend(matrix)} "
+        "`≡ arm`: the same "
         "per-query results as that arm, so one hypothesis with it (none if it is the baseline); an arm that "
         "moved no query is no hypothesis either. "
         "MDE: the smallest |Δ| the row's n and per-query spread detect with 80 % power at the family's level. "
@@ -189,7 +201,7 @@ def to_markdown(matrix: Matrix) -> str:
         "|---|---|---|---|---:|---:|" + "---:|" * len(arms),
     ]
     for r in matrix.rows:
-        cells = " | ".join(_cell_text(r.cells.get(a)) for a in arms)
+        cells = " | ".join(_cell_text(r.cells.get(a), matrix.statistics.min_queries) for a in arms)
         lines.append(f"| {r.dataset} | {r.system} | {r.method} | {r.language or '?'} | {r.n} | "
                      f"{_detectable_text(r.detectable)} | {cells} |")
     lines += ["", one_arm_text(base)] if one_arm(matrix) else []

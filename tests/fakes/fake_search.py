@@ -10,9 +10,9 @@ FAKE_RANKING=weakest-first inverts the scores (so arms differ). FAKE_MODE holds 
 directives, each acting on queries containing TEXT: crash-on:TEXT (exit 3), hang-on:TEXT
 (sleep, with a child in the same process group), garbage-on:TEXT (not JSON), empty-on:TEXT
 (no output), none-on:TEXT (an answer listing no symbol), nothing-on:TEXT (no symbol, and the
-tool's own "No results found"), outside-on:TEXT (its symbols under a directory the corpus has
-not). FAKE_NOTE=TEXT: every search answer starts with {"note": TEXT}. Every call writes the environment it saw to $HOME/last-env.json, and each query
-asked adds a line to $HOME/asked.txt.
+tool's own "No results found"), outside-on:TEXT (its symbols at paths the corpus has not).
+FAKE_NOTE=TEXT: every search answer starts with {"note": TEXT}. Every call writes the
+environment it saw to $HOME/last-env.json, and each query asked adds a line to $HOME/asked.txt.
 FAKE_INDEX_IN_HOME=1: the index lives under $HOME instead of INDEX (as some tools keep it),
 so a search finds it only in the HOME its index command had.
 

@@ -27,7 +27,6 @@ from pathlib import Path
 from crmatrix.datasets.relevance import relevant_symbols
 from crmatrix.datasets.tasks import Task
 from crmatrix.evaluation.tokens import count_tokens
-from crmatrix.results.run import outcome
 from crmatrix.symbols import Symbol
 
 READ_FILES = 3
@@ -75,13 +74,11 @@ def grep_and_read(tree: Path, manifest: dict, tasks: list[Task], symbols: list[S
     return out
 
 
-NO_SAVING = ("failed", "empty")  # outcomes whose tokens are no saving (crmatrix.results.run.OUTCOMES)
-
-
 def _side_by_side(rows: list[dict]) -> dict:
-    """Both costs per query and the savings over the rows that answered something (NO_SAVING
-    left out, `excluded`, when any is); the hit rates over every row."""
-    counted = [r for r in rows if outcome(r) not in NO_SAVING]
+    """Both costs per query and the savings over the rows that answered something (a failed
+    query and an `empty` answer left out, `excluded`, when any is); the hit rates over every row."""
+    # read off the row (crmatrix.results.run.outcome), so grep_baseline's job runs no run type
+    counted = [r for r in rows if not r["failure"] and r.get("outcome") != "empty"]
     grep_tokens = sum(r["grep_tokens"] for r in counted)
     system_tokens = sum(r["response_tokens"] for r in counted)
     both = [r for r in counted if r["grep_hit"] and r["read_hit"]]

@@ -42,6 +42,7 @@ class QueryRow(JsonMapping):
     stratum: str | None = omitted()
     # what an answer without failure named when it named nothing of the corpus: "empty" (no hit)
     # or "unresolved" (none a symbol or file of it); absent: a hit or a miss, as `rank` tells
+    # (`outcome` gives every query's)
     outcome: str | None = omitted()
     excerpt: str | None = omitted()  # an external system's raw answer, its first EXCERPT_BYTES bytes
     # grep-and-read beside it (crmatrix.evaluation.tokenbench.annotate; absent from a run made without it)
@@ -52,7 +53,7 @@ class QueryRow(JsonMapping):
 
 
 # Every query is one of these: a relevant hit, a miss (its hits relevant to nothing), an answer
-# naming nothing (`empty`), or only what the corpus has not (`unresolved`), or a failure.
+# naming nothing (`empty`) or only what the corpus has not (`unresolved`), or a failure.
 OUTCOMES = ("hit", "miss", "empty", "unresolved", "failed")
 NAMED_NOTHING = ("empty", "unresolved")  # what a row's `outcome` records; `rank` and `failure` tell the rest
 

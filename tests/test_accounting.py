@@ -65,6 +65,9 @@ def test_a_tool_answering_nothing_is_empty_in_its_run_the_leaderboard_and_the_fa
     assert "| paired | failed | empty | unresolved | p50 ms | p95 ms |" in md
     mute_line = next(line for line in md.splitlines() if " | mute | search | 1 | 4 | 0.250 | " in line)
     assert "| 4 | 0 | 3 | 0 | " in mute_line
+    chart, _ = frames.leaderboard(versus.compare(runs, "cli", "search"))  # the leaderboard chart's points
+    assert [(r["system"].split(" ")[0], r["failed"], r["empty"], r["unresolved"]) for r in chart.to_dict("records")] \
+        == [("cli", 0, 0, 0), ("mute", 0, 3, 0)]
     by = versus.rows_by_system(runs, "search")
     df = frames.failures(by)
     assert df.to_dict("records") == [

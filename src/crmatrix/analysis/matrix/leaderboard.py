@@ -57,7 +57,8 @@ def leaderboard(table: dict[tuple[str, str], dict[str, Cell]], baseline: str, re
             delta=None if v is None else v.effect, pooled=None if v is None else v.pooled,
             paired=None if v is None else sum(x.n for x in v.studies), testable=None if v is None else v.testable,
             failed=sum(c.failed for c in own),
-            failures=dict(sorted(failures.items())), latency_ms={k: latency[k] for k in LATENCY}))
+            failures=dict(sorted(failures.items())), latency_ms={k: latency[k] for k in LATENCY},
+            empty=sum(c.empty for c in own), unresolved=sum(c.unresolved for c in own)))
     return Leaderboard(reference=reference, standings=tuple(standings), pairs=pairs)
 
 

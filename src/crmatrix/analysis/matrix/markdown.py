@@ -193,7 +193,8 @@ def to_markdown(matrix: Matrix) -> str:
         "MDE: the smallest |Δ| the row's n and per-query spread detect with 80 % power at the family's level. "
         "`⚠ clamped`: a value of the arm was out of range and clamped (the notes are in phase-matrix.json); "
         "`⚠ n failed`: n queries raised in the system and count as misses; `⚠ n answers resolved no hit`: at "
-        "least half the answers named no symbol or file of the corpus (check the system's `hits` and `fields`); "
+        "least half the answers named nothing (`empty`) or nothing of the corpus (`unresolved`); the run's "
+        "warning names the cause; "
         "`—`: the system does not take "
         "part in the arm (its `arms:`).",
         "",
@@ -332,13 +333,19 @@ def _benchmarks_md(entries: tuple[BenchmarkEntry, ...], pools: tuple[PooledBench
 
 
 def token_table(eff: TokenEfficiency) -> list[str]:
-    """The per-query-type table, as Markdown lines."""
+    """The per-query-type table, as Markdown lines; queries whose failed or empty answers it
+    leaves out of the tokens and savings are counted beside `n`, and said below it."""
     def pct(x):
         return "—" if x is None else f"{x:.0%}"
 
     lines = ["| query type | n | grep-and-read tokens | system tokens | saving | grep hit | system hit "
              "| both hit | saving when both hit |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for qt, e in [*eff.by_query_type.items(), ("all", eff.all)]:
-        lines.append(f"| {qt} | {e.n} | {e.grep_tokens:.0f} | {e.system_tokens:.0f} | {pct(e.saving)} | "
+        n = f"{e.n} ({e.excluded} excluded)" if e.excluded else f"{e.n}"
+        lines.append(f"| {qt} | {n} | {e.grep_tokens:.0f} | {e.system_tokens:.0f} | {pct(e.saving)} | "
                      f"{e.grep_hit_rate:.0%} | {e.system_hit_rate:.0%} | {e.both_hit} | {pct(e.saving_both_hit)} |")
+    if eff.all.excluded:
+        lines += ["", f"Excluded: {eff.all.excluded} of {eff.all.n} queries failed or answered no hit (`empty`); "
+                      "the tokens and savings are over the others (an empty answer saves nothing), the hit rates "
+                      "over all."]
     return lines

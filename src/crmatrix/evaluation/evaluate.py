@@ -33,7 +33,8 @@ NO_HIT_SHARE = 0.5  # of a method's answers resolving no hit, from which a run w
 # A method whose first FAIL_FAST calls (queries, or batches of them) all fail with one kind and one
 # message is misconfigured (a wrong `hits` path, argv or program), not unlucky: the rest are not
 # asked. Timeouts are left out (a loaded machine or a cold start can make the first ones overrun),
-# and so is `budget`.
+# and so is `budget`. So is one whose first FAIL_FAST answers all list hits and none of them names
+# anything of the corpus (a `fields` mapping that finds nothing, paths of another checkout).
 FAIL_FAST = 3
 FAIL_FAST_KINDS = ("crash", "bad-output", "empty")
 
@@ -131,6 +132,25 @@ def _same_failure(rows: list[dict]) -> bool:
         (r["failure"], r["error"]) == (rows[0]["failure"], rows[0]["error"]) for r in rows)
 
 
+def _named(hit: Hit) -> str:
+    """A hit as the system answered it, for a message: its path, symbol and line as far as it has them."""
+    parts = [f"path {hit.path!r}" if hit.path else "no path"]
+    parts += [f"symbol {hit.symbol!r}"] if hit.symbol else []
+    parts += [f"line {hit.start_line}"] if hit.start_line else []
+    return ", ".join(parts)
+
+
+def _names_nothing(method: str, tops: list[Hit | None], total: int) -> str | None:
+    """Why to stop when the first FAIL_FAST answers each list hits and none names anything of the
+    corpus (`tops`: per answer so far, the top hit of such an answer, else None); else None."""
+    if len(tops) < FAIL_FAST or any(t is None for t in tops[:FAIL_FAST]):
+        return None
+    left = total - len(tops)
+    return (f"method {method}: the first {FAIL_FAST} answers name nothing of the corpus (no hit is one of its "
+            f"symbols or files){f', the other {left} were not asked' if left else ''}; the first answer's top "
+            f"hit: {_named(tops[0])} (check the system's `hits` and `fields`, or what it answers)")
+
+
 class CorpusUnits:
     """What a hit may resolve to in the corpus: a symbol (by docid) or, for file-level gold, a file."""
 
@@ -161,9 +181,10 @@ def ask(system: System, tasks: list[Task], n_relevant: dict[str, int], method: s
     unremarked. Returns the query rows, the ranked docids per task (files, for file-level gold),
     for the TREC run file, and the count of answers resolving no hit. A method whose first
     FAIL_FAST queries fail alike raises (the others are not asked): no run is written, so a
-    query not asked is never scored as a miss."""
+    query not asked is never scored as a miss; and so does one whose first FAIL_FAST answers
+    all list hits naming nothing of the corpus."""
     guard = guard or Guard()
-    no_hit = 0
+    no_hit, unresolved = 0, []  # unresolved: per answer, its top hit if none of its hits names anything
     blob = system.RESPONSE == BLOB
     batch = system.batch_size
     rows, ranked = [], {}
@@ -180,13 +201,21 @@ def ask(system: System, tasks: list[Task], n_relevant: dict[str, int], method: s
         for task, outcome in zip(chunk, outcomes, strict=True):
             judged = ranked_units(task.gold, outcome[0])
             ranked[task.task_id] = [unit for unit, _ in judged]
-            no_hit += units is not None and outcome[3] is None and not units.resolves(task.gold, judged)
+            names_none = units is not None and outcome[3] is None and not units.resolves(task.gold, judged)
+            no_hit += names_none
+            listed = names_none and outcome[0] and not any(relevant for _, relevant in judged)
+            unresolved.append(outcome[0][0] if listed else None)
             rows.append(_query_row(task, outcome, judged, n_relevant[task.task_id], blob))
         progress.advance(len(chunk))  # after the guard's clock stopped: never part of a query's latency
+        stop = None
         if calls >= FAIL_FAST and len(rows) < len(tasks) and _same_failure(rows):
+            stop = (f"method {method}: the first {len(rows)} queries failed alike, the other "
+                    f"{len(tasks) - len(rows)} were not run; the first: {rows[0]['error']}")
+        elif len(rows) - len(chunk) < FAIL_FAST:  # decided by the chunk that completes the first FAIL_FAST
+            stop = _names_nothing(method, unresolved, len(tasks))
+        if stop:
             progress.close()
-            raise CrmatrixError(f"method {method}: the first {len(rows)} queries failed alike, the other "
-                                f"{len(tasks) - len(rows)} were not run; the first: {rows[0]['error']}")
+            raise CrmatrixError(stop)
     progress.close()
     return rows, ranked, no_hit
 

@@ -33,8 +33,8 @@ NO_HIT_SHARE = 0.5  # of a method's answers resolving no hit, from which a run w
 # A method whose first FAIL_FAST calls (queries, or batches of them) all fail with one kind and one
 # message is misconfigured (a wrong `hits` path, argv or program), not unlucky: the rest are not
 # asked. Timeouts are left out (a loaded machine or a cold start can make the first ones overrun),
-# and so is `budget`. So is one whose first FAIL_FAST answers all list hits and none of them names
-# anything of the corpus (a `fields` mapping that finds nothing, paths of another checkout).
+# and so is `budget`. A method whose first FAIL_FAST answers each list hits, none of which names
+# anything of the corpus, stops too (a `fields` mapping that finds nothing, paths of another root).
 FAIL_FAST = 3
 FAIL_FAST_KINDS = ("crash", "bad-output", "empty")
 

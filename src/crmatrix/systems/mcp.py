@@ -16,8 +16,8 @@ command's stdout; `content: structured` maps the structured content instead.
 
 One server per evaluation job, started with the job and kept for all its queries. Once it has
 answered `initialize` and run its setup, it is asked for its tools (`tools/list`): a tool the
-job would call that it does not list stops the job there, in one line naming its tools, since
-every query would otherwise ask for nothing and score a miss. A query
+job would call that it does not list stops the job there, in one line naming its tools: asked
+anyway, every query would fail or, worse, parse to no hits and score a miss. A query
 that times out, or whose call fails below the tool (the server died: a crash naming its
 exit status, seen when the server exits even if a child of it still holds its stdout),
 restarts the server before the next query: a server that hung once is not trusted with
@@ -74,7 +74,7 @@ async def _listed_tools(session) -> list[str]:
             return names
 
 
-def check_tools(wanted: list[str], listed: list[str]) -> None:
+def _check_tools(wanted: list[str], listed: list[str]) -> None:
     """A tool the job calls that the server does not list: one line, with the name it may have
     meant and all it lists."""
     for tool in wanted:
@@ -140,7 +140,7 @@ class _Server:
                                 if result.is_error:
                                     raise QueryFailure("crash", f"{phase}: {_text(result)[:300]}")
                             phase = "tools/list"  # after setup: what the queries will find
-                            check_tools(self._tools, await self._exited_or(_listed_tools(session), "in tools/list"))
+                            _check_tools(self._tools, await self._exited_or(_listed_tools(session), "in tools/list"))
                         phase = "ready"
                         self._ready.set_result(info)
                         await self._answer_calls(session)

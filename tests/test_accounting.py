@@ -9,6 +9,7 @@ import fixture_runs
 import pytest
 from test_systems import INDEXED, build_index, prepared, run, system_conf  # noqa: F401 (prepared: a fixture)
 
+from crmatrix import CrmatrixError
 from crmatrix.analysis import versus
 from crmatrix.evaluation import evaluate
 from crmatrix.plots import failures, frames
@@ -125,11 +126,17 @@ def test_the_warning_names_a_hit_list_a_regex_or_a_field_mapping_matching_nothin
         "run ds/fake/a: ⚠ 4 answers resolved no hit (method search: 4 empty, 0 unresolved; `parser: regex` "
         "matched nothing in the answers (the first answer starts '{\"data\": {\"symbols\": [{\"name\": "
         "\"parse_config\", \"file\": \"pkg/config.py\", \"line\": …'); check `pattern`)"]
-    fields = _run(prepared, tmp_path, indexed, fields={"symbol": "title", "path": "file"})
-    assert [outcome(q) for q in fields["methods"]["search"]["queries"]] == ["unresolved"] * 4
+    # a mapping matching nothing in every answer stops the job (evaluate's early stop); with the
+    # first answer empty it runs, and the warning names the mapping
+    conf, index = indexed
+    conf = system_conf("command", {**INDEXED, "fields": {"symbol": "title", "path": "file"}})
+    with pytest.raises(CrmatrixError, match="the first 3 answers name nothing of the corpus"):
+        run(prepared, tmp_path, conf, index=index)
+    fields = run(prepared, tmp_path, conf, env={"FAKE_MODE": "none-on:parse"}, index=index)
+    assert [outcome(q) for q in fields["methods"]["search"]["queries"]] == ["empty"] + ["unresolved"] * 3
     assert _warning(fields) == [
-        "run ds/fake/a: ⚠ 4 answers resolved no hit (method search: 0 empty, 4 unresolved; the `fields` mapping "
-        "{'symbol': 'title', 'path': 'file'} matches no symbol in the files named (e.g. 'pkg/config.py': symbol "
+        "run ds/fake/a: ⚠ 4 answers resolved no hit (method search: 1 empty, 3 unresolved; the `fields` mapping "
+        "{'symbol': 'title', 'path': 'file'} matches no symbol in the files named (e.g. 'pkg/store.py': symbol "
         "'', line 0))"]
 
 

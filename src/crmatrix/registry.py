@@ -27,6 +27,13 @@ E = TypeVar("E")
 T = TypeVar("T")
 
 
+def did_you_mean(name: str, known: list[str]) -> str:
+    """`did you mean 'X'? ` for the known name closest to `name`, or "" when none is close:
+    how a message offers the name a misspelling meant."""
+    close = difflib.get_close_matches(name, known, n=1)
+    return f"did you mean {close[0]!r}? " if close else ""
+
+
 def _as_is(name: str, obj):
     return obj
 
@@ -90,10 +97,8 @@ class Registry(Generic[E]):
         if name in self._installed:
             return self._installed[name]
         known = self.names()
-        close = difflib.get_close_matches(name, known, n=1)
-        hint = f"did you mean {close[0]!r}? " if close else ""
         raise CrmatrixError(f"{where + ': ' if where else ''}unknown {self.kind} {name!r} "
-                            f"({hint}known: {', '.join(known)})")
+                            f"({did_you_mean(name, known)}known: {', '.join(known)})")
 
     def entries(self) -> dict[str, E]:
         """Every entry, by name (loads every installed one)."""

@@ -10,8 +10,10 @@ FAKE_RANKING=weakest-first inverts the scores (so arms differ). FAKE_MODE holds 
 directives, each acting on queries containing TEXT: crash-on:TEXT (exit 3), hang-on:TEXT
 (sleep, with a child in the same process group), garbage-on:TEXT (not JSON), empty-on:TEXT
 (no output), none-on:TEXT (an answer listing no symbol), nothing-on:TEXT (no symbol, and the
-tool's own "No results found"), outside-on:TEXT (its symbols at paths the corpus has not).
-FAKE_NOTE=TEXT: every search answer starts with {"note": TEXT}. Every call writes the
+tool's own "No results found"), outside-on:TEXT (its symbols at paths the corpus has not),
+basename-on:TEXT (each file by its name alone, as a tool answering paths relative to their own
+directory: paths that name nothing of the corpus). FAKE_NOTE=TEXT: every search answer starts
+with {"note": TEXT}. Every call writes the
 environment it saw to $HOME/last-env.json, and each query asked adds a line to $HOME/asked.txt.
 FAKE_INDEX_IN_HOME=1: the index lives under $HOME instead of INDEX (as some tools keep it),
 so a search finds it only in the HOME its index command had.
@@ -57,6 +59,8 @@ def rank(symbols: list[dict], query: str, k: int) -> list[dict]:
         n = len(words & set(s["name"].lower().split("_")))
         if n:
             out.append({**s, "score": 1 / n if weakest else float(n)})
+    if "basename-on" in modes(query):
+        out = [{**s, "file": s["file"].rsplit("/", 1)[-1]} for s in out]
     return sorted(out, key=lambda s: (-s["score"], s["file"], s["line"]))[:k]
 
 

@@ -32,7 +32,8 @@ CLOSE_TIMEOUT_S = 30.0
 # A method whose first FAIL_FAST calls (queries, or batches of them) all fail with one kind and one
 # message is misconfigured (a wrong `hits` path, argv or program), not unlucky: the rest are not
 # asked. Timeouts are left out (a loaded machine or a cold start can make the first ones overrun),
-# and so is `budget`.
+# and so is `budget`. A method whose first FAIL_FAST answers each list hits, none of which names
+# anything of the corpus, stops too (a `fields` mapping that finds nothing, paths of another root).
 FAIL_FAST = 3
 FAIL_FAST_KINDS = ("crash", "bad-output", "empty")
 
@@ -136,6 +137,25 @@ def _same_failure(rows: list[dict]) -> bool:
         (r["failure"], r["error"]) == (rows[0]["failure"], rows[0]["error"]) for r in rows)
 
 
+def _named(hit: Hit) -> str:
+    """A hit as the system answered it, for a message: its path, symbol and line as far as it has them."""
+    parts = [f"path {hit.path!r}" if hit.path else "no path"]
+    parts += [f"symbol {hit.symbol!r}"] if hit.symbol else []
+    parts += [f"line {hit.start_line}"] if hit.start_line else []
+    return ", ".join(parts)
+
+
+def _names_nothing(method: str, tops: list[Hit | None], total: int) -> str | None:
+    """Why to stop when the first FAIL_FAST answers each list hits and none names anything of the
+    corpus (`tops`: per answer so far, the top hit of such an answer, else None); else None."""
+    if len(tops) < FAIL_FAST or any(t is None for t in tops[:FAIL_FAST]):
+        return None
+    left = total - len(tops)
+    return (f"method {method}: the first {FAIL_FAST} answers name nothing of the corpus (no hit is one of its "
+            f"symbols or files){f', the other {left} were not asked' if left else ''}; the first answer's top "
+            f"hit: {_named(tops[0])} (check the system's `hits` and `fields`, or what it answers)")
+
+
 class CorpusUnits:
     """What a hit may resolve to in the corpus: a symbol (by docid) or, for file-level gold, a file."""
 
@@ -168,9 +188,10 @@ def ask(system: System, tasks: list[Task], n_relevant: dict[str, int], method: s
     (files, for file-level gold), for the TREC run file, and the paths of unresolved answers'
     hits that are no file of the corpus. A method whose first FAIL_FAST queries fail alike
     raises (the others are not asked): no run is written, so a query not asked is never scored
-    as a miss."""
+    as a miss; and so does one whose first FAIL_FAST answers are all unresolved."""
     guard = guard or Guard()
     outside: set[str] = set()
+    tops: list[Hit | None] = []  # per answer, its top hit when it is unresolved (for the early stop)
     blob = system.RESPONSE == BLOB
     batch = system.batch_size
     rows, ranked = [], {}
@@ -193,12 +214,18 @@ def ask(system: System, tasks: list[Task], n_relevant: dict[str, int], method: s
                                             units is None or units.resolves(task.gold, judged))
             if named == "unresolved":
                 outside.update(h.path for h in outcome[0] if h.path not in units.files)
+            tops.append(outcome[0][0] if named == "unresolved" else None)
             rows.append(_query_row(task, outcome, judged, n_relevant[task.task_id], blob, named))
         progress.advance(len(chunk))  # after the guard's clock stopped: never part of a query's latency
+        stop = None
         if calls >= FAIL_FAST and len(rows) < len(tasks) and _same_failure(rows):
+            stop = (f"method {method}: the first {len(rows)} queries failed alike, the other "
+                    f"{len(tasks) - len(rows)} were not run; the first: {rows[0]['error']}")
+        elif len(rows) - len(chunk) < FAIL_FAST:  # decided by the chunk that completes the first FAIL_FAST
+            stop = _names_nothing(method, tops, len(tasks))
+        if stop:
             progress.close()
-            raise CrmatrixError(f"method {method}: the first {len(rows)} queries failed alike, the other "
-                                f"{len(tasks) - len(rows)} were not run; the first: {rows[0]['error']}")
+            raise CrmatrixError(stop)
     progress.close()
     return rows, ranked, outside
 

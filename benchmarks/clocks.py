@@ -116,7 +116,13 @@ def benchmark_tsvs(ws: Path) -> dict[str, dict]:
     return out
 
 
-STAMP = re.compile(r"^\[(\w{3} \w{3} +\d+ [\d:]{8} \d{4})\]$")
+# A time stamp line of Snakemake's log, to the second.
+STAMP = re.compile(r"^\[(\w{3} \w{3} +\d+ [\d:]{8} \d{4})\]$", re.M)
+
+
+def log_time(stamp: str) -> datetime.datetime:
+    """The time a STAMP's group names."""
+    return datetime.datetime.strptime(stamp, "%a %b %d %H:%M:%S %Y")
 
 
 def packing(log: str, cores: int = CORES) -> dict:
@@ -128,7 +134,7 @@ def packing(log: str, cores: int = CORES) -> dict:
     jobs, stamp, current = {}, None, None
     for line in log.splitlines():
         if m := STAMP.match(line):
-            stamp = datetime.datetime.strptime(m.group(1), "%a %b %d %H:%M:%S %Y").timestamp()
+            stamp = log_time(m.group(1)).timestamp()
         elif m := re.match(r"^(?:local)?rule (\w+):$", line):
             current = {"rule": m.group(1), "start": stamp, "threads": 1}
         elif current is not None and (m := re.match(r"^\s+jobid: (\d+)$", line)):

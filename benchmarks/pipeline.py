@@ -32,7 +32,6 @@ import json
 import os
 import platform
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -40,7 +39,7 @@ import yaml
 from clocks import evaluation_overhead, job_clock, overhead_table, packing
 from floors import snakemake_floor
 from seed_matrix import seed_matrix
-from timing import CORES, ROOT, TODAY, WORKSPACES, jobs_per_rule, out_lines, say, snakemake, verdict, workspace
+from timing import CORES, ROOT, TODAY, WORKSPACES, commit, jobs_per_rule, out_lines, say, snakemake, verdict, workspace
 
 FOUR_ARMS = ["baseline", "2e-only", "2b2c-only", "stacked"]
 
@@ -154,13 +153,12 @@ def measure_default(run: dict) -> None:
 def added_arm(rev: str | None, narrow: bool = False) -> None:
     """Both copies' cold runs side by side (they take most of the time, and each meets the
     same load so), then each measured phase alone, one copy after the other."""
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
-                            text=True).stdout.strip()
+    here = commit()
     revs = ([rev] if rev else []) + [None]  # the reference in the first column
     with concurrent.futures.ThreadPoolExecutor(len(revs)) as pool:
         runs = list(pool.map(cold_default, revs, [narrow] * len(revs)))
     for run, r in zip(runs, revs, strict=True):
-        run["label"] = r or f"{commit} + edits (this checkout)"
+        run["label"] = r or f"{here} + edits (this checkout)"
         measure_default(run)
     floor = snakemake_floor(runs[-1]["cold_jobs"])
     loads = ", ".join(f"{r['load']:.1f}" for r in runs)
@@ -226,10 +224,9 @@ def main() -> None:
         sys.exit(f"usage: pipeline.py [{'] ['.join(SECTIONS)}] [REV]")
     if not (ROOT.parent / "shared" / "corpora").is_dir():
         sys.exit("benchmarks/pipeline.py needs ../shared/corpora (the git mirror of the seed corpora)")
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout
     say(f"# Pipeline benchmark — {TODAY}")
     say("")
-    say(f"Machine: {CORES} cores, Python {platform.python_version()}; crmatrix at {commit.strip()}; "
+    say(f"Machine: {CORES} cores, Python {platform.python_version()}; crmatrix at {commit()}; "
         "every run cold in its own copy of the project and cache. The machines are noisy: read ratios "
         "within this run.")
     say("")

@@ -9,7 +9,7 @@ import subprocess
 import numpy as np
 from clocks import overhead_rows
 from floors import TARGET_NOOP, TARGET_PLAN_S
-from timing import BIN, CORES, REPEATS, ROOT, TODAY, say, verdict
+from timing import BIN, CORES, REPEATS, TODAY, commit, say, verdict
 
 TARGET_OVERHEAD = 0.20  # the wrappers' share of the jobs' CPU
 
@@ -30,12 +30,10 @@ def report(results: list[dict], check: dict, start: str, end: str) -> None:
 
 
 def header(start: str, end: str) -> None:
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
-                            text=True).stdout.strip()
     version = subprocess.run([str(BIN / "snakemake"), "--version"], capture_output=True, text=True).stdout.strip()
     say(f"# Scaling benchmark — {TODAY}")
     say("")
-    say(f"Machine: {CORES} cores, Python {platform.python_version()}, Snakemake {version}; crmatrix at {commit}. "
+    say(f"Machine: {CORES} cores, Python {platform.python_version()}, Snakemake {version}; crmatrix at {commit()}. "
         f"Shared with other runs: each figure is the fastest of {REPEATS} runs (a no-op and its floor's taking "
         "turns), read beside the load. Bytecode written and reused, as on a user's machine.")
     say("")

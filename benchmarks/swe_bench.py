@@ -127,7 +127,7 @@ def main() -> None:
     wall, jobs = finished_run.wall_time(clone)
     results = clone / "results"
     lines = [f"# SWE-bench localization, from a clean clone — {datetime.date.today().isoformat()}", "",
-             f"`make run CONFIG=config/swe-bench.yaml` in a clean clone of crmatrix at {finished_run.commit(clone)}, "
+             f"`make run CONFIG=config/swe-bench.yaml` in a clean clone of crmatrix at {timing.commit(clone)}, "
              f"cold (empty `results/`, empty caches). {note}".rstrip(), "",
              f"Snakemake wall time of the run: **{wall / 60:.1f} min** for {jobs} jobs (from its log's first to "
              "last time stamp; `make run`'s venv install and report come on top).", "",

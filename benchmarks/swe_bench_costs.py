@@ -59,6 +59,7 @@ from pathlib import Path
 import clocks
 import finished_run
 import floors
+import timing
 
 from crmatrix import atomic, bases, config
 from crmatrix.config.plan import Plan
@@ -185,13 +186,13 @@ def main() -> None:
         with concurrent.futures.ProcessPoolExecutor(WORKERS) as pool:
             rows = sorted(pool.map(measure, [clone] * len(repos), repos, [parts] * len(repos)))
     rows_distinct, rows_commit = [d for d, _ in rows if d], [c for _, c in rows if c]
-    shape = floors.finished_dag(clone, CONFIG, finished_run.commit(clone)) if "dag" in parts else None
+    shape = floors.finished_dag(clone, CONFIG, timing.commit(clone)) if "dag" in parts else None
     end = os.getloadavg()[0]
 
     lines = [f"# SWE-bench localization: what a commit costs — {datetime.date.today().isoformat()}", "",
              f"The stages whose work should grow with new code — symbol extraction and embedding and indexing "
              f"(`{'`, `'.join(STAGES)}`) — of the cold run `make run CONFIG={CONFIG}` in a clean clone, now at "
-             f"{finished_run.commit(clone)}, and the same stages run again here by `benchmarks/swe_bench_costs.py` "
+             f"{timing.commit(clone)}, and the same stages run again here by `benchmarks/swe_bench_costs.py` "
              f"(parts: {', '.join(p for p in PARTS if p in parts)}) on synthetic commits of the same repositories "
              f"(see its doc). Load average {start:.1f} at the start, {end:.1f} at the end. {note}".rstrip()]
     if rows_distinct:

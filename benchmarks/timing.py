@@ -28,6 +28,12 @@ def say(line: str = "") -> None:
     out_lines.append(line)
 
 
+def commit(where: Path = ROOT) -> str:
+    """The short hash of the checkout's HEAD."""
+    return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=where, capture_output=True,
+                          text=True, check=True).stdout.strip()
+
+
 def verdict(ok: bool) -> str:
     return "met" if ok else "NOT met"
 

@@ -26,7 +26,8 @@ def oversized(source: str, where: str) -> list[str]:
 def test_the_check_counts_a_function_from_its_def_to_its_last_line():
     body = "".join(f"    x{i} = {i}\n" for i in range(FUNCTION_LINES - 1))
     assert oversized(f"def f():\n{body}", "m.py") == []
-    nested = f"class C:\n    def g(self):\n{''.join('    ' + line + chr(10) for line in body.splitlines())}        y = 1\n"
+    method = "".join("    " + line + "\n" for line in body.splitlines())
+    nested = f"class C:\n    def g(self):\n{method}        y = 1\n"  # 80 lines of body: 81 with its def
     assert oversized(nested, "m.py") == ["m.py:2: g, 81 lines"]
     assert oversized("x = 1\n" * MODULE_LINES, "m.py") == []
     assert oversized("x = 1\n" * (MODULE_LINES + 1), "m.py") == [f"m.py: {MODULE_LINES + 1} lines"]

@@ -99,7 +99,8 @@ def run(prepared, tmp_path, conf, env=None, split=None, cache_dir=None, **files)
 def build_index(prepared, tmp_path, conf, env=None) -> Path:
     out = tmp_path / "index"
     build_system_index.run(system="fake", system_conf=conf, tree=prepared / "tree",
-                           env=systems.index_env(conf, env or {}), out=out, home_dir=tmp_path / "home")
+                           env=systems.system_class(conf["type"]).index_env(conf, env or {}), out=out,
+                           home_dir=tmp_path / "home")
     return out
 
 
@@ -152,8 +153,9 @@ def test_project_files_the_argv_or_files_names_are_hashed_into_the_system_and_it
 # --- command -------------------------------------------------------------------------------
 
 def test_command_system_with_an_index_job_scores_and_an_arm_changes_its_ranking(prepared, tmp_path):
-    conf = system_conf("command", INDEXED)
-    assert conf["methods"] == ["search"] and systems.needs_index(conf)
+    system = system_matrix("command", INDEXED).systems["fake"]
+    conf = system.conf
+    assert conf["methods"] == ["search"] and system.needs_index
     index = build_index(prepared, tmp_path, conf)
     assert json.loads((index / "crmatrix-index.json").read_text())["env"] == {}
     base = run(prepared, tmp_path, conf, index=index)

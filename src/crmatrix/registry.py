@@ -1,4 +1,4 @@
-"""Named kinds of one thing (system types, dataset formats, trackers), one registry each.
+"""Named kinds of one thing (system types, dataset formats, model formats, trackers, pin kinds), one registry each.
 
 An entry comes from one of three places, in this order of precedence:
 - this package: its modules register themselves with `@register("name")` when imported,
@@ -76,6 +76,12 @@ class Registry(Generic[E]):
 
     def names(self) -> list[str]:
         return sorted({*self._own(), *self._entry_points})
+
+    def own_names(self) -> list[str]:
+        """Our own entries' names (this package's and those registered in this process), read
+        without the installed metadata: for a caller looking among keys that are mostly no
+        entry's (a corpus entry's `language`, `include`, ...)."""
+        return sorted(self._own())
 
     def __contains__(self, name: str) -> bool:
         return name in self._own() or name in self._entry_points

@@ -99,10 +99,10 @@ def code_key() -> str:
                                                             for d in ("bm25s", "PyStemmer", "numpy")]})
 
 
-def build_key(model_sha: str, knobs: Knobs | None = None) -> str:
-    """The key of the bases (`crmatrix.bases`) an index grows from: its code, model and
-    index-time knobs (None: a file index, which no knob changes)."""
-    return atomic.hash_obj([code_key(), model_sha, knobs.index_fields() if knobs else None])[:16]
+def build_key(model_sha: str, fields: dict | None = None) -> str:
+    """The key of the bases (`crmatrix.bases`) an index grows from: its code, model and knob
+    fields (`Knobs.index_fields`; a file index's: `Knobs.tokenizer_fields`, or None)."""
+    return atomic.hash_obj([code_key(), model_sha, fields])[:16]
 
 
 class _Base:
@@ -202,7 +202,7 @@ def build(store: SymbolStore, knobs: Knobs, model_dir: Path, cache_dir: Path, ou
         n_texts, model, stats = write_texts(d, rows, base, base.array("content_text.npy", np.int32), texts,
                                             model_dir, cache_dir, threads, "content_text.npy")
         at_base, at_new = rows.renumbering()
-        termcounts.build(documents, d / "bm25", rows, base.counts(len(old)))
+        termcounts.build(documents, d / "bm25", rows, base.counts(len(old)), knobs)
         postings.save([*base.postings("sparse", at_base), words.part().renumbered(at_new)], d / "sparse")
         (d / "lexical").mkdir()
         for f in LEXICAL:
@@ -330,10 +330,10 @@ class CommitSparse(SparseIndex):
 
 def build_files(commits: Mapping[str, Iterable[tuple[str, str]]], read: Callable[[str, str], bytes | str],
                 model_dir: Path, cache_dir: Path, out: Path, threads: int | None = None,
-                base: Path | None = None) -> dict:
+                base: Path | None = None, knobs: Knobs | None = None) -> dict:
     """Index the files of `commits` (sha -> (path, blob id) of each file that is a document)
     as documents (`crmatrix.engine.files`): each distinct (path, blob) once, read with
-    `read(path, blob)` (its bytes or text); no knobs change a file's texts. `base`: a file
+    `read(path, blob)` (its bytes or text), tokenized as `knobs` say (no knob changes its texts). `base`: a file
     index built before with the same model: the files it holds take its parts, only the
     others are read (`crmatrix.grown`)."""
     t0 = time.perf_counter()
@@ -363,7 +363,7 @@ def build_files(commits: Mapping[str, Iterable[tuple[str, str]]], read: Callable
             yield wholefiles.document(path, text)
 
     with atomic.staged_dir(Path(out)) as d:
-        termcounts.build(documents(), d / "bm25", rows, base.counts(len(old)))
+        termcounts.build(documents(), d / "bm25", rows, base.counts(len(old)), knobs)
         n_texts, model, stats = write_texts(d, rows, base, base.array("doc_text.npy", np.int32), texts, model_dir,
                                             cache_dir, threads, "doc_text.npy")
         stats["seconds"] = round(time.perf_counter() - t0, 3)

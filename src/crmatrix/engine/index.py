@@ -71,10 +71,9 @@ def check_knobs(index_dir: Path, meta: dict, knobs: Knobs) -> None:
     meta does not name was at its default)."""
     built, wanted = table.index_fields(meta["knobs"]), knobs.index_fields()
     if built != wanted:
-        known = table.by_field()
-        shown = lambda fields, k: fields.get(k, known[k].default)  # noqa: E731
-        diff = ", ".join(f"{k}={shown(built, k)} (wanted {shown(wanted, k)})" for k in {**built, **wanted}
-                         if shown(built, k) != shown(wanted, k))
+        known, keys = table.by_field(), {**built, **wanted}
+        built, wanted = ({k: fields.get(k, known[k].default) for k in keys} for fields in (built, wanted))
+        diff = ", ".join(f"{k}={built[k]} (wanted {wanted[k]})" for k in keys if built[k] != wanted[k])
         raise CrmatrixError(f"{index_dir}: built with other index-time knobs than the arm's: {diff}")
 
 

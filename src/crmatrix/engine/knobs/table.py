@@ -77,8 +77,8 @@ KNOBS: tuple[Knob, ...] = (
     Knob("CODELENS_EMBED_HINT_STRICT_COMMENTS", "strict_comments", Flag(), False, INDEX, "2i",
          "in 2b, drops TODO/FIXME/HACK-style comments"),
     Knob("CRMATRIX_BM25_WHOLE_IDENTIFIERS", "bm25_whole_identifiers", Flag(), False, TOKENIZER, "",
-         "BM25 also reads each identifier made of several words whole, lowercased and unstemmed, before "
-         "its words (`load_config` -> `load_config`, `load`, `config`), in documents and queries"),
+         "BM25 also reads each identifier that is not just its one word whole, lowercased and unstemmed, "
+         "before its words (`load_config` -> `load_config`, `load`, `config`), in documents and queries"),
     Knob("CRMATRIX_BM25_STEM", "bm25_stem", Flag(), True, TOKENIZER, "",
          "BM25 stems its words with Snowball's English stemmer (`parsing` -> `pars`)"),
     Knob("CRMATRIX_BM25_STOPWORDS", "bm25_stopwords", Flag(), True, TOKENIZER, "",

@@ -13,7 +13,7 @@ of a second of every job. The tokenizer is bm25s's (lowercase, the `\\w\\w+` wor
 English stopwords, Snowball's English stemmer), stored beside the matrix as the build
 took it from bm25s, so queries are read exactly as the documents were. An arm's tokenizer
 knobs (`CRMATRIX_BM25_*`, `Tokenizer.settings`) turn the stemmer or the stopwords off, or add
-each identifier of several words whole; at their defaults the stored settings are today's.
+each identifier whole beside its words; at their defaults the stored settings are today's.
 """
 
 from __future__ import annotations
@@ -45,8 +45,8 @@ class Tokenizer:
     """bm25s.tokenize(texts, stopwords=..., stemmer=..., return_ids=False) of the texts with each
     identifier spelled as its words ("load parseHTTPResponse" -> "load parse HTTP Response"), from
     its settings (`settings(knobs)` at build time, the index's tokenizer.json after): no stopwords
-    and no stemmer where the knobs turn them off, and with `whole_identifiers` an identifier of
-    several words is read whole first (`load_config` -> load_config, load, config).
+    and no stemmer where the knobs turn them off, and with `whole_identifiers` an identifier that
+    is not just its one word is read whole first (`load_config` -> load_config, load, config).
 
     Computed identifier by identifier: spelling puts a space between an identifier's words
     and leaves the characters between identifiers alone, none of which is a word character even

@@ -6,9 +6,9 @@ it up as `table.KNOBS` at call time, never by importing the name, so a test can 
 
 The variable names, defaults, ranges and the auto gating follow ENGINE_KNOBS.md and the
 CodeLens source they describe, so an arm means the same thing to both engines. The
-CRMATRIX_ variables are the builtin engine's own query-time knobs, which CodeLens does not
-have: how hybrid fuses its two rankers, one-hop expansion over the corpus's reference graph, and
-how BM25 reads text (its tokenizer, stored with the index).
+CRMATRIX_ variables are the builtin engine's own knobs, which CodeLens does not have: at query
+time, how hybrid fuses its two rankers and one-hop expansion over the corpus's reference graph;
+at index time, how BM25 reads text (its tokenizer, stored with the index).
 """
 
 from __future__ import annotations

@@ -13,7 +13,6 @@ import numpy as np
 from crmatrix import CrmatrixError, atomic
 from crmatrix.embed.cache import text_sha
 from crmatrix.engine import columns, index, postings, termcounts
-from crmatrix.engine.knobs import Knobs
 from crmatrix.grown import Grown
 
 # A repository's index (rule build_repository_index): the symbols' part and the whole files' part
@@ -32,10 +31,10 @@ def code_key() -> str:
                                                             for d in ("bm25s", "PyStemmer", "numpy")]})
 
 
-def build_key(model_sha: str, knobs: Knobs | None = None) -> str:
-    """The key of the bases (`crmatrix.bases`) an index grows from: its code, model and
-    index-time knobs (None: a file index, which no knob changes)."""
-    return atomic.hash_obj([code_key(), model_sha, knobs.index_fields() if knobs else None])[:16]
+def build_key(model_sha: str, fields: dict | None = None) -> str:
+    """The key of the bases (`crmatrix.bases`) an index grows from: its code, model and knob
+    fields (`Knobs.index_fields`; a file index's: `Knobs.tokenizer_fields`, or None)."""
+    return atomic.hash_obj([code_key(), model_sha, fields])[:16]
 
 
 class Base:

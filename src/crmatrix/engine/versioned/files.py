@@ -13,6 +13,7 @@ from crmatrix import atomic, integrity
 from crmatrix.embed.cache import text_sha
 from crmatrix.engine import files as wholefiles
 from crmatrix.engine import index, termcounts
+from crmatrix.engine.knobs import Knobs
 from crmatrix.engine.versioned.base import Base, read_meta, write_texts
 from crmatrix.grown import Grown
 from crmatrix.symbols.versioned import checked_files, commit_run
@@ -22,10 +23,10 @@ FILES_FORMAT = "crmatrix-versioned-files/2"
 
 def build_files(commits: Mapping[str, Iterable[tuple[str, str]]], read: Callable[[str, str], bytes | str],
                 model_dir: Path, cache_dir: Path, out: Path, threads: int | None = None,
-                base: Path | None = None) -> dict:
+                base: Path | None = None, knobs: Knobs | None = None) -> dict:
     """Index the files of `commits` (sha -> (path, blob id) of each file that is a document)
     as documents (`crmatrix.engine.files`): each distinct (path, blob) once, read with
-    `read(path, blob)` (its bytes or text); no knobs change a file's texts. `base`: a file
+    `read(path, blob)` (its bytes or text), tokenized as `knobs` say (no knob changes its texts). `base`: a file
     index built before with the same model: the files it holds take its parts, only the
     others are read (`crmatrix.grown`)."""
     t0 = time.perf_counter()
@@ -55,7 +56,7 @@ def build_files(commits: Mapping[str, Iterable[tuple[str, str]]], read: Callable
             yield wholefiles.document(path, text)
 
     with atomic.staged_dir(Path(out)) as d:
-        termcounts.build(documents(), d / "bm25", rows, base.counts(len(old)))
+        termcounts.build(documents(), d / "bm25", rows, base.counts(len(old)), knobs)
         n_texts, model, stats = write_texts(d, rows, base, base.array("doc_text.npy", np.int32), texts, model_dir,
                                             cache_dir, threads, "doc_text.npy")
         stats["seconds"] = round(time.perf_counter() - t0, 3)

@@ -68,7 +68,7 @@ def build(store: SymbolStore, knobs: Knobs, model_dir: Path, cache_dir: Path, ou
         n_texts, model, stats = write_texts(d, rows, base, base.array("content_text.npy", np.int32), texts,
                                             model_dir, cache_dir, threads, "content_text.npy")
         at_base, at_new = rows.renumbering()
-        termcounts.build(documents, d / "bm25", rows, base.counts(len(old)))
+        termcounts.build(documents, d / "bm25", rows, base.counts(len(old)), knobs)
         postings.save([*base.postings("sparse", at_base), words.part().renumbered(at_new)], d / "sparse")
         (d / "lexical").mkdir()
         for f in LEXICAL:

@@ -8,7 +8,9 @@ Gold, from the patch read on its old side (crmatrix.datasets.patches), at two le
 - files: the base-commit paths the patch modifies, deletes or renames. A file the patch only
   adds is not in the base commit and cannot be retrieved: it is left out, and a task whose
   patch only adds files is dropped.
-- functions: for each changed old-side line, the innermost function or method of the base
+- functions: each hunk moved first to where the patch applies to the base commit's file (a
+  patch may apply at an offset, as `git apply` allows; patches.relocate), then for each
+  changed old-side line, the innermost function or method of the base
   commit's file whose lines hold it (LocAgent's and SweRank's function level). A removed line
   is where it is. A pure insertion is attributed to the innermost function that holds the line
   before it and whose header is indented less than the first non-blank inserted line (so lines
@@ -26,7 +28,8 @@ Drops, counted by reason and each naming its instance: repository not declared, 
 mirror, patch only adds files, no gold file indexed (a `.rst`, or a file the corpus's globs
 leave out); a gold file outside the indexed files while others remain is counted too (the
 task keeps the others). Errors, one line naming the file, row and instance: a missing field,
-a duplicate instance_id, an unparsable patch.
+a duplicate instance_id, an unparsable patch; and naming the row, instance, file and hunk: a
+hunk that applies nowhere in its base-commit file.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from crmatrix import CrmatrixError
-from crmatrix.datasets.patches import ADDED, COPIED, FileDiff, PatchError, parse_patch
+from crmatrix.datasets.patches import ADDED, COPIED, FileDiff, PatchError, parse_patch, relocate
 from crmatrix.datasets.records import read_records
 from crmatrix.datasets.registry import Loaded, register
 from crmatrix.datasets.rows import check_fields
@@ -182,8 +185,13 @@ def localize(rows: Iterable[Row], repositories: Collection[str], indexed: Indexe
         for d in r.diffs:
             if d.old_path in kept:
                 symbols, text = base_file(r.repo, r.base_commit, d.old_path)
+                try:
+                    applied = relocate(d, text)
+                except PatchError as e:
+                    raise CrmatrixError(f"row {r.row} ({r.instance_id}): the gold patch does not apply at "
+                                        f"{r.base_commit}: {e}") from None
                 spans += [(s.path, s.start_line, s.end_line, s.name, f"{s.path}:{s.qualname}")
-                          for s in changed_functions(d, symbols, text)]
+                          for s in changed_functions(applied, symbols, text)]
         spans = sorted(set(spans))  # by file, then position
         out.append(Localization(r.row, r.instance_id, r.repo, r.base_commit, r.problem_statement, tuple(kept),
                                 tuple((p, name, a, b) for p, a, b, name, _ in spans), tuple(s[4] for s in spans)))

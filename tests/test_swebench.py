@@ -300,3 +300,25 @@ def test_a_hunk_that_applies_nowhere_names_the_task_file_and_hunk(tmp_path):
     assert str(e.value) == ("row 0 (acme__widget-7): the gold patch does not apply at " + "a" * 40
                             + ": m.py: hunk @@ -2,3 +2,3 @@ matches nowhere in the file (its 3 context and "
                             "removed lines, exactly)")
+
+
+def test_a_gold_file_the_candidate_rule_leaves_out_stays_gold_and_is_counted(tmp_path):
+    # w-0 edits a test file and a source file, w-1 a test file alone: both kept (misses for any
+    # system, as Agentless and SweRank score them), the test files named apart
+    rows = [row("w-0", patch_of(("tests/test_m.py", "18"), ("pkg/m.py", "18"))),
+            row("w-1", patch_of(("tests/test_m.py", "5"))), row("w-2", patch_of(("pkg/m.py", "18")))]
+    path = write_rows(tmp_path, rows)
+    locs, dropped = swebench.localize(
+        swebench.read_rows(path), {"acme/widget"}, lambda r, c: {"pkg/m.py"},
+        lambda r, c, p: (extract_source(BASE.encode(), p, "python"), BASE), lambda r, c: {"tests/test_m.py"})
+    assert dropped == []
+    assert [(loc.instance_id, loc.files, loc.function_ids, loc.outside) for loc in locs] == [
+        ("w-0", ("pkg/m.py", "tests/test_m.py"), ("pkg/m.py:helper", "tests/test_m.py:helper"), ("tests/test_m.py",)),
+        ("w-1", ("tests/test_m.py",), (), ("tests/test_m.py",)),
+        ("w-2", ("pkg/m.py",), ("pkg/m.py:helper",), ())]
+    files = swebench.tasks(locs, swebench.FILES, lambda r, c: "c", dropped, "agentless")
+    assert files.summary("swe-bench")["gold"] == {
+        "candidates": "agentless", "tasks_outside_candidates": 2, "files_outside_candidates": 2}
+    functions = swebench.tasks(locs, swebench.FUNCTIONS, lambda r, c: "c", dropped, "agentless")
+    assert functions.summary("swe-bench")["gold"] == {
+        "candidates": "agentless", "tasks_outside_candidates": 1, "files_outside_candidates": 1}

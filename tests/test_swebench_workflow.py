@@ -28,14 +28,14 @@ PATCH = ("diff --git a/pkg/config.py b/pkg/config.py\n--- a/pkg/config.py\n+++ b
 PATCH_2 = PATCH.replace("-    return dict(", "-    return DEFAULTS | dict(")  # the same fix at the second commit
 
 
-def bundle(tmp: Path) -> tuple[Path, list[str]]:
-    """Two commits of one repository, each at depth 1 under its tag c-<sha>, in one bundle (as
-    ../shared's OWNER+NAME@swebench.bundle are made)."""
+def bundle(tmp: Path, versions: tuple[dict[str, str], ...] = (FILES_1, FILES_2)) -> tuple[Path, list[str]]:
+    """Two commits of one repository (or one per `versions`), each at depth 1 under its tag
+    c-<sha>, in one bundle (as ../shared's OWNER+NAME@swebench.bundle are made)."""
     src = tmp / "src"
     src.mkdir()
     git(src, "init", "-q", "-b", "main")
     shas = []
-    for files in (FILES_1, FILES_2):
+    for files in versions:
         for rel, text in files.items():
             (src / rel).parent.mkdir(parents=True, exist_ok=True)
             (src / rel).write_text(text)

@@ -147,6 +147,7 @@ REPLACE_X = "@@ -5,3 +5,4 @@\n b\n-x\n+y\n+z\n c\n"  # stated at line 5: `b x c`
     ("a\nb\nx\nc\na\na\na\na\na\nb\nx\nc\n", -3),  # nearest: -3 before +5
     ("a\na\nb\nx\nc\na\nb\nx\nc\n", 2),  # a tie (-2, +2): the later, as git's find_pos tries it first
     ("a\na\na\na\nb\nX\nc\n", None),  # no exact match: no fuzz
+    ("b\nx\nc\n", -4),  # stated past the end of the file
 ])
 def test_a_hunk_applies_at_the_nearest_exact_match(text, offset):
     (hunk,) = one_file(REPLACE_X).hunks

@@ -255,11 +255,11 @@ def _hunk(f: _File, lines: list[str], i: int) -> int:
 def locate(hunk: Hunk, lines: list[str]) -> int | None:
     """Where `git apply` puts `hunk` in a file of `lines` (no line endings): the offset from its
     stated start, None when its preimage matches nowhere (module docstring)."""
-    size, stated = len(hunk.preimage), max(hunk.start - 1, 0)
+    size, origin = len(hunk.preimage), hunk.start - 1
     if not size:
         return 0  # nothing to match: where it says
     top, end = hunk.start <= 1, not hunk.trailing  # git's match_beginning and match_end
-    stated = min(stated, len(lines))
+    stated = min(origin, len(lines))  # a start past the end searches from the end, as git does
 
     def fits(pos: int) -> bool:
         return ((not top or pos == 0) and (not end or pos + size == len(lines))
@@ -268,7 +268,7 @@ def locate(hunk: Hunk, lines: list[str]) -> int | None:
     for distance in range(max(stated, len(lines) - stated) + 1):
         for pos in (stated + distance, stated - distance) if distance else (stated,):
             if 0 <= pos <= len(lines) - size and fits(pos):
-                return pos - stated
+                return pos - origin
     return None
 
 

@@ -83,6 +83,7 @@ def test_a_repository_store_holds_the_candidates_and_lists_the_rest_apart(tmp_pa
     assert [p for p, _ in atomic.read_json(out / "outside.json")[sha]] == sorted(set(FILES) - set(indexed))
     assert (manifest["candidates"], manifest["files"], manifest["outside_candidates"]) == (
         rule, len(indexed), len(FILES) - len(indexed))
+    assert manifest["pin"] == {"kind": "git", "git": URL, "commits": [sha], "candidates": rule}  # runs name it
 
 
 def test_a_gold_test_file_stays_gold_at_both_levels_and_the_summary_counts_it(tmp_path):

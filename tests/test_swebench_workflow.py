@@ -86,6 +86,7 @@ def test_each_task_at_its_commit_with_drops_counted_and_a_new_commit_parsing_its
     run_doc = json.loads((work / "results/runs/sb-widget/builtin/baseline.json").read_text())
     hits = run_doc["methods"]["file-bm25"]["queries"][0]
     assert hits["rank"] == 1 and hits["n_relevant"] == 1  # the statement names parse_config; its file first
+    assert run_doc["provenance"]["corpus"]["pin"]["candidates"] == "agentless"  # the default rule, named by the run
     matrix = (work / "results/matrix/phase-matrix.md").read_text()
     assert "| arm | acc_all@1 | acc_all@3 | acc_all@5 | acc_all@10 | recall@5 | recall@10 | ndcg@10 |" in matrix
 

@@ -45,7 +45,9 @@ def run(name: str, corpus: dict, out: Path, mirrors: list[str]) -> dict:
         # the languages of the distinct files: the corpus's dominant one decides auto gating
         distinct = {(p, b) for fs in files.values() for p, b, _ in fs}
         languages = dict(sorted(Counter(language_for(p) for p, _ in distinct).items()))
-        manifest = {"corpus": name, "pin": {"kind": "git", "git": corpus["git"], "commits": commits},
+        # the rule in the pin too: every run's provenance names the corpus by it
+        manifest = {"corpus": name, "pin": {"kind": "git", "git": corpus["git"], "commits": commits,
+                                            "candidates": rule},
                     "content_hash": atomic.hash_obj(files), "include": include, "exclude": exclude,
                     "candidates": rule,
                     "outside_candidates": sum(len(fs) for fs in sources.values()) - sum(map(len, files.values())),

@@ -283,10 +283,21 @@ def _ci_text(x: Scored) -> str:
     return f"{x.mean:.3f} [{x.ci_low:.2f}, {x.ci_high:.2f}]"
 
 
-def _by_name_alone(gold: dict) -> str:
-    """The loader's `gold` (crmatrix.datasets.citations.gold_by_name_alone) in words."""
+def _gold_text(gold: dict) -> str:
+    """The loader's `gold` in words: a citation format's names (crmatrix.datasets.citations.
+    gold_by_name_alone), or swe-bench's candidate rule (crmatrix.datasets.swebench.describe_candidates)."""
+    if "candidates" in gold:
+        return (f"candidate files: {gold['candidates']}; {gold['tasks_outside_candidates']} tasks with "
+                f"{gold['files_outside_candidates']} gold files outside them, kept as misses")
     share = f" ({gold['by_name_alone'] / gold['files']:.0%})" if gold["files"] else ""
     return f"{gold['by_name_alone']} of {gold['files']} gold files cited by a name alone{share}"
+
+
+def _rules(entries: tuple[BenchmarkEntry, ...], datasets: tuple[str, ...]) -> str:
+    """The candidate rules the entries of `datasets` name (swe-bench's), as words for a pool's line."""
+    rules = sorted({e.dropped.gold["candidates"] for e in entries if e.dataset in datasets and e.dropped is not None
+                    and e.dropped.gold and "candidates" in e.dropped.gold})
+    return f"; candidate files: {', '.join(rules)}" if rules else ""
 
 
 def _benchmarks_md(entries: tuple[BenchmarkEntry, ...], pools: tuple[PooledBenchmark, ...],
@@ -302,10 +313,13 @@ def _benchmarks_md(entries: tuple[BenchmarkEntry, ...], pools: tuple[PooledBench
              "file-level gold (SWE-QA) ranks each file at its first hit. pass@1 (RepoQA): the first hit is the "
              "needle or a function AST-equal to it." + (" A benchmark split by repository (swe-bench) comes first, "
                                                          "pooled over the tasks of all its splits as the field "
-                                                         "reports it." if pools else ""), ""]
+                                                         "reports it; its candidate files are named by the "
+                                                         "rule that chose them (all, agentless, swerank, "
+                                                         "locagent: docs/public-benchmarks.md)." if pools else ""),
+             ""]
     for p in pools:
         lines += [f"**{p.benchmark} · {p.system}** ({p.format}, {p.method}), pooled: {p.n} tasks of "
-                  f"{len(p.datasets)} datasets ({', '.join(p.datasets)})", "",
+                  f"{len(p.datasets)} datasets ({', '.join(p.datasets)}){_rules(entries, p.datasets)}", "",
                   "| arm | " + " | ".join(p.metrics) + " |", "|---|" + "---:|" * len(p.metrics)]
         for arm in (a for a in arms if a in p.arms):
             lines.append(f"| {arm} | " + " | ".join(_ci_text(p.arms[arm][m]) for m in p.metrics) + " |")
@@ -316,7 +330,7 @@ def _benchmarks_md(entries: tuple[BenchmarkEntry, ...], pools: tuple[PooledBench
             d = e.dropped
             reasons = "; ".join(f"{n} {r}" for r, n in sorted(d.by_reason.items()))
             lines += [f"{d.tasks} tasks; {d.dropped} rows or citations dropped" + (f": {reasons}" if reasons else "")
-                      + (f"; {_by_name_alone(d.gold)}" if d.gold else ""), ""]
+                      + (f"; {_gold_text(d.gold)}" if d.gold else ""), ""]
         lines += ["| arm | " + " | ".join(e.metrics) + " |", "|---|" + "---:|" * len(e.metrics)]
         for arm in (a for a in arms if a in e.arms):
             lines.append(f"| {arm} | " + " | ".join(_ci_text(e.arms[arm][m]) for m in e.metrics) + " |")

@@ -88,7 +88,8 @@ def test_each_task_at_its_commit_with_drops_counted_and_a_new_commit_parsing_its
     assert hits["rank"] == 1 and hits["n_relevant"] == 1  # the statement names parse_config; its file first
     assert run_doc["provenance"]["corpus"]["pin"]["candidates"] == "agentless"  # the default rule, named by the run
     matrix = (work / "results/matrix/phase-matrix.md").read_text()
-    assert "| arm | acc_all@1 | acc_all@3 | acc_all@5 | acc_all@10 | recall@5 | recall@10 | ndcg@10 |" in matrix
+    assert ("| arm | acc_all@1 | acc_all@3 | acc_all@5 | acc_all@10 | acc_locagent@1 | acc_locagent@3 | "
+            "acc_locagent@5 | acc_locagent@10 | recall@5 | recall@10 | ndcg@10 |") in matrix
 
     # a row at the second commit: the repository's store gains a version, one file of it new
     rows.append(row("acme__widget-3", "acme/widget", second, "parse_config: defaults for keys the text leaves out",

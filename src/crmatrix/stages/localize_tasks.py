@@ -22,10 +22,11 @@ from crmatrix.symbols.versioned import SymbolStore
 
 
 def run(*, file: Path, repository: Path, store: Path, corpus: str, repo: str, level: str, out: Path,
-        qrels: Path, summary: Path) -> list[Task]:
+        qrels: Path, summary: Path, tasks: str = swebench.ALL_TASKS) -> list[Task]:
     """`corpus`: the repository corpus's name (each task's corpus is its version at the task's
     commit, `swebench.corpus_of`); `repo`: its `owner/name` as the rows spell it; `level`:
-    files or functions (the gold, swebench.FILES / FUNCTIONS)."""
+    files or functions (the gold, swebench.FILES / FUNCTIONS); `tasks`: all of them, or those
+    that edit a function (swebench.SUBSETS)."""
     rows = [r for r in swebench.read_rows(Path(file)) if r.repo == repo]
     commits = commit_files(repository)
     paths = {c: {p for p, _ in files} for c, files in commits.items()}
@@ -57,7 +58,8 @@ def run(*, file: Path, repository: Path, store: Path, corpus: str, repo: str, le
             lambda _, c, p: base_file(c, p), lambda _, c: outside.get(c, {}))
     rule = atomic.read_json(Path(repository) / MANIFEST).get("candidates", candidates.ALL)
     loaded = swebench.tasks(sorted(found, key=lambda loc: loc.row), level,
-                            lambda _, c: swebench.corpus_of(corpus, c), sorted(drops, key=lambda d: d["row"]), rule)
+                            lambda _, c: swebench.corpus_of(corpus, c), sorted(drops, key=lambda d: d["row"]), rule,
+                            tasks)
     atomic.write_jsonl(Path(out), [t.to_dict() for t in loaded.tasks])
     # file gold names its files; function gold, the definitions of each task's own commit
     judged: dict[str, list[str]] = {}

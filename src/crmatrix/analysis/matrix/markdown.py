@@ -288,16 +288,20 @@ def _gold_text(gold: dict) -> str:
     gold_by_name_alone), or swe-bench's candidate rule (crmatrix.datasets.swebench.describe_candidates)."""
     if "candidates" in gold:
         return (f"candidate files: {gold['candidates']}; {gold['tasks_outside_candidates']} tasks with "
-                f"{gold['files_outside_candidates']} gold files outside them, kept as misses")
+                f"{gold['files_outside_candidates']} gold files outside them, kept as misses"
+                + ("; tasks: those that edit a function" if gold.get("tasks") == "functions" else ""))
     share = f" ({gold['by_name_alone'] / gold['files']:.0%})" if gold["files"] else ""
     return f"{gold['by_name_alone']} of {gold['files']} gold files cited by a name alone{share}"
 
 
 def _rules(entries: tuple[BenchmarkEntry, ...], datasets: tuple[str, ...]) -> str:
     """The candidate rules the entries of `datasets` name (swe-bench's), as words for a pool's line."""
-    rules = sorted({e.dropped.gold["candidates"] for e in entries if e.dataset in datasets and e.dropped is not None
-                    and e.dropped.gold and "candidates" in e.dropped.gold})
-    return f"; candidate files: {', '.join(rules)}" if rules else ""
+    golds = [e.dropped.gold for e in entries if e.dataset in datasets and e.dropped is not None
+             and e.dropped.gold and "candidates" in e.dropped.gold]
+    rules = sorted({g["candidates"] for g in golds})
+    subsets = sorted({g.get("tasks", "all") for g in golds} - {"all"})
+    return ((f"; candidate files: {', '.join(rules)}" if rules else "")
+            + ("; tasks: those that edit a function" if subsets == ["functions"] else ""))
 
 
 def _benchmarks_md(entries: tuple[BenchmarkEntry, ...], pools: tuple[PooledBenchmark, ...],

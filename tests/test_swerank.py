@@ -130,3 +130,32 @@ def test_a_dataset_keeps_the_tasks_that_edit_a_function_by_its_tasks_key(tmp_pat
     raw["datasets"]["q"] = {"file": "q.json", "corpus": "widget", "tasks": "functions"}
     with pytest.raises(CrmatrixError, match=r"^config: datasets\.q\.tasks: only a swe-bench dataset keeps the tasks "):
         config.from_dict(raw)
+
+
+def test_the_benchmark_section_names_swerank_s_task_subset_per_repository_and_pooled():
+    from crmatrix.analysis.matrix import markdown
+    from crmatrix.results.cell import Scored
+    from crmatrix.results.matrix import BenchmarkEntry, Dropped, PooledBenchmark
+
+    scores = {"baseline": {"acc_all@1": Scored(mean=0.5, ci_low=0.0, ci_high=1.0)}}
+
+    def entry(dataset, subset):
+        gold = {"candidates": "agentless", "tasks_outside_candidates": 0, "files_outside_candidates": 0,
+                **({"tasks": subset} if subset else {})}
+        return BenchmarkEntry(dataset=dataset, system="swerank", method="swerank-bm25", format="swe-bench",
+                              metrics=("acc_all@1",), arms=scores, strata={},
+                              dropped=Dropped(tasks=2, dropped=1, by_reason={"no gold function": 1}, gold=gold))
+
+    pool = PooledBenchmark(benchmark="lite-fn", system="swerank", method="swerank-bm25", format="swe-bench",
+                           datasets=("lite-fn-a", "lite-fn-b"), n=4, metrics=("acc_all@1",), arms=scores)
+    md = "\n".join(markdown._benchmarks_md((entry("lite-fn-a", "functions"), entry("lite-fn-b", "functions")),
+                                           (pool,), ("baseline",)))
+    assert ("**lite-fn · swerank** (swe-bench, swerank-bm25), pooled: 4 tasks of 2 datasets (lite-fn-a, lite-fn-b); "
+            "candidate files: agentless; tasks: those that edit a function\n") in md
+    assert ("**lite-fn-a · swerank** (swe-bench, swerank-bm25)\n\n2 tasks; 1 rows or citations dropped: "
+            "1 no gold function; candidate files: agentless; 0 tasks with 0 gold files outside them, kept as misses; "
+            "tasks: those that edit a function\n") in md
+    # all tasks: no word of a subset
+    md = "\n".join(markdown._benchmarks_md((entry("lite-fn-a", None), entry("lite-fn-b", None)), (pool,),
+                                           ("baseline",)))
+    assert "tasks: those that edit a function" not in md

@@ -69,7 +69,7 @@ def test_each_task_at_its_commit_with_drops_counted_and_a_new_commit_parsing_its
     cfg = {"git_mirrors": [str(mirror)],
            "repositories": {"widget": {"git": URL, "include": ["**/*.py"], "language": "python"}},
            "datasets": {"sb": {"format": "swe-bench", "file": "sb.jsonl"}},
-           "systems": {"builtin": {"type": "builtin", "methods": ["hybrid", "bm25", "file-bm25"]}},
+           "systems": {"builtin": {"type": "builtin", "methods": ["hybrid", "bm25", "file-bm25", "swerank-bm25"]}},
            "arms": {"baseline": {}}}
     (work / "config.yaml").write_text(yaml.safe_dump(cfg))
 
@@ -87,6 +87,11 @@ def test_each_task_at_its_commit_with_drops_counted_and_a_new_commit_parsing_its
     hits = run_doc["methods"]["file-bm25"]["queries"][0]
     assert hits["rank"] == 1 and hits["n_relevant"] == 1  # the statement names parse_config; its file first
     assert run_doc["provenance"]["corpus"]["pin"]["candidates"] == "agentless"  # the default rule, named by the run
+    # SweRank's BM25 over the commit's functions: parse_config's file first; the store's manifest
+    # names the repository its rule reads
+    hits = run_doc["methods"]["swerank-bm25"]["queries"][0]
+    assert hits["rank"] == 1 and hits["n_relevant"] == 1
+    assert json.loads((work / "results/repos/widget/manifest.json").read_text())["repository"] == "acme/widget"
     matrix = (work / "results/matrix/phase-matrix.md").read_text()
     assert ("| arm | acc_all@1 | acc_all@3 | acc_all@5 | acc_all@10 | acc_locagent@1 | acc_locagent@3 | "
             "acc_locagent@5 | acc_locagent@10 | recall@5 | recall@10 | ndcg@10 |") in matrix

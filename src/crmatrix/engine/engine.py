@@ -6,11 +6,10 @@ one-hop graph expansion and the 2e re-rank when on) and `bm25`; `swerank-bm25`, 
 BM25 (its corpus: the functions and methods, no class and nothing at module level, of the
 files SweRank's candidate rule keeps, `crmatrix.corpora.candidates`; BM25 over those alone,
 with their own document count, frequencies and lengths; a file ranks at its first function);
-and, given the corpus's
-files as documents (`crmatrix.engine.files`), `file-bm25` and `file-semantic`, whose hits are
-whole files. Scores are arrays over all symbols (or files; NaN: not a candidate), so a query
-costs a few vector operations; every method returns hits in the one deterministic order of
-`crmatrix.hits`, (-score, path, start_line, symbol).
+and, given the corpus's files as documents (`crmatrix.engine.files`), `file-bm25` and
+`file-semantic`, whose hits are whole files. Scores are arrays over all symbols (or files;
+NaN: not a candidate), so a query costs a few vector operations; every method returns hits in
+the one deterministic order of `crmatrix.hits`, (-score, path, start_line, symbol).
 
 An engine builds what it ranks with from its symbols, unless it is handed it already built
 (`lexical`, `sparse`, `tie`, `bm25`): a versioned index's view of one commit
@@ -71,7 +70,7 @@ class Engine:
         self._sparse = None if not self.knobs.sparse else sparse if sparse is not None else _sparse.SparseIndex(symbols)
         self._bm25 = bm25
         self._bm25_of, self.repository = bm25_of, repository
-        self._swerank: tuple[np.ndarray, BM25Index] | None = None
+        self._swerank: tuple[np.ndarray, BM25Index | None] | None = None
         self.files = files
         if tie is None:
             # position of each symbol in (path, start_line, name) order: the tie-break as one int

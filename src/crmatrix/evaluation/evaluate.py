@@ -16,11 +16,11 @@ import numpy as np
 
 from crmatrix import CrmatrixError
 from crmatrix.atomic import dumps_canonical
-from crmatrix.datasets.relevance import file_level, qrels, ranked_units
+from crmatrix.datasets.relevance import file_level, gold_units, ranked_units
 from crmatrix.datasets.tasks import Task
 from crmatrix.evaluation import metrics, tokenbench
 from crmatrix.evaluation.tokens import count_tokens
-from crmatrix.hits import Hit, docid
+from crmatrix.hits import FILE, SYMBOL, Hit, docid
 from crmatrix.progress import Progress
 from crmatrix.symbols import Symbol
 from crmatrix.systems.answers import BLOB, FAILURE_KINDS, RANKED, Answer, QueryFailure
@@ -45,21 +45,28 @@ def response_size(hits: list[Hit], text: str | None = None) -> tuple[int, int]:
     return len(text.encode()), count_tokens(text)
 
 
+def _ranks(units: list[tuple[str, bool]], n_relevant: int, blob: bool) -> dict:
+    """The ranks of the relevant units (`ranked_units`) as a row holds them."""
+    relevant_ranks = [i for i, (_, relevant) in enumerate(units, 1) if relevant]
+    if blob:  # one composed answer: the gold is in it (rank 1) or not
+        relevant_ranks = [1] if relevant_ranks else []
+    return {"rank": relevant_ranks[0] if relevant_ranks else None, "relevant_ranks": relevant_ranks,
+            "n_relevant": n_relevant}
+
+
 def _query_row(task: Task, outcome: Outcome, units: list[tuple[str, bool]], n_relevant: int, blob: bool) -> dict:
     """`units`: the hits in the gold's units (`ranked_units`): files for file-level gold (a
     symbol hit counts for its file)."""
     hits, text, elapsed_ms, failure = outcome
     size = response_size(hits, text)
-    relevant_ranks = [i for i, (_, relevant) in enumerate(units, 1) if relevant]
-    if blob:  # one composed answer: the gold is in it (rank 1) or not
-        relevant_ranks = [1] if relevant_ranks else []
+    ranks = _ranks(units, n_relevant, blob)
     return {
         "task_id": task.task_id,
         "query": task.query,
         "query_type": task.query_type,
         "gold": task.gold,
-        "rank": relevant_ranks[0] if relevant_ranks else None,
-        "relevant_ranks": relevant_ranks,
+        "rank": ranks["rank"],
+        "relevant_ranks": ranks["relevant_ranks"],
         "n_relevant": n_relevant,
         "hits": len(hits),
         "top_candidate": hits[0].to_dict() if hits else None,
@@ -153,9 +160,12 @@ class CorpusUnits:
 
 
 def ask(system: System, tasks: list[Task], n_relevant: dict[str, int], method: str, k: int,
-        guard: Guard | None = None, units: CorpusUnits | None = None) -> tuple[list[dict], dict[str, list[str]], int]:
+        guard: Guard | None = None, units: CorpusUnits | None = None, file_golds: dict[str, dict | None] | None = None
+        ) -> tuple[list[dict], dict[str, list[str]], int]:
     """Score one method; a query that fails is a recorded failure (a miss, with its kind and
-    message). `n_relevant` counts each task's relevant symbols in the corpus. With `units`, the
+    message). `n_relevant` counts each task's relevant symbols in the corpus; `file_golds` gives
+    a task whose gold is finer than files its gold files (`relevance.file_gold`), and its row is
+    scored at file level too (`file_level`: the hits ranked as files, as file gold ranks them). With `units`, the
     answers none of whose hits is a symbol (or file) of the corpus are counted (`no_hit`): a
     field mapping that resolves nothing, or a tool answering `[]`, would otherwise score 0
     unremarked. Returns the query rows, the ranked docids per task (files, for file-level gold),
@@ -181,7 +191,11 @@ def ask(system: System, tasks: list[Task], n_relevant: dict[str, int], method: s
             judged = ranked_units(task.gold, outcome[0])
             ranked[task.task_id] = [unit for unit, _ in judged]
             no_hit += units is not None and outcome[3] is None and not units.resolves(task.gold, judged)
-            rows.append(_query_row(task, outcome, judged, n_relevant[task.task_id], blob))
+            row = _query_row(task, outcome, judged, n_relevant[task.task_id], blob)
+            files = (file_golds or {}).get(task.task_id)
+            if files is not None:
+                row["file_level"] = _ranks(ranked_units(files, outcome[0]), len(files["file_set"]), blob)
+            rows.append(row)
         progress.advance(len(chunk))  # after the guard's clock stopped: never part of a query's latency
         if calls >= FAIL_FAST and len(rows) < len(tasks) and _same_failure(rows):
             progress.close()
@@ -191,8 +205,16 @@ def ask(system: System, tasks: list[Task], n_relevant: dict[str, int], method: s
     return rows, ranked, no_hit
 
 
+def granularity(rows: list[dict]) -> str:
+    """What a method's answers name, when its system declares nothing: files when no answer's
+    first hit names a symbol (a tool answering paths), else symbols."""
+    tops = [r["top_candidate"] for r in rows if r["top_candidate"]]
+    return SYMBOL if not tops or any(t.get("symbol") for t in tops) else FILE
+
+
 def method_result(system: System, rows: list[dict], no_hit: int, method: str) -> dict:
-    """A method's results from its query rows: metrics (a blob's at rank 1 only), latency,
+    """A method's results from its query rows: metrics (a blob's at rank 1 only), the same at
+    file level (`file_metrics`), what its hits name (`granularity`), latency,
     response sizes, failures by kind. A method that fails every query raises: a system that
     fails every query is broken, not bad at search."""
     blob = system.RESPONSE == BLOB
@@ -201,8 +223,10 @@ def method_result(system: System, rows: list[dict], no_hit: int, method: str) ->
     if asked and all(r["failure"] for r in asked):  # a system that fails every query is broken, not bad at search
         raise CrmatrixError(f"method {method}: every query failed; the first: {asked[0]['error']}")
     summary, by_type = metrics.summarize(rows), metrics.by_query_type(rows)
+    files = metrics.summarize([metrics.file_row(r) for r in rows], metrics.FILE_METRICS)
     if blob:
         summary, by_type = metrics.rank1_only(summary), {qt: metrics.rank1_only(m) for qt, m in by_type.items()}
+        files = metrics.rank1_only(files)
     return {
         "metrics": summary,
         "by_query_type": by_type,
@@ -215,6 +239,8 @@ def method_result(system: System, rows: list[dict], no_hit: int, method: str) ->
         "no_hit": no_hit,
         "no_hit_warning": no_hit > 0 and no_hit >= NO_HIT_SHARE * (len(rows) - len(failed)),
         "queries": rows,
+        "granularity": system.granularity(method) or granularity(rows),
+        "file_metrics": files,
     }
 
 
@@ -237,10 +263,12 @@ def evaluate(system: System, tasks: list[Task], symbols: list[Symbol], methods: 
     for corpus, group in _versions(tasks).items():
         own = system.select(corpus)
         syms = symbols if own is None else own
-        n_relevant = {task: len(ids) for task, ids in qrels(group, syms).items()}  # the same for every method
+        gold = gold_units(group, syms)  # the same for every method
+        n_relevant = {task: len(ids) for task, (ids, _) in gold.items()}
+        file_golds = {task: files for task, (_, files) in gold.items()}
         units = CorpusUnits(syms)
         for m in methods:
-            rows, ranked, no_hit = ask(system, group, n_relevant, m, k, guard, units)
+            rows, ranked, no_hit = ask(system, group, n_relevant, m, k, guard, units, file_golds)
             asked[m] = (asked[m][0] + rows, {**asked[m][1], **ranked}, asked[m][2] + no_hit)
     order = {t.task_id: i for i, t in enumerate(tasks)}
     results, ranked = {}, {}

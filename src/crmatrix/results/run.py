@@ -22,6 +22,15 @@ from crmatrix.jsontypes import JsonMapping, JsonType, omitted, rest
 
 
 @dataclass(frozen=True, kw_only=True)
+class FileLevel(JsonMapping):
+    """A query's hits ranked as files (each at its first hit) against its gold's files: what a
+    row whose gold is finer than files scores at file level (`crmatrix.evaluation.metrics.file_row`)."""
+    rank: int | None
+    relevant_ranks: tuple[int, ...]
+    n_relevant: int
+
+
+@dataclass(frozen=True, kw_only=True)
 class QueryRow(JsonMapping):
     """One query's answer under one method (`crmatrix.evaluation.evaluate`). It reads as its
     JSON object too, so the per-query metrics score it as they score a run being built."""
@@ -45,6 +54,7 @@ class QueryRow(JsonMapping):
     grep_hit: bool | None = omitted()
     grep_files: tuple[str, ...] | None = omitted()
     read_hit: bool | None = omitted()
+    file_level: FileLevel | None = omitted()  # a gold finer than files: the row at file level
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -88,6 +98,9 @@ class MethodResult(JsonType):
     no_hit_warning: bool
     queries: tuple[QueryRow, ...]
     token_efficiency: TokenEfficiency | None = omitted()
+    # what its hits name (crmatrix.hits: file, symbol, span), and every metric at file level
+    granularity: str | None = omitted()
+    file_metrics: dict[str, float | None] | None = omitted()
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -65,6 +65,7 @@ class Leaderboard(Board):
     board of the systems answering symbols at the gold's level too (None: none, or the reference
     answers files)."""
     level: str | None = omitted()  # None: a matrix from before levels were told apart
+    file_systems: tuple[str, ...] = omitted(())  # the systems answering files, by name
     symbol_level: Board | None = omitted()
 
 

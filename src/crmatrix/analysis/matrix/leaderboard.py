@@ -9,8 +9,6 @@ and an added arm costs its own cells' statistics."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from crmatrix.analysis import ranks, versus
 from crmatrix.evaluation import metrics
 from crmatrix.hits import FILE, SYMBOL
@@ -25,9 +23,7 @@ LATENCY = ("p50", "p95")
 
 def _scores(cell: Cell, level: str = SYMBOL) -> versus.Scores:
     """The cell's scores at the gold's level, or at file level (`level` FILE)."""
-    queries = cell.queries if level != FILE else tuple(
-        q if q.file is None else replace(q, value=q.file, file=None) for q in cell.queries)
-    return versus.Scores(cell.method, cell.language or "?", queries)
+    return versus.Scores(cell.method, cell.language or "?", versus.at_level(cell.queries, level))
 
 
 def _by_system(cells: dict[tuple[str, str], versus.Scores]) -> dict[str, dict[str, versus.Scores]]:
@@ -53,7 +49,7 @@ def leaderboard(table: dict[tuple[str, str], dict[str, Cell]], baseline: str, re
         return Leaderboard(**members(_board({k: _scores(c) for k, c in base.items()}, reference)), level=SYMBOL)
     board = _board({k: _scores(c, FILE) for k, c in base.items()}, reference)
     symbols = {k: _scores(c) for k, c in base.items() if k[1] not in files}
-    return Leaderboard(**members(board), level=FILE,
+    return Leaderboard(**members(board), level=FILE, file_systems=tuple(sorted(files)),
                        symbol_level=None if reference in files else _board(symbols, reference))
 
 

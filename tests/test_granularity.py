@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from test_systems import FAKE_CLI, build_index, system_conf
 
+from crmatrix import CrmatrixError
 from crmatrix.analysis import cells as cellstats
 from crmatrix.analysis import versus
 from crmatrix.analysis.matrix import assemble
@@ -135,6 +136,9 @@ def test_a_symbol_gold_run_has_exact_file_level_metrics():
     assert ranked["fixed"]["t1"] == ["a.py:1:f", "b.py:1:g", "a.py:4:h", "c.py:1:gold"]  # TREC: symbols, as before
     declared = type("Declared", (Fixed,), {"GRANULARITY": "file"})
     assert evaluate_run(declared(ctx), [task], symbols, ["fixed"], 10)[0]["fixed"]["granularity"] == "file"
+    wrong = type("Wrong", (Fixed,), {"GRANULARITY": "files"})
+    with pytest.raises(CrmatrixError, match="^method fixed: granularity 'files': expected one of file, symbol, span$"):
+        evaluate_run(wrong(ctx), [task], symbols, ["fixed"], 10)
 
 
 def test_the_leaderboard_of_a_file_level_tool_and_the_builtin_ranks_at_file_level(prepared, tmp_path):
@@ -181,6 +185,8 @@ def test_systems_answering_symbols_rank_at_symbol_level(prepared, tmp_path):
 
 
 def test_an_unknown_granularity_is_refused_naming_the_option():
-    with pytest.raises(Exception, match="granularity"):
+    with pytest.raises(CrmatrixError) as e:
         system_conf("command", {**PATHS, "granularity": "line"})
+    assert str(e.value) == ("config: systems.fake.options.granularity: expected one of: file, symbol, span, "
+                            "got a string 'line'")
 

@@ -20,7 +20,7 @@ from crmatrix.datasets.relevance import file_level, gold_units, ranked_units
 from crmatrix.datasets.tasks import Task
 from crmatrix.evaluation import metrics, tokenbench
 from crmatrix.evaluation.tokens import count_tokens
-from crmatrix.hits import FILE, SYMBOL, Hit, docid
+from crmatrix.hits import FILE, GRANULARITIES, SYMBOL, Hit, docid
 from crmatrix.progress import Progress
 from crmatrix.symbols import Symbol
 from crmatrix.systems.answers import BLOB, FAILURE_KINDS, RANKED, Answer, QueryFailure
@@ -205,9 +205,15 @@ def ask(system: System, tasks: list[Task], n_relevant: dict[str, int], method: s
     return rows, ranked, no_hit
 
 
-def granularity(rows: list[dict]) -> str:
-    """What a method's answers name, when its system declares nothing: files when no answer's
-    first hit names a symbol (a tool answering paths), else symbols."""
+def granularity(system: System, method: str, rows: list[dict]) -> str:
+    """What a method's hits name: what its system declares, else inferred from its answers: files
+    when no answer's first hit names a symbol (a tool answering paths), else symbols."""
+    declared = system.granularity(method)
+    if declared is not None:
+        if declared not in GRANULARITIES:
+            raise CrmatrixError(f"method {method}: granularity {declared!r}: expected one of "
+                                f"{', '.join(GRANULARITIES)}")
+        return declared
     tops = [r["top_candidate"] for r in rows if r["top_candidate"]]
     return SYMBOL if not tops or any(t.get("symbol") for t in tops) else FILE
 
@@ -239,7 +245,7 @@ def method_result(system: System, rows: list[dict], no_hit: int, method: str) ->
         "no_hit": no_hit,
         "no_hit_warning": no_hit > 0 and no_hit >= NO_HIT_SHARE * (len(rows) - len(failed)),
         "queries": rows,
-        "granularity": system.granularity(method) or granularity(rows),
+        "granularity": granularity(system, method, rows),
         "file_metrics": files,
     }
 

@@ -89,7 +89,7 @@ def test_corpus_needs_exactly_one_pin():
     cfg["corpora"]["c"] = {"git": "u", "commit": "abc123"}
     assert error_of(cfg) == "config: corpora.c.commit: expected a full 40-hex commit id, got 'abc123'"
     cfg["corpora"]["c"] = {"path": "a", "npm": "x@1", "integrity": "sha512-x"}
-    assert error_of(cfg) == ("config: corpora.c: needs exactly one of git, pypi, npm, path, ds1000, repoqa "
+    assert error_of(cfg) == ("config: corpora.c: needs exactly one of git, npm, path, pypi, ds1000, repoqa "
                              "(found ['npm', 'path'])")
 
 

@@ -127,9 +127,9 @@ def test_costs_and_failures_per_system(drawn):
     costs = {r["system"]: r for r in chart_data(chart_spec(drawn / "costs.html"))}
     assert set(costs) == {"builtin", "flaky", "sharp"}
     failures = chart_data(chart_spec(drawn / "failures.html"))
-    flaky = sorted((r["kind"], r["failed"]) for r in failures if r["system"] == "flaky")
-    assert flaky == [("crash", 1), ("timeout", 1)]
-    assert [r["label"] for r in failures if r["system"] == "builtin"] == ["0 of 18 failed"]
+    flaky = sorted((r["outcome"], r["kind"], r["count"]) for r in failures if r["system"] == "flaky")
+    assert flaky == [("failed", "crash", 1), ("failed", "timeout", 1)]
+    assert [r["label"] for r in failures if r["system"] == "builtin"] == ["of 18: 0 failed"]
 
 
 @pytest.mark.slow
@@ -193,8 +193,8 @@ def test_the_leaderboard_ranks_the_systems_from_their_baseline_cells(tmp_path):
         "builtin", "flaky", "tied", 0.0, None, 16)
     section = md[md.index("## Leaderboard: systems compared"):md.index("## By language")]
     assert "| 2 | flaky | hybrid | 2 | 18 | 0.460 | +0.000 (no dataset varied) | — | 16 | 2 (1 crash, 1 timeout) | " \
-           "15.0 | 18.0 |" in section
-    assert "| 2 | builtin | hybrid | 2 | 18 | 0.573 | reference | — | — | 0 | 15.0 | 18.0 |" in section
+           "0 | 0 | 15.0 | 18.0 |" in section
+    assert "| 2 | builtin | hybrid | 2 | 18 | 0.573 | reference | — | — | 0 | 0 | 0 | 15.0 | 18.0 |" in section
     assert "| builtin › flaky | 2 | 16 | +0.000 | — | — | tied |" in section
     assert "⚠" not in section  # no headline is beaten here
     # the gallery shows the same section as a table, above the charts

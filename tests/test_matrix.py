@@ -561,3 +561,26 @@ def test_a_benchmark_split_by_repository_is_pooled_over_its_tasks_as_the_field_r
     assert pool.arms["wsi"]["ndcg@10"].mean == 0.7
     # a benchmark of one split has its split's table alone
     assert rollups.pooled_benchmarks(table, ["baseline"], {"lite-a": "lite"}) == []
+
+
+def test_the_benchmark_section_names_the_candidate_rule_of_each_swe_bench_figure():
+    from crmatrix.analysis.matrix import markdown
+    from crmatrix.results.cell import Scored
+    from crmatrix.results.matrix import BenchmarkEntry, Dropped, PooledBenchmark
+
+    scores = {"baseline": {"acc_all@1": Scored(mean=0.5, ci_low=0.0, ci_high=1.0)}}
+
+    def entry(dataset, outside):
+        gold = {"candidates": "agentless", "tasks_outside_candidates": outside, "files_outside_candidates": outside}
+        return BenchmarkEntry(dataset=dataset, system="builtin", method="hybrid", format="swe-bench",
+                              metrics=("acc_all@1",), arms=scores, strata={},
+                              dropped=Dropped(tasks=2, dropped=0, by_reason={}, gold=gold))
+
+    pool = PooledBenchmark(benchmark="lite", system="builtin", method="hybrid", format="swe-bench",
+                           datasets=("lite-a", "lite-b"), n=4, metrics=("acc_all@1",), arms=scores)
+    md = "\n".join(markdown._benchmarks_md((entry("lite-a", 1), entry("lite-b", 0)), (pool,), ("baseline",)))
+    assert "its candidate files are named by the rule that chose them" in md
+    assert ("**lite · builtin** (swe-bench, hybrid), pooled: 4 tasks of 2 datasets (lite-a, lite-b); "
+            "candidate files: agentless\n") in md
+    assert ("2 tasks; 0 rows or citations dropped; candidate files: agentless; 1 tasks with 1 gold files outside "
+            "them, kept as misses\n") in md

@@ -27,7 +27,7 @@ from crmatrix.analysis.cells import headline_method, query_scores
 from crmatrix.hits import FILE, SYMBOL
 from crmatrix.results.cell import METRIC, QueryScore
 from crmatrix.results.pool import VERDICTS, Pooled, Tally
-from crmatrix.results.run import QueryRow, Run
+from crmatrix.results.run import NAMED_NOTHING, QueryRow, Run
 from crmatrix.results.versus import Compared, PairedStudy, Score, Versus
 
 
@@ -55,7 +55,7 @@ def rows_by_system(runs: list[Run], preferred: str) -> dict[str, list[QueryRow]]
 
 def score(queries: Sequence[QueryScore]) -> dict:
     """The headline metric's mean over every query (a failed one scores as a miss) with its
-    bootstrap interval, and the failures by kind."""
+    bootstrap interval, the failures by kind, and the answers naming nothing of the corpus by outcome."""
     values = np.fromiter((q.value for q in queries), dtype=float, count=len(queries))
     low, high = stats.bootstrap_ci(values)
     failures: dict[str, int] = {}
@@ -63,7 +63,8 @@ def score(queries: Sequence[QueryScore]) -> dict:
         if q.failure:
             failures[q.failure] = failures.get(q.failure, 0) + 1
     return {"mean": float(values.mean()) if values.size else 0.0, "ci_low": low, "ci_high": high, "n": len(queries),
-            "failed": sum(failures.values()), "failures": dict(sorted(failures.items()))}
+            "failed": sum(failures.values()), "failures": dict(sorted(failures.items())),
+            **{o: sum(q.outcome == o for q in queries) for o in NAMED_NOTHING}}
 
 
 def paired(ref: Sequence[QueryScore], own: Sequence[QueryScore]) -> dict | None:

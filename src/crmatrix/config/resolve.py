@@ -16,7 +16,7 @@ from crmatrix import CrmatrixError
 from crmatrix.analysis import check as run_check
 from crmatrix.config import sweeps
 from crmatrix.config.matrix import POOLED_AS, Arm, Corpus, Dataset, Matrix, SystemConfig
-from crmatrix.corpora import views
+from crmatrix.corpora import candidates, views
 from crmatrix.datasets import derived, holdout, swebench
 from crmatrix.datasets.registry import FORMATS, written_by
 from crmatrix.engine import knobs
@@ -36,6 +36,7 @@ DEFAULT_MAX_DROP = 0.02  # of the headline method's mrr, when a `compare:` entry
 # A corpus of many commits of one repository (`repositories:`), made from a per-task-commit
 # dataset's rows: its entry's key for the repository's `owner/name`.
 REPOSITORY = "repository"
+CANDIDATES = "candidates"  # a swe-bench dataset's candidate rule (crmatrix.corpora.candidates), its repository's too
 
 
 def resolve(cfg: dict, source: str = "config") -> Matrix:
@@ -99,11 +100,15 @@ def _per_commit(cfg: dict) -> tuple[dict[str, dict], dict[str, dict], dict[str, 
 
     declared = {_repo_name(r, conf): r for r, conf in cfg["repositories"].items()}
     mirrors = [*cfg["git_mirrors"], *locations.mirrors()]
-    datasets, asked, undeclared = {}, {}, {}
+    datasets, asked, undeclared, rules = {}, {}, {}, {}
     for name, conf in cfg["datasets"].items():
         if conf.get("format") != swebench.FORMAT:
+            if CANDIDATES in conf:
+                raise CrmatrixError(f"datasets.{name}.candidates: only a swe-bench dataset chooses its candidate "
+                                    f"files (format {conf.get('format')} ranks its corpus's)")
             datasets[name] = conf
             continue
+        rule = candidates.check(conf.get(CANDIDATES, candidates.DEFAULT), f"datasets.{name}.candidates")
         rows = swebench.read_rows(Path(conf["file"]))
         for repo in sorted({r.repo for r in rows}):
             mine = [r for r in rows if r.repo == repo]
@@ -114,15 +119,20 @@ def _per_commit(cfg: dict) -> tuple[dict[str, dict], dict[str, dict], dict[str, 
             if split in cfg["datasets"]:
                 raise CrmatrixError(f"datasets.{split}: the name of dataset {name}'s rows of repository {repo}; "
                                     "rename one of them")
-            datasets[split] = {**conf, "corpus": declared[repo], "repository": repo, POOLED_AS: name}
+            datasets[split] = {**conf, CANDIDATES: rule, "corpus": declared[repo], "repository": repo, POOLED_AS: name}
             asked.setdefault(declared[repo], set()).update(r.base_commit for r in mine)
+            rules.setdefault(declared[repo], {})[name] = rule
     corpora = {}
     for corpus, commits in sorted(asked.items()):
         if corpus in cfg["corpora"]:
             raise CrmatrixError(f"repositories.{corpus}: also a corpus of corpora; rename one of them")
         conf = cfg["repositories"][corpus]
+        if len(set(rules[corpus].values())) > 1:  # one store, one candidate set
+            raise CrmatrixError(f"repositories.{corpus}: its datasets name different candidate rules ("
+                                + ", ".join(f"{d}: {r}" for d, r in sorted(rules[corpus].items()))
+                                + "); a repository's store holds one candidate set")
         mirrored = bundle_commits(conf["git"], mirrors)
-        corpora[corpus] = {**conf, REPOSITORY: _repo_name(corpus, conf),
+        corpora[corpus] = {**conf, REPOSITORY: _repo_name(corpus, conf), CANDIDATES: next(iter(rules[corpus].values())),
                            "commits": sorted(commits & set(mirrored) if mirrored else commits)}
     return datasets, corpora, undeclared
 

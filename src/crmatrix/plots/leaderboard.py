@@ -28,14 +28,16 @@ def draw(table: Compared) -> alt.FacetChart:
         x=alt.X("value:Q", title=x_title, scale=scale),
         tooltip=[alt.Tooltip("system:N"), alt.Tooltip("dataset:N"), alt.Tooltip("method:N"),
                  alt.Tooltip("value:Q", format=".3f"), alt.Tooltip("ci_low:Q", format=".3f"),
-                 alt.Tooltip("ci_high:Q", format=".3f"), alt.Tooltip("n:Q"), alt.Tooltip("failed:Q")])
+                 alt.Tooltip("ci_high:Q", format=".3f"), alt.Tooltip("n:Q"), alt.Tooltip("failed:Q"),
+                 alt.Tooltip("empty:Q"), alt.Tooltip("unresolved:Q")])
     return alt.layer(whiskers, points, data=df).properties(width=150, height=alt.Step(14)).facet(
         column=alt.Column("system:N", sort=order, title=None, header=alt.Header(labelFontWeight="bold")),
         title=title(f"Leaderboard: {table.metric} per system and dataset ({len(order)} systems, "
                     f"{len(table.datasets)} datasets)",
                     [f"left to right: pooled Δ {table.metric} against {table.reference} on the queries both "
                      "answered (random effects over datasets)",
-                     "point: the mean over all queries, a failed one scoring 0; whisker: its 95 % interval",
+                     "point: the mean over all queries, a failed, empty or unresolved one scoring 0; "
+                     "whisker: its 95 % interval",
                      *_level(table), *untestable]))
 
 

@@ -33,8 +33,9 @@ class Standing(JsonType):
     """A system on the leaderboard, as it ships (the baseline arm, its headline method): its
     datasets and queries, its macro mean, its pooled Δ against the reference (None for the
     reference itself) with the pool (None: no dataset varied), the queries it was paired on
-    and whether the paired test can judge its Δ (None for the reference), its failures, and its
-    search latency over all its queries."""
+    and whether the paired test can judge its Δ (None for the reference), its failures, its
+    answers naming nothing (`empty`) or nothing of the corpus (`unresolved`:
+    crmatrix.evaluation.accounting), and its search latency over all its queries."""
     system: str
     method: str
     rank: int
@@ -48,6 +49,8 @@ class Standing(JsonType):
     failed: int
     failures: dict[str, int]
     latency_ms: dict[str, float]  # p50, p95
+    empty: int = omitted(0)
+    unresolved: int = omitted(0)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -74,7 +74,8 @@ def _board(cells: dict[tuple[str, str], versus.Scores], reference: str) -> Board
             delta=None if v is None else v.effect, pooled=None if v is None else v.pooled,
             paired=None if v is None else sum(x.n for x in v.studies), testable=None if v is None else v.testable,
             failed=sum(c.failed for c in own),
-            failures=dict(sorted(failures.items())), latency_ms={k: latency[k] for k in LATENCY}))
+            failures=dict(sorted(failures.items())), latency_ms={k: latency[k] for k in LATENCY},
+            empty=sum(c.empty for c in own), unresolved=sum(c.unresolved for c in own)))
     return Board(reference=reference, standings=tuple(standings), pairs=pairs)
 
 

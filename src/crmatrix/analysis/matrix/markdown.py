@@ -193,7 +193,8 @@ def to_markdown(matrix: Matrix) -> str:
         "MDE: the smallest |Δ| the row's n and per-query spread detect with 80 % power at the family's level. "
         "`⚠ clamped`: a value of the arm was out of range and clamped (the notes are in phase-matrix.json); "
         "`⚠ n failed`: n queries raised in the system and count as misses; `⚠ n answers resolved no hit`: at "
-        "least half the answers named no symbol or file of the corpus (check the system's `hits` and `fields`); "
+        "least half the answers named nothing (`empty`) or nothing of the corpus (`unresolved`); the run's "
+        "warning names the cause; "
         "`—`: the system does not take "
         "part in the arm (its `arms:`).",
         "",
@@ -301,10 +302,21 @@ def _ci_text(x: Scored) -> str:
     return f"{x.mean:.3f} [{x.ci_low:.2f}, {x.ci_high:.2f}]"
 
 
-def _by_name_alone(gold: dict) -> str:
-    """The loader's `gold` (crmatrix.datasets.citations.gold_by_name_alone) in words."""
+def _gold_text(gold: dict) -> str:
+    """The loader's `gold` in words: a citation format's names (crmatrix.datasets.citations.
+    gold_by_name_alone), or swe-bench's candidate rule (crmatrix.datasets.swebench.describe_candidates)."""
+    if "candidates" in gold:
+        return (f"candidate files: {gold['candidates']}; {gold['tasks_outside_candidates']} tasks with "
+                f"{gold['files_outside_candidates']} gold files outside them, kept as misses")
     share = f" ({gold['by_name_alone'] / gold['files']:.0%})" if gold["files"] else ""
     return f"{gold['by_name_alone']} of {gold['files']} gold files cited by a name alone{share}"
+
+
+def _rules(entries: tuple[BenchmarkEntry, ...], datasets: tuple[str, ...]) -> str:
+    """The candidate rules the entries of `datasets` name (swe-bench's), as words for a pool's line."""
+    rules = sorted({e.dropped.gold["candidates"] for e in entries if e.dataset in datasets and e.dropped is not None
+                    and e.dropped.gold and "candidates" in e.dropped.gold})
+    return f"; candidate files: {', '.join(rules)}" if rules else ""
 
 
 def _benchmarks_md(entries: tuple[BenchmarkEntry, ...], pools: tuple[PooledBenchmark, ...],
@@ -320,10 +332,13 @@ def _benchmarks_md(entries: tuple[BenchmarkEntry, ...], pools: tuple[PooledBench
              "file-level gold (SWE-QA) ranks each file at its first hit. pass@1 (RepoQA): the first hit is the "
              "needle or a function AST-equal to it." + (" A benchmark split by repository (swe-bench) comes first, "
                                                          "pooled over the tasks of all its splits as the field "
-                                                         "reports it." if pools else ""), ""]
+                                                         "reports it; its candidate files are named by the "
+                                                         "rule that chose them (all, agentless, swerank, "
+                                                         "locagent: docs/public-benchmarks.md)." if pools else ""),
+             ""]
     for p in pools:
         lines += [f"**{p.benchmark} · {p.system}** ({p.format}, {p.method}), pooled: {p.n} tasks of "
-                  f"{len(p.datasets)} datasets ({', '.join(p.datasets)})", "",
+                  f"{len(p.datasets)} datasets ({', '.join(p.datasets)}){_rules(entries, p.datasets)}", "",
                   "| arm | " + " | ".join(p.metrics) + " |", "|---|" + "---:|" * len(p.metrics)]
         for arm in (a for a in arms if a in p.arms):
             lines.append(f"| {arm} | " + " | ".join(_ci_text(p.arms[arm][m]) for m in p.metrics) + " |")
@@ -334,7 +349,7 @@ def _benchmarks_md(entries: tuple[BenchmarkEntry, ...], pools: tuple[PooledBench
             d = e.dropped
             reasons = "; ".join(f"{n} {r}" for r, n in sorted(d.by_reason.items()))
             lines += [f"{d.tasks} tasks; {d.dropped} rows or citations dropped" + (f": {reasons}" if reasons else "")
-                      + (f"; {_by_name_alone(d.gold)}" if d.gold else ""), ""]
+                      + (f"; {_gold_text(d.gold)}" if d.gold else ""), ""]
         lines += ["| arm | " + " | ".join(e.metrics) + " |", "|---|" + "---:|" * len(e.metrics)]
         for arm in (a for a in arms if a in e.arms):
             lines.append(f"| {arm} | " + " | ".join(_ci_text(e.arms[arm][m]) for m in e.metrics) + " |")
@@ -351,13 +366,19 @@ def _benchmarks_md(entries: tuple[BenchmarkEntry, ...], pools: tuple[PooledBench
 
 
 def token_table(eff: TokenEfficiency) -> list[str]:
-    """The per-query-type table, as Markdown lines."""
+    """The per-query-type table, as Markdown lines; queries whose failed or empty answers it
+    leaves out of the tokens and savings are counted beside `n`, and said below it."""
     def pct(x):
         return "—" if x is None else f"{x:.0%}"
 
     lines = ["| query type | n | grep-and-read tokens | system tokens | saving | grep hit | system hit "
              "| both hit | saving when both hit |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for qt, e in [*eff.by_query_type.items(), ("all", eff.all)]:
-        lines.append(f"| {qt} | {e.n} | {e.grep_tokens:.0f} | {e.system_tokens:.0f} | {pct(e.saving)} | "
+        n = f"{e.n} ({e.excluded} excluded)" if e.excluded else f"{e.n}"
+        lines.append(f"| {qt} | {n} | {e.grep_tokens:.0f} | {e.system_tokens:.0f} | {pct(e.saving)} | "
                      f"{e.grep_hit_rate:.0%} | {e.system_hit_rate:.0%} | {e.both_hit} | {pct(e.saving_both_hit)} |")
+    if eff.all.excluded:
+        lines += ["", f"Excluded: {eff.all.excluded} of {eff.all.n} queries failed or answered no hit (`empty`); "
+                      "the tokens and savings are over the others (an empty answer saves nothing), the hit rates "
+                      "over all."]
     return lines

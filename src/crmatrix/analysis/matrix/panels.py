@@ -127,8 +127,10 @@ def leaderboard_md(matrix: Matrix) -> list[str]:
              f"Each system as it ships (the `{matrix.baseline_arm}` arm, its headline method) against the reference "
              f"`{ref}`: its datasets and queries; its macro mean {metric} over its datasets (a failed query scores "
              "0); its pooled Δ against the reference with the 95 % interval and I² (random effects over the datasets "
-             "both ran, each paired on the queries both answered: `paired`); its failed queries; its search latency "
-             "p50/p95 over all its queries (the runs' timings: the one part of the matrix a re-run changes). Rank: "
+             "both ran, each paired on the queries both answered: `paired`); its failed queries, and beside them "
+             "its answers that named nothing (`empty`) or nothing of the corpus (`unresolved`), each scoring 0; its "
+             "search latency p50/p95 over all its queries (the runs' timings: the one part of the matrix a re-run "
+             "changes). Rank: "
              "each adjacent pair's paired pooled Δ (upper − lower, on the queries both answered over the datasets "
              f"both ran), Holm-corrected over the pairs, is `separated` below α = {matrix.statistics.alpha}, else "
              f"`tied`; `not testable` with fewer than {minimum} queries both answered (no outcome of the paired test "
@@ -157,14 +159,14 @@ def _board_md(board: Board, metric: str, minimum: int) -> list[str]:
     """A board's standings, then the separation of its adjacent pairs."""
     ref = board.reference
     lines = [f"| rank | system | method | datasets | queries | {metric} (macro) | Δ against {ref} [95 % CI] | I² | "
-             "paired | failed | p50 ms | p95 ms |",
-             "|---:|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|"]
+             "paired | failed | empty | unresolved | p50 ms | p95 ms |",
+             "|---:|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
     for s in board.standings:
         i2 = "—" if s.pooled is None or s.pooled.i2 is None else f"{s.pooled.i2:.0%}"
         lines.append(f"| {s.rank} | {s.system} | {s.method} | {s.datasets} | {s.queries} | {s.mean:.3f} | "
                      f"{_delta_text(s, ref, minimum)} | {i2} | {'—' if s.paired is None else s.paired} | "
                      f"{_failed_text(s)} | "
-                     f"{s.latency_ms['p50']:.1f} | {s.latency_ms['p95']:.1f} |")
+                     f"{s.empty} | {s.unresolved} | {s.latency_ms['p50']:.1f} | {s.latency_ms['p95']:.1f} |")
     if board.pairs:
         lines += ["", "| upper › lower | datasets | queries | Δ upper − lower [95 % CI] | p (Holm) | p | mark |",
                   "|---|---:|---:|---|---:|---:|---|"]

@@ -47,7 +47,7 @@ WEAKEST = {"FAKE_RANKING": "weakest-first"}
 FILE_MRR = (1 / 3 + 1 / 2 + 1 / 3) / 3
 SEARCH = {"index": [*FAKE_CLI, "index", "{corpus}", "{index}"],
           "search": [*FAKE_CLI, "search", "{index}", "{query}", "{k}"], "hits": "data.symbols[]"}
-PATHS = {**SEARCH, "fields": {"path": "file"}}  # a tool answering files: no name, no line
+PATHS = {**SEARCH, "fields": {"path": "file"}, "granularity": "file"}  # a tool answering files: no name, no line
 LINES = {**SEARCH, "fields": {"path": "file", "start_line": "line"}}  # a line resolves to the symbol there
 
 
@@ -79,16 +79,24 @@ def evaluate(prepared: Path, tmp_path: Path, system: str, conf: dict, env: dict 
 
 def test_a_tool_answering_paths_is_scored_at_file_level(prepared, tmp_path):
     conf = system_conf("command", PATHS)
-    run = evaluate(prepared, tmp_path, "paths", conf, WEAKEST, index=build_index(prepared, tmp_path, conf))
+    index = build_index(prepared, tmp_path, conf)
+    run = evaluate(prepared, tmp_path, "paths", conf, WEAKEST, index=index)
     result = run.methods["search"]
-    assert result.granularity == "file"  # inferred: no hit names a symbol
+    assert result.granularity == "file"
     assert result.metrics["mrr"] == 0.0  # it never names the gold symbol
     assert [q.rank for q in result.queries] == [None] * 3
+    assert [q.outcome for q in result.queries] == [None] * 3 and result.unresolved == 0  # files of the corpus: misses
     assert [(q.file_level.rank, q.file_level.n_relevant) for q in result.queries] == [(3, 1), (2, 1), (3, 1)]
     files = result.file_metrics
     assert files["mrr"] == pytest.approx(FILE_MRR)
     assert (files["acc@1"], files["acc@3"], files["recall@5"], files["acc_all@1"], files["acc_all@3"]) == (
         0.0, 1.0, 1.0, 0.0, 1.0)
+    # undeclared, answers naming files but no symbol of a symbol gold are unresolved: the job stops, saying how
+    undeclared = system_conf("command", {k: v for k, v in PATHS.items() if k != "granularity"})
+    with pytest.raises(CrmatrixError, match=r"the first 3 answers name nothing of the corpus .*path 'pkg/store.py' "
+                                            r"\(check the system's `hits` and `fields`, or what it answers; a tool "
+                                            r"answering files declares `granularity: file`\)$"):
+        evaluate(prepared, tmp_path, "undeclared", undeclared, WEAKEST, index=index)
 
 
 def test_a_declared_file_level_tool_is_so_recorded_and_its_hits_collapse_to_files(prepared, tmp_path):
@@ -136,6 +144,10 @@ def test_a_symbol_gold_run_has_exact_file_level_metrics():
     assert ranked["fixed"]["t1"] == ["a.py:1:f", "b.py:1:g", "a.py:4:h", "c.py:1:gold"]  # TREC: symbols, as before
     declared = type("Declared", (Fixed,), {"GRANULARITY": "file"})
     assert evaluate_run(declared(ctx), [task], symbols, ["fixed"], 10)[0]["fixed"]["granularity"] == "file"
+    files_gold = Task("t2", "the gold file", "short_phrase", {"type": "file_set", "file_set": ["c.py"]}, "c")
+    paths = type("Paths", (Fixed,), {"HITS": [Hit(h.path, "", "", 0, 0, h.score) for h in Fixed.HITS]})
+    inferred = evaluate_run(paths(ctx), [files_gold], symbols, ["fixed"], 10)[0]["fixed"]
+    assert (inferred["granularity"], inferred["metrics"]["mrr"]) == ("file", 1 / 3)  # no hit names a symbol
     wrong = type("Wrong", (Fixed,), {"GRANULARITY": "files"})
     with pytest.raises(CrmatrixError, match="^method fixed: granularity 'files': expected one of file, symbol, span$"):
         evaluate_run(wrong(ctx), [task], symbols, ["fixed"], 10)

@@ -148,7 +148,7 @@ class System:
     def granularity(self, method: str) -> str | None:
         """What the method's hits name, FILE, SYMBOL or SPAN (`crmatrix.hits`): the option
         `granularity` when its config sets one, else `GRANULARITY`; None: the run infers it
-        from the answers (crmatrix.evaluation.evaluate.granularity)."""
+        from the answers (crmatrix.evaluation.granularity.of)."""
         return self.ctx.options.get("granularity") or self.GRANULARITY
 
     def provenance(self) -> dict:

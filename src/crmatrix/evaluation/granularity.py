@@ -18,23 +18,29 @@ from crmatrix.evaluation import metrics
 from crmatrix.hits import FILE, GRANULARITIES, SYMBOL, Hit
 
 
+def declared(system, method: str) -> str | None:
+    """What the system declares the method's hits name (None: nothing), one of GRANULARITIES."""
+    value = system.granularity(method)
+    if value is not None and value not in GRANULARITIES:
+        raise CrmatrixError(f"method {method}: granularity {value!r}: expected one of {', '.join(GRANULARITIES)}")
+    return value
+
+
 def of(system, method: str, rows: list[dict]) -> str:
     """What the method's hits name: what its system declares, else files when no answer's first
     hit names a symbol (a tool answering paths), else symbols."""
-    declared = system.granularity(method)
-    if declared is not None:
-        if declared not in GRANULARITIES:
-            raise CrmatrixError(f"method {method}: granularity {declared!r}: expected one of "
-                                f"{', '.join(GRANULARITIES)}")
-        return declared
+    value = declared(system, method)
+    if value is not None:
+        return value
     tops = [r["top_candidate"] for r in rows if r["top_candidate"]]
     return SYMBOL if not tops or any(t.get("symbol") for t in tops) else FILE
 
 
 def declares_files(system, method: str) -> bool:
-    """Whether the system declares that the method answers files: a hit naming a file of the
-    corpus then names something of it, whatever the gold (`crmatrix.evaluation.accounting`)."""
-    return system.granularity(method) == FILE
+    """Whether the system declares that the method answers files (checked before any query is
+    asked): a hit naming a file of the corpus then names something of it, whatever the gold
+    (`crmatrix.evaluation.accounting`)."""
+    return declared(system, method) == FILE
 
 
 def file_level(files: dict, hits: list[Hit], blob: bool) -> dict:

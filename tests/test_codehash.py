@@ -35,6 +35,7 @@ ASSEMBLY = {"analysis/matrix/__init__.py", "analysis/matrix/assemble.py", "analy
             "analysis/matrix/markdown.py", "analysis/matrix/panels.py", "analysis/meta.py", "labels.py",
             # the leaderboard and the arms ranked: systems compared from the cells' per-query scores
             "analysis/matrix/leaderboard.py", "analysis/ranks.py", "analysis/versus.py", "results/versus.py",
+            "hits.py",  # the granularities: the level the leaderboard ranks at
             *MATRIX_TYPES}
 
 

@@ -158,4 +158,6 @@ class Cell(JsonType):
     token_efficiency: TokenEfficiency | None
     queries: tuple[QueryScore, ...]  # by task id
     methods: dict[str, MethodComparison] = omitted({})  # the baseline's cell: every other method of its run
+    # a public benchmark's: every method of the run (the headline's too) on its metrics and the MRR
+    method_benchmarks: dict[str, Benchmark] = omitted({})
     test_scoring: dict[str, Any] | None = None  # its test-split scoring (crmatrix.datasets.ledger.scoring)

@@ -89,6 +89,13 @@ def test_each_task_at_its_commit_with_drops_counted_and_a_new_commit_parsing_its
     assert run_doc["provenance"]["corpus"]["pin"]["candidates"] == "agentless"  # the default rule, named by the run
     matrix = (work / "results/matrix/phase-matrix.md").read_text()
     assert "| arm | acc_all@1 | acc_all@3 | acc_all@5 | acc_all@10 | recall@5 | recall@10 | ndcg@10 |" in matrix
+    # every method of the system, not the headline's alone: file-bm25 ranks the one task's file first
+    every = matrix[matrix.index("\n## Public benchmarks: every method\n"):]
+    assert "\n| file-bm25 | 1.000 [1.00, 1.00] | " in every and "\n| hybrid (headline) | " in every
+    assert "\n| bm25 | " in every
+    entry, = json.loads((work / "results/matrix/phase-matrix.json").read_text())["benchmarks"]
+    assert sorted(entry["methods"]["baseline"]) == ["bm25", "file-bm25", "hybrid"]
+    assert entry["method_metrics"] == [*entry["metrics"], "mrr"]
 
     # a row at the second commit: the repository's store gains a version, one file of it new
     rows.append(row("acme__widget-3", "acme/widget", second, "parse_config: defaults for keys the text leaves out",

@@ -7,9 +7,10 @@ interval, and against the baseline Δ with its paired bootstrap interval, the pa
 randomization test (p before any correction), McNemar, the spread of the per-query
 differences (the detectable effect's input), the effect band and which queries moved; then a
 fingerprint of the answers (which arms repeat one another), the hybrid diagnostics, the
-recall@10 the structural gate reads, a public benchmark's metrics with their intervals, each
-query's metric, failure and time (what two arms or two systems are compared by), and in the
-baseline's cell every other method of the run against the headline one.
+recall@10 the structural gate reads, a public benchmark's metrics with their intervals (the
+headline method's, and every method's with its MRR beside them), each query's metric, failure
+and time (what two arms or two systems are compared by), and in the baseline's cell every
+other method of the run against the headline one.
 What depends on a whole row or on the whole matrix (which arms are one hypothesis, Holm's
 correction, the detectable effect, roll-ups, pools) is `crmatrix.analysis.matrix`'s.
 
@@ -124,12 +125,13 @@ def _scores(rows, names: dict[str, str]) -> dict[str, Scored]:
     return {label: with_ci(metrics.per_query(rows, metric)) for label, metric in names.items()}
 
 
-def _benchmark(queries: tuple[QueryRow, ...], fmt: FormatFacts) -> Benchmark:
+def _benchmark(queries: tuple[QueryRow, ...], fmt: FormatFacts, extra: tuple[str, ...] = ()) -> Benchmark:
     """A public benchmark's recall@5/10, ndcg@10 (and pass@1, or localization's Acc@1/3/5/10,
-    where its format reports them) with bootstrap intervals, and the same per stratum
-    (repository or library) when the tasks have more than one."""
+    where its format reports them), then `extra`, with bootstrap intervals, and the same per
+    stratum (repository or library) when the tasks have more than one."""
     names = {**({"pass@1": "acc@1"} if fmt.pass_at_1 else {}),
-             **({m: m for m in metrics.LOCALIZATION} if fmt.localization else {}), **{m: m for m in BENCHMARK_METRICS}}
+             **({m: m for m in metrics.LOCALIZATION} if fmt.localization else {}), **{m: m for m in BENCHMARK_METRICS},
+             **{m: m for m in extra}}
     strata: dict[str, list[QueryRow]] = {}
     for q in queries:
         strata.setdefault(q.stratum or "", []).append(q)
@@ -165,4 +167,6 @@ def cell(run: Run, base: Run | None, preferred: str, fmt: FormatFacts | None = N
                 benchmark=_benchmark(rows, fmt) if fmt is not None and fmt.benchmark else None,
                 token_efficiency=run.methods[method].token_efficiency, queries=query_scores(rows),
                 methods=other_methods(run, method) if base is None else {},
-                granularity=run.methods[method].granularity)
+                granularity=run.methods[method].granularity,
+                method_benchmarks={m: _benchmark(r.queries, fmt, (METRIC,)) for m, r in sorted(run.methods.items())}
+                if fmt is not None and fmt.benchmark else {})

@@ -163,4 +163,6 @@ class Cell(JsonType):
     queries: tuple[QueryScore, ...]  # by task id
     granularity: str | None = omitted()  # what its method's hits name (crmatrix.hits; None: not recorded)
     methods: dict[str, MethodComparison] = omitted({})  # the baseline's cell: every other method of its run
+    # a public benchmark's: every method of the run (the headline's too) on its metrics and the MRR
+    method_benchmarks: dict[str, Benchmark] = omitted({})
     test_scoring: dict[str, Any] | None = None  # its test-split scoring (crmatrix.datasets.ledger.scoring)

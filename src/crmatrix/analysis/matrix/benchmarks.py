@@ -8,7 +8,7 @@ from crmatrix.results.cell import Scored
 from crmatrix.results.matrix import BenchmarkEntry, PooledBenchmark
 
 
-def _ci_text(x: Scored) -> str:
+def ci_text(x: Scored) -> str:
     return f"{x.mean:.3f} [{x.ci_low:.2f}, {x.ci_high:.2f}]"
 
 
@@ -51,7 +51,7 @@ def benchmarks_md(entries: tuple[BenchmarkEntry, ...], pools: tuple[PooledBenchm
                   f"{len(p.datasets)} datasets ({', '.join(p.datasets)}){_rules(entries, p.datasets)}", "",
                   "| arm | " + " | ".join(p.metrics) + " |", "|---|" + "---:|" * len(p.metrics)]
         for arm in (a for a in arms if a in p.arms):
-            lines.append(f"| {arm} | " + " | ".join(_ci_text(p.arms[arm][m]) for m in p.metrics) + " |")
+            lines.append(f"| {arm} | " + " | ".join(ci_text(p.arms[arm][m]) for m in p.metrics) + " |")
         lines.append("")
     for e in entries:
         lines += [f"**{e.dataset} · {e.system}** ({e.format}, {e.method})", ""]
@@ -62,21 +62,21 @@ def benchmarks_md(entries: tuple[BenchmarkEntry, ...], pools: tuple[PooledBenchm
                       + (f"; {_gold_text(d.gold)}" if d.gold else ""), ""]
         lines += ["| arm | " + " | ".join(e.metrics) + " |", "|---|" + "---:|" * len(e.metrics)]
         for arm in (a for a in arms if a in e.arms):
-            lines.append(f"| {arm} | " + " | ".join(_ci_text(e.arms[arm][m]) for m in e.metrics) + " |")
+            lines.append(f"| {arm} | " + " | ".join(ci_text(e.arms[arm][m]) for m in e.metrics) + " |")
         stratified = [a for a in arms if e.strata.get(a)]
         if stratified:
             arm = stratified[0]  # the baseline, the first column, when it has strata
             lines += ["", f"By stratum ({arm}):", "", "| stratum | n | " + " | ".join(e.metrics) + " |",
                       "|---|---:|" + "---:|" * len(e.metrics)]
             for name, stratum in sorted(e.strata[arm].items()):
-                cis = " | ".join(_ci_text(stratum.scores[m]) for m in e.metrics)
+                cis = " | ".join(ci_text(stratum.scores[m]) for m in e.metrics)
                 lines.append(f"| {name or '—'} | {stratum.n} | {cis} |")
         lines.append("")
     return lines
 
 
 def _method_rows(methods: dict[str, dict[str, Scored]], names: tuple[str, ...], headline: str) -> list[str]:
-    return [f"| {m}{' (headline)' if m == headline else ''} | " + " | ".join(_ci_text(s[n]) for n in names) + " |"
+    return [f"| {m}{' (headline)' if m == headline else ''} | " + " | ".join(ci_text(s[n]) for n in names) + " |"
             for m, s in sorted(methods.items())]
 
 
@@ -107,7 +107,7 @@ def methods_md(entries: tuple[BenchmarkEntry, ...], pools: tuple[PooledBenchmark
                       "|---|---|---:|" + "---:|" * len(names)]
             for k in strata:
                 lines += [f"| {k or '—'} | {m} | {b.strata[k].n} | " +
-                          " | ".join(_ci_text(b.strata[k].scores[n]) for n in names) + " |"
+                          " | ".join(ci_text(b.strata[k].scores[n]) for n in names) + " |"
                           for m, b in sorted(e.methods[arm].items()) if b.strata and k in b.strata]
         lines.append("")
     return lines

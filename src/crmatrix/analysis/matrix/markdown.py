@@ -10,6 +10,7 @@ Markdown as the matrix just assembled."""
 from __future__ import annotations
 
 from crmatrix.analysis.matrix.benchmarks import benchmarks_md as _benchmarks_md
+from crmatrix.analysis.matrix.benchmarks import ci_text
 from crmatrix.analysis.matrix.benchmarks import methods_md as _methods_md
 from crmatrix.analysis.matrix.panels import (
     arm_ranks_md,
@@ -268,7 +269,7 @@ def _file_level_md(matrix: Matrix) -> list[str]:
     for r in rows:
         cells = [(c := r.cells.get(a)) and c.file_level for a in arms]
         lines.append(f"| {r.dataset} | {r.system} | {r.method} | "
-                     + " | ".join("—" if x is None else _ci_text(x) for x in cells) + " |")
+                     + " | ".join("—" if x is None else ci_text(x) for x in cells) + " |")
     return lines + [""]
 
 

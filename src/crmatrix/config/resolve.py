@@ -14,10 +14,10 @@ from pathlib import Path
 
 from crmatrix import CrmatrixError
 from crmatrix.analysis import check as run_check
-from crmatrix.config import sweeps
+from crmatrix.config import histories, sweeps
 from crmatrix.config.matrix import POOLED_AS, Arm, Corpus, Dataset, Matrix, SystemConfig
 from crmatrix.corpora import views
-from crmatrix.datasets import derived, holdout, swebench
+from crmatrix.datasets import derived, history, holdout, swebench
 from crmatrix.datasets.registry import FORMATS, written_by
 from crmatrix.engine import knobs
 from crmatrix.engine.knobs import MODEL_VAR
@@ -93,14 +93,21 @@ def _per_commit(cfg: dict) -> tuple[dict[str, dict], dict[str, dict], dict[str, 
     repository as a corpus (`repository:`, a version per commit its rows name that a mirror holds,
     all of them when no mirror holds the repository); and per dataset the rows of repositories
     the config does not declare, counted by repository. The rows are read here (one line naming
-    the file, row and instance for a bad one): they name the corpora."""
+    the file, row and instance for a bad one): they name the corpora. A history dataset names its
+    repository, whose history (crmatrix.config.histories) gives its versions: the parents of
+    its tasks' commits (`history: true`, fetched from its history bundle)."""
     from crmatrix.corpora.pins.gitstore import bundle_commits
     from crmatrix.pipeline import locations
 
     declared = {_repo_name(r, conf): r for r, conf in cfg["repositories"].items()}
     mirrors = [*cfg["git_mirrors"], *locations.mirrors()]
-    datasets, asked, undeclared = {}, {}, {}
+    datasets, asked, undeclared, histories_asked = {}, {}, {}, {}
     for name, conf in cfg["datasets"].items():
+        if conf.get("format") == history.FORMAT:
+            datasets[name], corpus, parents = histories.resolve(name, conf, cfg["repositories"], mirrors, _repo_name,
+                                                                cfg.get("cache_dir"))
+            histories_asked.setdefault(corpus, set()).update(parents)
+            continue
         if conf.get("format") != swebench.FORMAT:
             datasets[name] = conf
             continue
@@ -124,6 +131,12 @@ def _per_commit(cfg: dict) -> tuple[dict[str, dict], dict[str, dict], dict[str, 
         mirrored = bundle_commits(conf["git"], mirrors)
         corpora[corpus] = {**conf, REPOSITORY: _repo_name(corpus, conf),
                            "commits": sorted(commits & set(mirrored) if mirrored else commits)}
+    for corpus, commits in sorted(histories_asked.items()):
+        if corpus in corpora or corpus in cfg["corpora"]:
+            raise CrmatrixError(f"repositories.{corpus}: the repository of a history dataset and of another "
+                                "dataset or a corpus; declare it again under another name for the other")
+        conf = cfg["repositories"][corpus]
+        corpora[corpus] = {**conf, REPOSITORY: _repo_name(corpus, conf), "commits": sorted(commits), "history": True}
     return datasets, corpora, undeclared
 
 

@@ -1,6 +1,7 @@
-"""localize_tasks: one repository's rows of a per-task-commit dataset (swe-bench), each localized
-at its own commit of the repository's store (crmatrix.datasets.swebench), as tasks, TREC
-qrels and a summary of what was dropped and why."""
+"""localize_tasks: one repository's rows of a per-task-commit dataset (swe-bench), or the commits
+of its history that a history dataset's rules keep (crmatrix.datasets.history, read from the
+store's history), each localized at its own commit of the repository's store
+(crmatrix.datasets.swebench), as tasks, TREC qrels and a summary of what was dropped and why."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 from crmatrix import atomic
 from crmatrix.corpora.pins.gitstore import BlobReader
 from crmatrix.corpora.repository import GIT, commit_files
-from crmatrix.datasets import relevance, swebench
+from crmatrix.datasets import history, relevance, swebench
 from crmatrix.datasets.tasks import Task
 from crmatrix.evaluation import trec
 from crmatrix.stages.prepare_dataset import write_summary
@@ -18,11 +19,15 @@ from crmatrix.symbols.versioned import SymbolStore
 
 
 def run(*, file: Path, repository: Path, store: Path, corpus: str, repo: str, level: str, out: Path,
-        qrels: Path, summary: Path) -> list[Task]:
+        qrels: Path, summary: Path, options: dict | None = None) -> list[Task]:
     """`corpus`: the repository corpus's name (each task's corpus is its version at the task's
     commit, `swebench.corpus_of`); `repo`: its `owner/name` as the rows spell it; `level`:
-    files or functions (the gold, swebench.FILES / FUNCTIONS)."""
-    rows = [r for r in swebench.read_rows(Path(file)) if r.repo == repo]
+    files or functions (the gold, swebench.FILES / FUNCTIONS); `options`: a history dataset's
+    (`history.Options`), whose rows come from the store's history, not from `file` (its bundle)."""
+    if options is None:
+        rows, derived = [r for r in swebench.read_rows(Path(file)) if r.repo == repo], []
+    else:
+        rows, derived = history.derive(Path(repository) / GIT, repo, history.Options.from_conf(options))
     commits = commit_files(repository)
     paths = {c: {p for p, _ in files} for c, files in commits.items()}
     blobs = {c: dict(files) for c, files in commits.items()}
@@ -43,14 +48,16 @@ def run(*, file: Path, repository: Path, store: Path, corpus: str, repo: str, le
             sorted(rows, key=lambda r: (r.base_commit, r.row)), {repo}, lambda _, c: paths.get(c),
             lambda _, c, p: (file_symbols(c).get(p, []), reader.read(blobs[c][p]).decode("utf-8", "replace")))
     loaded = swebench.tasks(sorted(found, key=lambda loc: loc.row), level,
-                            lambda _, c: swebench.corpus_of(corpus, c), sorted(drops, key=lambda d: d["row"]))
+                            lambda _, c: swebench.corpus_of(corpus, c), sorted(derived + drops, key=lambda d: d["row"]))
+    if options is not None:
+        loaded = history.mark_leaky(loaded, found)
     atomic.write_jsonl(Path(out), [t.to_dict() for t in loaded.tasks])
     # file gold names its files; function gold, the definitions of each task's own commit
     judged: dict[str, list[str]] = {}
     for commit, group in by_commit(loaded.tasks).items():
         judged.update(relevance.qrels(group, symbols.symbols_of(commit) if level == swebench.FUNCTIONS else []))
     trec.write_qrels(Path(qrels), {t.task_id: judged[t.task_id] for t in loaded.tasks})
-    write_summary(Path(summary), loaded, swebench.FORMAT)
+    write_summary(Path(summary), loaded, swebench.FORMAT if options is None else history.FORMAT)
     return loaded.tasks
 
 

@@ -245,7 +245,7 @@ def leaked(query: str, files: Iterable[str], functions: Iterable[str]) -> list[s
 
 
 def _names(query: str, name: str) -> bool:
-    return re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", query) is not None
+    return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", query) is not None
 
 
 def mark_leaky(loaded: Loaded, found: Iterable[swebench.Localization]) -> Loaded:

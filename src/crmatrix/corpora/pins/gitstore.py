@@ -72,12 +72,17 @@ def history_boundaries(bundle: Path) -> list[str]:
 
 
 def fetch_history(bundle: Path, repo: Path) -> None:
-    """A history bundle's head fetched into the bare repository `repo` as `HISTORY`, its
-    boundaries added to `repo`'s shallow file (git refuses a cut history without them)."""
+    """A history bundle's head (`HEAD`, or its one ref: `git bundle create B main` makes one)
+    fetched into the bare repository `repo` as `HISTORY`, its boundaries added to `repo`'s
+    shallow file (git refuses a cut history without them)."""
+    refs = [ref for _, ref in bundle_refs(Path(bundle))]
+    if "HEAD" not in refs and len(refs) != 1:
+        raise CrmatrixError(f"{bundle}: a history bundle has HEAD or one ref; it has {', '.join(refs) or 'none'}")
     shallow = Path(repo) / "shallow"
     known = shallow.read_text().split() if shallow.is_file() else []
     shallow.write_text("".join(f"{c}\n" for c in sorted({*known, *history_boundaries(bundle)})))
-    git(["--git-dir", repo, "fetch", "-q", bundle, f"+HEAD:{HISTORY}"], f"{bundle}: cannot be fetched")
+    ref = "HEAD" if "HEAD" in refs else refs[0]
+    git(["--git-dir", repo, "fetch", "-q", bundle, f"+{ref}:{HISTORY}"], f"{bundle}: cannot be fetched")
 
 
 def bundle_commits(url: str, mirrors: list[str]) -> dict[str, Path]:

@@ -187,12 +187,12 @@ def test_the_store_fetches_the_history_and_tasks_are_localized_at_their_parents(
             file=mirror / "acme+widget@history.bundle", repository=tmp_path / "repo", store=tmp_path / "store",
             corpus="widget", repo="acme/widget", level=level, out=tmp_path / f"{level}.jsonl",
             qrels=tmp_path / f"{level}.qrels", summary=tmp_path / f"{level}.json", options={"max_files": 1})
-        out[level] = {t.task_id[-12:]: (t.corpus, t.query_type, t.gold) for t in tasks}
+        out[level] = {t.task_id[-12:]: (t.corpus, t.query_type, t.stratum, t.gold) for t in tasks}
     short = {name: sha[:12] for name, sha in c.items()}
-    assert out["files"][short["python"]] == (f"widget@{c['root']}", "commit_to_edit",
+    assert out["files"][short["python"]] == (f"widget@{c['root']}", "commit_to_edit", "clean",
                                              {"type": "file_set", "file_set": ["pkg/core.py"]})
-    assert out["files"][short["leaky"]][:2] == (f"widget@{c['many']}", "commit_to_edit_leaky")
-    functions = {k: v[2]["definitions"] for k, v in out["functions"].items()}
+    assert out["files"][short["leaky"]][:3] == (f"widget@{c['many']}", "commit_to_edit_leaky", "leaky")
+    functions = {k: v[3]["definitions"] for k, v in out["functions"].items()}
     assert functions == {
         short["side"]: [["pkg/server.go", "Serve", 3, 5]],
         short["leaky"]: [["pkg/core.py", "save", 7, 8]],
@@ -252,3 +252,23 @@ def test_the_shared_history_bundles_give_their_tasks(stem, tmp_path):
     gitstore.fetch_commits([], tmp_path / "git", history=bundle)
     rows, _ = history.derive(tmp_path / "git", stem.replace("+", "/"), Options())
     assert len(rows) == SHARED_TASKS[stem]
+
+
+def test_the_matrix_gives_the_leaky_share_and_each_strata_figures():
+    from crmatrix.analysis.matrix.markdown import _benchmarks_md
+    from crmatrix.results.cell import Scored, Stratum
+    from crmatrix.results.matrix import BenchmarkEntry, Dropped
+
+    def scored(x):
+        return {"acc@5": Scored(mean=x, ci_low=x - 0.1, ci_high=x + 0.1)}
+
+    entry = BenchmarkEntry(
+        dataset="history-gin", system="builtin", method="hybrid", format="history", metrics=("acc@5",),
+        arms={"baseline": scored(0.5)},
+        strata={"baseline": {"clean": Stratum(n=3, scores=scored(0.4)), "leaky": Stratum(n=1, scores=scored(0.8))}},
+        dropped=Dropped(tasks=4, dropped=2, by_reason={"merge": 2},
+                        gold={"leaky": 1, "leaky_share": 0.25, "leaky_names": {"t": ["gin.go"]}}))
+    lines = _benchmarks_md((entry,), (), ("baseline",))
+    assert "4 tasks; 2 rows or citations dropped: 2 merge; 1 leaky tasks (25%: the message names a gold file or " \
+           "function)" in lines
+    assert "| clean | 3 | 0.400 [0.30, 0.50] |" in lines and "| leaky | 1 | 0.800 [0.70, 0.90] |" in lines

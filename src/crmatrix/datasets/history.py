@@ -30,8 +30,9 @@ option of the dataset's `history:` with its default in `DEFAULTS`:
 
 Leakage is measured, not hidden: a task whose message names a gold file's path or basename, or
 a changed function's name (a whole word, case-sensitive, of 3 characters or more), has the query
-type `commit_to_edit_leaky` (else `commit_to_edit`), so each run reports its metrics with and
-without such tasks per query type, and the dataset summary gives their share under `gold`.
+type `commit_to_edit_leaky` (else `commit_to_edit`) and the stratum `leaky` (else `clean`): each
+run reports its metrics per query type, the phase matrix's benchmark section per stratum (with
+intervals) beside the figure over all tasks, and the dataset summary gives their share under `gold`.
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ from crmatrix.symbols import Symbol
 
 FORMAT = "history"
 QUERY_TYPE, LEAKY_TYPE = "commit_to_edit", "commit_to_edit_leaky"
+CLEAN, LEAKY = "clean", "leaky"  # a task's stratum: the matrix's benchmark table gives each its own figures
 DEFAULTS = {"since": None, "until": None, "last": None, "max_files": 5, "min_words": 5, "sample": None, "seed": 0}
 BOTS = ("[bot]", "dependabot", "renovate", "greenkeeper", "github-actions", "pre-commit-ci", "snyk-bot")
 MIN_NAME = 3  # a changed function's name shorter than this is not looked for in the message
@@ -249,10 +251,11 @@ def _names(query: str, name: str) -> bool:
 
 
 def mark_leaky(loaded: Loaded, found: Iterable[swebench.Localization]) -> Loaded:
-    """The tasks with their query type by leakage (`leaked`), and a summary of it: how many are
-    leaky, their share, and what each names."""
+    """The tasks with their query type and stratum by leakage (`leaked`), and a summary of it:
+    how many are leaky, their share, and what each names."""
     named = {loc.instance_id: leaked(loc.query, loc.files, (f[1] for f in loc.functions)) for loc in found}
-    tasks = [replace(t, query_type=LEAKY_TYPE if named[t.task_id] else QUERY_TYPE) for t in loaded.tasks]
+    tasks = [replace(t, query_type=LEAKY_TYPE if named[t.task_id] else QUERY_TYPE,
+                     stratum=LEAKY if named[t.task_id] else CLEAN) for t in loaded.tasks]
 
     def describe(ts: list[Task]) -> dict:
         leaky = {t.task_id: named[t.task_id] for t in ts if t.query_type == LEAKY_TYPE}

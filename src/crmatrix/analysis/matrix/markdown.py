@@ -270,8 +270,11 @@ def _ci_text(x: Scored) -> str:
     return f"{x.mean:.3f} [{x.ci_low:.2f}, {x.ci_high:.2f}]"
 
 
-def _by_name_alone(gold: dict) -> str:
-    """The loader's `gold` (crmatrix.datasets.citations.gold_by_name_alone) in words."""
+def _gold_text(gold: dict) -> str:
+    """The loader's `gold` in words: a history's leaky tasks (crmatrix.datasets.history.mark_leaky),
+    or a citation format's gold files a name alone made gold (citations.gold_by_name_alone)."""
+    if "leaky" in gold:
+        return f"{gold['leaky']} leaky tasks ({gold['leaky_share']:.0%}: the message names a gold file or function)"
     share = f" ({gold['by_name_alone'] / gold['files']:.0%})" if gold["files"] else ""
     return f"{gold['by_name_alone']} of {gold['files']} gold files cited by a name alone{share}"
 
@@ -303,7 +306,7 @@ def _benchmarks_md(entries: tuple[BenchmarkEntry, ...], pools: tuple[PooledBench
             d = e.dropped
             reasons = "; ".join(f"{n} {r}" for r, n in sorted(d.by_reason.items()))
             lines += [f"{d.tasks} tasks; {d.dropped} rows or citations dropped" + (f": {reasons}" if reasons else "")
-                      + (f"; {_by_name_alone(d.gold)}" if d.gold else ""), ""]
+                      + (f"; {_gold_text(d.gold)}" if d.gold else ""), ""]
         lines += ["| arm | " + " | ".join(e.metrics) + " |", "|---|" + "---:|" * len(e.metrics)]
         for arm in (a for a in arms if a in e.arms):
             lines.append(f"| {arm} | " + " | ".join(_ci_text(e.arms[arm][m]) for m in e.metrics) + " |")

@@ -229,6 +229,19 @@ def test_a_config_resolves_a_history_dataset_to_its_parents(made, tmp_path):
     bad = {**cfg, "datasets": {"h": {"format": "history", "repository": "nope"}}}
     with pytest.raises(CrmatrixError, match=r"datasets.h.repository: 'nope' is not an entry of repositories:"):
         config.from_dict(bad)
+    other = {**cfg, "corpora": {"c": {"path": str(tmp_path)}},
+             "datasets": {"d": {"format": "codelens", "file": "d.json", "corpus": "c", "history": {"sample": 3}}}}
+    with pytest.raises(CrmatrixError, match=r"datasets.d.history: only a history dataset \(format: history\) has it"):
+        config.from_dict(other)
+    with pytest.raises(CrmatrixError, match=r"datasets.h: 'repository' is a required property"):
+        config.from_dict({**cfg, "datasets": {"h": {"format": "history"}}})
+
+
+def test_a_history_is_not_read_at_one_commit(tmp_path):
+    from crmatrix.datasets.registry import load_all
+
+    with pytest.raises(CrmatrixError, match=r"a history dataset's tasks are each at their own commit"):
+        load_all(tmp_path / "x.bundle", "history", "c", {"files": []}, [])
 
 
 def test_a_commit_outside_the_history_is_named(made, tmp_path):

@@ -50,6 +50,13 @@ def resolve(name: str, conf: dict, repositories: dict, mirrors: list[str], repo_
             key, parents)
 
 
+def check_other(name: str, conf: dict) -> None:
+    """A dataset of another format names no history's keys."""
+    for key in ("repository", history.FORMAT):
+        if key in conf:
+            raise CrmatrixError(f"datasets.{name}.{key}: only a history dataset (format: history) has it")
+
+
 def _parents(bundle: Path, repo: str, opts: history.Options, cache_dir: str | None) -> list[str]:
     stat = bundle.stat()
     code = b"".join(Path(m.__file__).read_bytes() for m in (history, testfiles, languages))

@@ -108,6 +108,7 @@ def _per_commit(cfg: dict) -> tuple[dict[str, dict], dict[str, dict], dict[str, 
                                                                 cfg.get("cache_dir"))
             histories_asked.setdefault(corpus, set()).update(parents)
             continue
+        histories.check_other(name, conf)
         if conf.get("format") != swebench.FORMAT:
             datasets[name] = conf
             continue

@@ -20,7 +20,7 @@ from pathlib import Path
 from crmatrix import CrmatrixError, atomic
 from crmatrix.corpora import languages
 from crmatrix.corpora.pins import gitstore
-from crmatrix.datasets import history, testfiles
+from crmatrix.datasets import history, patches, testfiles
 
 CACHE = "history"  # under the cache directory: one JSON of parent commits per history and options
 
@@ -59,7 +59,7 @@ def check_other(name: str, conf: dict) -> None:
 
 def _parents(bundle: Path, repo: str, opts: history.Options, cache_dir: str | None) -> list[str]:
     stat = bundle.stat()
-    code = b"".join(Path(m.__file__).read_bytes() for m in (history, testfiles, languages))
+    code = b"".join(Path(m.__file__).read_bytes() for m in (history, patches, testfiles, languages))
     key = atomic.hash_obj({"bundle": str(bundle.resolve()), "size": stat.st_size, "mtime": stat.st_mtime_ns,
                            "repo": repo, "options": opts.to_conf(), "code": hashlib.sha256(code).hexdigest()})
     cached = Path(cache_dir) / CACHE / f"{key}.json" if cache_dir else None

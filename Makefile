@@ -32,8 +32,12 @@ $(STAMP): pyproject.toml constraints.txt
 # whose owner still runs is a live run here; one whose owner is gone, a killed run that
 # `make resume` recovers; one with no owner recorded may be either.
 LOCK_OWNER := .snakemake/locks/crmatrix-owner.pid
-# Sets $owner to the PID of the live run that holds the lock here, else to nothing.
-LIVE_OWNER = owner=$$(cat $(LOCK_OWNER) 2>/dev/null); kill -0 "$$owner" 2>/dev/null || owner=
+# Sets $owner to the PID of the live run that holds the lock here, else to nothing. kill -0
+# succeeds on a zombie too (a killed snakemake not yet reaped, for a second or so after kill -9):
+# an owner in state Z is gone. Its state from /proc on Linux, else from ps (macOS has no /proc).
+LIVE_OWNER = owner=$$(cat $(LOCK_OWNER) 2>/dev/null); kill -0 "$$owner" 2>/dev/null \
+  && case "$$(sed 's/.*) //' /proc/$$owner/stat 2>/dev/null || ps -o stat= -p $$owner 2>/dev/null)" in \
+  *Z*) false;; esac || owner=
 RESUME := make resume$(if $(CONFIG), CONFIG=$(CONFIG))
 define RUN
 $(SMK) --profile profiles/local --cores $(CORES) all $(SNAKEFLAGS) $(CONFIGFLAGS) || { status=$$?; \

@@ -18,6 +18,7 @@ import json
 from pathlib import Path
 
 import finished_run
+import timing
 
 from crmatrix import config
 from crmatrix.analysis import versus
@@ -42,7 +43,7 @@ def main() -> None:
     runs = [json.loads(p.read_text()) for p in sorted((clone / "results" / "runs").glob(f"*/*/{base}.json"))]
     comparison = versus.compare(runs, reference, preferred)
     by = versus.rows_by_system(runs, preferred)
-    commit = finished_run.commit(clone)
+    commit = timing.commit(clone)
     wall, jobs = finished_run.wall_time(clone)
     installs = rule_seconds(clone, "install_system")
     indexes = rule_seconds(clone, "build_system_index") | rule_seconds(clone, "build_index")  # a tool's, the builtin's

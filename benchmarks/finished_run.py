@@ -1,15 +1,13 @@
 """What the readers of a finished clean-clone run share (benchmarks/swe_qa.py, arena.py): their
-command line, the clone's commit, and the run's wall time from its Snakemake log."""
+command line and the run's wall time from its Snakemake log (the clone's commit: `timing.commit`)."""
 
 from __future__ import annotations
 
 import datetime
-import re
-import subprocess
 import sys
 from pathlib import Path
 
-STAMP = re.compile(r"^\[(\w{3} \w{3} +\d+ [\d:]{8} \d{4})\]$", re.M)
+from clocks import STAMP, log_time
 
 
 def option(flag: str, default: str) -> str:
@@ -33,16 +31,11 @@ def arguments(script: str) -> tuple[Path, str]:
     return Path(sys.argv[1]).resolve(), note
 
 
-def commit(clone: Path) -> str:
-    return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=clone, capture_output=True,
-                          text=True, check=True).stdout.strip()
-
-
 def wall_time(clone: Path) -> tuple[float, int]:
     """Seconds from the first to the last time stamp of the clone's first Snakemake log (the
     run; the second is `make run`'s report), and the jobs it finished."""
     log = min((clone / ".snakemake" / "log").glob("*.snakemake.log"), key=lambda p: p.stat().st_mtime).read_text()
-    stamps = [datetime.datetime.strptime(s, "%a %b %d %H:%M:%S %Y") for s in STAMP.findall(log)]
+    stamps = [log_time(s) for s in STAMP.findall(log)]
     return (stamps[-1] - stamps[0]).total_seconds(), log.count("Finished jobid:")
 
 

@@ -29,6 +29,7 @@ import time
 from pathlib import Path
 
 import finished_run
+import timing
 
 from crmatrix import atomic, config
 from crmatrix.analysis import versus
@@ -124,7 +125,7 @@ def main() -> None:
     comparison = versus.compare([r for r in runs if r.arm == base], matrix.reference_system, matrix.headline_method)
     wall, jobs = finished_run.wall_time(clone)
     lines = [f"# The model axis — {datetime.date.today().isoformat()}", "",
-             f"`make run CONFIG={config_file}` at crmatrix {finished_run.commit(clone)}, "
+             f"`make run CONFIG={config_file}` at crmatrix {timing.commit(clone)}, "
              f"{len({r.dataset for r in runs})} datasets. {note}".rstrip(), "",
              f"Snakemake wall time of the run: **{wall / 60:.1f} min** for {jobs} jobs (from its log's first to "
              "last time stamp; `make run`'s report comes on top).", "",

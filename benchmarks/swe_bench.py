@@ -5,7 +5,7 @@
 
 reads the finished run in CLONE and writes benchmarks/results/swe-bench-<date>-clean.md. With
 `--run`, it makes the cold run in CLONE itself first (the clone's venv installed untimed, then the
-run's Snakemake command as `make run` gives it), each job's process reporting its CPU (pipeline.py's
+run's Snakemake command as `make run` gives it), each job's process reporting its CPU (clocks.py's
 JOB_CLOCK): the report then holds the per-job overhead (issue 29: <= 20 % of the CPU), the jobs'
 wrappers and Snakemake's main process against the stages' own work. The report: the run's wall
 time; CPU seconds per rule (from the jobs' benchmark files); per stage the share served from a
@@ -28,7 +28,8 @@ from pathlib import Path
 
 import finished_run
 import numpy as np
-import pipeline
+import timing
+from clocks import job_clock, overhead_rows
 
 from crmatrix.analysis import stats
 from crmatrix.evaluation import metrics
@@ -79,7 +80,7 @@ def cold_run(clone: Path) -> None:
     if (clone / "results").exists():
         sys.exit(f"{clone}/results exists: --run makes a cold run, in a clean clone")
     subprocess.run(["make", ".venv/.installed"], cwd=clone, check=True)
-    wall, (_, cpu) = pipeline.snakemake(clone, CONFIG, keep=True, env=pipeline.job_clock(clone),
+    wall, (_, cpu) = timing.snakemake(clone, CONFIG, keep=True, env=job_clock(clone),
                                         venv_bin=clone / ".venv" / "bin")
     (clone / "job-clock" / "run.json").write_text(json.dumps({"wall": wall, "cpu": cpu}))
 
@@ -91,14 +92,14 @@ def overhead_lines(clone: Path, jobs: int) -> list[str]:
     clocks = [json.loads(p.read_text()) for p in sorted((clone / "job-clock").glob("*-*.json"))]
     run = json.loads((clone / "job-clock" / "run.json").read_text())
     lines = ["## Per-job overhead (issue 29: <= 20 % of the CPU)", "",
-             "Each job's process reports its CPU at exit (pipeline.py's JOB_CLOCK: getrusage from the "
+             "Each job's process reports its CPU at exit (clocks.py's JOB_CLOCK: getrusage from the "
              "interpreter's start) and the CPU inside its `crmatrix.pipeline.jobs.job` block (the stage's own "
              "work). Wrapper = job CPU - stage CPU; the rest of the run's CPU (/usr/bin/time's of its "
              "command) is Snakemake's main process and the processes the jobs started (git's cat-file, which a "
              "job's own rusage does not count): an upper bound on Snakemake's part.", "",
              "| rule | jobs | job CPU s | stage CPU s | wrapper CPU s | wrapper / job CPU |",
              "|---|---:|---:|---:|---:|---:|"]
-    rows = pipeline.overhead_rows(clocks)
+    rows = overhead_rows(clocks)
     for r in sorted(rows, key=lambda r: -r["cpu_sum"]):
         lines.append(f"| {r['rule']} | {r['jobs']} | {r['cpu_sum']:.1f} | {r['stage_sum']:.1f} | "
                      f"{r['cpu_sum'] - r['stage_sum']:.1f} | {r['share']:.1%} |")
@@ -111,7 +112,7 @@ def overhead_lines(clone: Path, jobs: int) -> list[str]:
               f"main process, the jobs' git) {main:.0f} CPU s ({main / max(jobs, 1):.2f} s per job).", "",
               f"**Per-job overhead: {share:.1%} of the run's CPU** at most (the jobs' wrappers and the rest, "
               f"{run['cpu'] - stage:.0f} of {run['cpu']:.0f} CPU s; <= {TARGET_OVERHEAD:.0%}: "
-              f"{pipeline.verdict(share <= TARGET_OVERHEAD)}). The jobs' wrappers alone: {(cpu - stage) / cpu:.1%} "
+              f"{timing.verdict(share <= TARGET_OVERHEAD)}). The jobs' wrappers alone: {(cpu - stage) / cpu:.1%} "
               "of the jobs' CPU.", ""]
     return lines
 
@@ -126,7 +127,7 @@ def main() -> None:
     wall, jobs = finished_run.wall_time(clone)
     results = clone / "results"
     lines = [f"# SWE-bench localization, from a clean clone — {datetime.date.today().isoformat()}", "",
-             f"`make run CONFIG=config/swe-bench.yaml` in a clean clone of crmatrix at {finished_run.commit(clone)}, "
+             f"`make run CONFIG=config/swe-bench.yaml` in a clean clone of crmatrix at {timing.commit(clone)}, "
              f"cold (empty `results/`, empty caches). {note}".rstrip(), "",
              f"Snakemake wall time of the run: **{wall / 60:.1f} min** for {jobs} jobs (from its log's first to "
              "last time stamp; `make run`'s venv install and report come on top).", "",

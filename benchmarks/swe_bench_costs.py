@@ -25,7 +25,7 @@ benchmarks/results/swe-bench-costs-<date>-clean.md with, per repository:
    are not counted here.
 3. **The DAG** (targets: planning <= 60 s, a no-op <= 1.3x Snakemake's fair floor): planning
    (`snakemake -n` with nothing done, in a copy of the clone's commit beside it), the no-op on
-   the finished clone, and the fair floor of the same DAG (benchmarks/scaling.py's, plain and
+   the finished clone, and the fair floor of the same DAG (benchmarks/floors.py's, plain and
    ending in `gc.freeze()` as our Snakefile does), the no-op and the floors timed in turn, the
    fastest of three each.
 
@@ -56,8 +56,10 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
+import clocks
 import finished_run
-import scaling
+import floors
+import timing
 
 from crmatrix import atomic, bases, config
 from crmatrix.config.plan import Plan
@@ -79,7 +81,7 @@ def cpu() -> float:
 def job_cpu(clone: Path, repo: str) -> float:
     """The CPU seconds of the run's jobs of STAGES for the repository (benchmark files
     RULE/REPO.tsv or RULE/REPO/...)."""
-    return sum(job["cpu"] for name, job in scaling.benchmark_tsvs(clone).items()
+    return sum(job["cpu"] for name, job in clocks.benchmark_tsvs(clone).items()
                if job["rule"] in STAGES and Path(name).parts[1].removesuffix(".tsv") == repo)
 
 
@@ -184,13 +186,13 @@ def main() -> None:
         with concurrent.futures.ProcessPoolExecutor(WORKERS) as pool:
             rows = sorted(pool.map(measure, [clone] * len(repos), repos, [parts] * len(repos)))
     rows_distinct, rows_commit = [d for d, _ in rows if d], [c for _, c in rows if c]
-    shape = scaling.finished_dag(clone, CONFIG, finished_run.commit(clone)) if "dag" in parts else None
+    shape = floors.finished_dag(clone, CONFIG, timing.commit(clone)) if "dag" in parts else None
     end = os.getloadavg()[0]
 
     lines = [f"# SWE-bench localization: what a commit costs — {datetime.date.today().isoformat()}", "",
              f"The stages whose work should grow with new code — symbol extraction and embedding and indexing "
              f"(`{'`, `'.join(STAGES)}`) — of the cold run `make run CONFIG={CONFIG}` in a clean clone, now at "
-             f"{finished_run.commit(clone)}, and the same stages run again here by `benchmarks/swe_bench_costs.py` "
+             f"{timing.commit(clone)}, and the same stages run again here by `benchmarks/swe_bench_costs.py` "
              f"(parts: {', '.join(p for p in PARTS if p in parts)}) on synthetic commits of the same repositories "
              f"(see its doc). Load average {start:.1f} at the start, {end:.1f} at the end. {note}".rstrip()]
     if rows_distinct:
@@ -198,7 +200,7 @@ def main() -> None:
     if rows_commit:
         lines += commit_table(rows_commit)
     if shape:
-        lines += scaling.dag_table(shape)
+        lines += floors.dag_table(shape)
     finished_run.write("swe-bench-costs" if parts == set(PARTS) else f"swe-bench-costs-{'-'.join(sorted(parts))}",
                        lines)
 

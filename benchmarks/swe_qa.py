@@ -16,6 +16,7 @@ import datetime
 import json
 
 import finished_run
+import timing
 
 from crmatrix.analysis import meta
 from crmatrix.evaluation import metrics
@@ -30,7 +31,7 @@ def recall_study(run: dict, method: str) -> tuple[float, float, int]:
 def main() -> None:
     clone, note = finished_run.arguments("swe_qa.py")
     matrix = json.loads((clone / "results" / "matrix" / "phase-matrix.json").read_text())
-    commit = finished_run.commit(clone)
+    commit = timing.commit(clone)
     wall, jobs = finished_run.wall_time(clone)
     rows = sorted((r for r in matrix["rows"] if not r["split"]), key=lambda r: r["dataset"])
     arms = matrix["arms"]

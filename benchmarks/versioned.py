@@ -129,6 +129,17 @@ def main() -> None:
     atomic.write_json(model_dir / "model.json", {"sha256": "b" * 64, "dim": DIM, "backend": "fake"})
     kn = knobs.resolve({"CODELENS_EMBED_HINT_AUTO": "0", "CODELENS_RANK_SPARSE_TERM_WEIGHT": "1"}, "python")
 
+    store = store_and_index(repo, work, kn, model_dir)
+    vindex, commits = commit_engines(store, work, kn, model_dir)
+    against_plain(repo, store, vindex, commits[1], kn)
+    shutil.rmtree(work)
+    out = ROOT / "benchmarks" / "results" / f"versioned-{date}.md"
+    atomic.write_text(out, "\n".join(out_lines) + "\n")
+    print(f"wrote {out}", file=sys.stderr)
+
+
+def store_and_index(repo: Repo, work: Path, kn, model_dir: Path) -> SymbolStore:
+    """The store of every commit and its versioned index built, timed and measured."""
     t = time.perf_counter()
     meta = build({f"c{i:03d}": repo.commit(i) for i in range(COMMITS)}, repo.symbols, work / "store")
     store_s = time.perf_counter() - t
@@ -144,7 +155,11 @@ def main() -> None:
         f"distinct files, {meta['contents']:,} distinct contents, {imeta['texts']:,} distinct embedding texts")
     say(f"- store: built in {store_s:.1f} s, {size(work / 'store'):.0f} MiB; index: built in {index_s:.1f} s "
         f"(fake embedder), {size(work / 'index'):.0f} MiB")
+    return store
 
+
+def commit_engines(store: SymbolStore, work: Path, kn, model_dir: Path) -> tuple[versioned.VersionedIndex, list[str]]:
+    """The index opened, and a few commits' engines built from it: time and memory."""
     t = time.perf_counter()
     vindex = versioned.VersionedIndex(work / "index", store, kn, model_dir)
     open_s = time.perf_counter() - t
@@ -170,8 +185,11 @@ def main() -> None:
         + f" s (median wall {np.median(walls):.3f} s, CPU {np.median(cpus):.3f} s; target <= 0.2 s)")
     say(f"- memory allocated while building it (peak, tracemalloc: numpy's and Python's): median "
         f"{np.median(peaks) / 2**20:.0f} MiB, of which the commit's vectors are {n * DIM * 4 / 2**20:.0f} MiB")
+    return vindex, commits
 
-    commit = commits[1]
+
+def against_plain(repo: Repo, store: SymbolStore, vindex: versioned.VersionedIndex, commit: str, kn) -> None:
+    """Query latency of the commit's engine against a plain engine of its symbols, and their hits compared."""
     symbols = store.symbols_of(commit)
     view = vindex.engine(commit, encode_queries=encode)
     vectors, bm25 = np.stack([vector(embedding_text(s, kn)) for s in symbols]), BM25Index.build(symbols)
@@ -206,10 +224,6 @@ def main() -> None:
     say()
     say(f"Hits of the view equal the plain engine's on {commit} ({len(symbols):,} symbols, every method, "
         f"{len(queries)} queries, top 100): {'yes' if equal else 'NO'}")
-    shutil.rmtree(work)
-    out = ROOT / "benchmarks" / "results" / f"versioned-{date}.md"
-    atomic.write_text(out, "\n".join(out_lines) + "\n")
-    print(f"wrote {out}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -80,7 +80,7 @@ def tree(tmp_path):
 # 48-byte header + 48 per entry (32-byte key, 4 floats)
 SHARDS = 192 + 96 + 144 + 96 + 96
 # texts.jsonl 92 per text, vectors.npy 128 + 16 per text, meta.json the knobs; the peer's 1000 + 98
-INDEX_BYTES = {"aaaaaaaaaaaa": 184 + 160 + 587, "bbbbbbbbbbbb": 184 + 160 + 586, "cccccccccccc": 92 + 144 + 587,
+INDEX_BYTES = {"aaaaaaaaaaaa": 184 + 160 + 675, "bbbbbbbbbbbb": 184 + 160 + 674, "cccccccccccc": 92 + 144 + 675,
                "dddddddddddd": 1098}
 
 
@@ -103,12 +103,12 @@ def test_info_counts_entries_bytes_shards_and_the_runs_of_each_index(tree):
         f"embedding cache {tree}/cache/embeddings: 1 model, 8 entries, 624 B in 5 shards",
         f"  model {MODEL[:12]} (minilm): 8 entries in 5 shards, 624 B; 4 used by 3 indexes, 2 by runs' queries, "
         "2 unused",
-        f"index cache {tree}/index: 4 indexes, 3.7 KiB",
-        "  alpha/builtin/aaaaaaaaaaaa  931 B, last used 1d ago, used by 2 runs: alpha-ds/builtin/2e-only, "
+        f"index cache {tree}/index: 4 indexes, 4.0 KiB",
+        "  alpha/builtin/aaaaaaaaaaaa  1019 B, last used 1d ago, used by 2 runs: alpha-ds/builtin/2e-only, "
         "alpha-ds/builtin/baseline",
-        "  alpha/builtin/bbbbbbbbbbbb  930 B, last used 10d ago, used by no run",
+        "  alpha/builtin/bbbbbbbbbbbb  1018 B, last used 10d ago, used by no run",
         "  alpha/peer/dddddddddddd  1.1 KiB, last used 30d ago, used by 1 run: alpha-ds/peer/baseline",
-        "  beta/builtin/cccccccccccc  823 B, last used 2d ago, used by 1 run: beta-ds/builtin/baseline",
+        "  beta/builtin/cccccccccccc  911 B, last used 2d ago, used by 1 run: beta-ds/builtin/baseline",
         f"builds kept to grow from {tree}/cache/bases: 0 builds, 0 B, 0 B of it linked from no result",
     ]
 
@@ -136,9 +136,9 @@ def test_evict_one_corpus_frees_its_index_and_the_entries_only_it_used(tree):
     left = EmbeddingCache(tree / "cache" / "embeddings").get_many(MODEL, [text_sha(t) for t in texts])
     assert len(left) == 7 and text_sha("b1") not in left
     assert caches.format_evict(report, NOW, {MODEL: ["minilm"]}) == [
-        f"evicted {tree}/index/beta/builtin/cccccccccccc (823 B, last used 2d ago, used by 1 run)",
+        f"evicted {tree}/index/beta/builtin/cccccccccccc (911 B, last used 2d ago, used by 1 run)",
         f"embeddings of model {MODEL[:12]} (minilm): dropped 1 of 8 entries, 5 shards merged into 1, freed 240 B",
-        "freed 1.0 KiB (1,063 bytes)",
+        "freed 1.1 KiB (1,151 bytes)",
     ]
 
 

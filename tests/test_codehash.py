@@ -18,9 +18,9 @@ def modules(stage: str) -> set[str]:
 # them but engine's and embed's are a docstring)
 BASE = {"__init__.py", "atomic.py", "pipeline/__init__.py", "pipeline/jobs.py", "stages/__init__.py"}
 # the pins package: its __init__ imports every pin kind's module (a path's fingerprint reads
-# files by the corpus's rules and content keys)
+# files by the corpus's rules and content keys), and the registry the kinds register in
 PINS = {f"corpora/pins/{m}.py" for m in ("__init__", "pin", "git", "gitstore", "pypi", "npm", "path", "downloads",
-                                         "archives")} | {"corpora/tree.py", "corpora/blobs.py"}
+                                         "archives")} | {"corpora/tree.py", "corpora/blobs.py", "registry.py"}
 
 
 # the types a run, a cell and the matrix are read as (types only: no statistics in them)

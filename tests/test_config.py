@@ -89,7 +89,7 @@ def test_corpus_needs_exactly_one_pin():
     cfg["corpora"]["c"] = {"git": "u", "commit": "abc123"}
     assert error_of(cfg) == "config: corpora.c.commit: expected a full 40-hex commit id, got 'abc123'"
     cfg["corpora"]["c"] = {"path": "a", "npm": "x@1", "integrity": "sha512-x"}
-    assert error_of(cfg) == ("config: corpora.c: needs exactly one of git, pypi, npm, path, ds1000, repoqa "
+    assert error_of(cfg) == ("config: corpora.c: needs exactly one of git, npm, path, pypi, ds1000, repoqa "
                              "(found ['npm', 'path'])")
 
 
@@ -220,6 +220,25 @@ def test_command_and_mcp_options_are_filled_and_checked_one_key_at_a_time():
     mcp = config.from_dict(with_system({"type": "mcp", "methods": ["b"], "options": {
         "server": ["s"], "methods": {"a": {"tool": "x"}, "b": {"tool": "y", "args": {"q": "{query}"}}}}}))
     assert mcp.systems["x"].methods == ["b"]
+
+
+def test_the_builtin_refuses_any_key_under_its_options_before_any_job(tmp_path, capsys):
+    # it takes none: a key there was once recorded and ignored
+    assert error_of(with_system({"type": "builtin", "options": {"colour": "blue", "size": 2}})) == (
+        "config: systems.x.options.colour: not an option of builtin, which takes none (its settings are the arms' "
+        "knob variables, docs/knobs.md)")
+    assert error_of(with_system({"type": "builtin", "options": {"CODELENS_RANK_SPARSE_MAX": "20"}})) == (
+        "config: systems.x.options.CODELENS_RANK_SPARSE_MAX: not an option of builtin, which takes none "
+        "(CODELENS_RANK_SPARSE_MAX is a knob: set it in an arm, arms.NAME.CODELENS_RANK_SPARSE_MAX)")
+    assert config.from_dict(with_system({"type": "builtin", "options": {}})).systems["x"].conf["options"] == {}
+    cfg = tmp_path / "mine.yaml"
+    cfg.write_text(yaml.safe_dump({**MINIMAL, "systems": {"builtin": {"type": "builtin",
+                                                                      "options": {"colour": "blue"}}}}))
+    from crmatrix.cli import main
+
+    assert main(["validate", str(cfg)]) == 2
+    assert (f"{cfg}: systems.builtin.options.colour: not an option of builtin, which takes none (its settings are "
+            "the arms' knob variables, docs/knobs.md)") in capsys.readouterr().err
 
 
 def test_a_dataset_split_and_its_seed_as_jobs_get_them():

@@ -131,7 +131,7 @@ def test_a_corpus_written_out_of_a_benchmark_file_by_its_format(tmp_path):
     assert str(e.value) == "corpora.c: needs one of ds1000, repoqa (a corpus written out of a benchmark file)"
     with pytest.raises(CrmatrixError) as e:  # and the fetch stage fetches, never writes
         fetch_corpus.run("docs", {"ds1000": {"file": str(file)}}, out / "t3", out / "m3.json", [], {})
-    assert str(e.value) == "corpora.docs: needs exactly one of git, pypi, npm, path (found none)"
+    assert str(e.value) == "corpora.docs: needs exactly one of git, npm, path, pypi (found none)"
     assert sorted(p.name for p in out.iterdir()) == ["man.json", "symbols.jsonl", "tree"]
 
 

@@ -16,6 +16,7 @@ from test_index_workflow import RUST
 from crmatrix import CrmatrixError, atomic
 from crmatrix.embed.queries import query_encoder
 from crmatrix.engine import Engine, bm25, hybrid, index, knobs, sparse
+from crmatrix.identifiers import alnum_words
 from crmatrix.stages import prepare_model
 from crmatrix.symbols import Symbol
 from crmatrix.symbols.extract import extract_source
@@ -32,14 +33,22 @@ def test_query_terms_drop_short_words_and_stopwords_and_dedupe():
         "find", "function", "opens", "file", "then")
 
 
+def coverage_bonus(terms: tuple[str, ...], fields: str, threshold: float, max_bonus: float) -> float:
+    """The bonus of one candidate worked out alone, against which the index's bonus of every
+    candidate at once is held; `fields` is its lowercased `name qualname signature path`."""
+    present = set(alnum_words(fields))
+    covered = sum(t in present for t in terms)
+    return float(sparse.bonus(np.array([covered]), len(terms), threshold, max_bonus)[0])
+
+
 def test_coverage_bonus_rises_linearly_from_the_threshold():
     fields = "parse_json_body parser.parse_json_body def parse_json_body(raw) src/json/parse.py"
     # 2 of 3 terms as whole words (`_` is a boundary; "parser" does not count for "parse" alone)
-    assert sparse.coverage_bonus(("parse", "json", "xml"), fields, 0.4, 40) == pytest.approx((2 / 3 - 0.4) / 0.6 * 40)
-    assert sparse.coverage_bonus(("parse", "json", "xml"), fields, 0.7, 40) == 0.0
-    assert sparse.coverage_bonus(("parse", "json"), fields, 0.6, 20) == pytest.approx(20.0)
-    assert sparse.coverage_bonus(("parse",), fields, 0.1, 20) == 0.0  # one term: no bonus
-    assert sparse.coverage_bonus(("pars", "body"), fields, 0.1, 20) == pytest.approx((0.5 - 0.1) / 0.9 * 20)
+    assert coverage_bonus(("parse", "json", "xml"), fields, 0.4, 40) == pytest.approx((2 / 3 - 0.4) / 0.6 * 40)
+    assert coverage_bonus(("parse", "json", "xml"), fields, 0.7, 40) == 0.0
+    assert coverage_bonus(("parse", "json"), fields, 0.6, 20) == pytest.approx(20.0)
+    assert coverage_bonus(("parse",), fields, 0.1, 20) == 0.0  # one term: no bonus
+    assert coverage_bonus(("pars", "body"), fields, 0.1, 20) == pytest.approx((0.5 - 0.1) / 0.9 * 20)
 
 
 # --- hybrid merge ---------------------------------------------------------------------------
@@ -167,7 +176,7 @@ def test_vectorized_lexical_and_sparse_equal_the_definitions():
         want = np.array([np.nan if (v := lexical.score(d, lq)) is None else v for d in docs])
         np.testing.assert_array_equal(lex_index.scores(q), want, err_msg=q)
         terms = sparse.query_terms(q)
-        want = np.array([sparse.coverage_bonus(terms, f, 0.4, 40) for f in fields])
+        want = np.array([coverage_bonus(terms, f, 0.4, 40) for f in fields])
         np.testing.assert_allclose(sparse_index.bonus(q, 0.4, 40), want, err_msg=q)
 
 

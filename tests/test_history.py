@@ -5,14 +5,16 @@ four history bundles of ../shared."""
 import os
 import subprocess
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from conftest import SHARED, needs_shared
 
 from crmatrix import CrmatrixError, atomic, config
+from crmatrix.corpora import testfiles
 from crmatrix.corpora.pins import gitstore
-from crmatrix.datasets import history, testfiles
+from crmatrix.datasets import history, patches
 from crmatrix.datasets.history import Options
 from crmatrix.stages import extract_repository, fetch_repository, localize_tasks
 
@@ -178,8 +180,13 @@ def test_the_store_fetches_the_history_and_tasks_are_localized_at_their_parents(
     repo, c = made
     mirror = make_mirror(repo, tmp_path)
     rows, _ = derive(repo, max_files=1)
-    corpus = {"git": URL, "include": ["**"], "history": True, "commits": sorted({r.base_commit for r in rows})}
-    fetch_repository.run("widget", corpus, tmp_path / "repo", [str(mirror)])
+    corpus = {"git": URL, "include": ["**"], "history": True, "commits": sorted({r.base_commit for r in rows}),
+              "candidates": "language"}
+    manifest = fetch_repository.run("widget", corpus, tmp_path / "repo", [str(mirror)])
+    # the language's tests are no candidates: listed apart, one test file at each of the 4 parents
+    assert (manifest["candidates"], manifest["outside_candidates"]) == ("language", 4)
+    assert {c: [p for p, _ in fs] for c, fs in atomic.read_json(tmp_path / "repo" / "outside.json").items()} == {
+        commit: ["tests/test_core.py"] for commit in corpus["commits"]}
     extract_repository.run(tmp_path / "repo", tmp_path / "store", tmp_path / "stats.json", tmp_path / "cache")
     out = {}
     for level in ("files", "functions"):
@@ -200,8 +207,10 @@ def test_the_store_fetches_the_history_and_tasks_are_localized_at_their_parents(
         short["python"]: [["pkg/core.py", "parse_config", 1, 3]]}
     summary = atomic.read_json(tmp_path / "files.json")
     # "Serve on every address ..." names Go's Serve, as a message's first word can
+    # the candidates hold every gold file: the gold is drawn from the language's non-test files
     assert (summary["format"], summary["tasks"], summary["gold"]) == (
-        "history", 4, {"leaky": 2, "leaky_share": 0.5, "leaky_names": {
+        "history", 4, {"candidates": "language", "tasks_outside_candidates": 0, "files_outside_candidates": 0,
+                       "leaky": 2, "leaky_share": 0.5, "leaky_names": {
             history.instance_id("acme/widget", c["side"]): ["Serve"],
             history.instance_id("acme/widget", c["leaky"]): ["core.py", "save"]}})
     assert summary["dropped_by_reason"] == {
@@ -222,6 +231,7 @@ def test_a_config_resolves_a_history_dataset_to_its_parents(made, tmp_path):
         m = config.from_dict(cfg)
         assert m.corpora["widget"].conf["commits"] == sorted({c["root"], c["python"], c["many"], c["leaky"]})
         assert m.corpora["widget"].conf["history"] is True
+        assert m.corpora["widget"].conf["candidates"] == "language" == m.datasets["h"].conf["candidates"]
         ds = m.datasets["h"]
         assert (ds.corpus, ds.file, ds.conf["repository"], ds.conf["history"]["max_files"]) == (
             "widget", str(mirror / "acme+widget@history.bundle"), "acme/widget", 1)
@@ -235,6 +245,24 @@ def test_a_config_resolves_a_history_dataset_to_its_parents(made, tmp_path):
         config.from_dict(other)
     with pytest.raises(CrmatrixError, match=r"datasets.h: 'repository' is a required property"):
         config.from_dict({**cfg, "datasets": {"h": {"format": "history"}}})
+
+
+def test_a_history_dataset_ranks_its_language_files_without_tests_or_all(made, tmp_path):
+    repo, _ = made
+    mirror = make_mirror(repo, tmp_path)
+    h = {"format": "history", "repository": "widget", "history": {"max_files": 1}}
+    cfg = {"git_mirrors": [str(mirror)], "repositories": {"widget": {"git": URL}}, "arms": {"baseline": {}}}
+    m = config.from_dict({**cfg, "datasets": {"h": {**h, "candidates": "all"}}})
+    assert m.corpora["widget"].conf["candidates"] == "all" == m.datasets["h"].conf["candidates"]
+    with pytest.raises(CrmatrixError) as e:
+        config.from_dict({**cfg, "datasets": {"h": {**h, "candidates": "agentless"}}})
+    assert str(e.value) == ("config: datasets.h.candidates: 'agentless': a history dataset ranks its language's "
+                            "source files without tests (language, the default: its gold is drawn from them) or all "
+                            "of them (all); agentless is a Python benchmark's rule")
+    with pytest.raises(CrmatrixError) as e:
+        config.from_dict({**cfg, "datasets": {"h": h, "h2": {**h, "candidates": "all"}}})
+    assert str(e.value) == ("config: repositories.widget: its datasets name different candidate rules (h: language, "
+                            "h2: all); a repository's store holds one candidate set")
 
 
 def test_a_history_is_not_read_at_one_commit(tmp_path):
@@ -265,6 +293,16 @@ def test_the_shared_history_bundles_give_their_tasks(stem, tmp_path):
     gitstore.fetch_commits([], tmp_path / "git", history=bundle)
     rows, _ = history.derive(tmp_path / "git", stem.replace("+", "/"), Options())
     assert len(rows) == SHARED_TASKS[stem]
+    # a history's -U0 hunks apply where they say (patches.relocate, as `git apply --unidiff-zero`),
+    # so its function gold is read at the stated lines
+    texts = gitstore.git(["--git-dir", tmp_path / "git", "cat-file", "--batch"], "cat-file", "".join(
+        f"{r.base_commit}:{d.old_path}\n" for r in rows for d in r.diffs).encode())
+    at = 0
+    for d in (d for r in rows for d in r.diffs):
+        size = int(texts[at:texts.index(b"\n", at)].split()[2])
+        start = texts.index(b"\n", at) + 1
+        text, at = texts[start:start + size].decode("utf-8", "replace"), start + size + 1
+        assert patches.relocate(d, text) == d and patches.relocate(d, text).hunks == d.hunks
 
 
 def test_the_matrix_gives_the_leaky_share_and_each_strata_figures():
@@ -284,4 +322,10 @@ def test_the_matrix_gives_the_leaky_share_and_each_strata_figures():
     lines = _benchmarks_md((entry,), (), ("baseline",))
     assert "4 tasks; 2 rows or citations dropped: 2 merge; 1 leaky tasks (25%: the message names a gold file or " \
            "function)" in lines
+    ruled = replace(entry, dropped=replace(entry.dropped, gold={
+        "candidates": "language", "tasks_outside_candidates": 0, "files_outside_candidates": 0,
+        **entry.dropped.gold}))
+    assert "4 tasks; 2 rows or citations dropped: 2 merge; candidate files: language; 0 tasks with 0 gold files " \
+           "outside them, kept as misses; 1 leaky tasks (25%: the message names a gold file or function)" in \
+           _benchmarks_md((ruled,), (), ("baseline",))
     assert "| clean | 3 | 0.400 [0.30, 0.50] |" in lines and "| leaky | 1 | 0.800 [0.70, 0.90] |" in lines

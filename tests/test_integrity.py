@@ -108,10 +108,11 @@ def test_through_snakemake_an_altered_index_stops_its_evaluation_naming_the_file
     # Snakemake sees nothing (the directories' times are the build's), but every load checks the bytes
     proc = run("--forcerun", "evaluate_arm", "--keep-going", check=False)
     assert proc.returncode != 0
-    for path in (vectors, tool_index):
-        rel = path.relative_to(tmp_path)
-        assert re.search(rf"^crmatrix: {re.escape(str(rel))}: its bytes differ from those recorded when the index "
-                         rf"was built \(sha256 [0-9a-f]{{12}}, recorded [0-9a-f]{{12}}\); {HINT}$",
+    for path, system in ((vectors, "builtin system 'builtin'"), (tool_index, "command system 'cli'")):
+        rel = path.relative_to(tmp_path)  # the line names the job's system and dataset, then the file
+        assert re.search(rf"^crmatrix: {system} on dataset 'ds', arm 'baseline': {re.escape(str(rel))}: its bytes "
+                         rf"differ from those recorded when the index was built \(sha256 [0-9a-f]{{12}}, recorded "
+                         rf"[0-9a-f]{{12}}\); {HINT}$",
                          proc.stderr, flags=re.M), proc.stderr
     assert not (tmp_path / "results/runs/ds/builtin/baseline.json").exists()
 

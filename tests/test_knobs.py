@@ -9,7 +9,19 @@ from crmatrix import CrmatrixError, cli, config
 from crmatrix.config.matrix import Matrix
 from crmatrix.config.plan import Plan
 from crmatrix.engine import knobs
-from crmatrix.engine.knobs import INDEX, QUERY, Knob, KnobError, Knobs, canonical, index_spec, resolve, settle, table
+from crmatrix.engine.knobs import (
+    INDEX,
+    QUERY,
+    TOKENIZER,
+    Knob,
+    KnobError,
+    Knobs,
+    canonical,
+    index_spec,
+    resolve,
+    settle,
+    table,
+)
 from crmatrix.engine.knobs.kinds import Whole
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -185,7 +197,7 @@ def test_settle_refuses_a_field_that_is_no_knob():
 
 
 def test_the_table_names_each_variable_and_field_once_and_its_defaults_are_in_range():
-    assert len(KNOWN_VARS) == len({k.field for k in table.KNOBS}) == len(table.KNOBS) == 18
+    assert len(KNOWN_VARS) == len({k.field for k in table.KNOBS}) == len(table.KNOBS) == 21
     assert all(table.ours(k.var) for k in table.KNOBS)
     for k in (k for k in table.KNOBS if k.default is not None):
         # the default as the docs show it is a value of the variable that gives the default, unclamped
@@ -198,8 +210,51 @@ def test_variable_sets():
     assert index_time == {"CODELENS_EMBED_HINT_LINES", "CODELENS_EMBED_HINT_CHARS", COMMENTS, API,
                           "CODELENS_EMBED_HINT_STRICT_LITERALS", "CODELENS_EMBED_HINT_STRICT_COMMENTS"}
     assert query_time == {SPARSE, "CODELENS_RANK_SPARSE_THRESHOLD", "CODELENS_RANK_SPARSE_MAX", *FUSION_VARS}
-    assert KNOWN_VARS - index_time - query_time == {AUTO, AUTO_LANG}  # gating: they decide both kinds
+    tokenizer = {k.var for k in table.KNOBS if k.phase == TOKENIZER}
+    assert tokenizer == {WHOLE, STEM, STOPWORDS}
+    assert KNOWN_VARS - index_time - query_time - tokenizer == {AUTO, AUTO_LANG}  # gating: they decide both kinds
     assert list(Knobs().index_fields()) == table.fields(INDEX)
+
+
+WHOLE, STEM, STOPWORDS = "CRMATRIX_BM25_WHOLE_IDENTIFIERS", "CRMATRIX_BM25_STEM", "CRMATRIX_BM25_STOPWORDS"
+# A default index's fields as they were before the tokenizer knobs: its key must not move.
+DEFAULT_FIELDS = {"hint_lines": 1, "hint_chars": 60, "nl_tokens": False, "api_calls": False,
+                  "strict_literals": False, "strict_comments": False}
+
+
+def test_tokenizer_knobs_default_and_parse():
+    k = resolve({}, None)
+    assert (k.bm25_whole_identifiers, k.bm25_stem, k.bm25_stopwords) == (False, True, True)
+    k = resolve({WHOLE: " Yes", STEM: "off", STOPWORDS: "0"}, None)
+    assert (k.bm25_whole_identifiers, k.bm25_stem, k.bm25_stopwords) == (True, False, False)
+    assert canonical({WHOLE: "true", STEM: "no"}) == {WHOLE: "1", STEM: "0"}
+    with pytest.raises(KnobError, match=r"CRMATRIX_BM25_STEM='maybe'"):
+        resolve({STEM: "maybe"}, None)
+    with pytest.raises(KnobError, match="did you mean CRMATRIX_BM25_WHOLE_IDENTIFIERS"):
+        resolve({"CRMATRIX_BM25_WHOLE_IDENTIFIER": "1"}, None)
+
+
+def test_tokenizer_knobs_enter_the_index_fields_only_away_from_their_defaults():
+    """At their defaults, written out or not, a default arm's index fields (so its index key, meta
+    and bases key) are what they were before these knobs; set, they follow the embedding knobs."""
+    for env in ({}, {WHOLE: "0", STEM: "1", STOPWORDS: "yes"}):
+        assert index_spec({**env, AUTO: "0"}, "python") == resolve({**env, AUTO: "0"}, None).index_fields() \
+            == DEFAULT_FIELDS
+        assert index_spec(env, None) == {"auto": True, "hint_lines": 1, "hint_chars": 60, "strict_literals": False,
+                                         "strict_comments": False}
+        assert resolve(env, None).tokenizer_fields() == {}
+    whole = resolve({WHOLE: "1", AUTO: "0"}, None)
+    assert whole.index_fields() == {**DEFAULT_FIELDS, "bm25_whole_identifiers": True}
+    assert resolve({STOPWORDS: "off", STEM: "0"}, None).tokenizer_fields() == {"bm25_stem": False,
+                                                                                "bm25_stopwords": False}
+    # waiting for the corpus's language, the tokenizer's fields are there too, and settle as set
+    waiting = index_spec({WHOLE: "1"}, None)
+    assert waiting == {"auto": True, "hint_lines": 1, "hint_chars": 60, "strict_literals": False,
+                       "strict_comments": False, "bm25_whole_identifiers": True}
+    assert settle(waiting, "rust").index_fields() == resolve({WHOLE: "1"}, "rust").index_fields()
+    # an index's meta (or a run's knobs) without them was built at their defaults
+    assert table.index_fields(DEFAULT_FIELDS) == DEFAULT_FIELDS
+    assert table.index_fields(whole.to_dict()) == whole.index_fields()
 
 
 FUSION_VARS = {"CRMATRIX_FUSION", "CRMATRIX_RRF_K", "CRMATRIX_WSI_WEIGHT", "CRMATRIX_SEMANTIC_DEPTH",

@@ -11,7 +11,8 @@ from conftest import ROOT, chart_data, chart_spec, snakemake
 
 from crmatrix import CrmatrixError, atomic, config
 from crmatrix.analysis import meta, versus
-from crmatrix.plots import names
+from crmatrix.plots import frames, names
+from crmatrix.plots import leaderboard as plots_leaderboard
 from crmatrix.results.run import Run
 from crmatrix.stages import collect_matrix, plot_costs, plot_gallery, plot_leaderboard, plot_versus
 from crmatrix.systems.registry import default_reference
@@ -126,9 +127,9 @@ def test_costs_and_failures_per_system(drawn):
     costs = {r["system"]: r for r in chart_data(chart_spec(drawn / "costs.html"))}
     assert set(costs) == {"builtin", "flaky", "sharp"}
     failures = chart_data(chart_spec(drawn / "failures.html"))
-    flaky = sorted((r["kind"], r["failed"]) for r in failures if r["system"] == "flaky")
-    assert flaky == [("crash", 1), ("timeout", 1)]
-    assert [r["label"] for r in failures if r["system"] == "builtin"] == ["0 of 18 failed"]
+    flaky = sorted((r["outcome"], r["kind"], r["count"]) for r in failures if r["system"] == "flaky")
+    assert flaky == [("failed", "crash", 1), ("failed", "timeout", 1)]
+    assert [r["label"] for r in failures if r["system"] == "builtin"] == ["of 18: 0 failed"]
 
 
 @pytest.mark.slow
@@ -192,8 +193,8 @@ def test_the_leaderboard_ranks_the_systems_from_their_baseline_cells(tmp_path):
         "builtin", "flaky", "tied", 0.0, None, 16)
     section = md[md.index("## Leaderboard: systems compared"):md.index("## By language")]
     assert "| 2 | flaky | hybrid | 2 | 18 | 0.460 | +0.000 (no dataset varied) | — | 16 | 2 (1 crash, 1 timeout) | " \
-           "15.0 | 18.0 |" in section
-    assert "| 2 | builtin | hybrid | 2 | 18 | 0.573 | reference | — | — | 0 | 15.0 | 18.0 |" in section
+           "0 | 0 | 15.0 | 18.0 |" in section
+    assert "| 2 | builtin | hybrid | 2 | 18 | 0.573 | reference | — | — | 0 | 0 | 0 | 15.0 | 18.0 |" in section
     assert "| builtin › flaky | 2 | 16 | +0.000 | — | — | tied |" in section
     assert "⚠" not in section  # no headline is beaten here
     # the gallery shows the same section as a table, above the charts
@@ -202,6 +203,54 @@ def test_the_leaderboard_ranks_the_systems_from_their_baseline_cells(tmp_path):
     page = (tmp_path / "index.html").read_text()
     board_html = page[page.index('<section id="leaderboard">'):page.index('<section id="power">')]
     assert "<h2>Leaderboard: systems compared</h2>" in board_html and "<td>builtin › flaky</td>" in board_html
+
+
+def _one_way(ranks: dict[str, list]) -> list[Run]:
+    """builtin and peer on each dataset of `ranks` (dataset -> (builtin's ranks, peer's))."""
+    return [fixture_runs.typed(fixture_runs.run(d, "baseline", by[i], "python", system=s))
+            for d, by in ranks.items() for i, s in enumerate(("builtin", "peer"))]
+
+
+NOT_TESTABLE_1 = "not testable: 1 shared query, the test needs ≥ 6"
+
+
+def test_a_pair_of_too_few_shared_queries_is_not_testable_never_tied(tmp_path):
+    """One query per dataset: peer finds it at rank 1, builtin at 2, a Δ of +0.5 with no test to
+    judge it (was `tied`). Six queries of one dataset judge it; five do not, though the pool's
+    normal z on them is far below α: no outcome of the exact paired test on five is significant."""
+    m, md = collected(tmp_path / "one", _one_way({"alpha": ([2], [1])}))
+    (pair,) = m.leaderboard.pairs
+    assert (pair.upper, pair.lower, pair.queries, pair.delta, pair.p, pair.p_holm, pair.mark) == (
+        "peer", "builtin", 1, 0.5, None, None, "not testable")
+    assert m.to_json()["leaderboard"]["pairs"][0]["mark"] == "not testable"
+    assert m.to_json()["statistics"]["min_queries"] == 6
+    st = {s.system: s for s in m.leaderboard.standings}
+    assert [(s.system, s.rank) for s in m.leaderboard.standings] == [("peer", 1), ("builtin", 1)]
+    assert (st["peer"].testable, st["builtin"].testable) == (False, None)
+    section = md[md.index("## Leaderboard: systems compared"):md.index("## By language")]
+    assert f"| 1 | peer | hybrid | 1 | 1 | 1.000 | +0.500 ({NOT_TESTABLE_1}) | — | 1 |" in section
+    assert f"| peer › builtin | 1 | 1 | +0.500 | — | — | {NOT_TESTABLE_1} |" in section
+    assert "tied" not in section.split("\n| rank |")[1]
+    # the chart says it too
+    compared = versus.compare(_one_way({"alpha": ([2], [1])}), "builtin", "hybrid")
+    assert frames.leaderboard(compared)[1] == ["peer (Δ +0.500, not testable)", "builtin (reference)"]
+    assert ("not testable: fewer than 6 queries both answered (no outcome of the paired test on fewer is "
+            "significant), or no spread to test") in plots_leaderboard.draw(compared).to_dict()["title"]["subtitle"]
+
+    # six datasets of one query each: enough queries, but no dataset's differences vary
+    m, md = collected(tmp_path / "six", _one_way({f"d{i}": ([2], [1]) for i in range(6)}))
+    (pair,) = m.leaderboard.pairs
+    assert (pair.queries, pair.delta, pair.p, pair.mark) == (6, 0.5, None, "not testable")
+    assert "| peer › builtin | 6 | 6 | +0.500 | — | — | not testable: no dataset's differences vary over its " \
+           "queries, no spread to test |" in md
+
+    # one dataset: five queries are too few whatever the pool's z says, six are judged
+    for n, mark, rank in ((5, "not testable", 1), (6, "separated", 2)):
+        m, md = collected(tmp_path / str(n), _one_way({"alpha": ([2] * n, [1] * (n - 1) + [2])}))
+        (pair,) = m.leaderboard.pairs
+        assert (pair.queries, pair.mark, m.leaderboard.standings[1].rank) == (n, mark, rank)
+        assert (pair.p is None) == (n == 5) and pair.ci[0] > 0  # the interval clears 0 both times
+    assert m.leaderboard.standings[0].testable and compared.versus[0].testable is False
 
 
 def test_one_system_has_no_leaderboard(tmp_path):

@@ -96,7 +96,8 @@ def test_an_indexed_arm_is_keyed_with_its_model_before_scoring_as_its_run_record
         rescoring.refuse([planned], set(), force=False)
     rescoring.refuse([planned], set(), force=True)
     # and the job itself, when the plan could not key it, refuses before its first query
-    with pytest.raises(CrmatrixError, match=rf"^config {key} was scored on test split of ds 1 time\(s\) on "):
+    with pytest.raises(CrmatrixError, match=rf"^builtin system 'fake' on dataset 'ds', arm 'a': config {key} "
+                                            r"was scored on test split of ds 1 time\(s\) on "):
         evaluate()
 
 

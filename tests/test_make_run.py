@@ -1,9 +1,12 @@
 """`make run` as a user types it, in a copy of the project: a dry run says it ran nothing, and a
-`make run` (or `make resume`) that meets a lock tells a live run (naming its PID) from a killed one."""
+`make run` (or `make resume`) that meets a lock tells a live run (naming its PID) from a killed one,
+a killed one not yet reaped (a zombie) too."""
 
 import os
 import signal
+import subprocess
 import time
+from pathlib import Path
 
 import psutil
 import pytest
@@ -20,6 +23,32 @@ def test_a_dry_run_shows_the_plan_and_says_nothing_ran(tmp_path):
     assert "This was a dry-run" in out and "crmatrix: a dry run: the plan is above; nothing was run" in out.splitlines()
     assert not [line for line in out.splitlines() if line.startswith(FINISHED)], out
     assert not (work / "results").exists()
+
+
+def state(pid: int) -> str:
+    """The process's state letter (R, S, Z, ...): the field after its name's closing parenthesis."""
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(") ", 1)[1][0]
+
+
+def test_make_resume_takes_a_lock_owner_killed_but_not_yet_reaped_for_gone(tmp_path):
+    # kill -0 succeeds on a zombie: a snakemake killed by kill -9 is one until it is reaped (~1 s)
+    work = checkout(tmp_path)
+    zombie = subprocess.Popen(["true"])  # exits at once; a zombie until this test waits for it
+    try:
+        deadline = time.monotonic() + 60
+        while state(zombie.pid) != "Z":
+            assert time.monotonic() < deadline, "true never exited"
+            time.sleep(0.01)
+        (work / ".snakemake/locks").mkdir(parents=True)
+        (work / ".snakemake/locks/crmatrix-owner.pid").write_text(f"{zombie.pid}\n")
+        code, out = finish(make(work, "resume", "SNAKEFLAGS=-n"))
+        assert state(zombie.pid) == "Z"  # still one while make looked
+    finally:
+        zombie.wait(timeout=60)
+    assert code == 0, out
+    assert "a run is going on in this directory" not in out
+    assert "crmatrix: a dry run: the plan is above; nothing was run" in out.splitlines()
+    assert not (work / ".snakemake/locks/crmatrix-owner.pid").exists()  # unlocked: the lock's directory went
 
 
 @pytest.mark.slow

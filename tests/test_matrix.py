@@ -286,6 +286,15 @@ ADDED_SECTIONS = ("\n## Leaderboard: systems compared\n", "\n## Arms ranked acro
                   "\n## What this matrix can tell\n")
 
 
+def without_testable(got: dict) -> dict:
+    """The matrix without the fields added after the snapshot inside parts it has: the fewest
+    queries the paired test can judge, and whether it judges each compared cell (every one here)."""
+    assert got["statistics"].pop("min_queries") == 6
+    compared = [c for r in got["rows"] for c in r["cells"].values() if "p_holm" in c]
+    assert compared and [c.pop("testable") for c in compared] == [True] * len(compared)
+    return got
+
+
 def section(md: str, head: str) -> str:
     start = md.index(head)
     return md[start:md.index("\n## ", start + len(head))]
@@ -300,7 +309,7 @@ def test_the_varied_matrix_is_the_snapshot_and_what_it_can_tell(tmp_path):
     got = json.loads(got_json.read_text())
     added = {k: got.pop(k) for k in ADDED_KEYS}
     before = tmp_path / "before.json"
-    atomic.write_json(before, got)
+    atomic.write_json(before, without_testable(got))
     assert before.read_bytes() == (SNAPSHOT / "phase-matrix.json").read_bytes()
     md = got_md.read_text()
     sections = {head: section(md, head) for head in ADDED_SECTIONS}
@@ -481,6 +490,34 @@ def test_arms_ranked_tie_neighbours_that_cannot_be_told_apart():
     assert "| builtin | 2 | baseline | +0.000 | — |" in section
 
 
+def test_a_cell_of_too_few_queries_is_not_testable_by_the_leaderboards_rule():
+    """A dataset of one query that `lift` brings from rank 2 to 1: Δ +0.5, and no outcome of the
+    paired test on one query is significant. The cell says so (was a p of 1.0 beside `needs`
+    nothing), and so does its arms' ranking, by the same minimum; six queries are judged."""
+    one = [fixture_runs.typed(fixture_runs.run("d1", arm, r, "python"))
+           for arm, r in (("baseline", [2]), ("lift", [1]))]
+    m = matrix.build(one, "baseline", "hybrid", ["baseline", "lift"])
+    cell = row_of(m, "d1")["cells"]["lift"]
+    assert (cell["delta_abs"], cell["testable"], cell["p_randomization"]) == (0.5, False, 1.0)
+    md = matrix.to_markdown(m)
+    line = next(x for x in md.splitlines() if x.startswith("| d1 |"))
+    assert line.endswith("| 1.000 [1.00, 1.00]<br>Δ +0.500 +100.0% strong<br>not testable: 1 shared query, the test "
+                         "needs ≥ 6 |")
+    assert ("`not testable`: fewer queries than the paired test needs (6; on fewer no outcome is significant), so no "
+            "p: neither tied nor told apart.") in md
+    (ranked,) = m.arm_ranks
+    assert [(a.arm, a.rank) for a in ranked.arms] == [("lift", 1), ("baseline", 1)]
+    assert ranked.pairs[0].mark == "not testable"
+    assert ("| builtin | 1 | lift | +0.500 | not testable: 1 shared query, the test needs ≥ 6, with baseline: +0.500 |"
+            in md)
+    six = [fixture_runs.typed(fixture_runs.run("d1", arm, r, "python"))
+           for arm, r in (("baseline", [2] * 6), ("lift", [1] * 6))]
+    m = matrix.build(six, "baseline", "hybrid", ["baseline", "lift"])
+    cell = row_of(m, "d1")["cells"]["lift"]
+    assert (cell["testable"], cell["p_randomization"], cell["p_holm"]) == (True, 2 / 2**6, 2 / 2**6)
+    assert "not testable" not in matrix.to_markdown(m).split("\n## By language")[0]
+
+
 def test_a_matrix_of_one_arm_says_what_is_absent_and_why():
     runs = [r for r in fixture_runs.runs() if r.arm == "baseline"]
     m = matrix.build(runs, "baseline", "hybrid", ["baseline"])
@@ -524,3 +561,26 @@ def test_a_benchmark_split_by_repository_is_pooled_over_its_tasks_as_the_field_r
     assert pool.arms["wsi"]["ndcg@10"].mean == 0.7
     # a benchmark of one split has its split's table alone
     assert rollups.pooled_benchmarks(table, ["baseline"], {"lite-a": "lite"}) == []
+
+
+def test_the_benchmark_section_names_the_candidate_rule_of_each_swe_bench_figure():
+    from crmatrix.analysis.matrix import markdown
+    from crmatrix.results.cell import Scored
+    from crmatrix.results.matrix import BenchmarkEntry, Dropped, PooledBenchmark
+
+    scores = {"baseline": {"acc_all@1": Scored(mean=0.5, ci_low=0.0, ci_high=1.0)}}
+
+    def entry(dataset, outside):
+        gold = {"candidates": "agentless", "tasks_outside_candidates": outside, "files_outside_candidates": outside}
+        return BenchmarkEntry(dataset=dataset, system="builtin", method="hybrid", format="swe-bench",
+                              metrics=("acc_all@1",), arms=scores, strata={},
+                              dropped=Dropped(tasks=2, dropped=0, by_reason={}, gold=gold))
+
+    pool = PooledBenchmark(benchmark="lite", system="builtin", method="hybrid", format="swe-bench",
+                           datasets=("lite-a", "lite-b"), n=4, metrics=("acc_all@1",), arms=scores)
+    md = "\n".join(markdown._benchmarks_md((entry("lite-a", 1), entry("lite-b", 0)), (pool,), ("baseline",)))
+    assert "its candidate files are named by the rule that chose them" in md
+    assert ("**lite · builtin** (swe-bench, hybrid), pooled: 4 tasks of 2 datasets (lite-a, lite-b); "
+            "candidate files: agentless\n") in md
+    assert ("2 tasks; 0 rows or citations dropped; candidate files: agentless; 1 tasks with 1 gold files outside "
+            "them, kept as misses\n") in md

@@ -2,7 +2,7 @@
 
 import pytest
 
-from crmatrix.datasets.patches import FileDiff, Insertion, PatchError, parse_patch
+from crmatrix.datasets.patches import FileDiff, Insertion, PatchError, locate, parse_patch, relocate
 
 MULTI_HUNK = """\
 diff --git a/pkg/m.py b/pkg/m.py
@@ -127,3 +127,73 @@ def test_a_malformed_patch_says_where(patch, error):
     with pytest.raises(PatchError) as e:
         parse_patch(patch)
     assert str(e.value) == error
+
+
+# --- where a hunk applies: as `git apply` finds it (each case checked with git apply -v) -------------------------
+
+def one_file(hunks):
+    (diff,) = parse_patch("--- a/f.py\n+++ b/f.py\n" + hunks)
+    return diff
+
+
+REPLACE_X = "@@ -5,3 +5,4 @@\n b\n-x\n+y\n+z\n c\n"  # stated at line 5: `b x c`, x replaced
+
+
+@pytest.mark.parametrize(("text", "offset"), [
+    ("a\na\na\na\nb\nx\nc\na\n", 0),  # where it says
+    ("a\na\na\na\na\na\na\nb\nx\nc\n", 3),  # later
+    ("a\nb\nx\nc\na\na\na\na\n", -3),  # earlier
+    ("a\nb\nx\nc\na\na\nb\nx\nc\na\n", 2),  # nearest: +2 before -3
+    ("a\nb\nx\nc\na\na\na\na\na\nb\nx\nc\n", -3),  # nearest: -3 before +5
+    ("a\na\nb\nx\nc\na\nb\nx\nc\n", 2),  # a tie (-2, +2): the later, as git's find_pos tries it first
+    ("a\na\na\na\nb\nX\nc\n", None),  # no exact match: no fuzz
+    ("b\nx\nc\n", -4),  # stated past the end of the file
+])
+def test_a_hunk_applies_at_the_nearest_exact_match(text, offset):
+    (hunk,) = one_file(REPLACE_X).hunks
+    lines = text.split("\n")[:-1]
+    assert locate(hunk, lines) == offset
+
+
+def test_a_hunk_stated_at_the_top_or_without_trailing_context_is_held_there():
+    # git's match_beginning and match_end: no offset for either
+    top = one_file("@@ -1,2 +1,2 @@\n a\n-b\n+B\n").hunks[0]
+    assert locate(top, ["a", "b"]) == 0
+    assert locate(top, ["z", "a", "b"]) is None
+    end = one_file("@@ -2,2 +2,2 @@\n a\n-b\n+B\n").hunks[0]
+    assert locate(end, ["z", "a", "b"]) == 0
+    assert locate(end, ["z", "z", "a", "b"]) == 1
+    assert locate(end, ["z", "a", "b", "z"]) is None
+
+
+def test_a_diff_without_context_is_anchored_nowhere_as_unidiff_zero_applies_it():
+    # `git diff -U0` (a history's diffs): no hunk has trailing context, so git's match_end would
+    # hold each at the end of its file; `git apply --unidiff-zero` does not, nor does unidiff_zero
+    text = "--- a/f.py\n+++ b/f.py\n@@ -1 +1 @@\n-a\n+A\n@@ -3 +3 @@\n-c\n+C\n"
+    zero, plain = parse_patch(text, unidiff_zero=True)[0], parse_patch(text)[0]
+    lines = ["a", "b", "c", "d"]
+    assert [locate(h, lines, unidiff_zero=True) for h in zero.hunks] == [0, 0]
+    assert [locate(h, lines) for h in plain.hunks] == [None, None]  # neither at the end of the file
+    assert relocate(zero, "a\nb\nc\nd\n").removed == (1, 3)
+    with pytest.raises(PatchError, match=r"f.py: hunk @@ -1 \+1 @@ matches nowhere"):
+        relocate(plain, "a\nb\nc\nd\n")
+    # stated past a line that differs, it still moves to the nearest match
+    assert locate(zero.hunks[1], ["c", "a", "b", "x"], unidiff_zero=True) == -2
+
+
+def test_relocate_moves_each_hunk_by_its_own_offset():
+    diff = one_file(REPLACE_X + "@@ -12,2 +13,3 @@\n k\n+new\n l\n")
+    assert (diff.removed, diff.insertions) == ((6,), (Insertion(12, ("new",)),))
+    text = "".join(f"{line}\n" for line in ["a", "b", "x", "c", "a", "a", "a", "a", "k", "l", "a", "a"])
+    moved = relocate(diff, text)
+    assert (moved.removed, moved.insertions) == ((3,), (Insertion(9, ("new",)),))
+    assert [h.start for h in moved.hunks] == [2, 9]
+    assert moved.changed_old_lines == (3, 9)
+
+
+def test_a_hunk_that_matches_nowhere_is_an_error_naming_file_and_hunk():
+    diff = one_file("@@ -1,3 +1,3 @@\n a\n-b\n+c\n p\n@@ -8,3 +8,3 @@ def g():\n p\n-q\n+Q\n r\n")
+    with pytest.raises(PatchError) as e:
+        relocate(diff, "a\nb\np\nq\nR\n")
+    assert str(e.value) == ("f.py: hunk @@ -8,3 +8,3 @@ matches nowhere in the file (its 3 context and removed "
+                            "lines, exactly)")

@@ -362,3 +362,32 @@ def test_path_fingerprint_passes_over_what_no_corpus_holds(tmp_path):
     assert pins.path_fingerprint(str(tmp_path)) == before
     big.write_bytes(b"b" * MAX_FILE_BYTES)  # now small enough to be read: its bytes count
     assert pins.path_fingerprint(str(tmp_path)) != before
+
+
+def test_a_pin_kind_registered_by_name_is_read_checked_and_fetched(tmp_path, monkeypatch):
+    """Pins dispatch through a registry as system types and dataset formats do: a kind registered
+    in the process is read off a corpus entry, its pinning key required and checked, and fetched."""
+    pins.KINDS.own_names()  # the builtins registered first, so that the copy below holds them
+    monkeypatch.setattr(pins.KINDS, "own", dict(pins.KINDS.own))
+    checked, fetched = [], []
+
+    @pins.register("zipdir", pinned_by="digest", check=lambda key, value: checked.append((key, value)))
+    def fetch_zipdir(spec, scratch, mirrors, registries):
+        fetched.append((spec, scratch, mirrors, registries))
+        return scratch, {"source": spec["zipdir"]}
+
+    pin = pins.Pin.from_config("c", {"zipdir": "x.zip", "digest": "d1", "include": ["**"]})
+    assert pin == pins.Pin("zipdir", {"zipdir": "x.zip", "digest": "d1"})
+    assert checked == [("corpora.c.digest", "d1")]
+    assert pins.fetch(pin, tmp_path, ["m"], {"pypi": "i"}) == (tmp_path, {"source": "x.zip"})
+    assert fetched == [({"zipdir": "x.zip", "digest": "d1"}, tmp_path, ["m"], {"pypi": "i"})]
+    with pytest.raises(CrmatrixError) as e:
+        pins.Pin.from_config("c", {"zipdir": "x.zip"})
+    assert str(e.value) == "corpora.c: a zipdir corpus needs 'digest' to pin it"
+    with pytest.raises(CrmatrixError) as e:
+        pins.Pin.from_config("c", {"zipdir": "x.zip", "git": "u", "commit": "0" * 40})
+    assert str(e.value) == "corpora.c: needs exactly one of git, npm, path, pypi, zipdir (found ['git', 'zipdir'])"
+    # a kind written out of a benchmark file is the write_corpus stage's, never fetched
+    with pytest.raises(CrmatrixError) as e:
+        pins.fetch(pins.Pin("repoqa", {"repoqa": {}}), tmp_path, [], {})
+    assert str(e.value) == "unknown pin kind 'repoqa' (known: git, npm, path, pypi, zipdir)"

@@ -49,6 +49,7 @@ def test_own_entries_builtins_and_entry_points(installed):
     reg.register("alpha")("alpha-entry")
     assert imported == [] and scans == []  # nothing imported nor scanned before a lookup
     assert reg.get("alpha") == "alpha-entry" and imported == ["own"] and scans == []
+    assert reg.own_names() == ["alpha", "own"] and scans == []  # ours alone: no metadata read
     assert reg.get("own") == "own-entry"  # ours wins over installed metadata of the same name
     assert reg.names() == ["alpha", "beta", "own"] and scans == ["g"] and beta.loads == 0  # named, not loaded
     assert reg.get("beta") == reg.get("beta") == "beta-entry" and beta.loads == 1 and own_ep.loads == 0

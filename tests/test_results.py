@@ -1,5 +1,5 @@
 """Results as types (crmatrix.results, crmatrix.jsontypes): every run, cell and phase matrix a
-matrix writes reads through its type and is written back byte for byte (benchmarks/roundtrip.py,
+matrix writes reads through its type and is written back byte for byte (tests/roundtrip.py,
 on the hand-made varied matrix and on the tiny matrix through Snakemake), and what a type
 refuses, in one line naming the file and the key."""
 
@@ -25,7 +25,7 @@ NOTE = "oracle: the gold docs only"
 
 
 def roundtrip(results: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(ROOT / "benchmarks" / "roundtrip.py"), str(results)],
+    return subprocess.run([sys.executable, str(ROOT / "tests" / "roundtrip.py"), str(results)],
                           capture_output=True, text=True, timeout=600)
 
 

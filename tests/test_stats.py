@@ -120,6 +120,19 @@ def test_randomization_monte_carlo_is_deterministic():
     assert stats.randomization_test(same, same[::-1], n_permutations=2000) > 0.05
 
 
+def test_the_fewest_queries_the_paired_test_can_judge_is_derived_from_the_test():
+    """On n queries the sign-flip test's smallest p is 2 / 2^n (every difference one way): 0.0625
+    on 5, 0.03125 on 6, so at α 0.05 no outcome on 5 or fewer is significant. Exact McNemar's
+    smallest on n discordant pairs is the same."""
+    assert stats.MIN_QUERIES == stats.fewest_testable(0.05) == 6
+    assert (stats.fewest_testable(0.01), stats.fewest_testable(0.1)) == (8, 5)
+    rng = np.random.default_rng(3)
+    for n in range(1, 9):
+        best = stats.randomization_test(np.zeros(n), rng.random(n) + 0.1)  # every difference one way
+        assert best == 2 / 2**n == stats.mcnemar_exact(0, n)
+        assert (best < stats.ALPHA) == (n >= stats.MIN_QUERIES)
+
+
 def test_mcnemar():
     assert stats.mcnemar_exact(1, 6) == pytest.approx(0.125)
     assert stats.mcnemar_exact(0, 5) == pytest.approx(0.0625)

@@ -68,7 +68,8 @@ def test_changed_functions(removed, insertions, functions):
 
 
 def patch_of(*files):
-    """A git patch modifying (or, with `new`/`gone`, adding or deleting) each file, one changed line each."""
+    """A git patch modifying line `how` of BASE (the line after it as context), or, with `new`/`gone`,
+    adding or deleting each file."""
     out = []
     for path, how in files:
         if how == "new":
@@ -79,7 +80,9 @@ def patch_of(*files):
             out.append(f"diff --git a/{path} b/{path}\ndeleted file mode 100644\n--- a/{path}\n+++ /dev/null\n"
                        f"@@ -1,{len(BASE.splitlines())} +0,0 @@\n{removed}")
         else:
-            out.append(f"diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n@@ -{how} +{how} @@\n-old\n+new\n")
+            line, after = BASE.split("\n")[int(how) - 1:int(how) + 1]
+            out.append(f"diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n@@ -{how},2 +{how},2 @@\n"
+                       f"-{line}\n+new\n {after}\n")
     return "".join(out)
 
 
@@ -169,13 +172,11 @@ def test_a_bad_row_is_one_line_naming_file_row_and_instance(tmp_path, rows, erro
 
 
 @pytest.fixture(scope="module")
-def real(tmp_path_factory):
-    """Lite's rows and a localize over the flask, requests and sympy bundles (the `.py` files indexed)."""
+def stores(tmp_path_factory):
+    """A bare store of the flask, requests, pytest and sympy bundles, and a localize over them
+    (the `.py` files indexed)."""
     stores = {}
-    rows = [r for r in swebench.read_rows(SHARED / "data" / "swe-bench" / "lite.jsonl")
-            if r.instance_id in ("pallets__flask-4045", "psf__requests-2317", "sympy__sympy-13480",
-                                 "sympy__sympy-20590")]
-    for repo in ("pallets/flask", "psf/requests", "sympy/sympy"):
+    for repo in ("pallets/flask", "psf/requests", "pytest-dev/pytest", "sympy/sympy"):
         bundle = SHARED / "corpora" / f"{repo.replace('/', '+')}@swebench.bundle"
         stores[repo] = tmp_path_factory.mktemp("stores") / "repo.git"
         pins.fetch_commits([bundle], stores[repo])
@@ -188,9 +189,20 @@ def real(tmp_path_factory):
         data = pins.read_blobs(stores[repo], [f.blob])[f.blob]
         return extract_source(data, path, "python"), data.decode()
 
-    locs, dropped = swebench.localize(rows, set(stores), indexed, base_file)
-    assert dropped == []
-    return {loc.instance_id: loc for loc in locs}
+    def localized(benchmark, instances):
+        rows = [r for r in swebench.read_rows(SHARED / "data" / "swe-bench" / f"{benchmark}.jsonl")
+                if r.instance_id in instances]
+        locs, dropped = swebench.localize(rows, set(stores), indexed, base_file)
+        assert dropped == []
+        return {loc.instance_id: loc for loc in locs}
+
+    return localized
+
+
+@pytest.fixture(scope="module")
+def real(stores):
+    """Lite's rows of four tasks whose patches apply where they say."""
+    return stores("lite", ("pallets__flask-4045", "psf__requests-2317", "sympy__sympy-13480", "sympy__sympy-20590"))
 
 
 @needs_shared
@@ -231,3 +243,82 @@ def test_sympy_13480_and_20590(real):
     # any method (__str__ is 22-24): a file, no function
     loc = real["sympy__sympy-20590"]
     assert (loc.files, loc.functions) == (("sympy/core/_print_helpers.py",), ())
+
+
+# --- patches that apply at an offset: checked by applying each (`git apply -v` at the base
+# commit: the offsets below) and reading which functions git's own diff of the result changes
+
+@pytest.fixture(scope="module")
+def offset(stores):
+    return {**stores("lite", ("pytest-dev__pytest-5103", "sympy__sympy-13437", "sympy__sympy-14317",
+                              "sympy__sympy-20049")),
+            **stores("verified", ("sympy__sympy-12489",))}
+
+
+@needs_shared
+def test_gold_functions_where_the_patch_applies(offset):
+    # pytest-5103 (+4 lines, 3 hunks): the `all(...)` branch goes into visit_Call_35 and
+    # visit_Call_legacy, and a new method _visit_all between them; as stated, the two insertions
+    # fall 4 lines early, on lines that no function holds deeper than the inserted code
+    loc = offset["pytest-dev__pytest-5103"]
+    path = "src/_pytest/assertion/rewrite.py"
+    assert loc.functions == ((path, "visit_Call_35", 967, 992), (path, "visit_Call_legacy", 1000, 1028))
+    assert loc.function_ids == (f"{path}:AssertionRewriter.visit_Call_35",
+                                f"{path}:AssertionRewriter.visit_Call_legacy")
+    # 13437 (+10): `if n is S.Infinity` goes into bell.eval, not bell._bell_incomplete_poly
+    path = "sympy/functions/combinatorial/numbers.py"
+    assert offset["sympy__sympy-13437"].functions == ((path, "eval", 435, 444),)
+    assert offset["sympy__sympy-13437"].function_ids == (f"{path}:bell.eval",)
+    # 14317 (+41): the line removed is _print_Poly's, not _print_FourierSeries's
+    path = "sympy/printing/latex.py"
+    assert offset["sympy__sympy-14317"].functions == ((path, "_print_Poly", 1855, 1867),)
+    assert offset["sympy__sympy-14317"].function_ids == (f"{path}:LatexPrinter._print_Poly",)
+    # 20049 (+25): Point.vel's docstring and body, not Point.v2pt_theory
+    path = "sympy/physics/vector/point.py"
+    assert offset["sympy__sympy-20049"].functions == ((path, "vel", 499, 524),)
+    assert offset["sympy__sympy-20049"].function_ids == (f"{path}:Point.vel",)
+
+
+@needs_shared
+def test_sympy_12489_gold_is_the_methods_its_21_hunks_edit(offset):
+    # every hunk applies 4 lines early; as stated they named 23 methods, 9 of them untouched
+    # (__sub__, commutes_with, __rxor__, transpositions, __iter__, rank_nonlex, rank, signature,
+    # get_precedence_matrix) and missed 6 (__add__, __xor__, __invert__, next_lex, next_nonlex,
+    # commutator)
+    path = "sympy/combinatorics/permutations.py"
+    assert offset["sympy__sympy-12489"].function_ids == tuple(f"{path}:Permutation.{name}" for name in (
+        "__new__", "_af_new", "__add__", "rmul_with_af", "mul_inv", "__rmul__", "__mul__", "__pow__", "__xor__",
+        "__invert__", "next_lex", "unrank_nonlex", "next_nonlex", "commutator", "unrank_trotterjohnson",
+        "next_trotterjohnson", "josephus", "from_inversion_vector", "random", "unrank_lex"))
+
+
+def test_a_hunk_that_applies_nowhere_names_the_task_file_and_hunk(tmp_path):
+    patch = "diff --git a/m.py b/m.py\n--- a/m.py\n+++ b/m.py\n@@ -2,3 +2,3 @@\n a\n-nowhere\n+x\n c\n"
+    (r,) = swebench.read_rows(write_rows(tmp_path, [row("acme__widget-7", patch)]))
+    with pytest.raises(CrmatrixError) as e:
+        swebench.localize([r], {"acme/widget"}, lambda repo, c: {"m.py"}, lambda repo, c, p: ([], "a\nb\nc\n"))
+    assert str(e.value) == ("row 0 (acme__widget-7): the gold patch does not apply at " + "a" * 40
+                            + ": m.py: hunk @@ -2,3 +2,3 @@ matches nowhere in the file (its 3 context and "
+                            "removed lines, exactly)")
+
+
+def test_a_gold_file_the_candidate_rule_leaves_out_stays_gold_and_is_counted(tmp_path):
+    # w-0 edits a test file and a source file, w-1 a test file alone: both kept (misses for any
+    # system, as Agentless and SweRank score them), the test files named apart
+    rows = [row("w-0", patch_of(("tests/test_m.py", "18"), ("pkg/m.py", "18"))),
+            row("w-1", patch_of(("tests/test_m.py", "5"))), row("w-2", patch_of(("pkg/m.py", "18")))]
+    path = write_rows(tmp_path, rows)
+    locs, dropped = swebench.localize(
+        swebench.read_rows(path), {"acme/widget"}, lambda r, c: {"pkg/m.py"},
+        lambda r, c, p: (extract_source(BASE.encode(), p, "python"), BASE), lambda r, c: {"tests/test_m.py"})
+    assert dropped == []
+    assert [(loc.instance_id, loc.files, loc.function_ids, loc.outside) for loc in locs] == [
+        ("w-0", ("pkg/m.py", "tests/test_m.py"), ("pkg/m.py:helper", "tests/test_m.py:helper"), ("tests/test_m.py",)),
+        ("w-1", ("tests/test_m.py",), (), ("tests/test_m.py",)),
+        ("w-2", ("pkg/m.py",), ("pkg/m.py:helper",), ())]
+    files = swebench.tasks(locs, swebench.FILES, lambda r, c: "c", dropped, "agentless")
+    assert files.summary("swe-bench")["gold"] == {
+        "candidates": "agentless", "tasks_outside_candidates": 2, "files_outside_candidates": 2}
+    functions = swebench.tasks(locs, swebench.FUNCTIONS, lambda r, c: "c", dropped, "agentless")
+    assert functions.summary("swe-bench")["gold"] == {
+        "candidates": "agentless", "tasks_outside_candidates": 1, "files_outside_candidates": 1}

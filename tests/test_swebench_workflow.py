@@ -25,16 +25,17 @@ PATCH = ("diff --git a/pkg/config.py b/pkg/config.py\n--- a/pkg/config.py\n+++ b
          "@@ -1,3 +1,3 @@\n def parse_config(text):\n     \"\"\"Read settings.\"\"\"\n"
          "-    return dict(line.split(\"=\") for line in text.splitlines())\n"
          "+    return dict(line.split(\"=\", 1) for line in text.splitlines())\n")
+PATCH_2 = PATCH.replace("-    return dict(", "-    return DEFAULTS | dict(")  # the same fix at the second commit
 
 
-def bundle(tmp: Path) -> tuple[Path, list[str]]:
-    """Two commits of one repository, each at depth 1 under its tag c-<sha>, in one bundle (as
-    ../shared's OWNER+NAME@swebench.bundle are made)."""
+def bundle(tmp: Path, versions: tuple[dict[str, str], ...] = (FILES_1, FILES_2)) -> tuple[Path, list[str]]:
+    """Two commits of one repository (or one per `versions`), each at depth 1 under its tag
+    c-<sha>, in one bundle (as ../shared's OWNER+NAME@swebench.bundle are made)."""
     src = tmp / "src"
     src.mkdir()
     git(src, "init", "-q", "-b", "main")
     shas = []
-    for files in (FILES_1, FILES_2):
+    for files in versions:
         for rel, text in files.items():
             (src / rel).parent.mkdir(parents=True, exist_ok=True)
             (src / rel).write_text(text)
@@ -51,9 +52,9 @@ def bundle(tmp: Path) -> tuple[Path, list[str]]:
     return tmp / "mirror", shas
 
 
-def row(instance: str, repo: str, commit: str, statement: str) -> dict:
+def row(instance: str, repo: str, commit: str, statement: str, patch: str = PATCH) -> dict:
     return {"instance_id": instance, "repo": repo, "base_commit": commit, "problem_statement": statement,
-            "patch": PATCH}
+            "patch": patch}
 
 
 @pytest.mark.slow  # a real model embeds the store: about a minute
@@ -85,11 +86,13 @@ def test_each_task_at_its_commit_with_drops_counted_and_a_new_commit_parsing_its
     run_doc = json.loads((work / "results/runs/sb-widget/builtin/baseline.json").read_text())
     hits = run_doc["methods"]["file-bm25"]["queries"][0]
     assert hits["rank"] == 1 and hits["n_relevant"] == 1  # the statement names parse_config; its file first
+    assert run_doc["provenance"]["corpus"]["pin"]["candidates"] == "agentless"  # the default rule, named by the run
     matrix = (work / "results/matrix/phase-matrix.md").read_text()
     assert "| arm | acc_all@1 | acc_all@3 | acc_all@5 | acc_all@10 | recall@5 | recall@10 | ndcg@10 |" in matrix
 
     # a row at the second commit: the repository's store gains a version, one file of it new
-    rows.append(row("acme__widget-3", "acme/widget", second, "parse_config: defaults for keys the text leaves out"))
+    rows.append(row("acme__widget-3", "acme/widget", second, "parse_config: defaults for keys the text leaves out",
+                    PATCH_2))
     (work / "sb.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     run()
     extracted = json.loads((work / "results/symbols/widget.cache.json").read_text())

@@ -122,4 +122,4 @@ def test_validate_counts_the_cells_among_the_arms(capsys):
     path = str(ROOT / "config" / "seed-matrix.yaml")
     assert main(["validate", path]) == 0
     assert capsys.readouterr().out == (f"{path}: ok (8 corpora + 8 docs-withheld views, 24 datasets, 2 systems, "
-                                       "27 arms, 9 of them from 1 sweep)\n")
+                                       "29 arms, 9 of them from 1 sweep)\n")

@@ -29,8 +29,8 @@ def _config(tmp_path: Path) -> dict:
         "systems": {
             "cli": {"type": "command", "timeout_s": 20, "options": {
                 **indexed, "env": {"FAKE_INDEX_IN_HOME": "1", "FAKE_MODE": "crash-on:parse"}, **HITS}},
-            "nohit": {"type": "command", "options": {  # hits have no title, and a line the mapping does not name
-                **indexed, "hits": "data.symbols[]", "fields": {"symbol": "title", "path": "file"}}},
+            "nohit": {"type": "command", "options": {  # from the second answer on, files by their name alone
+                **indexed, "env": {"FAKE_MODE": "basename-on:value|basename-on:delete"}, **HITS}},
             "server": {"type": "mcp", "timeout_s": 20, "options": {
                 "server": [sys.executable, str(FAKES / "fake_mcp_server.py"), "{corpus}"], "tool": "search",
                 "args": {"query": "{query}", "k": "{k}"},
@@ -136,19 +136,34 @@ def test_a_server_that_never_answers_initialize_says_so(project):
     proc = snakemake(tmp_path, "--cores", "1", "results/runs/ds/mute/baseline.json", "--configfile",
                      str(tmp_path / "mute.yaml"), check=False)
     assert proc.returncode != 0
-    assert re.search(r"^crmatrix: systems\.mute: MCP server \[.*\] did not start: server: did not answer "
-                     r"initialize within 2 s$", proc.stderr, flags=re.M), proc.stderr
+    assert re.search(r"^crmatrix: mcp system 'mute' on dataset 'ds', arm 'baseline': MCP server \[.*\] did not "
+                     r"start: server: did not answer initialize within 2 s$", proc.stderr, flags=re.M), proc.stderr
     assert "ExceptionGroup" not in proc.stderr
+
+
+def test_an_mcp_tool_the_server_does_not_list_stops_its_job_in_one_line_naming_its_tools(project):
+    tmp_path, cfg, _ = project
+    cfg = json.loads(json.dumps(cfg))
+    cfg["systems"]["typo"] = {"type": "mcp", "options": {**cfg["systems"]["server"]["options"], "tool": "serch"}}
+    (tmp_path / "typo.yaml").write_text(yaml.safe_dump(cfg))
+    proc = snakemake(tmp_path, "--cores", "1", "results/runs/ds/typo/baseline.json", "--configfile",
+                     str(tmp_path / "typo.yaml"), check=False)
+    assert proc.returncode != 0
+    line = ("crmatrix: mcp system 'typo' on dataset 'ds', arm 'baseline': the server lists no tool 'serch' (did you "
+            "mean 'search'?); its tools: search\n")
+    assert line in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+    assert line in (tmp_path / "logs/evaluate_arm/ds/typo/baseline.log").read_text()
+    assert not list((tmp_path / "results/home/typo").rglob("last-env.json"))  # no query was asked
 
 
 def test_answers_resolving_no_hit_warn_and_mark_the_cell(project):
     result = run_of(project, "nohit")
-    assert (result["no_hit"], result["no_hit_warning"], result["errors"]) == (4, True, 0)
+    assert (result["no_hit"], result["no_hit_warning"], result["errors"]) == (3, True, 0)
     assert result["failures"] == {"bad-output": 0, "budget": 0, "crash": 0, "empty": 0, "timeout": 0}
     assert run_of(project, "cli")["no_hit"] == 0 and not run_of(project, "cli")["no_hit_warning"]
-    warning = "crmatrix: run ds/nohit/baseline: ⚠ 4 answers resolved no hit (method search: "
+    warning = "crmatrix: run ds/nohit/baseline: ⚠ 3 answers resolved no hit (method search: "
     assert warning in project[2].stderr
-    assert row(project, "nohit").rstrip().endswith("<br>⚠ 4 answers resolved no hit |")
+    assert row(project, "nohit").rstrip().endswith("<br>⚠ 3 answers resolved no hit |")
     assert "answers resolved no hit" not in row(project, "cli")
 
 

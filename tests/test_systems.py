@@ -99,7 +99,8 @@ def run(prepared, tmp_path, conf, env=None, split=None, cache_dir=None, **files)
 def build_index(prepared, tmp_path, conf, env=None) -> Path:
     out = tmp_path / "index"
     build_system_index.run(system="fake", system_conf=conf, tree=prepared / "tree",
-                           env=systems.index_env(conf, env or {}), out=out, home_dir=tmp_path / "home")
+                           env=systems.system_class(conf["type"]).index_env(conf, env or {}), out=out,
+                           home_dir=tmp_path / "home")
     return out
 
 
@@ -152,8 +153,9 @@ def test_project_files_the_argv_or_files_names_are_hashed_into_the_system_and_it
 # --- command -------------------------------------------------------------------------------
 
 def test_command_system_with_an_index_job_scores_and_an_arm_changes_its_ranking(prepared, tmp_path):
-    conf = system_conf("command", INDEXED)
-    assert conf["methods"] == ["search"] and systems.needs_index(conf)
+    system = system_matrix("command", INDEXED).systems["fake"]
+    conf = system.conf
+    assert conf["methods"] == ["search"] and system.needs_index
     index = build_index(prepared, tmp_path, conf)
     assert json.loads((index / "crmatrix-index.json").read_text())["env"] == {}
     base = run(prepared, tmp_path, conf, index=index)
@@ -201,8 +203,8 @@ def test_a_system_failing_every_query_stops_the_job_with_the_first_error(prepare
     index = build_index(prepared, tmp_path, conf)
     with pytest.raises(CrmatrixError) as e:
         run(prepared, tmp_path, conf, env={"FAKE_MODE": "crash-on: "}, index=index)
-    assert str(e.value) == ("method search: every query failed; the first: "
-                            "search: exit status 3: fake_search: crashing on 'parse config'")
+    assert str(e.value) == ("command system 'fake' on dataset 'ds', arm 'a': method search: every query failed; "
+                            "the first: search: exit status 3: fake_search: crashing on 'parse config'")
     assert not (tmp_path / "run.json").exists()
 
 
@@ -211,14 +213,32 @@ def test_a_method_whose_first_queries_fail_alike_stops_there_and_asks_no_more(pr
     index = build_index(prepared, tmp_path, conf)
     with pytest.raises(CrmatrixError) as e:
         run(prepared, tmp_path, conf, index=index)
-    assert str(e.value) == ("method search: the first 3 queries failed alike, the other 1 were not run; the first: "
-                            "hit path 'data.hits[]': no key 'hits' in an object with keys 'symbols'")
+    assert str(e.value) == ("command system 'fake' on dataset 'ds', arm 'a': method search: the first 3 queries "
+                            "failed alike, the other 1 were not run; the first: hit path 'data.hits[]': no key 'hits' "
+                            "in an object with keys 'symbols'")
     assert (tmp_path / "home" / "asked.txt").read_text().splitlines() == ["parse config", "save value", "load value"]
     assert not (tmp_path / "run.json").exists()  # no run: a query not asked is never scored as a miss
     # timeouts alike are no misconfiguration (a cold start, a busy machine): every query is asked
     conf = system_conf("command", INDEXED, timeout_s=1)
     r = run(prepared, tmp_path, conf, env={"FAKE_MODE": "hang-on:parse|hang-on:save|hang-on:load"}, index=index)
     assert failures(r)[:3] == [("timeout", "search: no answer within 1 s")] * 3 and ranks(r)[3] == 1
+
+
+def test_a_method_whose_first_answers_name_nothing_of_the_corpus_stops_there(prepared, tmp_path):
+    conf = system_conf("command", INDEXED)
+    index = build_index(prepared, tmp_path, conf)
+    with pytest.raises(CrmatrixError) as e:  # the tool answers its files by name alone: config.py
+        run(prepared, tmp_path, conf, env={"FAKE_MODE": "basename-on: "}, index=index)
+    assert str(e.value) == ("command system 'fake' on dataset 'ds', arm 'a': method search: the first 3 answers name "
+                            "nothing of the corpus (no hit is one of its symbols or files), the other 1 were not "
+                            "asked; the first answer's top hit: path 'config.py', symbol "
+                            "'parse_config', line 1 (check the system's `hits` and `fields`, or what it answers)")
+    assert (tmp_path / "home" / "asked.txt").read_text().splitlines() == ["parse config", "save value", "load value"]
+    assert not (tmp_path / "run.json").exists()
+    # one answer among the first that names a symbol: every query is asked, and the rest counted
+    r = run(prepared, tmp_path, conf, env={"FAKE_MODE": "basename-on:value|basename-on:delete"}, index=index)
+    assert ranks(r) == [1, None, None, None] and failures(r) == [(None, None)] * 4
+    assert (r["methods"]["search"]["no_hit"], r["methods"]["search"]["no_hit_warning"]) == (3, True)
 
 
 def test_a_spent_budget_leaves_the_remaining_queries_unasked(prepared, tmp_path):
@@ -315,9 +335,32 @@ def test_mcp_one_server_answers_every_query_and_method(prepared, tmp_path):
 
 def test_mcp_server_that_cannot_start_is_a_job_error(prepared, tmp_path):
     conf = system_conf("mcp", {**MCP, "server": [sys.executable, "-c", "import sys; sys.exit('no such index')"]})
-    with pytest.raises(CrmatrixError, match=r"^systems\.fake: MCP server \[.*\] did not start: server exited with "
-                                            r"status 1 before answering initialize; server stderr: no such index$"):
+    with pytest.raises(CrmatrixError, match=r"^mcp system 'fake' on dataset 'ds', arm 'a': MCP server \[.*\] did not "
+                                            r"start: server exited with status 1 before answering initialize; "
+                                            r"server stderr: no such index$"):
         run(prepared, tmp_path, conf)
+
+
+def test_an_mcp_tool_the_server_does_not_list_stops_the_job_before_any_query_naming_its_tools(prepared, tmp_path):
+    conf = system_conf("mcp", {**MCP, "tool": "serch"})
+    with pytest.raises(CrmatrixError) as e:
+        run(prepared, tmp_path, conf)
+    assert str(e.value) == ("mcp system 'fake' on dataset 'ds', arm 'a': the server lists no tool 'serch' (did you "
+                            "mean 'search'?); its tools: search")
+    assert not (tmp_path / "home" / "last-env.json").exists()  # written by each call of its tool: none was made
+    pids = [int(p.read_text()) for p in (tmp_path / "home").glob("mcp-*.pid")]
+    assert len(pids) == 1 and not alive(pids[0])
+    # a method's own tool is checked too; a name close to none gets no suggestion
+    conf = system_conf("mcp", {**MCP, "methods": {"best": {}, "symbols": {"tool": "find_symbol"}}})
+    with pytest.raises(CrmatrixError) as e:
+        run(prepared, tmp_path, conf)
+    assert str(e.value) == ("mcp system 'fake' on dataset 'ds', arm 'a': the server lists no tool 'find_symbol'; "
+                            "its tools: search")
+    # an MCP server's answers naming nothing stop the job as a command's do
+    with pytest.raises(CrmatrixError, match=r"^mcp system 'fake' on dataset 'ds', arm 'a': method search: the first "
+                                            r"3 answers name nothing of the corpus .*; the first answer's top hit: "
+                                            r"path 'config.py', symbol 'parse_config', line 1 "):
+        run(prepared, tmp_path, system_conf("mcp", MCP), env={"FAKE_MODE": "basename-on: "})
 
 
 # --- in-process plugins ----------------------------------------------------------------------

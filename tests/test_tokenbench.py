@@ -34,9 +34,9 @@ def test_grep_and_read_reads_the_best_matched_files_and_sees_the_gold(tmp_path):
 
 def test_savings_per_query_type_with_hit_and_miss_beside_them():
     result = {"queries": [
-        {"task_id": "q0", "query_type": "identifier", "rank": 1, "response_tokens": 10},
-        {"task_id": "q1", "query_type": "identifier", "rank": None, "response_tokens": 30},
-        {"task_id": "q2", "query_type": "natural_language", "rank": 12, "response_tokens": 50}]}
+        {"task_id": "q0", "query_type": "identifier", "rank": 1, "response_tokens": 10, "failure": None},
+        {"task_id": "q1", "query_type": "identifier", "rank": None, "response_tokens": 30, "failure": None},
+        {"task_id": "q2", "query_type": "natural_language", "rank": 12, "response_tokens": 50, "failure": None}]}
     grep = {"q0": {"tokens": 100, "hit": True, "files": []}, "q1": {"tokens": 100, "hit": False, "files": []},
             "q2": {"tokens": 200, "hit": True, "files": []}}
     tokenbench.annotate(result, grep, 10)

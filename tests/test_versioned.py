@@ -286,7 +286,9 @@ SPARSE = {"CODELENS_RANK_SPARSE_TERM_WEIGHT": "1", "CODELENS_RANK_SPARSE_THRESHO
           "CODELENS_RANK_SPARSE_MAX": "40"}
 ARMS = {"baseline": OFF, "2b2c-only": {**OFF, **NL_API}, "2e-only": {**OFF, **SPARSE},
         "stacked": {**OFF, **NL_API, **SPARSE}, "rrf": {**OFF, "CRMATRIX_FUSION": "rrf"},
-        "wsi-2e": {**OFF, **SPARSE, "CRMATRIX_FUSION": "wsi"}}
+        "wsi-2e": {**OFF, **SPARSE, "CRMATRIX_FUSION": "wsi"},
+        "bm25-tokenizer": {**OFF, "CRMATRIX_BM25_WHOLE_IDENTIFIERS": "1", "CRMATRIX_BM25_STEM": "0",
+                           "CRMATRIX_BM25_STOPWORDS": "0"}}
 
 
 def hits(engine, methods=METHODS):
@@ -313,7 +315,7 @@ def test_a_commits_engine_is_the_plain_engine_of_its_symbols(arm, store, model, 
         # not vacuous: every method finds something for most queries
         assert all(sum(len(got[f"{m}: {q}"]) > 0 for q in QUERIES) >= 7 for m in METHODS)
         for q in QUERIES:  # BM25 bit for bit, against bm25s built here too
-            built = BM25Index.build(symbols).scores(q)
+            built = BM25Index.build(symbols, kn).scores(q)
             assert view._bm25.scores(q).tobytes() == built.tobytes() == plain._bm25.scores(q).tobytes()
 
 

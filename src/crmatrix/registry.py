@@ -1,4 +1,4 @@
-"""Named kinds of one thing (system types, dataset formats, trackers), one registry each.
+"""Named kinds of one thing (system types, dataset formats, model formats, trackers, pin kinds), one registry each.
 
 An entry comes from one of three places, in this order of precedence:
 - this package: its modules register themselves with `@register("name")` when imported,
@@ -25,6 +25,13 @@ if TYPE_CHECKING:
 
 E = TypeVar("E")
 T = TypeVar("T")
+
+
+def did_you_mean(name: str, known: list[str]) -> str:
+    """`did you mean 'X'? ` for the known name closest to `name`, or "" when none is close:
+    how a message offers the name a misspelling meant."""
+    close = difflib.get_close_matches(name, known, n=1)
+    return f"did you mean {close[0]!r}? " if close else ""
 
 
 def _as_is(name: str, obj):
@@ -70,6 +77,12 @@ class Registry(Generic[E]):
     def names(self) -> list[str]:
         return sorted({*self._own(), *self._entry_points})
 
+    def own_names(self) -> list[str]:
+        """Our own entries' names (this package's and those registered in this process), read
+        without the installed metadata: for a caller looking among keys that are mostly no
+        entry's (a corpus entry's `language`, `include`, ...)."""
+        return sorted(self._own())
+
     def __contains__(self, name: str) -> bool:
         return name in self._own() or name in self._entry_points
 
@@ -90,10 +103,8 @@ class Registry(Generic[E]):
         if name in self._installed:
             return self._installed[name]
         known = self.names()
-        close = difflib.get_close_matches(name, known, n=1)
-        hint = f"did you mean {close[0]!r}? " if close else ""
         raise CrmatrixError(f"{where + ': ' if where else ''}unknown {self.kind} {name!r} "
-                            f"({hint}known: {', '.join(known)})")
+                            f"({did_you_mean(name, known)}known: {', '.join(known)})")
 
     def entries(self) -> dict[str, E]:
         """Every entry, by name (loads every installed one)."""

@@ -9,8 +9,12 @@ Symbols are `def`/`class` lines; a symbol scores the number of query words in it
 FAKE_RANKING=weakest-first inverts the scores (so arms differ). FAKE_MODE holds `|`-separated
 directives, each acting on queries containing TEXT: crash-on:TEXT (exit 3), hang-on:TEXT
 (sleep, with a child in the same process group), garbage-on:TEXT (not JSON), empty-on:TEXT
-(no output). Every call writes the environment it saw to $HOME/last-env.json, and each query
-asked adds a line to $HOME/asked.txt.
+(no output), none-on:TEXT (an answer listing no symbol), nothing-on:TEXT (no symbol, and the
+tool's own "No results found"), outside-on:TEXT (its symbols at paths the corpus has not),
+basename-on:TEXT (each file by its name alone, as a tool answering paths relative to their own
+directory: paths that name nothing of the corpus). FAKE_NOTE=TEXT: every search answer starts
+with {"note": TEXT}. Every call writes the
+environment it saw to $HOME/last-env.json, and each query asked adds a line to $HOME/asked.txt.
 FAKE_INDEX_IN_HOME=1: the index lives under $HOME instead of INDEX (as some tools keep it),
 so a search finds it only in the HOME its index command had.
 
@@ -55,6 +59,8 @@ def rank(symbols: list[dict], query: str, k: int) -> list[dict]:
         n = len(words & set(s["name"].lower().split("_")))
         if n:
             out.append({**s, "score": 1 / n if weakest else float(n)})
+    if "basename-on" in modes(query):
+        out = [{**s, "file": s["file"].rsplit("/", 1)[-1]} for s in out]
     return sorted(out, key=lambda s: (-s["score"], s["file"], s["line"]))[:k]
 
 
@@ -103,11 +109,19 @@ def main(argv: list[str]) -> None:
     asked([query])
     act(query)
     hits = rank(symbols, query, k)
+    m = modes(query)
+    if m & {"none-on", "nothing-on"}:
+        said = {"message": f"No results found for {query!r}"} if "nothing-on" in m else {}
+        print(json.dumps({**said, "data": {"symbols": []}}))
+        return
+    if "outside-on" in m:
+        hits = [{**h, "file": "vendored/" + h["file"].replace("/", "_")} for h in hits]
+    note = {"note": os.environ["FAKE_NOTE"]} if "FAKE_NOTE" in os.environ else {}
     if cmd == "context":
         text = "\n\n".join(f"# {h['file']}:{h['line']} {h['name']}" for h in hits)
         print(json.dumps({"context": text, "cited": hits}))
     else:
-        print(json.dumps({"data": {"symbols": hits}}))
+        print(json.dumps({**note, "data": {"symbols": hits}}, ensure_ascii=False))
 
 
 def cli() -> None:

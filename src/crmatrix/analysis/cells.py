@@ -59,7 +59,7 @@ def _stats(run: Run, method: str, rows: tuple[QueryRow, ...]) -> dict:
     """The headline metric's mean and interval, and what makes a cell read differently from
     what its arm says: values the system clamped (from the builtin engine's provenance),
     queries that failed (scored as misses; by kind), a blob system's rank-1 scoring, and
-    answers that mostly resolved no hit (evaluate.NO_HIT_SHARE)."""
+    answers that mostly resolved no hit (accounting.NO_HIT_SHARE)."""
     result = run.methods[method]
     values = metrics.per_query(rows, METRIC)
     low, high = stats.bootstrap_ci(values)
@@ -71,9 +71,10 @@ def _stats(run: Run, method: str, rows: tuple[QueryRow, ...]) -> dict:
 
 
 def query_scores(rows: tuple[QueryRow, ...]) -> tuple[QueryScore, ...]:
-    """Each query's headline metric, failure and search time, by task id."""
+    """Each query's headline metric, failure, outcome (when it named nothing) and search time, by task id."""
     values = metrics.per_query(rows, METRIC)
-    return tuple(sorted((QueryScore(task_id=q.task_id, value=float(v), failure=q.failure, elapsed_ms=q.elapsed_ms)
+    return tuple(sorted((QueryScore(task_id=q.task_id, value=float(v), failure=q.failure, outcome=q.outcome,
+                                    elapsed_ms=q.elapsed_ms)
                          for q, v in zip(rows, values, strict=True)), key=lambda q: q.task_id))
 
 
@@ -90,9 +91,9 @@ def other_methods(run: Run, method: str) -> dict[str, MethodComparison]:
 
 
 def answers(run: Run, method: str) -> str:
-    """A fingerprint of what a run answered per query under `method`, timing aside: equal
-    fingerprints are equal results."""
-    return atomic.hash_obj(sorted(({k: v for k, v in q.to_json().items() if k != "elapsed_ms"}
+    """A fingerprint of what a run answered per query under `method`, timing and the raw
+    answer's excerpt aside (a tool may print its own timing): equal fingerprints are equal results."""
+    return atomic.hash_obj(sorted(({k: v for k, v in q.to_json().items() if k not in ("elapsed_ms", "excerpt")}
                                    for q in run.methods[method].queries), key=lambda q: q["task_id"]))
 
 

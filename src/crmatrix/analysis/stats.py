@@ -130,6 +130,23 @@ def randomization_test(a, b, n_permutations: int = 10000, seed: int = 0) -> floa
     return (count + 1) / (n_permutations + 1)
 
 
+def fewest_testable(alpha: float = ALPHA) -> int:
+    """The fewest paired queries on which `randomization_test` can reach p < alpha at all.
+
+    Its smallest p on n queries is 2 / 2**n: every difference of one sign, that assignment and
+    its mirror the only ones as extreme (exact McNemar's smallest on n discordant pairs is the
+    same). Below this n no outcome is significant, so a pair of fewer is not testable: calling
+    it tied would read the lack of a test as the lack of a difference."""
+    n = 1
+    while 2 / 2**n >= alpha:
+        n += 1
+    return n
+
+
+# 6 at alpha 0.05: 2 / 2**5 = 0.0625, 2 / 2**6 = 0.03125
+MIN_QUERIES = fewest_testable()
+
+
 def mcnemar_counts(base_hits, arm_hits) -> tuple[int, int]:
     """Discordant pairs: b = base hit and arm miss, c = base miss and arm hit."""
     base, arm = np.asarray(base_hits, dtype=bool), np.asarray(arm_hits, dtype=bool)

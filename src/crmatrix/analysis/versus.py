@@ -26,7 +26,7 @@ from crmatrix.analysis import meta, stats
 from crmatrix.analysis.cells import headline_method, query_scores
 from crmatrix.results.cell import METRIC, QueryScore
 from crmatrix.results.pool import VERDICTS, Pooled, Tally
-from crmatrix.results.run import QueryRow, Run
+from crmatrix.results.run import NAMED_NOTHING, QueryRow, Run
 from crmatrix.results.versus import Compared, PairedStudy, Score, Versus
 
 
@@ -54,7 +54,7 @@ def rows_by_system(runs: list[Run], preferred: str) -> dict[str, list[QueryRow]]
 
 def score(queries: Sequence[QueryScore]) -> dict:
     """The headline metric's mean over every query (a failed one scores as a miss) with its
-    bootstrap interval, and the failures by kind."""
+    bootstrap interval, the failures by kind, and the answers naming nothing of the corpus by outcome."""
     values = np.fromiter((q.value for q in queries), dtype=float, count=len(queries))
     low, high = stats.bootstrap_ci(values)
     failures: dict[str, int] = {}
@@ -62,7 +62,8 @@ def score(queries: Sequence[QueryScore]) -> dict:
         if q.failure:
             failures[q.failure] = failures.get(q.failure, 0) + 1
     return {"mean": float(values.mean()) if values.size else 0.0, "ci_low": low, "ci_high": high, "n": len(queries),
-            "failed": sum(failures.values()), "failures": dict(sorted(failures.items()))}
+            "failed": sum(failures.values()), "failures": dict(sorted(failures.items())),
+            **{o: sum(q.outcome == o for q in queries) for o in NAMED_NOTHING}}
 
 
 def paired(ref: Sequence[QueryScore], own: Sequence[QueryScore]) -> dict | None:
@@ -90,6 +91,16 @@ def pool(studies: Sequence[PairedStudy]) -> tuple[Pooled | None, float]:
     pooled = None if pooled is None else Pooled.of(pooled, (s.dataset for s in varied))
     effect = pooled.estimate if pooled else (sum(s.delta for s in studies) / len(studies) if studies else 0.0)
     return pooled, effect
+
+
+def testable(studies: Sequence[PairedStudy], pooled: Pooled | None) -> bool:
+    """Whether the paired test can judge a comparison over these studies (`pool`'s): at least
+    `stats.MIN_QUERIES` queries both answered (on fewer no outcome of the exact paired test is
+    significant, and the pool's normal z would claim what they cannot show), and a pool to test,
+    unless no dataset's Δ differs from 0 (then nothing tells them apart: tied, not untestable).
+    One rule for the leaderboard's pairs, its standings and its chart; a cell's is its n alone."""
+    return (sum(s.n for s in studies) >= stats.MIN_QUERIES
+            and (pooled is not None or all(s.delta == 0 for s in studies)))
 
 
 def studies(ref: dict[str, Scores], own: dict[str, Scores]) -> list[PairedStudy]:
@@ -132,6 +143,7 @@ def compare_scored(cells: dict[tuple[str, str], Scores], reference: str) -> Comp
         paired_studies = studies(by_system.get(reference, {}), by_system[system])
         pooled, effect = pool(paired_studies)
         versus.append(Versus(system=system, studies=tuple(paired_studies), pooled=pooled, effect=effect,
+                             testable=testable(paired_studies, pooled),
                              verdict=Tally(**{v: sum(s.verdict == v for s in paired_studies) for v in VERDICTS})))
     effects = {v.system: v.effect for v in versus} | ({reference: 0.0} if reference in systems else {})
     order = sorted(systems, key=lambda s: (-effects.get(s, 0.0), s))

@@ -1,6 +1,6 @@
 """A history dataset (crmatrix.datasets.history) resolved: the `repositories:` entry it names
 becomes its corpus, its history bundle its file (what a run's provenance hashes), its options
-are filled in, and the parents of the commits its rules keep are the versions its repository
+and candidate rule are filled in, and the parents of the commits its rules keep are the versions its repository
 corpus must hold — so the history is read while the config is resolved, as a swe-bench
 dataset's rows are.
 
@@ -8,6 +8,13 @@ Reading a history takes a second or two (a fetch of the bundle into a scratch re
 two `git log`s); the commits it gives are kept under the cache directory, keyed by the bundle
 (its path, size and time), the options and the rules' code, so a planning after the first
 reads none.
+
+Its candidate files (`candidates:`, crmatrix.corpora.candidates) are `language` by default: a
+history's gold is the non-test source files by its language's conventions (crmatrix.corpora.
+testfiles), and that rule ranks exactly those, so no gold file is ever outside them. `all`
+(tests ranked too, as distractors no gold names) is the one other rule it takes; the field's
+rules (agentless, swerank, locagent) are Python's conventions, which would leave a gold file
+out (swerank: `src/latest.rs`) or rank another language's tests, so they are refused.
 """
 
 from __future__ import annotations
@@ -18,11 +25,12 @@ import tempfile
 from pathlib import Path
 
 from crmatrix import CrmatrixError, atomic
-from crmatrix.corpora import languages
+from crmatrix.corpora import candidates, languages, testfiles
 from crmatrix.corpora.pins import gitstore
-from crmatrix.datasets import history, patches, testfiles
+from crmatrix.datasets import history, patches
 
 CACHE = "history"  # under the cache directory: one JSON of parent commits per history and options
+RULES = (candidates.LANGUAGE, candidates.ALL)  # the candidate rules a history dataset takes, its default first
 
 
 def resolve(name: str, conf: dict, repositories: dict, mirrors: list[str], repo_name,
@@ -37,6 +45,11 @@ def resolve(name: str, conf: dict, repositories: dict, mirrors: list[str], repo_
     if "corpus" in conf or "file" in conf:
         raise CrmatrixError(f"{where}: a history dataset names its repository (repository:), not a corpus or file")
     opts = history.Options.from_conf(conf.get("history"), f"{where}.history")
+    rule = candidates.check(conf.get("candidates", RULES[0]), f"{where}.candidates")
+    if rule not in RULES:
+        raise CrmatrixError(f"{where}.candidates: {rule!r}: a history dataset ranks its language's source files "
+                            f"without tests ({RULES[0]}, the default: its gold is drawn from them) or all of them "
+                            f"({RULES[1]}); {rule} is a Python benchmark's rule")
     url, repo = repositories[key]["git"], repo_name(key, repositories[key])
     bundle = gitstore.history_bundle(url, mirrors)
     if bundle is None:
@@ -46,7 +59,8 @@ def resolve(name: str, conf: dict, repositories: dict, mirrors: list[str], repo_
     if not parents:
         raise CrmatrixError(f"{where}: the rules keep no commit of {bundle} (options: {opts.to_conf()})")
     resolved = {k: v for k, v in conf.items() if k != "history"}
-    return ({**resolved, "corpus": key, "repository": repo, "file": str(bundle), "history": opts.to_conf()},
+    return ({**resolved, "corpus": key, "repository": repo, "file": str(bundle), "history": opts.to_conf(),
+             "candidates": rule},
             key, parents)
 
 

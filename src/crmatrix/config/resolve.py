@@ -16,7 +16,7 @@ from crmatrix import CrmatrixError
 from crmatrix.analysis import check as run_check
 from crmatrix.config import histories, sweeps
 from crmatrix.config.matrix import POOLED_AS, Arm, Corpus, Dataset, Matrix, SystemConfig
-from crmatrix.corpora import views
+from crmatrix.corpora import candidates, views
 from crmatrix.datasets import derived, history, holdout, swebench
 from crmatrix.datasets.registry import FORMATS, written_by
 from crmatrix.engine import knobs
@@ -36,6 +36,7 @@ DEFAULT_MAX_DROP = 0.02  # of the headline method's mrr, when a `compare:` entry
 # A corpus of many commits of one repository (`repositories:`), made from a per-task-commit
 # dataset's rows: its entry's key for the repository's `owner/name`.
 REPOSITORY = "repository"
+CANDIDATES = "candidates"  # a swe-bench dataset's candidate rule (crmatrix.corpora.candidates), its repository's too
 
 
 def resolve(cfg: dict, source: str = "config") -> Matrix:
@@ -101,17 +102,22 @@ def _per_commit(cfg: dict) -> tuple[dict[str, dict], dict[str, dict], dict[str, 
 
     declared = {_repo_name(r, conf): r for r, conf in cfg["repositories"].items()}
     mirrors = [*cfg["git_mirrors"], *locations.mirrors()]
-    datasets, asked, undeclared, histories_asked = {}, {}, {}, {}
+    datasets, asked, undeclared, rules, histories_asked = {}, {}, {}, {}, {}
     for name, conf in cfg["datasets"].items():
         if conf.get("format") == history.FORMAT:
             datasets[name], corpus, parents = histories.resolve(name, conf, cfg["repositories"], mirrors, _repo_name,
                                                                 cfg.get("cache_dir"))
             histories_asked.setdefault(corpus, set()).update(parents)
+            rules.setdefault(corpus, {})[name] = datasets[name][CANDIDATES]
             continue
         histories.check_other(name, conf)
         if conf.get("format") != swebench.FORMAT:
+            if CANDIDATES in conf:
+                raise CrmatrixError(f"datasets.{name}.candidates: only a swe-bench dataset chooses its candidate "
+                                    f"files (format {conf.get('format')} ranks its corpus's)")
             datasets[name] = conf
             continue
+        rule = candidates.check(conf.get(CANDIDATES, candidates.DEFAULT), f"datasets.{name}.candidates")
         rows = swebench.read_rows(Path(conf["file"]))
         for repo in sorted({r.repo for r in rows}):
             mine = [r for r in rows if r.repo == repo]
@@ -122,23 +128,36 @@ def _per_commit(cfg: dict) -> tuple[dict[str, dict], dict[str, dict], dict[str, 
             if split in cfg["datasets"]:
                 raise CrmatrixError(f"datasets.{split}: the name of dataset {name}'s rows of repository {repo}; "
                                     "rename one of them")
-            datasets[split] = {**conf, "corpus": declared[repo], "repository": repo, POOLED_AS: name}
+            datasets[split] = {**conf, CANDIDATES: rule, "corpus": declared[repo], "repository": repo, POOLED_AS: name}
             asked.setdefault(declared[repo], set()).update(r.base_commit for r in mine)
+            rules.setdefault(declared[repo], {})[name] = rule
+    for corpus in sorted(histories_asked):  # before the rules of a repository's datasets are compared
+        if corpus in asked or corpus in cfg["corpora"]:
+            raise CrmatrixError(f"repositories.{corpus}: the repository of a history dataset and of another "
+                                "dataset or a corpus; declare it again under another name for the other")
     corpora = {}
     for corpus, commits in sorted(asked.items()):
         if corpus in cfg["corpora"]:
             raise CrmatrixError(f"repositories.{corpus}: also a corpus of corpora; rename one of them")
         conf = cfg["repositories"][corpus]
         mirrored = bundle_commits(conf["git"], mirrors)
-        corpora[corpus] = {**conf, REPOSITORY: _repo_name(corpus, conf),
+        corpora[corpus] = {**conf, REPOSITORY: _repo_name(corpus, conf), CANDIDATES: _one_rule(corpus, rules[corpus]),
                            "commits": sorted(commits & set(mirrored) if mirrored else commits)}
     for corpus, commits in sorted(histories_asked.items()):
-        if corpus in corpora or corpus in cfg["corpora"]:
-            raise CrmatrixError(f"repositories.{corpus}: the repository of a history dataset and of another "
-                                "dataset or a corpus; declare it again under another name for the other")
         conf = cfg["repositories"][corpus]
-        corpora[corpus] = {**conf, REPOSITORY: _repo_name(corpus, conf), "commits": sorted(commits), "history": True}
+        corpora[corpus] = {**conf, REPOSITORY: _repo_name(corpus, conf), CANDIDATES: _one_rule(corpus, rules[corpus]),
+                           "commits": sorted(commits), "history": True}
     return datasets, corpora, undeclared
+
+
+def _one_rule(corpus: str, rules: dict[str, str]) -> str:
+    """The candidate rule the datasets of repository `corpus` name (dataset -> rule): one store,
+    one candidate set."""
+    if len(set(rules.values())) > 1:
+        raise CrmatrixError(f"repositories.{corpus}: its datasets name different candidate rules ("
+                            + ", ".join(f"{d}: {r}" for d, r in sorted(rules.items()))
+                            + "); a repository's store holds one candidate set")
+    return next(iter(rules.values()))
 
 
 def _repo_name(name: str, conf: dict) -> str:

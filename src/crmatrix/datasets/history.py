@@ -1,7 +1,7 @@
 """`history`: localization tasks derived from a repository's own git history, in any language a
 symbol extractor knows. A commit's message (subject and body, trailers such as `Signed-off-by:`
 cut) is the query; the gold is the existing non-test source files it modifies
-(crmatrix.datasets.testfiles), and at the function level the functions whose lines it changes;
+(crmatrix.corpora.testfiles), and at the function level the functions whose lines it changes;
 the corpus searched is the repository at the commit's PARENT. Tasks can be taken from after a
 model's training cutoff (`since:`), which a published benchmark's cannot.
 
@@ -47,11 +47,11 @@ from pathlib import Path, PurePosixPath
 from crmatrix import CrmatrixError
 from crmatrix.corpora.languages import LANGUAGES
 from crmatrix.corpora.pins.gitstore import HISTORY, git
+from crmatrix.corpora.testfiles import is_source
 from crmatrix.datasets import swebench
 from crmatrix.datasets.patches import MODIFIED, FileDiff, PatchError, parse_patch
 from crmatrix.datasets.registry import Loaded, register
 from crmatrix.datasets.tasks import Task
-from crmatrix.datasets.testfiles import is_source
 from crmatrix.symbols import Symbol
 
 FORMAT = "history"
@@ -189,7 +189,7 @@ def whitespace_diffs(git_dir: Path, commits: Iterable[str]) -> dict[str, list[Fi
         sha, _, text = record.partition("\n")
         if "diff --git " in text:
             try:
-                diffs[sha] = parse_patch(text)
+                diffs[sha] = parse_patch(text, unidiff_zero=True)  # -U0: anchored nowhere, as git applies it
             except PatchError:
                 diffs[sha] = None
     return diffs
@@ -251,16 +251,17 @@ def _names(query: str, name: str) -> bool:
 
 
 def mark_leaky(loaded: Loaded, found: Iterable[swebench.Localization]) -> Loaded:
-    """The tasks with their query type and stratum by leakage (`leaked`), and a summary of it:
-    how many are leaky, their share, and what each names."""
+    """The tasks with their query type and stratum by leakage (`leaked`), and a summary of it
+    beside what `loaded` says of its gold (its candidate rule): how many are leaky, their share,
+    and what each names."""
     named = {loc.instance_id: leaked(loc.query, loc.files, (f[1] for f in loc.functions)) for loc in found}
     tasks = [replace(t, query_type=LEAKY_TYPE if named[t.task_id] else QUERY_TYPE,
                      stratum=LEAKY if named[t.task_id] else CLEAN) for t in loaded.tasks]
 
     def describe(ts: list[Task]) -> dict:
         leaky = {t.task_id: named[t.task_id] for t in ts if t.query_type == LEAKY_TYPE}
-        return {"leaky": len(leaky), "leaky_share": round(len(leaky) / len(ts), 4) if ts else 0.0,
-                "leaky_names": leaky}
+        return {**(loaded.describe_gold(ts) if loaded.describe_gold else {}), "leaky": len(leaky),
+                "leaky_share": round(len(leaky) / len(ts), 4) if ts else 0.0, "leaky_names": leaky}
 
     return Loaded(tasks, loaded.dropped, describe)
 

@@ -10,13 +10,23 @@ Old-side changes: every removed line by its number; and each run of added lines 
 removed line in the same change (a pure insertion) by its position, the old line it goes in
 after (0: the top of the file), with the lines it inserts. Added lines beside removed ones
 replace them: the removed lines locate that change.
+
+Those numbers are the hunk headers' as stated. A patch may apply at an offset (SWE-bench's do,
+in 37 hunks of 10 tasks): `relocate` moves each hunk to where `git apply` puts it in a given
+old file, its preimage (context and removed lines) matched exactly: at the stated line, else at
+the nearest line that matches, a later one before an earlier one at the same distance (git's
+`find_pos`, checked against `git apply -v`); a hunk stated at line 1 must match at the top and
+one without trailing context at the end, as git demands without --unidiff-zero. A diff made
+without context (`git diff -U0`, as crmatrix.datasets.history reads a commit's) is read with
+`unidiff_zero`, as `git apply --unidiff-zero` reads it: no hunk anchored at the top or the end.
+No fuzz: a hunk whose preimage matches nowhere is an error naming it.
 """
 
 from __future__ import annotations
 
 import codecs
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 MODIFIED, ADDED, DELETED, RENAMED, COPIED = "modified", "added", "deleted", "renamed", "copied"
 _HUNK = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
@@ -36,6 +46,20 @@ class Insertion:
 
 
 @dataclass(frozen=True)
+class Hunk:
+    """One hunk as written: its header, its old start as stated, its preimage (the old side's
+    lines it expects: context and removed), its trailing context count, and the old-side
+    changes it makes, by their stated numbers."""
+
+    header: str
+    start: int
+    preimage: tuple[str, ...]
+    trailing: int
+    removed: tuple[int, ...]
+    insertions: tuple[Insertion, ...]
+
+
+@dataclass(frozen=True)
 class FileDiff:
     """One file of a patch. `old_path` is None for an added file, `new_path` for a deleted one."""
 
@@ -44,6 +68,9 @@ class FileDiff:
     status: str  # MODIFIED, ADDED, DELETED, RENAMED or COPIED
     removed: tuple[int, ...]  # old-side numbers of the removed lines, ascending
     insertions: tuple[Insertion, ...]  # in old-side order
+    # how the changes were written, one per hunk; two diffs that change the same lines are equal
+    hunks: tuple[Hunk, ...] = field(default=(), compare=False, repr=False)
+    unidiff_zero: bool = field(default=False, compare=False, repr=False)  # made without context (-U0)
 
     @property
     def changed_old_lines(self) -> tuple[int, ...]:
@@ -77,6 +104,7 @@ class _File:
         self.mode_status: str | None = None  # from git's extended header: new/deleted file, rename, copy
         self.removed: list[int] = []
         self.insertions: list[Insertion] = []
+        self.hunks: list[Hunk] = []
 
     def diff(self) -> FileDiff:
         if self.mode_status == ADDED or self.old is None:
@@ -89,7 +117,7 @@ class _File:
             status = RENAMED if self.old != self.new else MODIFIED
         old = None if status == ADDED else self.old
         new = None if status == DELETED else self.new
-        return FileDiff(old, new, status, tuple(sorted(self.removed)), tuple(self.insertions))
+        return FileDiff(old, new, status, tuple(sorted(self.removed)), tuple(self.insertions), tuple(self.hunks))
 
 
 def _git_paths(line: str) -> tuple[str, str]:
@@ -111,9 +139,10 @@ def _git_paths(line: str) -> tuple[str, str]:
     return old.removeprefix("a/"), new
 
 
-def parse_patch(text: str) -> list[FileDiff]:
+def parse_patch(text: str, unidiff_zero: bool = False) -> list[FileDiff]:
     """Every file of a unified diff, in patch order: git's (`diff --git` sections, with their
-    extended headers) or plain `---`/`+++` pairs. Raises PatchError naming the line at fault: a
+    extended headers) or plain `---`/`+++` pairs; `unidiff_zero`: made without context (the
+    module's docstring). Raises PatchError naming the line at fault: a
     hunk outside a file, a hunk whose lines do not add up to its header's counts, a plain
     section without a hunk, or no file at all. Text around the files (a message, `index` lines)
     is passed over."""
@@ -150,7 +179,7 @@ def parse_patch(text: str) -> list[FileDiff]:
     for f in files:
         if not f.git and not (f.removed or f.insertions):
             raise PatchError(f"{f.old or f.new}: a ---/+++ pair without a hunk")
-    return [f.diff() for f in files]
+    return [replace(f.diff(), unidiff_zero=unidiff_zero) for f in files]
 
 
 def _header(f: _File, line: str) -> None:
@@ -182,10 +211,12 @@ def _hunk(f: _File, lines: list[str], i: int) -> int:
     header = i
     i += 1
     block_start, added, removed_in_block = old, [], False
+    preimage, removed, insertions = [], [], []
+    trailing = 0  # context lines after the last change
 
     def close_block() -> None:
         if added and not removed_in_block:
-            f.insertions.append(Insertion(block_start - 1, tuple(added)))
+            insertions.append(Insertion(block_start - 1, tuple(added)))
 
     while old_left or new_left:
         if i >= len(lines):
@@ -198,20 +229,68 @@ def _hunk(f: _File, lines: list[str], i: int) -> int:
             continue
         if kind in (" ", "") and old_left and new_left:  # context ("" where trailing blanks were trimmed)
             close_block()
+            preimage.append(line[1:])
+            trailing += 1
             old, old_left, new_left = old + 1, old_left - 1, new_left - 1
             block_start, added, removed_in_block = old, [], False
-        elif kind == "-" and old_left:
-            f.removed.append(old)
-            removed_in_block = True
-            old, old_left = old + 1, old_left - 1
-        elif kind == "+" and new_left:
-            added.append(line[1:])
-            new_left -= 1
+        elif kind in ("-", "+") and (old_left if kind == "-" else new_left):
+            trailing = 0
+            if kind == "-":
+                preimage.append(line[1:])
+                removed.append(old)
+                removed_in_block = True
+                old, old_left = old + 1, old_left - 1
+            else:
+                added.append(line[1:])
+                new_left -= 1
         else:
             raise PatchError(f"line {i + 1}: {line[:80]!r} does not fit the hunk at line {header + 1} "
                              f"({old_left} old and {new_left} new lines left)")
         i += 1
     close_block()
+    f.removed += removed
+    f.insertions += insertions
+    f.hunks.append(Hunk(m[0], start, tuple(preimage), trailing, tuple(removed), tuple(insertions)))
     while i < len(lines) and lines[i].startswith("\\"):
         i += 1
     return i
+
+
+def locate(hunk: Hunk, lines: list[str], unidiff_zero: bool = False) -> int | None:
+    """Where `git apply` puts `hunk` in a file of `lines` (no line endings): the offset from its
+    stated start, None when its preimage matches nowhere (module docstring); `unidiff_zero`: as
+    `git apply --unidiff-zero`, neither the top nor the end anchors it."""
+    size, origin = len(hunk.preimage), hunk.start - 1
+    if not size:
+        return 0  # nothing to match: where it says
+    # git's match_beginning and match_end, which --unidiff-zero turns off
+    top, end = not unidiff_zero and hunk.start <= 1, not unidiff_zero and not hunk.trailing
+    stated = min(origin, len(lines))  # a start past the end searches from the end, as git does
+
+    def fits(pos: int) -> bool:
+        return ((not top or pos == 0) and (not end or pos + size == len(lines))
+                and tuple(lines[pos:pos + size]) == hunk.preimage)
+
+    for distance in range(max(stated, len(lines) - stated) + 1):
+        for pos in (stated + distance, stated - distance) if distance else (stated,):
+            if 0 <= pos <= len(lines) - size and fits(pos):
+                return pos - origin
+    return None
+
+
+def relocate(diff: FileDiff, text: str) -> FileDiff:
+    """`diff` with each hunk's changes moved to where `git apply` applies it to the old file
+    `text`. Raises PatchError naming the file and the hunk's header when a hunk matches nowhere."""
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()  # the end of the last line, not a line
+    hunks = []
+    for h in diff.hunks:
+        offset = locate(h, lines, diff.unidiff_zero)
+        if offset is None:
+            raise PatchError(f"{diff.old_path}: hunk {h.header} matches nowhere in the file (its "
+                             f"{len(h.preimage)} context and removed lines, exactly)")
+        hunks.append(replace(h, start=h.start + offset, removed=tuple(n + offset for n in h.removed),
+                             insertions=tuple(Insertion(i.after + offset, i.lines) for i in h.insertions)))
+    return replace(diff, removed=tuple(sorted(n for h in hunks for n in h.removed)),
+                   insertions=tuple(i for h in hunks for i in h.insertions), hunks=tuple(hunks))

@@ -62,10 +62,19 @@ def relevant_symbols(gold: dict, symbols: list[Symbol]) -> list[Symbol]:
 
 
 def relevant_ids(gold: dict, symbols: list[Symbol]) -> list[str]:
-    """What there is to find, in ranking units: the gold files, or the relevant symbols' docids."""
+    """What there is to find, in ranking units: the gold files, or the relevant symbols' docids.
+    Like a gold file, a gold definition the corpus lacks still counts, by its span's own docid
+    (swe-bench's in a file its candidate rule leaves out): no system can rank it, so its task is
+    a miss at every k, as the field scores it."""
     if file_level(gold):
         return sorted(gold["file_set"])
-    return [docid(Hit(s.path, s.name, s.kind, s.start_line, s.end_line, 0.0)) for s in relevant_symbols(gold, symbols)]
+    found = relevant_symbols(gold, symbols)
+    ids = [docid(Hit(s.path, s.name, s.kind, s.start_line, s.end_line, 0.0)) for s in found]
+    if gold.get("type") == "definitions":
+        ids += [docid(Hit(path, name, "function", start, end, 0.0)) for path, name, start, end in gold["definitions"]
+                if not any(_in_span([path, name, start, end], s.path, s.name, s.start_line, s.end_line)
+                           for s in found)]
+    return ids
 
 
 def ranked_units(gold: dict, hits: list[Hit]) -> list[tuple[str, bool]]:

@@ -8,7 +8,9 @@ Gold, from the patch read on its old side (crmatrix.datasets.patches), at two le
 - files: the base-commit paths the patch modifies, deletes or renames. A file the patch only
   adds is not in the base commit and cannot be retrieved: it is left out, and a task whose
   patch only adds files is dropped.
-- functions: for each changed old-side line, the innermost function or method of the base
+- functions: each hunk moved first to where the patch applies to the base commit's file (a
+  patch may apply at an offset, as `git apply` allows; patches.relocate), then for each
+  changed old-side line, the innermost function or method of the base
   commit's file whose lines hold it (LocAgent's and SweRank's function level). A removed line
   is where it is. A pure insertion is attributed to the innermost function that holds the line
   before it and whose header is indented less than the first non-blank inserted line (so lines
@@ -25,8 +27,11 @@ the symbols and text of a base-commit file, so it is computed without git.
 Drops, counted by reason and each naming its instance: repository not declared, commit in no
 mirror, patch only adds files, no gold file indexed (a `.rst`, or a file the corpus's globs
 leave out); a gold file outside the indexed files while others remain is counted too (the
-task keeps the others). Errors, one line naming the file, row and instance: a missing field,
-a duplicate instance_id, an unparsable patch.
+task keeps the others). A gold file the candidate rule leaves out (a test file under
+`agentless`, crmatrix.corpora.candidates) is no drop: it stays gold, which no system can rank,
+as the field scores it, and the summary counts such tasks. Errors, one line naming the file,
+row and instance: a missing field, a duplicate instance_id, an unparsable patch; and naming
+the row, instance, file and hunk: a hunk that applies nowhere in its base-commit file.
 """
 
 from __future__ import annotations
@@ -37,7 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from crmatrix import CrmatrixError
-from crmatrix.datasets.patches import ADDED, COPIED, FileDiff, PatchError, parse_patch
+from crmatrix.datasets.patches import ADDED, COPIED, FileDiff, PatchError, parse_patch, relocate
 from crmatrix.datasets.records import read_records
 from crmatrix.datasets.registry import Loaded, register
 from crmatrix.datasets.rows import check_fields
@@ -132,6 +137,7 @@ class Localization:
     files: tuple[str, ...]
     functions: tuple[tuple[str, str, int, int], ...]
     function_ids: tuple[str, ...]
+    outside: tuple[str, ...] = ()  # gold files the candidate rule leaves out: gold no system can rank
 
     def task(self, level: str, corpus: str) -> Task:
         """The task at one gold level (FILES or FUNCTIONS), on `corpus` (the commit's)."""
@@ -151,10 +157,13 @@ IndexedPaths = Callable[[str, str], "Collection[str] | None"]
 BaseFile = Callable[[str, str, str], tuple[list[Symbol], str]]
 
 
-def localize(rows: Iterable[Row], repositories: Collection[str], indexed: IndexedPaths, base_file: BaseFile
-             ) -> tuple[list[Localization], list[dict]]:
+def localize(rows: Iterable[Row], repositories: Collection[str], indexed: IndexedPaths, base_file: BaseFile,
+             outside: IndexedPaths = lambda repo, commit: ()) -> tuple[list[Localization], list[dict]]:
     """Each row's gold at both levels, and the rows (or gold files) dropped, each
-    `{row, instance_id, reason, detail}`."""
+    `{row, instance_id, reason, detail}`. `outside`: the source files of a commit its candidate
+    rule leaves out (crmatrix.corpora.candidates); a gold file there stays gold (a miss, as the
+    field scores it: Agentless and SweRank report over every task), and `base_file` must read it
+    too."""
     out, dropped = [], []
     for r in rows:
         def drop(reason: str, detail: str, r: Row = r) -> None:
@@ -171,7 +180,8 @@ def localize(rows: Iterable[Row], repositories: Collection[str], indexed: Indexe
         if not files:
             drop("patch only adds files", ", ".join(sorted(d.new_path for d in r.diffs)))
             continue
-        kept = [f for f in files if f in paths]
+        left_out = outside(r.repo, r.base_commit) or ()
+        kept = [f for f in files if f in paths or f in left_out]
         if not kept:
             drop("no gold file indexed", ", ".join(files))
             continue
@@ -182,27 +192,46 @@ def localize(rows: Iterable[Row], repositories: Collection[str], indexed: Indexe
         for d in r.diffs:
             if d.old_path in kept:
                 symbols, text = base_file(r.repo, r.base_commit, d.old_path)
+                try:
+                    applied = relocate(d, text)
+                except PatchError as e:
+                    raise CrmatrixError(f"row {r.row} ({r.instance_id}): the gold patch does not apply at "
+                                        f"{r.base_commit}: {e}") from None
                 spans += [(s.path, s.start_line, s.end_line, s.name, f"{s.path}:{s.qualname}")
-                          for s in changed_functions(d, symbols, text)]
+                          for s in changed_functions(applied, symbols, text)]
         spans = sorted(set(spans))  # by file, then position
         out.append(Localization(r.row, r.instance_id, r.repo, r.base_commit, r.problem_statement, tuple(kept),
-                                tuple((p, name, a, b) for p, a, b, name, _ in spans), tuple(s[4] for s in spans)))
+                                tuple((p, name, a, b) for p, a, b, name, _ in spans), tuple(s[4] for s in spans),
+                                tuple(f for f in kept if f not in paths)))
     return out, dropped
 
 
 def tasks(localizations: Iterable[Localization], level: str, corpus_of: Callable[[str, str], str],
-          dropped: Iterable[dict] = ()) -> Loaded:
+          dropped: Iterable[dict] = (), candidates: str | None = None) -> Loaded:
     """The tasks at one gold level, each on its commit's corpus (`corpus_of(repo, commit)`), with
     the drops so far; at the function level a task with no changed function is dropped too
-    (`no gold function`: its changes lie outside any function)."""
-    out, drops = [], list(dropped)
+    (`no gold function`: its changes lie outside any function). `candidates`: the rule that chose
+    the files ranked, reported in the summary's `gold` with the tasks and gold files it leaves
+    out (`describe_candidates`)."""
+    out, drops, outside = [], list(dropped), {}
     for loc in localizations:
         if level == FUNCTIONS and not loc.functions:
             drops.append({"row": loc.row, "instance_id": loc.instance_id, "reason": "no gold function",
                           "detail": ", ".join(loc.files)})
             continue
         out.append(loc.task(level, corpus_of(loc.repo, loc.commit)))
-    return Loaded(out, drops)
+        outside[loc.instance_id] = loc.outside
+    if candidates is None:
+        return Loaded(out, drops)
+    return Loaded(out, drops,
+                  describe_gold=lambda ts: describe_candidates(candidates, [outside[t.task_id] for t in ts]))
+
+
+def describe_candidates(rule: str, outside: list[tuple[str, ...]]) -> dict:
+    """What the summary says of the candidate set: its rule, and how many tasks have a gold file it
+    leaves out (each such task a miss at every k), with how many such files."""
+    return {"candidates": rule, "tasks_outside_candidates": sum(1 for o in outside if o),
+            "files_outside_candidates": sum(map(len, outside))}
 
 
 def corpus_of(name: str, commit: str) -> str:

@@ -11,7 +11,9 @@ does itself, with the same arithmetic as bm25s's `get_scores` (float32, `np.add.
 term, in query order), so an evaluation never imports bm25s and the scipy it loads, a tenth
 of a second of every job. The tokenizer is bm25s's (lowercase, the `\\w\\w+` words, its
 English stopwords, Snowball's English stemmer), stored beside the matrix as the build
-took it from bm25s, so queries are read exactly as the documents were.
+took it from bm25s, so queries are read exactly as the documents were. An arm's tokenizer
+knobs (`CRMATRIX_BM25_*`, `Tokenizer.settings`) turn the stemmer or the stopwords off, or add
+each identifier whole beside its words; at their defaults the stored settings are today's.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import numpy as np
 import Stemmer
 
 from crmatrix import CrmatrixError, atomic
+from crmatrix.engine.knobs import Knobs
 from crmatrix.identifiers import words
 from crmatrix.symbols import Symbol
 
@@ -41,7 +44,9 @@ def document(s: Symbol) -> str:
 class Tokenizer:
     """bm25s.tokenize(texts, stopwords=..., stemmer=..., return_ids=False) of the texts with each
     identifier spelled as its words ("load parseHTTPResponse" -> "load parse HTTP Response"), from
-    its settings (`settings()` at build time, the index's tokenizer.json after).
+    its settings (`settings(knobs)` at build time, the index's tokenizer.json after): no stopwords
+    and no stemmer where the knobs turn them off, and with `whole_identifiers` an identifier that
+    is not just its one word is read whole first (`load_config` -> load_config, load, config).
 
     Computed identifier by identifier: spelling puts a space between an identifier's words
     and leaves the characters between identifiers alone, none of which is a word character even
@@ -56,15 +61,21 @@ class Tokenizer:
         if conf.get("pattern") != WORD_PATTERN:  # the loaders name the file this came from
             raise ValueError(f"token pattern {conf.get('pattern')!r}, expected {WORD_PATTERN!r}")
         self.conf = conf
+        stemmer = Stemmer.Stemmer(conf["stemmer"]) if conf["stemmer"] is not None else None
         self._tokens = IdentifierTokens(re.compile(conf["pattern"]).findall, frozenset(conf["stopwords"]),
-                                        Stemmer.Stemmer(conf["stemmer"]))
+                                        stemmer, bool(conf.get("whole_identifiers", False)))
 
     @staticmethod
-    def settings() -> dict:
-        """bm25s's defaults with its English stopwords (which only bm25s holds: build time only)."""
+    def settings(knobs: Knobs | None = None) -> dict:
+        """bm25s's defaults with its English stopwords (which only bm25s holds: build time only),
+        as the arm's tokenizer knobs change them (None: the defaults). `whole_identifiers` is
+        written only when on, so the defaults' tokenizer.json is the one written before it existed."""
         from bm25s.stopwords import STOPWORDS_EN
 
-        return {"pattern": WORD_PATTERN, "stopwords": sorted(set(STOPWORDS_EN)), "stemmer": "english"}
+        knobs = knobs or Knobs()
+        conf = {"pattern": WORD_PATTERN, "stopwords": sorted(set(STOPWORDS_EN)) if knobs.bm25_stopwords else [],
+                "stemmer": "english" if knobs.bm25_stem else None}
+        return {**conf, "whole_identifiers": True} if knobs.bm25_whole_identifiers else conf
 
     def __call__(self, texts: list[str]) -> list[list[str]]:
         tokens = self._tokens.__getitem__
@@ -73,17 +84,23 @@ class Tokenizer:
 
 class IdentifierTokens(dict):
     """Identifier -> its tokens, worked out on first use (`__missing__`), so a text's tokens are
-    one `map` over its identifiers."""
+    one `map` over its identifiers. `stemmer`: None, words kept as they are; `whole`: an
+    identifier that is not its one word (`load_config`, `parseJSON`, `_private`) is a token
+    too, lowercased and unstemmed, before its words: a query naming it exactly meets it whole."""
 
-    def __init__(self, split, stopwords: frozenset[str], stemmer):
+    def __init__(self, split, stopwords: frozenset[str], stemmer, whole: bool = False):
         super().__init__()
-        self._split, self._stopwords, self._stemmer = split, stopwords, stemmer
+        self._split, self._stopwords, self._stemmer, self._whole = split, stopwords, stemmer, whole
 
     def __missing__(self, identifier: str) -> list[str]:
-        found = [w for piece in words(identifier) for w in self._split(piece.lower()) if w not in self._stopwords]
+        parts = words(identifier)
+        found = [w for piece in parts for w in self._split(piece.lower()) if w not in self._stopwords]
         if len(self) >= MAX_IDENTIFIERS:  # bounds the memory of a long-lived tokenizer
             self.clear()
-        self[identifier] = stems = self._stemmer.stemWords(found) if found else []
+        stems = self._stemmer.stemWords(found) if found and self._stemmer is not None else found
+        if self._whole and parts and parts != (identifier,):
+            stems = [identifier.lower(), *stems]
+        self[identifier] = stems
         return stems
 
 
@@ -99,15 +116,16 @@ class BM25Index:
         self._built = built
 
     @classmethod
-    def build(cls, symbols: list[Symbol]) -> BM25Index:
-        return cls.build_texts([document(s) for s in symbols])
+    def build(cls, symbols: list[Symbol], knobs: Knobs | None = None) -> BM25Index:
+        return cls.build_texts([document(s) for s in symbols], knobs)
 
     @classmethod
-    def build_texts(cls, texts: list[str]) -> BM25Index:
-        """BM25 of these documents (`build` of symbols, or whole files as documents)."""
+    def build_texts(cls, texts: list[str], knobs: Knobs | None = None) -> BM25Index:
+        """BM25 of these documents (`build` of symbols, or whole files as documents), tokenized
+        as `knobs` say (None: the defaults)."""
         import bm25s  # with scipy: only where an index is built
 
-        tokenizer = Tokenizer(Tokenizer.settings())
+        tokenizer = Tokenizer(Tokenizer.settings(knobs))
         docs = tokenizer(texts)
         # token ids in sorted order, so one corpus stores the same bytes (bm25s numbers tokens in
         # the order of a set of strings, which changes from one process to the next)

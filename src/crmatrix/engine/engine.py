@@ -115,7 +115,7 @@ class Engine:
         if self._bm25 is None:
             from crmatrix.engine.bm25 import BM25Index
 
-            self._bm25 = BM25Index.build(self.symbols)
+            self._bm25 = BM25Index.build(self.symbols, self.knobs)
         return self._bm25
 
     def bm25_scores(self, query: str) -> np.ndarray:

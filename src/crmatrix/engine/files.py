@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable
 
 import numpy as np
 
+from crmatrix.engine.knobs import Knobs
 from crmatrix.hits import Hit
 
 FILE_KIND = "file"
@@ -55,16 +56,16 @@ class FileDocs:
         self.tie = np.arange(len(paths))  # paths are distinct and sorted: (path, 1, path) order
 
     @classmethod
-    def build(cls, files: Iterable[tuple[str, str]], embed: Callable[[list[str]], np.ndarray] | None = None
-              ) -> FileDocs:
-        """The documents of files given as (path, text), their BM25 built with bm25s and their
-        embedding texts embedded by `embed` (texts -> rows)."""
+    def build(cls, files: Iterable[tuple[str, str]], embed: Callable[[list[str]], np.ndarray] | None = None,
+              knobs: Knobs | None = None) -> FileDocs:
+        """The documents of files given as (path, text), their BM25 built with bm25s (tokenized as
+        `knobs` say; None: the defaults) and their embedding texts embedded by `embed` (texts -> rows)."""
         from crmatrix.engine.bm25 import BM25Index
 
         files = sorted(files)
         vectors = None if embed is None else np.asarray(embed([embedding_text(p, t) for p, t in files]))
         return cls([p for p, _ in files], np.asarray([last_line(t) for _, t in files], dtype=np.int64), vectors,
-                   BM25Index.build_texts([document(p, t) for p, t in files]))
+                   BM25Index.build_texts([document(p, t) for p, t in files], knobs))
 
     def hit(self, i: int, score: float) -> Hit:
         return Hit(self.paths[i], self.paths[i], FILE_KIND, 1, int(self.lines[i]), score)

@@ -20,7 +20,7 @@ from crmatrix.embed.cache import SUBDIR, EmbeddingCache, embed_with_cache, text_
 from crmatrix.embed.models import read_model
 from crmatrix.engine.bm25 import BM25Index
 from crmatrix.engine.embedtext import embedding_text
-from crmatrix.engine.knobs import Knobs
+from crmatrix.engine.knobs import Knobs, table
 from crmatrix.symbols import Symbol, symbols_hash
 
 BM25_DIR = "bm25"
@@ -51,7 +51,7 @@ def build(symbols: list[Symbol], knobs: Knobs, model_dir: Path, cache_dir: Path,
                                                 "text_sha": text_sha(t), "text": t}
                                                for s, t in zip(symbols, texts, strict=True)])
         atomic.write_json(d / "meta.json", meta)
-        BM25Index.build(symbols).save(d / BM25_DIR)
+        BM25Index.build(symbols, knobs).save(d / BM25_DIR)
         integrity.record(d)
     return meta
 
@@ -67,11 +67,13 @@ def read_meta(index_dir: Path, what: str = "an index") -> dict:
 
 
 def check_knobs(index_dir: Path, meta: dict, knobs: Knobs) -> None:
-    """Refuse an index built with other index-time knobs than the arm's."""
-    built = {k: meta["knobs"].get(k) for k in knobs.index_fields()}
-    wanted = knobs.index_fields()
+    """Refuse an index built with other index-time knobs than the arm's (a tokenizer knob the
+    meta does not name was at its default)."""
+    built, wanted = table.index_fields(meta["knobs"]), knobs.index_fields()
     if built != wanted:
-        diff = ", ".join(f"{k}={built[k]} (wanted {wanted[k]})" for k in wanted if built[k] != wanted[k])
+        known, keys = table.by_field(), {**built, **wanted}
+        built, wanted = ({k: fields.get(k, known[k].default) for k in keys} for fields in (built, wanted))
+        diff = ", ".join(f"{k}={built[k]} (wanted {wanted[k]})" for k in keys if built[k] != wanted[k])
         raise CrmatrixError(f"{index_dir}: built with other index-time knobs than the arm's: {diff}")
 
 

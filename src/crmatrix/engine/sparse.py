@@ -35,13 +35,6 @@ def bonus(coverage: np.ndarray, n_terms: int, threshold: float, max_bonus: float
     return np.where(ratio < threshold, 0.0, (ratio - threshold) / max(1.0 - threshold, 0.01) * max_bonus)
 
 
-def coverage_bonus(terms: tuple[str, ...], fields: str, threshold: float, max_bonus: float) -> float:
-    """The bonus of one candidate; `fields` is its lowercased `name qualname signature path`."""
-    present = set(alnum_words(fields))
-    covered = sum(t in present for t in terms)
-    return float(bonus(np.array([covered]), len(terms), threshold, max_bonus)[0])
-
-
 def symbol_words(s: Symbol) -> set[str]:
     """The whole words 2e looks for in a symbol: those of its name, qualified name, signature and path."""
     return set(alnum_words(" ".join((s.name, s.qualname, s.signature, s.path))))

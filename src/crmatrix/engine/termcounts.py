@@ -37,6 +37,7 @@ import numpy as np
 from crmatrix import CrmatrixError, atomic
 from crmatrix.engine import postings
 from crmatrix.engine.bm25 import SCORED_METHOD, TOKENIZER, Tokenizer
+from crmatrix.engine.knobs import Knobs
 from crmatrix.grown import Grown
 
 PARAMS = "params.json"
@@ -47,18 +48,19 @@ CHUNK = 4096  # texts tokenized at a time: bounds the token lists held in memory
 _WEIGHT = (np.float64(1.0) + np.ones(1, dtype=np.float32)).dtype
 
 
-def build(texts: Iterable[str], directory: Path, rows: Grown | None = None, base: TermCounts | None = None) -> int:
-    """Tokenize every text once and write the counts into `directory` (made here, inside a
-    staged directory of the caller); returns the number of rows written. With `rows` (and the
-    `base` whose counts its base rows are), the texts are its new rows' and the rest is the
-    base's counts, gathered."""
+def build(texts: Iterable[str], directory: Path, rows: Grown | None = None, base: TermCounts | None = None,
+          knobs: Knobs | None = None) -> int:
+    """Tokenize every text once, as `knobs` say (None: the defaults), and write the counts into
+    `directory` (made here, inside a staged directory of the caller); returns the number of rows
+    written. With `rows` (and the `base` whose counts its base rows are, tokenized alike), the
+    texts are its new rows' and the rest is the base's counts, gathered."""
     import bm25s  # k1, b and the variant are bm25s's defaults, as in a plain index
 
     defaults = bm25s.BM25()
     if defaults.method != SCORED_METHOD or defaults.idf_method not in (None, SCORED_METHOD):
         raise CrmatrixError(f"bm25s defaults to variant {defaults.method!r}; the versioned BM25 computes "
                             f"{SCORED_METHOD!r} only")
-    tokenizer = Tokenizer(Tokenizer.settings())
+    tokenizer = Tokenizer(Tokenizer.settings(knobs))
     terms = postings.Builder()
     lengths: list[int] = []
     chunk: list[str] = []

@@ -3,7 +3,11 @@ of `crmatrix.stages.evaluate_arm.run`, from the workflow or from `crmatrix run`.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from dataclasses import dataclass
+
+from crmatrix import CrmatrixError
 
 # The parameters of an evaluation: what its result depends on besides its input files (and the
 # dataset file's sha256: Snakemake sees a file's mtime, never its bytes).
@@ -24,3 +28,21 @@ class Cell:
     inputs: dict[str, str | list[str]]
     params: dict
     outputs: dict[str, str]
+
+    def name(self) -> str:
+        return job_name(self.params["system_conf"]["type"], self.system, self.dataset, self.arm)
+
+
+def job_name(system_type: str, system: str, dataset: str, arm: str | None = None) -> str:
+    """What an evaluation job ran, as its error names it: `mcp system 'search' on dataset 'flask', arm 'baseline'`."""
+    return f"{system_type} system {system!r} on dataset {dataset!r}{f', arm {arm!r}' if arm else ''}"
+
+
+@contextlib.contextmanager
+def named_errors(name: str) -> Iterator[None]:
+    """A user error raised inside, its message led by `name` (job_name): the one line a failed
+    job shows says which system it ran on which dataset, whichever part of it stopped."""
+    try:
+        yield
+    except CrmatrixError as e:
+        raise CrmatrixError(f"{name}: {e}") from None

@@ -18,7 +18,7 @@ from crmatrix import CrmatrixError
 from crmatrix.atomic import dumps_canonical
 from crmatrix.datasets.relevance import file_level, qrels, ranked_units
 from crmatrix.datasets.tasks import Task
-from crmatrix.evaluation import metrics, tokenbench
+from crmatrix.evaluation import accounting, metrics, tokenbench
 from crmatrix.evaluation.tokens import count_tokens
 from crmatrix.hits import Hit, docid
 from crmatrix.progress import Progress
@@ -29,11 +29,11 @@ from crmatrix.systems.registry import System, SystemContext, make_system
 
 RESPONSE_HITS = 10
 CLOSE_TIMEOUT_S = 30.0
-NO_HIT_SHARE = 0.5  # of a method's answers resolving no hit, from which a run warns and its cell is marked
 # A method whose first FAIL_FAST calls (queries, or batches of them) all fail with one kind and one
 # message is misconfigured (a wrong `hits` path, argv or program), not unlucky: the rest are not
 # asked. Timeouts are left out (a loaded machine or a cold start can make the first ones overrun),
-# and so is `budget`.
+# and so is `budget`. A method whose first FAIL_FAST answers each list hits, none of which names
+# anything of the corpus, stops too (a `fields` mapping that finds nothing, paths of another root).
 FAIL_FAST = 3
 FAIL_FAST_KINDS = ("crash", "bad-output", "empty")
 
@@ -45,10 +45,12 @@ def response_size(hits: list[Hit], text: str | None = None) -> tuple[int, int]:
     return len(text.encode()), count_tokens(text)
 
 
-def _query_row(task: Task, outcome: Outcome, units: list[tuple[str, bool]], n_relevant: int, blob: bool) -> dict:
+def _query_row(task: Task, outcome: Outcome, units: list[tuple[str, bool]], n_relevant: int, blob: bool,
+               named: str | None) -> dict:
     """`units`: the hits in the gold's units (`ranked_units`): files for file-level gold (a
-    symbol hit counts for its file)."""
-    hits, text, elapsed_ms, failure = outcome
+    symbol hit counts for its file); `named`: the answer's `outcome` when it named nothing of
+    the corpus (accounting.answered)."""
+    hits, text, elapsed_ms, failure, excerpt = outcome
     size = response_size(hits, text)
     relevant_ranks = [i for i, (_, relevant) in enumerate(units, 1) if relevant]
     if blob:  # one composed answer: the gold is in it (rank 1) or not
@@ -69,6 +71,8 @@ def _query_row(task: Task, outcome: Outcome, units: list[tuple[str, bool]], n_re
         "error": str(failure) if failure else None,
         "failure": failure.kind if failure else None,
         **({"stratum": task.stratum} if task.stratum else {}),
+        **({"outcome": named} if named else {}),
+        **({"excerpt": excerpt} if excerpt is not None else {}),
     }
 
 
@@ -77,8 +81,9 @@ def _summary(values: list[float]) -> dict:
     return {"mean": float(a.mean()) if a.size else 0.0, "p95": float(np.percentile(a, 95)) if a.size else 0.0}
 
 
-# One query's outcome: hits, the text read instead of the hits (or None), ms, failure (or None).
-Outcome = tuple[list[Hit], str | None, float, QueryFailure | None]
+# One query's outcome: hits, the text read instead of the hits (or None), ms, failure (or None),
+# the raw answer's first bytes (None: the system keeps none, or it failed).
+Outcome = tuple[list[Hit], str | None, float, QueryFailure | None, str | None]
 
 
 def _as_failure(e: BaseException) -> QueryFailure:
@@ -87,20 +92,20 @@ def _as_failure(e: BaseException) -> QueryFailure:
     return QueryFailure("timeout" if isinstance(e, TimeoutError) else "crash", f"{type(e).__name__}: {e}")
 
 
-def _answer(result) -> tuple[list[Hit], str | None]:
+def _answer(result) -> tuple[list[Hit], str | None, str | None]:
     if isinstance(result, Answer):
-        return result.hits, result.text
+        return result.hits, result.text, result.excerpt
     if isinstance(result, list) and all(isinstance(h, Hit) for h in result):
-        return result, None
+        return result, None, None
     raise QueryFailure("bad-output", f"search returned {type(result).__name__}, expected a list of Hit or an Answer")
 
 
 def _ask(system: System, guard: Guard, query: str, method: str, k: int) -> Outcome:
     try:
-        hits, text = _answer(guard.call(system.search, query, method, k))
-        return hits, text, guard.last_elapsed_s * 1000, None
+        hits, text, excerpt = _answer(guard.call(system.search, query, method, k))
+        return hits, text, guard.last_elapsed_s * 1000, None, excerpt
     except Exception as e:
-        return [], None, guard.last_elapsed_s * 1000, _as_failure(e)
+        return [], None, guard.last_elapsed_s * 1000, _as_failure(e), None
 
 
 def _ask_batch(system: System, guard: Guard, queries: list[str], method: str, k: int) -> list[Outcome]:
@@ -111,16 +116,17 @@ def _ask_batch(system: System, guard: Guard, queries: list[str], method: str, k:
         if len(results) != len(queries):
             raise QueryFailure("bad-output", f"batch: {len(results)} results for {len(queries)} queries")
     except Exception as e:
-        return [([], None, guard.last_elapsed_s * 1000 / len(queries), _as_failure(e))] * len(queries)
+        return [([], None, guard.last_elapsed_s * 1000 / len(queries), _as_failure(e), None)] * len(queries)
     share = guard.last_elapsed_s * 1000 / len(queries)
     out: list[Outcome] = []
     for r in results:
         try:
             if isinstance(r, BaseException):
                 raise r
-            out.append((*_answer(r), share, None))
+            hits, text, excerpt = _answer(r)
+            out.append((hits, text, share, None, excerpt))
         except Exception as e:
-            out.append(([], None, share, _as_failure(e)))
+            out.append(([], None, share, _as_failure(e), None))
     return out
 
 
@@ -129,6 +135,25 @@ def _same_failure(rows: list[dict]) -> bool:
     misconfigured (FAIL_FAST_KINDS)."""
     return rows[0]["failure"] in FAIL_FAST_KINDS and all(
         (r["failure"], r["error"]) == (rows[0]["failure"], rows[0]["error"]) for r in rows)
+
+
+def _named(hit: Hit) -> str:
+    """A hit as the system answered it, for a message: its path, symbol and line as far as it has them."""
+    parts = [f"path {hit.path!r}" if hit.path else "no path"]
+    parts += [f"symbol {hit.symbol!r}"] if hit.symbol else []
+    parts += [f"line {hit.start_line}"] if hit.start_line else []
+    return ", ".join(parts)
+
+
+def _names_nothing(method: str, tops: list[Hit | None], total: int) -> str | None:
+    """Why to stop when the first FAIL_FAST answers each list hits and none names anything of the
+    corpus (`tops`: per answer so far, the top hit of such an answer, else None); else None."""
+    if len(tops) < FAIL_FAST or any(t is None for t in tops[:FAIL_FAST]):
+        return None
+    left = total - len(tops)
+    return (f"method {method}: the first {FAIL_FAST} answers name nothing of the corpus (no hit is one of its "
+            f"symbols or files){f', the other {left} were not asked' if left else ''}; the first answer's top "
+            f"hit: {_named(tops[0])} (check the system's `hits` and `fields`, or what it answers)")
 
 
 class CorpusUnits:
@@ -153,17 +178,20 @@ class CorpusUnits:
 
 
 def ask(system: System, tasks: list[Task], n_relevant: dict[str, int], method: str, k: int,
-        guard: Guard | None = None, units: CorpusUnits | None = None) -> tuple[list[dict], dict[str, list[str]], int]:
+        guard: Guard | None = None, units: CorpusUnits | None = None
+        ) -> tuple[list[dict], dict[str, list[str]], set[str]]:
     """Score one method; a query that fails is a recorded failure (a miss, with its kind and
-    message). `n_relevant` counts each task's relevant symbols in the corpus. With `units`, the
-    answers none of whose hits is a symbol (or file) of the corpus are counted (`no_hit`): a
-    field mapping that resolves nothing, or a tool answering `[]`, would otherwise score 0
-    unremarked. Returns the query rows, the ranked docids per task (files, for file-level gold),
-    for the TREC run file, and the count of answers resolving no hit. A method whose first
-    FAIL_FAST queries fail alike raises (the others are not asked): no run is written, so a
-    query not asked is never scored as a miss."""
+    message). `n_relevant` counts each task's relevant symbols in the corpus. An answer listing
+    no hit is `empty`; with `units`, one none of whose hits is a symbol (or file) of the corpus
+    is `unresolved` (`accounting`): a field mapping that resolves nothing, or a tool answering
+    `[]`, would otherwise score 0 unremarked. Returns the query rows, the ranked docids per task
+    (files, for file-level gold), for the TREC run file, and the paths of unresolved answers'
+    hits that are no file of the corpus. A method whose first FAIL_FAST queries fail alike
+    raises (the others are not asked): no run is written, so a query not asked is never scored
+    as a miss; and so does one whose first FAIL_FAST answers are all unresolved."""
     guard = guard or Guard()
-    no_hit = 0
+    outside: set[str] = set()
+    tops: list[Hit | None] = []  # per answer, its top hit when it is unresolved (for the early stop)
     blob = system.RESPONSE == BLOB
     batch = system.batch_size
     rows, ranked = [], {}
@@ -172,7 +200,7 @@ def ask(system: System, tasks: list[Task], n_relevant: dict[str, int], method: s
         chunk = tasks[start:start + (batch or 1)]
         if guard.spent():
             spent = QueryFailure("budget", f"not asked: the job's budget of {guard.budget_s:g} s is spent")
-            outcomes = [([], None, 0.0, spent)] * len(chunk)
+            outcomes = [([], None, 0.0, spent, None)] * len(chunk)
         elif batch:
             outcomes = _ask_batch(system, guard, [t.query for t in chunk], method, k)
         else:
@@ -180,27 +208,42 @@ def ask(system: System, tasks: list[Task], n_relevant: dict[str, int], method: s
         for task, outcome in zip(chunk, outcomes, strict=True):
             judged = ranked_units(task.gold, outcome[0])
             ranked[task.task_id] = [unit for unit, _ in judged]
-            no_hit += units is not None and outcome[3] is None and not units.resolves(task.gold, judged)
-            rows.append(_query_row(task, outcome, judged, n_relevant[task.task_id], blob))
+            named = None
+            if outcome[3] is None:
+                named = accounting.answered(len(outcome[0]), any(relevant for _, relevant in judged),
+                                            units is None or units.resolves(task.gold, judged))
+            if named == "unresolved":
+                outside.update(h.path for h in outcome[0] if h.path not in units.files)
+            tops.append(outcome[0][0] if named == "unresolved" else None)
+            rows.append(_query_row(task, outcome, judged, n_relevant[task.task_id], blob, named))
         progress.advance(len(chunk))  # after the guard's clock stopped: never part of a query's latency
+        stop = None
         if calls >= FAIL_FAST and len(rows) < len(tasks) and _same_failure(rows):
+            stop = (f"method {method}: the first {len(rows)} queries failed alike, the other "
+                    f"{len(tasks) - len(rows)} were not run; the first: {rows[0]['error']}")
+        elif len(rows) - len(chunk) < FAIL_FAST:  # decided by the chunk that completes the first FAIL_FAST
+            stop = _names_nothing(method, tops, len(tasks))
+        if stop:
             progress.close()
-            raise CrmatrixError(f"method {method}: the first {len(rows)} queries failed alike, the other "
-                                f"{len(tasks) - len(rows)} were not run; the first: {rows[0]['error']}")
+            raise CrmatrixError(stop)
     progress.close()
-    return rows, ranked, no_hit
+    return rows, ranked, outside
 
 
-def method_result(system: System, rows: list[dict], no_hit: int, method: str) -> dict:
+def method_result(system: System, rows: list[dict], method: str, outside: frozenset[str] = frozenset(),
+                  corpus_path: str | None = None) -> dict:
     """A method's results from its query rows: metrics (a blob's at rank 1 only), latency,
-    response sizes, failures by kind. A method that fails every query raises: a system that
-    fails every query is broken, not bad at search."""
+    response sizes, failures by kind, the answers naming nothing of the corpus by outcome and,
+    when they are most of them, why (`accounting.cause`, given the paths `outside` the corpus
+    its unresolved answers named and a `corpus_path` to compare them with). A method that fails
+    every query raises: a system that fails every query is broken, not bad at search."""
     blob = system.RESPONSE == BLOB
     failed = [r for r in rows if r["failure"]]
     asked = [r for r in rows if r["failure"] != "budget"]
     if asked and all(r["failure"] for r in asked):  # a system that fails every query is broken, not bad at search
         raise CrmatrixError(f"method {method}: every query failed; the first: {asked[0]['error']}")
     summary, by_type = metrics.summarize(rows), metrics.by_query_type(rows)
+    named, warn = accounting.counts(rows), accounting.warns(rows)
     if blob:
         summary, by_type = metrics.rank1_only(summary), {qt: metrics.rank1_only(m) for qt, m in by_type.items()}
     return {
@@ -212,9 +255,12 @@ def method_result(system: System, rows: list[dict], no_hit: int, method: str) ->
         "response_tokens": _summary([r["response_tokens"] for r in rows]),
         "errors": len(failed),
         "failures": {kind: sum(r["failure"] == kind for r in rows) for kind in FAILURE_KINDS},
-        "no_hit": no_hit,
-        "no_hit_warning": no_hit > 0 and no_hit >= NO_HIT_SHARE * (len(rows) - len(failed)),
+        "no_hit": sum(named.values()),
+        "no_hit_warning": warn,
         "queries": rows,
+        **{o: n for o, n in named.items() if n},
+        **({"no_hit_cause": accounting.cause(rows, set(outside), corpus_path, getattr(system, "options", None) or {})}
+           if warn else {}),
     }
 
 
@@ -233,19 +279,23 @@ def evaluate(system: System, tasks: list[Task], symbols: list[Symbol], methods: 
     except QueryFailure as e:
         raise CrmatrixError(f"prepare: {e}") from None
     prepare_s = guard.last_elapsed_s
-    asked: dict[str, tuple[list[dict], dict[str, list[str]], int]] = {m: ([], {}, 0) for m in methods}
+    asked: dict[str, tuple[list[dict], dict[str, list[str]], set[str]]] = {m: ([], {}, set()) for m in methods}
+    corpus_path = None  # a path of the corpus, that a warning compares the paths outside it with
     for corpus, group in _versions(tasks).items():
         own = system.select(corpus)
         syms = symbols if own is None else own
         n_relevant = {task: len(ids) for task, ids in qrels(group, syms).items()}  # the same for every method
         units = CorpusUnits(syms)
         for m in methods:
-            rows, ranked, no_hit = ask(system, group, n_relevant, m, k, guard, units)
-            asked[m] = (asked[m][0] + rows, {**asked[m][1], **ranked}, asked[m][2] + no_hit)
+            rows, ranked, outside = ask(system, group, n_relevant, m, k, guard, units)
+            asked[m] = (asked[m][0] + rows, {**asked[m][1], **ranked}, asked[m][2] | outside)
+            if outside and corpus_path is None:
+                corpus_path = min(units.files, default=None)
     order = {t.task_id: i for i, t in enumerate(tasks)}
     results, ranked = {}, {}
-    for m, (rows, by_task, no_hit) in asked.items():
-        results[m] = method_result(system, sorted(rows, key=lambda r: order[r["task_id"]]), no_hit, m)
+    for m, (rows, by_task, outside) in asked.items():
+        results[m] = method_result(system, sorted(rows, key=lambda r: order[r["task_id"]]), m, frozenset(outside),
+                                   corpus_path)
         ranked[m] = {t.task_id: by_task[t.task_id] for t in tasks}
         if grep is not None:
             tokenbench.annotate(results[m], grep, RESPONSE_HITS)
@@ -262,7 +312,7 @@ def _versions(tasks: list[Task]) -> dict[str, list[Task]]:
 
 def outcome_lines(where: str, results: dict, methods: list[str]) -> tuple[str, list[str]]:
     """What a run tells its user in one line: its failure counts and the first failure's
-    message; and a warning per method whose answers mostly resolved no hit."""
+    message; and a warning per method whose answers mostly resolved no hit, naming its cause."""
     counts = dict.fromkeys(FAILURE_KINDS, 0)
     first, asked = None, 0
     for m in methods:
@@ -279,9 +329,9 @@ def outcome_lines(where: str, results: dict, methods: list[str]) -> tuple[str, l
         line = f"{where}: {failed} of {asked} queries{per} failed ({kinds}); the first: {first}"
     else:
         line = f"{where}: {asked} queries{per}, none failed"
-    warnings = [f"{where}: ⚠ {results[m]['no_hit']} answers resolved no hit (method {m}: no hit is a "
-                "symbol or file of the corpus; check the system's `hits` and `fields`, or what it answers)"
-                for m in methods if results[m]["no_hit_warning"]]
+    warnings = [f"{where}: ⚠ {results[m]['no_hit']} answers resolved no hit (method {m}: "
+                f"{results[m].get('empty', 0)} empty, {results[m].get('unresolved', 0)} unresolved; "
+                f"{results[m]['no_hit_cause']})" for m in methods if results[m]["no_hit_warning"]]
     return line, warnings
 
 

@@ -13,7 +13,10 @@ lines read. All of it is deterministic: no timing, no randomness, one tie-break.
 The system's cost is its run's response tokens (its first hits as JSON, or a blob's
 text); it found the gold when the gold is among those hits. The table per query type
 gives both costs, the saving (1 − system/baseline over the type's totals) and both hit
-rates, and the saving again over the queries both found: savings at equal quality.
+rates, and the saving again over the queries both found: savings at equal quality. A failed
+query, or an answer that listed no hit (`empty`), costs next to nothing and saves nothing an
+agent wanted: the tokens and savings leave them out (`excluded`), the hit rates count them
+as misses.
 """
 
 from __future__ import annotations
@@ -72,20 +75,25 @@ def grep_and_read(tree: Path, manifest: dict, tasks: list[Task], symbols: list[S
 
 
 def _side_by_side(rows: list[dict]) -> dict:
-    grep_tokens = sum(r["grep_tokens"] for r in rows)
-    system_tokens = sum(r["response_tokens"] for r in rows)
-    both = [r for r in rows if r["grep_hit"] and r["read_hit"]]
+    """Both costs per query and the savings over the rows that answered something (a failed
+    query and an `empty` answer left out, `excluded`, when any is); the hit rates over every row."""
+    # read off the row (crmatrix.results.run.outcome), so grep_baseline's job runs no run type
+    counted = [r for r in rows if not r["failure"] and r.get("outcome") != "empty"]
+    grep_tokens = sum(r["grep_tokens"] for r in counted)
+    system_tokens = sum(r["response_tokens"] for r in counted)
+    both = [r for r in counted if r["grep_hit"] and r["read_hit"]]
     both_grep = sum(r["grep_tokens"] for r in both)
-    n = len(rows)
+    n, m = len(rows), len(counted)
     return {
         "n": n,
-        "grep_tokens": grep_tokens / n if n else 0.0,
-        "system_tokens": system_tokens / n if n else 0.0,
+        "grep_tokens": grep_tokens / m if m else 0.0,
+        "system_tokens": system_tokens / m if m else 0.0,
         "saving": 1 - system_tokens / grep_tokens if grep_tokens else None,
         "grep_hit_rate": sum(r["grep_hit"] for r in rows) / n if n else 0.0,
         "system_hit_rate": sum(r["read_hit"] for r in rows) / n if n else 0.0,
         "both_hit": len(both),
         "saving_both_hit": 1 - sum(r["response_tokens"] for r in both) / both_grep if both_grep else None,
+        **({"excluded": n - m} if n > m else {}),
     }
 
 

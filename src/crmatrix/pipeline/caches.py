@@ -33,7 +33,7 @@ from pathlib import Path
 
 from crmatrix import CrmatrixError, atomic, bases
 from crmatrix.embed.cache import SUBDIR, EmbeddingCache, text_sha
-from crmatrix.engine.knobs import INDEX, table
+from crmatrix.engine.knobs import table
 from crmatrix.systems.external import INDEX_INFO, ExternalSystem
 
 INDEX_META = "meta.json"  # what the builtin engine's index builder writes (crmatrix.engine.index)
@@ -134,8 +134,6 @@ def read_runs(results: Path) -> list[Run]:
     return out
 
 
-def _index_fields(knob_values: dict) -> dict:
-    return {k: knob_values.get(k) for k in table.fields(INDEX)}
 
 
 @dataclass
@@ -165,7 +163,7 @@ class Index:
         if self.meta is not None:
             knob_values = (prov.get("system_run") or {}).get("knobs")
             return (knob_values is not None and run.model_sha() == self.model_sha
-                    and _index_fields(knob_values) == _index_fields(self.meta["knobs"]))
+                    and table.index_fields(knob_values) == table.index_fields(self.meta["knobs"]))
         if self.info is not None:
             options = prov["system"].get("options") or {}
             env = (prov.get("arm") or {}).get("env") or {}

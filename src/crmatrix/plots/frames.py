@@ -17,7 +17,7 @@ from crmatrix.labels import dataset_label
 from crmatrix.plots.sources import View
 from crmatrix.results.pool import PoolEntry
 from crmatrix.results.row import PlainRow, Row
-from crmatrix.results.run import QueryRow, Run
+from crmatrix.results.run import NAMED_NOTHING, OUTCOMES, QueryRow, Run, outcome
 from crmatrix.results.versus import Compared, Versus
 
 NO_MODEL = "no model"
@@ -164,18 +164,20 @@ def sweep(view: View, grid: dict, system: str) -> pd.DataFrame:
 
 def leaderboard(table: Compared) -> tuple[pd.DataFrame, list[str]]:
     """One line per (system, dataset) of a comparison of systems (`crmatrix.analysis.versus`):
-    its headline metric with its interval and failures, the system named by its label (with its
-    pooled Δ against the reference); and the labels in leaderboard order."""
+    its headline metric with its interval, failures and answers naming nothing (of the corpus),
+    the system named by its label (with its pooled Δ against the reference, and `not testable`
+    when the paired test cannot judge it); and the labels in leaderboard order."""
     effects = {v.system: v for v in table.versus}
     labels = {}
     for s in table.systems:
         v = effects.get(s)
         labels[s] = f"{s} (reference)" if s == table.reference else (
-            f"{s} (Δ {v.effect:+.3f})" if v and v.studies else f"{s} (no paired query)")
+            f"{s} (Δ {v.effect:+.3f}{'' if v.testable else ', not testable'})" if v and v.studies
+            else f"{s} (no paired query)")
+    columns = ["system", "dataset", "method", "value", "ci_low", "ci_high", "n", "failed", "empty", "unresolved"]
     return pd.DataFrame([{"system": labels[c.system], "dataset": c.dataset, "method": c.method, "value": c.mean,
-                          "ci_low": c.ci_low, "ci_high": c.ci_high, "n": c.n, "failed": c.failed}
-                         for c in table.scores],
-                        columns=["system", "dataset", "method", "value", "ci_low", "ci_high", "n", "failed"]
+                          "ci_low": c.ci_low, "ci_high": c.ci_high, "n": c.n, "failed": c.failed, "empty": c.empty,
+                          "unresolved": c.unresolved} for c in table.scores], columns=columns
                         ), [labels[s] for s in table.systems]
 
 
@@ -209,19 +211,25 @@ def costs(by: dict[str, list[QueryRow]]) -> pd.DataFrame:
 
 
 def failures(by: dict[str, list[QueryRow]]) -> pd.DataFrame:
-    """Per system and failure kind, the failed queries among the rows `by` holds for it (a system
-    with none has one line of kind `none` and 0), with the system's query count."""
+    """Per system, the queries among the rows `by` holds for it that failed (one line per kind),
+    and beside them those whose answer named nothing (`empty`) or nothing of the corpus
+    (`unresolved`: one line each, its kind its outcome); a system with none has one line of
+    kind `none` and 0. `count`: the line's queries; `queries`: the system's."""
     out = []
     for system, rows in sorted(by.items()):
-        kinds: dict[str, int] = {}
+        kinds: dict[tuple[str, str], int] = {}
         for q in rows:
-            if q.failure:
-                kinds[q.failure] = kinds.get(q.failure, 0) + 1
-        total = sum(kinds.values())
-        for kind, n in sorted(kinds.items()) or [("none", 0)]:
-            out.append({"system": system, "kind": kind, "failed": n, "queries": len(rows),
-                        "label": f"{total} of {len(rows)} failed"})
-    return pd.DataFrame(out, columns=["system", "kind", "failed", "queries", "label"])
+            o = outcome(q)
+            if o in ("failed", *NAMED_NOTHING):
+                key = (o, q.failure or o)
+                kinds[key] = kinds.get(key, 0) + 1
+        totals = {o: sum(n for (of, _), n in kinds.items() if of == o) for o in ("failed", *NAMED_NOTHING)}
+        label = f"of {len(rows)}: " + ", ".join(f"{n} {o}" for o, n in totals.items() if n or o == "failed")
+        lines = sorted(kinds.items(), key=lambda kn: (OUTCOMES.index(kn[0][0]), kn[0][1])) or [(("none", "none"), 0)]
+        for (o, kind), n in lines:
+            out.append({"system": system, "outcome": o, "kind": kind, "count": n, "queries": len(rows),
+                        "label": label})
+    return pd.DataFrame(out, columns=["system", "outcome", "kind", "count", "queries", "label"])
 
 
 MODEL_VAR = "CRMATRIX_MODEL"  # (crmatrix.engine.knobs.MODEL_VAR; the charts load no engine)

@@ -116,11 +116,13 @@ class Benchmark(JsonType):
 @dataclass(frozen=True, kw_only=True)
 class QueryScore(JsonType):
     """One query of a cell's headline method: its metric (a failed query scores as a miss), its
-    failure kind (None: answered) and its search time: what the matrix compares two cells of a
-    row or two systems by, without their runs."""
+    failure kind (None: answered), whether its answer named nothing of the corpus (its run's
+    `outcome`: empty, unresolved; None: a hit, a miss or a failure) and its search time: what
+    the matrix compares two cells of a row or two systems by, without their runs."""
     task_id: str
     value: float = field(metadata=key(METRIC))
     failure: str | None = omitted()
+    outcome: str | None = omitted()
     elapsed_ms: float
 
 

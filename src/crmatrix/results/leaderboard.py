@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from crmatrix.jsontypes import JsonType, key
+from crmatrix.jsontypes import JsonType, key, omitted
 from crmatrix.results.cell import METRIC
 from crmatrix.results.pool import Pooled
 
@@ -15,7 +15,8 @@ from crmatrix.results.pool import Pooled
 class Separation(JsonType):
     """Two neighbours of an ordering: the paired Δ upper − lower pooled over the datasets both
     ran (each on the queries both answered), its interval, its p and Holm's across the
-    ordering's pairs (None: nothing to test), and the mark: "separated" or "tied"."""
+    ordering's pairs (None: nothing to test), and the mark: "separated", "tied" or "not testable"
+    (too few queries both answered, or no spread to test: `crmatrix.analysis.versus.testable`)."""
     upper: str
     lower: str
     datasets: int
@@ -32,7 +33,9 @@ class Standing(JsonType):
     """A system on the leaderboard, as it ships (the baseline arm, its headline method): its
     datasets and queries, its macro mean, its pooled Δ against the reference (None for the
     reference itself) with the pool (None: no dataset varied), the queries it was paired on
-    (None for the reference), its failures, and its search latency over all its queries."""
+    and whether the paired test can judge its Δ (None for the reference), its failures, its
+    answers naming nothing (`empty`) or nothing of the corpus (`unresolved`:
+    crmatrix.evaluation.accounting), and its search latency over all its queries."""
     system: str
     method: str
     rank: int
@@ -42,9 +45,12 @@ class Standing(JsonType):
     delta: float | None
     pooled: Pooled | None
     paired: int | None
+    testable: bool | None
     failed: int
     failures: dict[str, int]
     latency_ms: dict[str, float]  # p50, p95
+    empty: int = omitted(0)
+    unresolved: int = omitted(0)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -127,6 +127,7 @@ class Statistics(JsonType):
     seed: int
     level: float
     alpha: float
+    min_queries: int  # the fewest paired queries the test can judge: fewer are `not testable`
     test: str
     comparisons: tuple[str, ...] | None
     detectable_effect: str

@@ -13,9 +13,12 @@ from crmatrix.results.run import TokenEfficiency
 @dataclass(frozen=True, kw_only=True)
 class Corrected(JsonType):
     """What a compared cell gets from its row: Holm's p across the family (None: outside it),
-    and the queries its Δ would need at the family's level (None: a flat Δ, or none needed)."""
+    the queries its Δ would need at the family's level (None: a flat Δ, or none needed), and
+    whether the paired test can judge it at all (the row's n queries at least
+    `crmatrix.analysis.stats.MIN_QUERIES`; below, no outcome is significant)."""
     p_holm: float | None
     queries_needed: int | None
+    testable: bool
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -40,11 +40,29 @@ class QueryRow(JsonMapping):
     error: str | None
     failure: str | None
     stratum: str | None = omitted()
+    # what an answer without failure named when it named nothing of the corpus: "empty" (no hit)
+    # or "unresolved" (none a symbol or file of it); absent: a hit or a miss, as `rank` tells
+    # (`outcome` gives every query's)
+    outcome: str | None = omitted()
+    excerpt: str | None = omitted()  # an external system's raw answer, its first EXCERPT_BYTES bytes
     # grep-and-read beside it (crmatrix.evaluation.tokenbench.annotate; absent from a run made without it)
     grep_tokens: int | None = omitted()
     grep_hit: bool | None = omitted()
     grep_files: tuple[str, ...] | None = omitted()
     read_hit: bool | None = omitted()
+
+
+# Every query is one of these: a relevant hit, a miss (its hits relevant to nothing), an answer
+# naming nothing (`empty`) or only what the corpus has not (`unresolved`), or a failure.
+OUTCOMES = ("hit", "miss", "empty", "unresolved", "failed")
+NAMED_NOTHING = ("empty", "unresolved")  # what a row's `outcome` records; `rank` and `failure` tell the rest
+
+
+def outcome(row) -> str:
+    """The outcome (OUTCOMES) of a query row, as its JSON object or its `QueryRow`."""
+    if row["failure"]:
+        return "failed"
+    return row.get("outcome") or ("hit" if row["rank"] is not None else "miss")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -65,6 +83,9 @@ class TokenSaving(JsonType):
     system_hit_rate: float
     both_hit: int
     saving_both_hit: float | None
+    # failed and empty answers left out of the tokens and savings (an answer of nothing costs
+    # nothing, and is no saving); the hit rates keep every query
+    excluded: int = omitted(0)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -87,6 +108,9 @@ class MethodResult(JsonType):
     no_hit: int
     no_hit_warning: bool
     queries: tuple[QueryRow, ...]
+    empty: int = omitted(0)  # answers naming nothing, among `no_hit`
+    unresolved: int = omitted(0)  # answers naming only what the corpus has not, among `no_hit`
+    no_hit_cause: str | None = omitted()  # with `no_hit_warning`: why (crmatrix.evaluation.accounting)
     token_efficiency: TokenEfficiency | None = omitted()
 
 

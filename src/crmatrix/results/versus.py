@@ -12,7 +12,8 @@ from crmatrix.results.pool import Pooled, Tally
 
 @dataclass(frozen=True, kw_only=True)
 class Score(JsonType):
-    """A system's headline metric on a dataset over every query (a failed one a miss), its failures by kind."""
+    """A system's headline metric on a dataset over every query (a failed one a miss), its failures by
+    kind, and its answers naming nothing (`empty`) or nothing of the corpus (`unresolved`)."""
     dataset: str
     system: str
     method: str
@@ -23,6 +24,8 @@ class Score(JsonType):
     n: int
     failed: int
     failures: dict[str, int]
+    empty: int
+    unresolved: int
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -45,12 +48,14 @@ class PairedStudy(JsonType):
 
 @dataclass(frozen=True, kw_only=True)
 class Versus(JsonType):
-    """One system against the reference: per dataset, pooled (None: no dataset varied), and the
-    effect that orders the leaderboard (the pool's estimate, else the mean Δ)."""
+    """One system against the reference: per dataset, pooled (None: no dataset varied), the
+    effect that orders the leaderboard (the pool's estimate, else the mean Δ), and whether the
+    paired test can judge it (`crmatrix.analysis.versus.testable`)."""
     system: str
     studies: tuple[PairedStudy, ...]
     pooled: Pooled | None
     effect: float
+    testable: bool
     verdict: Tally
 
 

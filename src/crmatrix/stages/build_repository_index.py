@@ -40,7 +40,7 @@ def run(*, repository: Path, store: Path, model_dir: Path, knobs: dict[str, Any]
     symbols = SymbolStore(Path(store))
     model = read_model(Path(model_dir))["sha256"]
     keys = set(map(bytes, symbols.keys()))
-    key = versioned.build_key(model, kn)
+    key = versioned.build_key(model, kn.index_fields())
     with contextlib.ExitStack() as picked, atomic.staged_dir(Path(out)) as d:  # the bases held until built
         base = picked.enter_context(bases.pick(cache_dir, SYMBOLS, key, len(keys), lambda b: len(
             keys.intersection(map(bytes, np.load(b / versioned.KEYS))))))
@@ -50,7 +50,7 @@ def run(*, repository: Path, store: Path, model_dir: Path, knobs: dict[str, Any]
         if files:
             commits = commit_files(repository)
             docs = {pb for pairs in commits.values() for pb in pairs}
-            key = versioned.build_key(model)
+            key = versioned.build_key(model, kn.tokenizer_fields() or None)
             blobs = {blob.encode() for _, blob in docs}
             base = picked.enter_context(bases.pick(cache_dir, FILES, key, len(docs),
                                                    lambda b: len(blobs.intersection(doc_blobs(b)))))
@@ -58,7 +58,7 @@ def run(*, repository: Path, store: Path, model_dir: Path, knobs: dict[str, Any]
             with BlobReader(Path(repository) / GIT) as reader:
                 meta[versioned.FILE_INDEX] = versioned.build_files(
                     commits, lambda path, blob: reader.read(blob), Path(model_dir), Path(cache_dir),
-                    d / versioned.FILE_INDEX, threads, base)
+                    d / versioned.FILE_INDEX, threads, base, kn)
     for part, (kind, key, base) in grown.items():
         built = meta[part]
         kept = bases.keep(Path(out) / part, cache_dir, kind, key, built["name"])

@@ -10,7 +10,7 @@ from crmatrix.corpora.repository import MANIFEST as REPOSITORY_MANIFEST
 from crmatrix.datasets import ledger
 from crmatrix.datasets.tasks import read_tasks
 from crmatrix.evaluation import evaluate, provenance, tokenbench, trec
-from crmatrix.evaluation.cell import Cell
+from crmatrix.evaluation.cell import Cell, named_errors
 from crmatrix.results.run import MethodResult, Provenance, Run
 from crmatrix.symbols import read_symbols
 from crmatrix.systems.external import models_by_name
@@ -31,6 +31,11 @@ def run(cell: Cell, *, cache_dir: Path | None = None, threads: int | None = None
     ledger must not hold the config yet (crmatrix.datasets.ledger). `grep`: the dataset's
     grep-and-read baseline (stages.grep_baseline; absent: grep here). `tracking`: where the
     run's JSONL event log goes (crmatrix.trackers.event_log; None: none)."""
+    with named_errors(cell.name()):  # its one-line error names the system and the dataset
+        return _run(cell, cache_dir, threads, tracking)
+
+
+def _run(cell: Cell, cache_dir: Path | None, threads: int | None, tracking: Path | None) -> Run:
     i, p = cell.inputs, cell.params
     dataset, system, arm = cell.dataset, cell.system, cell.arm
     system_conf, env, top_k = p["system_conf"], p["env"], p["top_k"]

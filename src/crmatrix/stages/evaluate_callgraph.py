@@ -7,12 +7,19 @@ from pathlib import Path
 from crmatrix import atomic
 from crmatrix.datasets.tasks import read_tasks
 from crmatrix.evaluation import callgraph
+from crmatrix.evaluation.cell import job_name, named_errors
 from crmatrix.symbols import read_symbols
 from crmatrix.systems.registry import SystemContext, make_system
 
 
 def run(*, tasks: Path, symbols: Path, manifest: Path, tree: Path, graph: Path | None, out: Path, dataset: str,
         system: str, system_conf: dict, env: dict) -> dict:
+    with named_errors(job_name(system_conf["type"], system, dataset)):  # its one-line error names both
+        return _run(tasks, symbols, manifest, tree, graph, out, dataset, system, system_conf, env)
+
+
+def _run(tasks: Path, symbols: Path, manifest: Path, tree: Path, graph: Path | None, out: Path, dataset: str,
+         system: str, system_conf: dict, env: dict) -> dict:
     syms = read_symbols(symbols)
     man = atomic.read_json(manifest)
     ctx = SystemContext(Path(tree), man, syms, env, system_conf.get("options", {}),

@@ -7,20 +7,23 @@ from collections import Counter
 from pathlib import Path
 
 from crmatrix import CrmatrixError, atomic
+from crmatrix.corpora import candidates
 from crmatrix.corpora.languages import language_for
 from crmatrix.corpora.pins import gitstore
-from crmatrix.corpora.repository import COMMITS, GIT, MANIFEST
+from crmatrix.corpora.repository import COMMITS, GIT, MANIFEST, OUTSIDE
 from crmatrix.corpora.tree import content_skip_reason
 
 
 def run(name: str, corpus: dict, out: Path, mirrors: list[str]) -> dict:
-    """`corpus`: the repository's entry (git, include, exclude, language) and the `commits` its
-    datasets' rows name that a mirror holds; with `history: true` (a history dataset's
-    repository, crmatrix.datasets.history), they come from its history bundle, whose whole
-    history the store keeps. The output appears whole or not at all."""
+    """`corpus`: the repository's entry (git, include, exclude, language), the `commits` its
+    datasets' rows name that a mirror holds, and its datasets' `candidates` rule (default all):
+    the files the rule leaves out are listed apart (OUTSIDE), not indexed. With `history: true`
+    (a history dataset's repository, crmatrix.datasets.history) the commits come from its
+    history bundle, whose whole history the store keeps. The output appears whole or not at all."""
     commits = corpus["commits"]
     where = f"corpora.{name}"
     include, exclude = corpus.get("include") or ["**"], corpus.get("exclude") or []
+    rule = candidates.check(corpus.get("candidates", candidates.ALL), f"{where}.candidates")
     with atomic.staged_dir(Path(out)) as d:
         if corpus.get("history"):
             _fetch_history(where, corpus["git"], commits, d / GIT, mirrors)
@@ -35,21 +38,28 @@ def run(name: str, corpus: dict, out: Path, mirrors: list[str]) -> dict:
         blobs = sorted({f.blob for lst in listing.values() for f in lst.files if language_for(f.path)})
         with gitstore.BlobReader(d / GIT) as reader:
             unfit = {b: why for b in blobs if (why := content_skip_reason(reader.read(b)))}
-        files = {c: [[f.path, f.blob, f.size] for f in lst.files if language_for(f.path) and f.blob not in unfit]
-                 for c, lst in listing.items()}
+        sources = {c: [f for f in lst.files if language_for(f.path) and f.blob not in unfit]
+                   for c, lst in listing.items()}
+        keep = candidates.RULES[rule]
+        files = {c: [[f.path, f.blob, f.size] for f in fs if keep(f.path)] for c, fs in sources.items()}
         atomic.write_json(d / COMMITS, files)
+        atomic.write_json(d / OUTSIDE, {c: [[f.path, f.blob] for f in fs if not keep(f.path)]
+                                        for c, fs in sources.items()})
         # the languages of the distinct files: the corpus's dominant one decides auto gating
         distinct = {(p, b) for fs in files.values() for p, b, _ in fs}
         languages = dict(sorted(Counter(language_for(p) for p, _ in distinct).items()))
-        manifest = {"corpus": name, "pin": {"kind": "git", "git": corpus["git"], "commits": commits},
+        # the rule in the pin too: every run's provenance names the corpus by it
+        manifest = {"corpus": name, "pin": {"kind": "git", "git": corpus["git"], "commits": commits,
+                                            "candidates": rule},
                     "content_hash": atomic.hash_obj(files), "include": include, "exclude": exclude,
+                    "candidates": rule,
+                    "outside_candidates": sum(len(fs) for fs in sources.values()) - sum(map(len, files.values())),
                     "languages": languages, "commits": len(commits), "files": sum(map(len, files.values())),
                     "distinct_files": len(distinct),
                     "skipped": sum(len(lst.skipped) for lst in listing.values()),
                     "skipped_by_content": dict(sorted(Counter(unfit.values()).items()))}
         atomic.write_json(d / MANIFEST, manifest)
     return manifest
-
 
 
 def _fetch_history(where: str, url: str, commits: list[str], dest: Path, mirrors: list[str]) -> None:

@@ -1,7 +1,9 @@
 """localize_tasks: one repository's rows of a per-task-commit dataset (swe-bench), or the commits
 of its history that a history dataset's rules keep (crmatrix.datasets.history, read from the
 store's history), each localized at its own commit of the repository's store
-(crmatrix.datasets.swebench), as tasks, TREC qrels and a summary of what was dropped and why."""
+(crmatrix.datasets.swebench), as tasks, TREC qrels and a summary of what was dropped and why,
+and of the candidate rule (a gold file it leaves out stays gold: parsed here, since the store
+holds candidates only)."""
 
 from __future__ import annotations
 
@@ -9,12 +11,15 @@ from collections import defaultdict
 from pathlib import Path
 
 from crmatrix import atomic
+from crmatrix.corpora import candidates
+from crmatrix.corpora.languages import language_for
 from crmatrix.corpora.pins.gitstore import BlobReader
-from crmatrix.corpora.repository import GIT, commit_files
+from crmatrix.corpora.repository import GIT, MANIFEST, commit_files, outside_files
 from crmatrix.datasets import history, relevance, swebench
 from crmatrix.datasets.tasks import Task
 from crmatrix.evaluation import trec
 from crmatrix.stages.prepare_dataset import write_summary
+from crmatrix.symbols.extract import extract_source
 from crmatrix.symbols.versioned import SymbolStore
 
 
@@ -43,12 +48,23 @@ def run(*, file: Path, repository: Path, store: Path, corpus: str, repo: str, le
             by_file[commit] = grouped
         return by_file[commit]
 
+    # the files the candidate rule leaves out: no symbols stored, so a gold one is parsed here
+    outside = outside_files(repository)
+
+    def base_file(commit: str, path: str) -> tuple[list, str]:
+        if path in blobs[commit]:
+            return file_symbols(commit).get(path, []), reader.read(blobs[commit][path]).decode("utf-8", "replace")
+        data = reader.read(outside[commit][path])
+        return extract_source(data, path, language_for(path)), data.decode("utf-8", "replace")
+
     with BlobReader(Path(repository) / GIT) as reader:
         found, drops = swebench.localize(
             sorted(rows, key=lambda r: (r.base_commit, r.row)), {repo}, lambda _, c: paths.get(c),
-            lambda _, c, p: (file_symbols(c).get(p, []), reader.read(blobs[c][p]).decode("utf-8", "replace")))
+            lambda _, c, p: base_file(c, p), lambda _, c: outside.get(c, {}))
+    rule = atomic.read_json(Path(repository) / MANIFEST).get("candidates", candidates.ALL)
     loaded = swebench.tasks(sorted(found, key=lambda loc: loc.row), level,
-                            lambda _, c: swebench.corpus_of(corpus, c), sorted(derived + drops, key=lambda d: d["row"]))
+                            lambda _, c: swebench.corpus_of(corpus, c), sorted(derived + drops, key=lambda d: d["row"]),
+                            rule)
     if options is not None:
         loaded = history.mark_leaky(loaded, found)
     atomic.write_jsonl(Path(out), [t.to_dict() for t in loaded.tasks])

@@ -8,7 +8,7 @@ The kinds are what a run counts per method, so a matrix cell can say "3 failed (
 - `timeout`: no answer within the system's `timeout_s`;
 - `bad-output`: an answer that is not JSON, or lacks the configured hit list or fields;
 - `empty`: no answer at all (blank output, no content). A well-formed answer listing zero
-  hits is not a failure: it is a miss;
+  hits is not a failure: it is the outcome `empty` (`crmatrix.evaluation.accounting`);
 - `budget`: not asked, because the job's `budget_s` was spent.
 """
 
@@ -20,15 +20,23 @@ from crmatrix.hits import Hit
 
 FAILURE_KINDS = ("crash", "timeout", "bad-output", "empty", "budget")
 RANKED, BLOB = "ranked", "blob"  # a system's response kinds (see evaluate: a blob is scored at rank 1 only)
+EXCERPT_BYTES = 300  # of an external system's raw answer, kept per query so that a miss can be diagnosed
+
+
+def excerpt(raw: str) -> str:
+    """The first EXCERPT_BYTES bytes of `raw` (UTF-8), a character cut there left out."""
+    return raw.encode()[:EXCERPT_BYTES].decode("utf-8", "ignore")
 
 
 @dataclass(frozen=True)
 class Answer:
     """Hits plus the raw text the system answered with, when that is what an agent reads
-    (a blob system's composed context); `text` None means the hits themselves are read."""
+    (a blob system's composed context); `text` None means the hits themselves are read.
+    `excerpt`: the raw answer's first bytes (`excerpt`), for a system that has one."""
 
     hits: list[Hit]
     text: str | None = None
+    excerpt: str | None = None
 
 
 class QueryFailure(Exception):

@@ -90,6 +90,18 @@ class BuiltinSystem(System):
         return self.engine.symbols
 
     @classmethod
+    def check_options(cls, options: dict) -> None:
+        """It takes none: what it runs with are the arms' knob variables. A key under its
+        `options:` is refused, as the other types refuse an unknown one, never recorded and ignored."""
+        if options:
+            from crmatrix.engine.knobs import table
+
+            key = sorted(options)[0]
+            where = (f"{key} is a knob: set it in an arm, arms.NAME.{key}" if table.ours(key)
+                     else "its settings are the arms' knob variables, docs/knobs.md")
+            raise CrmatrixError(f"{key}: not an option of builtin, which takes none ({where})")
+
+    @classmethod
     def needs_index(cls, conf: dict) -> bool:
         """An embedding index, for the methods that search vectors."""
         return bool(INDEX_METHODS & set(conf["methods"]))

@@ -18,7 +18,7 @@ from typing import Any
 from crmatrix import CrmatrixError, atomic, integrity
 from crmatrix.embed.models import read_model
 from crmatrix.systems import codefiles, hitmap, sandbox, templates
-from crmatrix.systems.answers import BLOB, Answer, QueryFailure
+from crmatrix.systems.answers import BLOB, Answer, QueryFailure, excerpt
 from crmatrix.systems.base import System
 
 DEFAULT_METHOD = "search"
@@ -246,17 +246,18 @@ class ExternalSystem(System):
         return hitmap.parse(text, self.options["parser"], self.options.get("pattern"))
 
     def answer(self, value: Any, raw: str, k: int) -> Answer:
-        """Hits from a parsed answer; a blob system also keeps the text an agent would read."""
+        """Hits from a parsed answer, with the raw answer's first bytes; a blob system also keeps
+        the text an agent would read."""
         hits = hitmap.to_hits(hitmap.select(value, self.options["hits"]), self.options["fields"], self.table, k,
                               self.options.get("pathless", "fail"))
         if self.RESPONSE != BLOB:
-            return Answer(hits)
+            return Answer(hits, excerpt=excerpt(raw))
         text = raw
         if self.options.get("blob"):
             text = hitmap.get(value, self.options["blob"])
             if not isinstance(text, str):
                 raise QueryFailure("bad-output", f"blob path {self.options['blob']!r}: no text in the answer")
-        return Answer(hits, text)
+        return Answer(hits, text, excerpt(raw))
 
     def close(self) -> None:
         if self._tmp is not None:

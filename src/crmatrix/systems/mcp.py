@@ -14,7 +14,10 @@
 The result's text content is parsed (`parser`, default json) and mapped to hits like a
 command's stdout; `content: structured` maps the structured content instead.
 
-One server per evaluation job, started with the job and kept for all its queries. A query
+One server per evaluation job, started with the job and kept for all its queries. Once it has
+answered `initialize` and run its setup, it is asked for its tools (`tools/list`): a tool the
+job would call that it does not list stops the job there, in one line naming its tools: asked
+anyway, every query would fail or, worse, parse to no hits and score a miss. A query
 that times out, or whose call fails below the tool (the server died: a crash naming its
 exit status, seen when the server exits even if a child of it still holds its stdout),
 restarts the server before the next query: a server that hung once is not trusted with
@@ -33,6 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from crmatrix import CrmatrixError
+from crmatrix.registry import did_you_mean
 from crmatrix.systems import stdio, templates
 from crmatrix.systems.answers import Answer, QueryFailure
 from crmatrix.systems.external import STATIC, ExternalSystem
@@ -58,15 +62,37 @@ def _text(result) -> str:
     return "\n".join(c.text for c in result.content if getattr(c, "type", None) == "text")
 
 
+async def _listed_tools(session) -> list[str]:
+    """The names of the tools the server lists, every page of them."""
+    from mcp_types import PaginatedRequestParams
+
+    names, cursor = [], None
+    while True:
+        page = await session.list_tools(params=PaginatedRequestParams(cursor=cursor) if cursor else None)
+        names += [t.name for t in page.tools]
+        if not (cursor := page.next_cursor):
+            return names
+
+
+def _check_tools(wanted: list[str], listed: list[str]) -> None:
+    """A tool the job calls that the server does not list: one line, with the name it may have
+    meant and all it lists."""
+    for tool in wanted:
+        if tool not in listed:
+            hint = did_you_mean(tool, listed).strip()
+            raise CrmatrixError(f"the server lists no tool {tool!r}{f' ({hint})' if hint else ''}; its tools: "
+                                f"{', '.join(sorted(listed)) or 'none'}")
+
+
 class _Server:
     """One server and its client session, driven by an event loop in a thread of its own: the
     SDK is async and the System protocol is not, and anyio scopes must be entered and left by
     one task, so a single task holds the session open and serves calls from a queue."""
 
     def __init__(self, argv: list[str], env: dict[str, str], cwd: Path, errlog: Path, start_timeout_s: float,
-                 setup: list[dict]):
+                 setup: list[dict], tools: list[str]):
         self._argv, self._env, self._cwd, self._errlog = argv, env, cwd, errlog
-        self._start_timeout_s, self._setup = start_timeout_s, setup
+        self._start_timeout_s, self._setup, self._tools = start_timeout_s, setup, tools
         import asyncio  # here, not at the top: every evaluation imports this module (the registry's types)
 
         self._loop = asyncio.new_event_loop()
@@ -81,7 +107,7 @@ class _Server:
         except TimeoutError:  # waiting here ran out, or initialize/setup overran its fail_after
             self.close()
             raise QueryFailure("timeout", f"server: not ready within {start_timeout_s:g} s") from None
-        except QueryFailure:
+        except (QueryFailure, CrmatrixError):
             self.close()
             raise
         except BaseException as e:
@@ -113,6 +139,8 @@ class _Server:
                                                                f"in {phase}")
                                 if result.is_error:
                                     raise QueryFailure("crash", f"{phase}: {_text(result)[:300]}")
+                            phase = "tools/list"  # after setup: what the queries will find
+                            _check_tools(self._tools, await self._exited_or(_listed_tools(session), "in tools/list"))
                         phase = "ready"
                         self._ready.set_result(info)
                         await self._answer_calls(session)
@@ -126,8 +154,9 @@ class _Server:
                     item[-1].set_exception(QueryFailure("crash", "server: shut down"))
 
     def _start_failure(self, e: BaseException, phase: str) -> BaseException:
-        """Why the server is not ready, in one line: the phase that did not finish in time, or how it failed."""
-        if isinstance(e, QueryFailure):
+        """Why the server is not ready, in one line: the phase that did not finish in time, or how it
+        failed; or that it cannot serve the job (CrmatrixError)."""
+        if isinstance(e, (QueryFailure, CrmatrixError)):
             return e
         if isinstance(e, TimeoutError):
             what = "answer initialize" if phase == "initialize" else f"finish {phase}"
@@ -213,6 +242,7 @@ class McpSystem(ExternalSystem):
         self.argv = templates.fill_argv(self.options["server"], self.values)
         self.setup = [{"tool": s["tool"], "args": templates.fill_args(s["args"], self.values)}
                       for s in self.options["setup"]]
+        self.tools = list(dict.fromkeys(self.specs[m]["tool"] for m in ctx.methods or self.specs))
         # the job's own: the query jobs of one index share its HOME, and may run at once
         self.errlog = self.home / f"mcp-server-{os.getpid()}.log"
         self.start_timeout_s = self.options["start_timeout_s"]
@@ -223,12 +253,14 @@ class McpSystem(ExternalSystem):
             self.server: _Server | None = self._start()
         except QueryFailure as e:
             super().close()
-            raise CrmatrixError(f"systems.{ctx.name or 'mcp'}: MCP server {self.argv} did not start: {e}"
-                                f"{self._stderr_since(0)}") from None
+            raise CrmatrixError(f"MCP server {self.argv} did not start: {e}{self._stderr_since(0)}") from None
+        except CrmatrixError:
+            super().close()
+            raise
 
     def _start(self) -> _Server:
         self.starts += 1
-        return _Server(self.argv, self.env, self.cwd, self.errlog, self.start_timeout_s, self.setup)
+        return _Server(self.argv, self.env, self.cwd, self.errlog, self.start_timeout_s, self.setup, self.tools)
 
     def _log_size(self) -> int:
         return self.errlog.stat().st_size if self.errlog.exists() else 0

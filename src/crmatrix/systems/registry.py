@@ -81,21 +81,5 @@ def check_programs(name: str, conf: dict) -> None:
         raise CrmatrixError(f"systems.{name}.{e}") from None
 
 
-def answers_calls(conf: dict) -> bool:
-    """Whether the system answers call-graph questions (see crmatrix.evaluation.callgraph)."""
-    return system_class(conf["type"]).ANSWERS_CALLS
-
-
-def needs_index(conf: dict) -> bool:
-    """Whether the workflow must build an index for this system before evaluating it."""
-    return bool(system_class(conf["type"]).needs_index(conf))
-
-
-def index_env(conf: dict, env: dict[str, str]) -> dict[str, str]:
-    """The arm variables an index build of this system sees: arms that agree on them share
-    one index (the workflow's index key hashes them)."""
-    return dict(sorted(system_class(conf["type"]).index_env(conf, env).items()))
-
-
 def make_system(conf: dict, ctx: SystemContext) -> System:
     return system_class(conf["type"])(ctx)

@@ -73,7 +73,7 @@ def assemble(cells: list[Cell], baseline_arm: str, headline_method: str, arm_ord
         benchmarks=tuple(rollups.benchmarks(table, matrix_rows, arms, summaries or {})),
         test_ledger=tuple(LedgerEntry.from_json(e, "test ledger") for e in test_ledger or []),
         statistics=Statistics(
-            bootstrap_resamples=1000, seed=0, level=0.95, alpha=stats.ALPHA,
+            bootstrap_resamples=1000, seed=0, level=0.95, alpha=stats.ALPHA, min_queries=stats.MIN_QUERIES,
             test="paired randomization (sign flip), Holm across the row's family: one hypothesis per distinct arm "
                  "that moved a query (identical arms are one), the arms of `comparisons` when set",
             comparisons=None if comparisons is None else tuple(comparisons),

@@ -55,8 +55,10 @@ def leaderboard(table: dict[tuple[str, str], dict[str, Cell]], baseline: str, re
             system=s, method=", ".join(sorted({c.method for c in own})), rank=rank[s], datasets=len(own),
             queries=sum(c.n for c in own), mean=sum(c.mean for c in own) / len(own),
             delta=None if v is None else v.effect, pooled=None if v is None else v.pooled,
-            paired=None if v is None else sum(x.n for x in v.studies), failed=sum(c.failed for c in own),
-            failures=dict(sorted(failures.items())), latency_ms={k: latency[k] for k in LATENCY}))
+            paired=None if v is None else sum(x.n for x in v.studies), testable=None if v is None else v.testable,
+            failed=sum(c.failed for c in own),
+            failures=dict(sorted(failures.items())), latency_ms={k: latency[k] for k in LATENCY},
+            empty=sum(c.empty for c in own), unresolved=sum(c.unresolved for c in own)))
     return Leaderboard(reference=reference, standings=tuple(standings), pairs=pairs)
 
 

@@ -17,6 +17,7 @@ from crmatrix.analysis.matrix.panels import (
     leaderboard_md,
     one_arm,
     one_arm_text,
+    untestable_text,
 )
 from crmatrix.analysis.matrix.panels import p_text as _p
 from crmatrix.analysis.matrix.rows import significant
@@ -36,7 +37,7 @@ def _p_text(cell: MatrixCell) -> str:
     return f"p={_p(cell.corrected.p_holm)} ({raw} unadj.)"
 
 
-def _cell_text(cell: MatrixCell | None) -> str:
+def _cell_text(cell: MatrixCell | None, minimum: int) -> str:
     if cell is None:
         return "—"
     text = f"{cell.mean:.3f} [{cell.ci_low:.2f}, {cell.ci_high:.2f}]"
@@ -47,7 +48,9 @@ def _cell_text(cell: MatrixCell | None) -> str:
         rel = "" if c.delta_rel is None else f" {c.delta_rel:+.1%}"
         sig = "*" if significant(cell.corrected.p_holm) else ""
         text += f"<br>Δ {c.delta_abs:+.3f}{rel} {c.band}{sig}"
-        if not c.moved:
+        if not cell.corrected.testable:
+            text += f"<br>{untestable_text(cell.n, minimum)}"
+        elif not c.moved:
             text += "<br>no query moved"
         else:
             text += f"<br>{_p_text(cell)} ↑{c.improved} ↓{c.regressed}"
@@ -62,6 +65,14 @@ def _cell_text(cell: MatrixCell | None) -> str:
     if cell.no_hit:
         flags.append(f"{cell.no_hit} answers resolved no hit")
     return text + (f"<br>⚠ {', '.join(flags)}" if flags else "")
+
+
+def _untestable_legend(matrix: Matrix) -> str:
+    """The legend of `not testable`, where a cell of the matrix is."""
+    if all(c.corrected is None or c.corrected.testable for r in matrix.rows for c in r.cells.values()):
+        return ""
+    return (f" `not testable`: fewer queries than the paired test needs ({matrix.statistics.min_queries}; on fewer "
+            "no outcome is significant), so no p: neither tied nor told apart.")
 
 
 def _detectable_text(d: Detectable) -> str:
@@ -175,13 +186,15 @@ def to_markdown(matrix: Matrix) -> str:
         f"(1000 resamples of the queries, seed 0); against `{base}`: Δ (absolute, relative), effect band "
         "(flat < 1 %, strong ≥ 5 %; `*` when significant), the paired randomization p-value after Holm "
         "correction across the row's family, then unadjusted, and how many of the row's queries improved (↑) or "
-        "regressed (↓); a change not significant says how many queries would detect it. `≡ arm`: the same "
+        f"regressed (↓); a change not significant says how many queries would detect it.{_untestable_legend(matrix)} "
+        "`≡ arm`: the same "
         "per-query results as that arm, so one hypothesis with it (none if it is the baseline); an arm that "
         "moved no query is no hypothesis either. "
         "MDE: the smallest |Δ| the row's n and per-query spread detect with 80 % power at the family's level. "
         "`⚠ clamped`: a value of the arm was out of range and clamped (the notes are in phase-matrix.json); "
         "`⚠ n failed`: n queries raised in the system and count as misses; `⚠ n answers resolved no hit`: at "
-        "least half the answers named no symbol or file of the corpus (check the system's `hits` and `fields`); "
+        "least half the answers named nothing (`empty`) or nothing of the corpus (`unresolved`); the run's "
+        "warning names the cause; "
         "`—`: the system does not take "
         "part in the arm (its `arms:`).",
         "",
@@ -189,7 +202,7 @@ def to_markdown(matrix: Matrix) -> str:
         "|---|---|---|---|---:|---:|" + "---:|" * len(arms),
     ]
     for r in matrix.rows:
-        cells = " | ".join(_cell_text(r.cells.get(a)) for a in arms)
+        cells = " | ".join(_cell_text(r.cells.get(a), matrix.statistics.min_queries) for a in arms)
         lines.append(f"| {r.dataset} | {r.system} | {r.method} | {r.language or '?'} | {r.n} | "
                      f"{_detectable_text(r.detectable)} | {cells} |")
     lines += ["", one_arm_text(base)] if one_arm(matrix) else []
@@ -271,12 +284,27 @@ def _ci_text(x: Scored) -> str:
 
 
 def _gold_text(gold: dict) -> str:
-    """The loader's `gold` in words: a history's leaky tasks (crmatrix.datasets.history.mark_leaky),
-    or a citation format's gold files a name alone made gold (citations.gold_by_name_alone)."""
+    """The loader's `gold` in words: swe-bench's candidate rule (crmatrix.datasets.swebench.
+    describe_candidates), a history's leaky tasks (crmatrix.datasets.history.mark_leaky) beside
+    its rule, or a citation format's names (crmatrix.datasets.citations.gold_by_name_alone)."""
+    parts = []
+    if "candidates" in gold:
+        parts.append(f"candidate files: {gold['candidates']}; {gold['tasks_outside_candidates']} tasks with "
+                     f"{gold['files_outside_candidates']} gold files outside them, kept as misses")
     if "leaky" in gold:
-        return f"{gold['leaky']} leaky tasks ({gold['leaky_share']:.0%}: the message names a gold file or function)"
-    share = f" ({gold['by_name_alone'] / gold['files']:.0%})" if gold["files"] else ""
-    return f"{gold['by_name_alone']} of {gold['files']} gold files cited by a name alone{share}"
+        parts.append(f"{gold['leaky']} leaky tasks ({gold['leaky_share']:.0%}: the message names a gold file or "
+                     "function)")
+    if "by_name_alone" in gold:
+        share = f" ({gold['by_name_alone'] / gold['files']:.0%})" if gold["files"] else ""
+        parts.append(f"{gold['by_name_alone']} of {gold['files']} gold files cited by a name alone{share}")
+    return "; ".join(parts)
+
+
+def _rules(entries: tuple[BenchmarkEntry, ...], datasets: tuple[str, ...]) -> str:
+    """The candidate rules the entries of `datasets` name (swe-bench's), as words for a pool's line."""
+    rules = sorted({e.dropped.gold["candidates"] for e in entries if e.dataset in datasets and e.dropped is not None
+                    and e.dropped.gold and "candidates" in e.dropped.gold})
+    return f"; candidate files: {', '.join(rules)}" if rules else ""
 
 
 def _benchmarks_md(entries: tuple[BenchmarkEntry, ...], pools: tuple[PooledBenchmark, ...],
@@ -292,10 +320,13 @@ def _benchmarks_md(entries: tuple[BenchmarkEntry, ...], pools: tuple[PooledBench
              "file-level gold (SWE-QA) ranks each file at its first hit. pass@1 (RepoQA): the first hit is the "
              "needle or a function AST-equal to it." + (" A benchmark split by repository (swe-bench) comes first, "
                                                          "pooled over the tasks of all its splits as the field "
-                                                         "reports it." if pools else ""), ""]
+                                                         "reports it; its candidate files are named by the "
+                                                         "rule that chose them (all, agentless, swerank, "
+                                                         "locagent: docs/public-benchmarks.md)." if pools else ""),
+             ""]
     for p in pools:
         lines += [f"**{p.benchmark} · {p.system}** ({p.format}, {p.method}), pooled: {p.n} tasks of "
-                  f"{len(p.datasets)} datasets ({', '.join(p.datasets)})", "",
+                  f"{len(p.datasets)} datasets ({', '.join(p.datasets)}){_rules(entries, p.datasets)}", "",
                   "| arm | " + " | ".join(p.metrics) + " |", "|---|" + "---:|" * len(p.metrics)]
         for arm in (a for a in arms if a in p.arms):
             lines.append(f"| {arm} | " + " | ".join(_ci_text(p.arms[arm][m]) for m in p.metrics) + " |")
@@ -323,13 +354,19 @@ def _benchmarks_md(entries: tuple[BenchmarkEntry, ...], pools: tuple[PooledBench
 
 
 def token_table(eff: TokenEfficiency) -> list[str]:
-    """The per-query-type table, as Markdown lines."""
+    """The per-query-type table, as Markdown lines; queries whose failed or empty answers it
+    leaves out of the tokens and savings are counted beside `n`, and said below it."""
     def pct(x):
         return "—" if x is None else f"{x:.0%}"
 
     lines = ["| query type | n | grep-and-read tokens | system tokens | saving | grep hit | system hit "
              "| both hit | saving when both hit |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for qt, e in [*eff.by_query_type.items(), ("all", eff.all)]:
-        lines.append(f"| {qt} | {e.n} | {e.grep_tokens:.0f} | {e.system_tokens:.0f} | {pct(e.saving)} | "
+        n = f"{e.n} ({e.excluded} excluded)" if e.excluded else f"{e.n}"
+        lines.append(f"| {qt} | {n} | {e.grep_tokens:.0f} | {e.system_tokens:.0f} | {pct(e.saving)} | "
                      f"{e.grep_hit_rate:.0%} | {e.system_hit_rate:.0%} | {e.both_hit} | {pct(e.saving_both_hit)} |")
+    if eff.all.excluded:
+        lines += ["", f"Excluded: {eff.all.excluded} of {eff.all.n} queries failed or answered no hit (`empty`); "
+                      "the tokens and savings are over the others (an empty answer saves nothing), the hit rates "
+                      "over all."]
     return lines

@@ -47,11 +47,20 @@ def _interval(low: float, high: float) -> str:
     return f"[{low:+.3f}, {high:+.3f}]"
 
 
-def separation_text(s: Separation) -> str:
+def untestable_text(queries: int, minimum: int) -> str:
+    """Why a comparison on `queries` shared queries is not testable (`minimum`: the fewest the
+    paired test can judge, the matrix's `statistics.min_queries`)."""
+    if queries < minimum:
+        shared = "no shared query" if queries == 0 else f"{queries} shared quer{'y' if queries == 1 else 'ies'}"
+        return f"not testable: {shared}, the test needs ≥ {minimum}"
+    return "not testable: no dataset's differences vary over its queries, no spread to test"
+
+
+def separation_text(s: Separation, minimum: int) -> str:
     """An adjacent pair in words: its mark and the lower one, the paired pooled Δ upper − lower and its p."""
+    if s.mark == "not testable":
+        return f"{untestable_text(s.queries, minimum)}, with {s.lower}: {s.delta:+.3f}"
     head = f"{s.mark} {'from' if s.mark == 'separated' else 'with'} {s.lower}"
-    if s.queries == 0:
-        return f"{head}: no query both answered"
     if s.p is None:
         return f"{head}: {s.delta:+.3f}, no per-query spread to test"
     return f"{head}: {s.delta:+.3f} {_interval(*s.ci)}, p={p_text(s.p_holm)} ({p_text(s.p)} unadj.)"
@@ -90,11 +99,13 @@ def _caption_beaten(matrix: Matrix) -> list[str]:
     return out
 
 
-def _delta_text(s: Standing, reference: str) -> str:
+def _delta_text(s: Standing, reference: str, minimum: int) -> str:
     if s.system == reference:
         return "reference"
     if not s.paired:
         return "no query both answered"
+    if not s.testable:
+        return f"{s.delta:+.3f} ({untestable_text(s.paired, minimum)})"
     if s.pooled is None:
         return f"{s.delta:+.3f} (no dataset varied)"
     return f"{s.delta:+.3f} {_interval(s.pooled.ci_low, s.pooled.ci_high)}"
@@ -110,33 +121,38 @@ def leaderboard_md(matrix: Matrix) -> list[str]:
     board: Leaderboard | None = matrix.leaderboard
     if board is None:
         return []
-    ref, metric = board.reference, matrix.metric
+    ref, metric, minimum = board.reference, matrix.metric, matrix.statistics.min_queries
     lines = ["## Leaderboard: systems compared", "",
              f"Each system as it ships (the `{matrix.baseline_arm}` arm, its headline method) against the reference "
              f"`{ref}`: its datasets and queries; its macro mean {metric} over its datasets (a failed query scores "
              "0); its pooled Δ against the reference with the 95 % interval and I² (random effects over the datasets "
-             "both ran, each paired on the queries both answered: `paired`); its failed queries; its search latency "
-             "p50/p95 over all its queries (the runs' timings: the one part of the matrix a re-run changes). Rank: "
+             "both ran, each paired on the queries both answered: `paired`); its failed queries, and beside them "
+             "its answers that named nothing (`empty`) or nothing of the corpus (`unresolved`), each scoring 0; its "
+             "search latency p50/p95 over all its queries (the runs' timings: the one part of the matrix a re-run "
+             "changes). Rank: "
              "each adjacent pair's paired pooled Δ (upper − lower, on the queries both answered over the datasets "
              f"both ran), Holm-corrected over the pairs, is `separated` below α = {matrix.statistics.alpha}, else "
-             "`tied`; tied neighbours share a rank.",
+             f"`tied`; `not testable` with fewer than {minimum} queries both answered (no outcome of the paired test "
+             "on fewer is significant) or no spread to test; neighbours not separated share a rank.",
              *_caption_beaten(matrix), "",
              f"| rank | system | method | datasets | queries | {metric} (macro) | Δ against {ref} [95 % CI] | I² | "
-             "paired | failed | p50 ms | p95 ms |",
-             "|---:|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|"]
+             "paired | failed | empty | unresolved | p50 ms | p95 ms |",
+             "|---:|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
     for s in board.standings:
         i2 = "—" if s.pooled is None or s.pooled.i2 is None else f"{s.pooled.i2:.0%}"
         lines.append(f"| {s.rank} | {s.system} | {s.method} | {s.datasets} | {s.queries} | {s.mean:.3f} | "
-                     f"{_delta_text(s, ref)} | {i2} | {'—' if s.paired is None else s.paired} | {_failed_text(s)} | "
-                     f"{s.latency_ms['p50']:.1f} | {s.latency_ms['p95']:.1f} |")
+                     f"{_delta_text(s, ref, minimum)} | {i2} | {'—' if s.paired is None else s.paired} | "
+                     f"{_failed_text(s)} | "
+                     f"{s.empty} | {s.unresolved} | {s.latency_ms['p50']:.1f} | {s.latency_ms['p95']:.1f} |")
     if board.pairs:
         lines += ["", "| upper › lower | datasets | queries | Δ upper − lower [95 % CI] | p (Holm) | p | mark |",
                   "|---|---:|---:|---|---:|---:|---|"]
         for p in board.pairs:
             delta = f"{p.delta:+.3f}" + (f" {_interval(*p.ci)}" if p.ci else "")
+            mark = untestable_text(p.queries, minimum) if p.mark == "not testable" else p.mark
             lines.append(f"| {p.upper} › {p.lower} | {p.datasets} | {p.queries} | {delta} | "
                          f"{'—' if p.p_holm is None else p_text(p.p_holm)} | {'—' if p.p is None else p_text(p.p)} | "
-                         f"{p.mark} |")
+                         f"{mark} |")
     return lines + [""]
 
 
@@ -148,12 +164,14 @@ def arm_ranks_md(matrix: Matrix) -> list[str]:
              f"Per system, `{matrix.baseline_arm}` and each arm pooled over the system's plain datasets, in order of "
              "that pooled Δ (the `all datasets` pool above; `≡` arms tie); against the next: the adjacent pair's "
              "paired pooled Δ (upper − lower, on the queries both answered), Holm-corrected over the system's pairs, "
-             f"`separated` below α = {matrix.statistics.alpha}, else `tied`; tied neighbours share a rank.", "",
+             f"`separated` below α = {matrix.statistics.alpha}, else `tied`, `not testable` with fewer than "
+             f"{matrix.statistics.min_queries} queries both answered or no spread to test; neighbours not separated "
+             "share a rank.", "",
              "| system | rank | arm | pooled Δ | against the next |", "|---|---:|---|---:|---|"]
     for ranking in matrix.arm_ranks:
         after = {p.upper: p for p in ranking.pairs}
         for a in ranking.arms:
-            nxt = separation_text(after[a.arm]) if a.arm in after else "—"
+            nxt = separation_text(after[a.arm], matrix.statistics.min_queries) if a.arm in after else "—"
             lines.append(f"| {ranking.system} | {a.rank} | {a.arm} | {a.delta:+.3f} | {nxt} |")
     return lines
 

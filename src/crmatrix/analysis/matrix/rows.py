@@ -105,8 +105,9 @@ def row(dataset: str, system: str, docs: dict[str, Cell], arms: list[str], basel
     p_holm = _correct(out.cells, baseline, family)
     base = out.cells.get(baseline)
     detectable, needed = _detectable(out.cells, family, out.n, base.mean if base is not None else None)
-    cells = {a: c if c.compared is None else replace(c, corrected=Corrected(p_holm=p_holm[a], queries_needed=needed[a]))
-             for a, c in out.cells.items()}
+    # a cell is paired with the baseline on its n queries (both cover the same tasks)
+    cells = {a: c if c.compared is None else replace(c, corrected=Corrected(
+        p_holm=p_holm[a], queries_needed=needed[a], testable=c.n >= stats.MIN_QUERIES)) for a, c in out.cells.items()}
     present = list(cells)
     head = docs.get(baseline) or next(iter(docs.values()))
     return Row(**{**members(out), "cells": cells}, archetype=archetype, family=tuple(family), detectable=detectable,

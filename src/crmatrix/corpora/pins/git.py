@@ -14,6 +14,7 @@ import shutil
 from pathlib import Path
 
 from crmatrix import CrmatrixError
+from crmatrix.corpora.pins.pin import register
 
 log = logging.getLogger(__name__)
 
@@ -153,3 +154,9 @@ def glob_escape(s: str) -> str:
 def mirror_bundles(mirror: Path, stem: str) -> list[Path]:
     """The bundles of repository `stem` (`<owner>+<repo>`) in a mirror directory, by name."""
     return sorted(mirror.glob(f"{glob_escape(stem)}@*.bundle")) if mirror.is_dir() else []
+
+
+@register("git", pinned_by="commit", check=check_commit)
+def fetch_pinned(spec: dict, scratch: Path, mirrors: list[str], registries: dict) -> tuple[Path, dict]:
+    """A git pin's commit, checked out into `scratch` (from a mirror's bundle first)."""
+    return scratch, fetch_git(spec["git"], spec["commit"], scratch, mirrors)

@@ -12,6 +12,7 @@ from pathlib import Path
 from crmatrix import CrmatrixError
 from crmatrix.corpora.pins.archives import unpack_tarball
 from crmatrix.corpora.pins.downloads import download, http_get
+from crmatrix.corpora.pins.pin import register
 
 DEFAULT_NPM_REGISTRY = "https://registry.npmjs.org"
 
@@ -43,3 +44,9 @@ def fetch_npm(spec: str, integrity: str, dest: Path, registry: str = DEFAULT_NPM
             raise CrmatrixError(f"npm pin {spec}: integrity mismatch: expected {integrity}, got {algo}-{got}")
         unpack_tarball(tgz, dest, f"npm pin {spec}")
     return {"source": url}
+
+
+@register("npm", pinned_by="integrity")
+def fetch_pinned(spec: dict, scratch: Path, mirrors: list[str], registries: dict) -> tuple[Path, dict]:
+    """A npm pin's tarball, unpacked into `scratch` (from the `npm` of `registries`, else DEFAULT_NPM_REGISTRY)."""
+    return scratch, fetch_npm(spec["npm"], spec["integrity"], scratch, registries.get("npm", DEFAULT_NPM_REGISTRY))

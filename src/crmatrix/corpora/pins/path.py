@@ -9,6 +9,7 @@ from pathlib import Path
 
 from crmatrix import CrmatrixError
 from crmatrix.corpora.blobs import file_blob_id
+from crmatrix.corpora.pins.pin import register
 from crmatrix.corpora.tree import MAX_FILE_BYTES, SKIP_DIRS
 
 
@@ -17,6 +18,12 @@ def fetch_path(path: str) -> tuple[Path, dict]:
     if not src.is_dir():
         raise CrmatrixError(f"path corpus {path}: not a directory")
     return src, {"source": str(src.resolve())}
+
+
+@register("path")
+def fetch_pinned(spec: dict, scratch: Path, mirrors: list[str], registries: dict) -> tuple[Path, dict]:
+    """A path pin's directory, read in place (`scratch` unused)."""
+    return fetch_path(spec["path"])
 
 
 def path_fingerprint(path: str) -> str:

@@ -14,6 +14,7 @@ from packaging.version import InvalidVersion, Version
 from crmatrix import CrmatrixError
 from crmatrix.corpora.pins.archives import unpack_tarball
 from crmatrix.corpora.pins.downloads import download, http_get
+from crmatrix.corpora.pins.pin import register
 
 DEFAULT_PYPI_INDEX = "https://pypi.org/simple"
 
@@ -63,3 +64,9 @@ def fetch_pypi(spec: str, sha256: str, dest: Path, index: str = DEFAULT_PYPI_IND
             raise CrmatrixError(f"pypi pin {spec}: sha256 mismatch for {url}: expected {sha256}, got {got}")
         unpack_tarball(sdist, dest, f"pypi pin {spec}")
     return {"source": url}
+
+
+@register("pypi", pinned_by="sha256")
+def fetch_pinned(spec: dict, scratch: Path, mirrors: list[str], registries: dict) -> tuple[Path, dict]:
+    """A pypi pin's sdist, unpacked into `scratch` (from the `pypi` of `registries`, else DEFAULT_PYPI_INDEX)."""
+    return scratch, fetch_pypi(spec["pypi"], spec["sha256"], scratch, registries.get("pypi", DEFAULT_PYPI_INDEX))

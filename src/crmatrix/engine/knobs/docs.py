@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from crmatrix.engine.knobs import table
-from crmatrix.engine.knobs.table import GATING, INDEX, MODEL_VAR, QUERY, Knob
+from crmatrix.engine.knobs.table import GATING, INDEX, MODEL_VAR, QUERY, TOKENIZER, Knob
 
 REGENERATE = ".venv/bin/crmatrix knobs > docs/knobs.md"
 
@@ -38,7 +38,12 @@ def markdown() -> str:
         "",
         f"Phase: {INDEX} knobs change a symbol's embedding text, so an arm that sets one to a new",
         f"value builds its own index of each corpus; {QUERY} knobs change ranking only, and arms",
-        f"differing only in them share one index. The {GATING} knobs decide the defaults of the",
+        f"differing only in them share one index. The {TOKENIZER} knobs change how BM25 reads the",
+        "documents and the queries (`bm25`, `file-bm25`; hybrid fuses the lexical ranker, not BM25):",
+        "an arm that sets one to a value other than its default builds its own index, whose BM25 is",
+        "tokenized its way and whose vectors come from the embedding cache (its embedding texts are",
+        "the same); at the defaults they leave an index's key as it was before they existed.",
+        f"The {GATING} knobs decide the defaults of the",
         "knobs whose default is `auto`: unset, such a knob is on when gating is on and the",
         "language is one of its gate's:",
         "",

@@ -57,8 +57,13 @@ class Knobs:
         return f"Knobs({', '.join(f'{f}={v!r}' for f, v in self._values.items())}, notes={self.notes!r})"
 
     def index_fields(self) -> dict[str, Any]:
-        """The settings that change a symbol's embedding text."""
-        return {f: self._values[f] for f in table.fields(INDEX)}
+        """What an index is built from: the settings that change a symbol's embedding text, and
+        those of BM25's tokenizer that differ from the defaults (`table.index_fields`)."""
+        return table.index_fields(self._values)
+
+    def tokenizer_fields(self) -> dict[str, Any]:
+        """The settings of BM25's tokenizer that differ from the defaults (none: today's tokenizer)."""
+        return table.tokenizer_fields(self._values)
 
     def to_dict(self) -> dict[str, Any]:
         return {**self._values, "notes": list(self.notes)}
@@ -89,7 +94,8 @@ class ArmKnobs:
         index-time knobs resolved on the corpus's `language` — or, while they wait for its
         dominant language (auto gating left to decide a knob of the index, no language known),
         auto gating on and every index-time knob it leaves alone at its value, set or not, with
-        the gated ones the arm sets; the index job `settle`s the rest.
+        the gated ones the arm sets; the index job `settle`s the rest. Either way BM25's
+        tokenizer knobs follow, those that differ from their defaults (`table.tokenizer_fields`).
 
         Arms with equal specs embed the corpus alike, so they share its index; spelling,
         defaults written out or left unset, and query-time knobs do not show (an arm of
@@ -102,7 +108,8 @@ class ArmKnobs:
                  and any(k.gate is not None and k.field not in values for k in table.KNOBS if k.phase == INDEX))
         if waits:
             return {table.AUTO.field: True, **{k.field: values.get(k.field, k.default) for k in table.KNOBS
-                                               if k.phase == INDEX and (k.gate is None or k.field in values)}}
+                                               if k.phase == INDEX and (k.gate is None or k.field in values)},
+                    **table.tokenizer_fields(values)}
         return settle(values, language).index_fields()
 
 

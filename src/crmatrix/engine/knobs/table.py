@@ -6,12 +6,14 @@ it up as `table.KNOBS` at call time, never by importing the name, so a test can 
 
 The variable names, defaults, ranges and the auto gating follow ENGINE_KNOBS.md and the
 CodeLens source they describe, so an arm means the same thing to both engines. The
-CRMATRIX_ variables are the builtin engine's own query-time knobs, which CodeLens does not
-have: how hybrid fuses its two rankers, and one-hop expansion over the corpus's reference graph.
+CRMATRIX_ variables are the builtin engine's own knobs, which CodeLens does not have: at query
+time, how hybrid fuses its two rankers and one-hop expansion over the corpus's reference graph;
+at index time, how BM25 reads text (its tokenizer, stored with the index).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +26,9 @@ MODEL_VAR = "CRMATRIX_MODEL"  # picks the embedding model: config validation che
 INDEX = "index-time"  # changes a symbol's embedding text: arms differing in one build different indexes
 QUERY = "query-time"  # changes ranking only: arms differing only in these share an index
 GATING = "gating"     # decides the defaults of gated knobs of both phases, so it may change the index
+# changes how BM25 reads documents and queries: arms differing in one build their own index (its
+# BM25 differs), whose embedding texts, and so vectors, are those of the index without it
+TOKENIZER = "index-time (BM25)"
 
 
 @dataclass(frozen=True)
@@ -47,7 +52,7 @@ class Knob:
     field: str       # its attribute of `Knobs` and key in index fields
     kind: Kind
     default: Any     # its value when unset; a gated knob's when the gating leaves it off
-    phase: str       # INDEX, QUERY or GATING
+    phase: str       # INDEX, TOKENIZER, QUERY or GATING
     codelens: str    # the CodeLens phase it reproduces (ENGINE_KNOBS.md); "" for crmatrix's own
     doc: str
     gate: Gate | None = None  # unset, it is on when auto gating is on and the language is in the gate
@@ -71,6 +76,13 @@ KNOBS: tuple[Knob, ...] = (
          "in 2b, drops literals holding format specifiers or starting like errors and logs"),
     Knob("CODELENS_EMBED_HINT_STRICT_COMMENTS", "strict_comments", Flag(), False, INDEX, "2i",
          "in 2b, drops TODO/FIXME/HACK-style comments"),
+    Knob("CRMATRIX_BM25_WHOLE_IDENTIFIERS", "bm25_whole_identifiers", Flag(), False, TOKENIZER, "",
+         "BM25 also reads each identifier that is not just its one word whole, lowercased and unstemmed, "
+         "before its words (`load_config` -> `load_config`, `load`, `config`), in documents and queries"),
+    Knob("CRMATRIX_BM25_STEM", "bm25_stem", Flag(), True, TOKENIZER, "",
+         "BM25 stems its words with Snowball's English stemmer (`parsing` -> `pars`)"),
+    Knob("CRMATRIX_BM25_STOPWORDS", "bm25_stopwords", Flag(), True, TOKENIZER, "",
+         "BM25 drops bm25s's English stopwords (`the`, `is`, `for`, ...)"),
     Knob("CODELENS_RANK_SPARSE_TERM_WEIGHT", "sparse", Flag(), False, QUERY, "2e",
          "after fusion, adds a bonus for the share of query terms found whole in a symbol's name, "
          "signature and path", SPARSE_LANGS),
@@ -106,6 +118,21 @@ def by_field() -> dict[str, Knob]:
 def fields(*phases: str) -> list[str]:
     """The fields of the knobs of these phases, in table order."""
     return [k.field for k in KNOBS if k.phase in phases]
+
+
+def tokenizer_fields(values: Mapping[str, Any]) -> dict[str, Any]:
+    """The BM25 tokenizer's knobs among field `values` that differ from their defaults, in table
+    order: an index built at the defaults names none, so the indexes built before these knobs
+    existed keep their key, meta and bases."""
+    return {k.field: values[k.field] for k in KNOBS
+            if k.phase == TOKENIZER and k.field in values and values[k.field] != k.default}
+
+
+def index_fields(values: Mapping[str, Any]) -> dict[str, Any]:
+    """What an index is built from, of field `values` (a `Knobs`'s, or an index's meta): every
+    knob of the embedding text (None where `values` lacks it), then the tokenizer's that differ
+    from their defaults."""
+    return {**{f: values.get(f) for f in fields(INDEX)}, **tokenizer_fields(values)}
 
 
 def ours(var: str) -> bool:

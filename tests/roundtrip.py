@@ -6,7 +6,7 @@ Each run (`results/runs/*/*/*.json`, its checksum checked), each cell's statisti
 their `to_json` written as the workflow writes JSON must be the file's bytes; the phase
 matrix's Markdown, made again from the typed matrix, must be `phase-matrix.md`.
 
-    .venv/bin/python benchmarks/roundtrip.py [RESULTS]    # default: results
+    .venv/bin/python tests/roundtrip.py [RESULTS]    # default: results
 """
 
 from __future__ import annotations

@@ -1,0 +1,106 @@
+"""What a versioned index of symbols and one of whole files share: the key of the bases they grow
+from (`code_key`, `build_key`), the parts a build takes from its base (`Base`), and the distinct
+embedding texts and their vectors (`write_texts`)."""
+
+from __future__ import annotations
+
+import functools
+import importlib.metadata
+from pathlib import Path
+
+import numpy as np
+
+from crmatrix import CrmatrixError, atomic
+from crmatrix.embed.cache import text_sha
+from crmatrix.engine import columns, index, postings, termcounts
+from crmatrix.grown import Grown
+
+# A repository's index (rule build_repository_index): the symbols' part and the whole files' part
+SYMBOL_INDEX, FILE_INDEX = "symbols", "files"
+
+
+@functools.cache
+def code_key() -> str:
+    """What an index's rows depend on besides their contents, the knobs and the model: the
+    source of the engine (tokenizing, embedding texts, lexical fields, words) and of the
+    symbol record, and the versions of the tokenizer's libraries."""
+    root = Path(__file__).resolve().parents[2]
+    sources = [[p.relative_to(root).as_posix(), p.read_text(encoding="utf-8")]
+               for p in sorted([*(root / "engine").rglob("*.py"), root / "symbols" / "record.py", root / "grown.py"])]
+    return atomic.hash_obj({"modules": sources, "versions": [importlib.metadata.version(d)
+                                                            for d in ("bm25s", "PyStemmer", "numpy")]})
+
+
+def build_key(model_sha: str, fields: dict | None = None) -> str:
+    """The key of the bases (`crmatrix.bases`) an index grows from: its code, model and knob
+    fields (`Knobs.index_fields`; a file index's: `Knobs.tokenizer_fields`, or None)."""
+    return atomic.hash_obj([code_key(), model_sha, fields])[:16]
+
+
+class Base:
+    """The parts a build takes from its base: a previous build's, checked to be one it can grow
+    from (the same format and model), or empty ones when there is none."""
+
+    def __init__(self, directory: Path | None, what: str, form: str, model_dir: Path):
+        self.directory = Path(directory) if directory is not None else None
+        self.meta = read_meta(self.directory, what, form) if self.directory else None
+        if self.meta is not None:
+            index.check_model(self.directory, self.meta, model_dir)
+
+    def __bool__(self) -> bool:
+        return self.directory is not None
+
+    def array(self, name: str, dtype) -> np.ndarray:
+        return np.load(self.directory / name) if self else np.zeros(0, dtype=dtype)
+
+    def json(self, name: str, load=atomic.read_json) -> list:
+        return load(self.directory / name) if self else []
+
+    def strings(self, name: str) -> list[str]:
+        return columns.Column(self.directory / "lexical", name).strings() if self else []
+
+    def postings(self, name: str, at: np.ndarray) -> list[postings.Part]:
+        return [postings.Postings(self.directory / name).part().renumbered(at)] if self else []
+
+    def counts(self, rows: int) -> termcounts.TermCounts | None:
+        return termcounts.TermCounts(self.directory / "bm25", rows) if self else None
+
+
+def write_texts(d: Path, rows: Grown, base: Base, base_texts: np.ndarray, new: list[str],
+                model_dir: Path, cache_dir: Path, threads: int | None, rows_file: str) -> tuple[int, dict, dict]:
+    """Write each row's embedding text into `d`: the distinct texts in the order the rows first
+    hold them (`texts.jsonl`), their vectors (`vectors.npy`) and each row's text (`rows_file`).
+    A base row's text is the `base` index's row `base_texts[row]`; a new row's, `new[row]`,
+    embedded through the cache unless the base holds it. Returns (distinct texts, the model,
+    the embedding stats)."""
+    old = base.json("texts.jsonl", atomic.read_jsonl)
+    known = {t["text_sha"]: i for i, t in enumerate(old)}
+    fresh: list[dict] = []
+    new_ids = []
+    for text in new:
+        sha = text_sha(text)
+        i = known.get(sha)
+        if i is None:
+            i = known[sha] = len(old) + len(fresh)
+            fresh.append({"text_sha": sha, "text": text})
+        new_ids.append(i)
+    text = rows.take(np.asarray(base_texts, dtype=np.int64), np.asarray(new_ids, dtype=np.int64))
+    distinct, first = np.unique(text, return_index=True)
+    order = distinct[np.argsort(first, kind="stable")]
+    row = np.full(len(old) + len(fresh), -1, dtype=np.int64)
+    row[order] = np.arange(len(order))
+    vectors, model, stats = index.embed([t["text"] for t in fresh], model_dir, cache_dir, threads)
+    old_vectors = index.load_vectors(base.directory, len(old), model["dim"]) if base else np.zeros((0, model["dim"]))
+    vectors = np.concatenate([old_vectors, vectors.reshape(len(fresh), model["dim"])]).astype(np.float32)
+    np.save(d / "vectors.npy", vectors[order])
+    np.save(d / rows_file, row[text].astype(np.int32))
+    atomic.write_jsonl(d / "texts.jsonl", [(old[i] if i < len(old) else fresh[i - len(old)]) for i in order.tolist()])
+    return len(order), model, {**stats, "reused": int((order < len(old)).sum())}
+
+
+def read_meta(directory: Path, what: str, form: str) -> dict:
+    meta = index.read_meta(directory, what)
+    if meta.get("format") != form:
+        raise CrmatrixError(f"{directory}: format {meta.get('format')!r}, expected {form!r}; delete it and run again")
+    return meta
+

@@ -263,6 +263,12 @@ def test_a_history_dataset_ranks_its_language_files_without_tests_or_all(made, t
         config.from_dict({**cfg, "datasets": {"h": h, "h2": {**h, "candidates": "all"}}})
     assert str(e.value) == ("config: repositories.widget: its datasets name different candidate rules (h: language, "
                             "h2: all); a repository's store holds one candidate set")
+    other = {**cfg, "corpora": {"c": {"path": str(tmp_path)}},
+             "datasets": {"d": {"format": "codelens", "file": "d.json", "corpus": "c", "candidates": "language"}}}
+    with pytest.raises(CrmatrixError) as e:
+        config.from_dict(other)
+    assert str(e.value) == ("config: datasets.d.candidates: only a swe-bench or history dataset chooses its candidate "
+                            "files (format codelens ranks its corpus's)")
 
 
 def test_a_history_is_not_read_at_one_commit(tmp_path):

@@ -113,8 +113,8 @@ def _per_commit(cfg: dict) -> tuple[dict[str, dict], dict[str, dict], dict[str, 
         histories.check_other(name, conf)
         if conf.get("format") != swebench.FORMAT:
             if CANDIDATES in conf:
-                raise CrmatrixError(f"datasets.{name}.candidates: only a swe-bench dataset chooses its candidate "
-                                    f"files (format {conf.get('format')} ranks its corpus's)")
+                raise CrmatrixError(f"datasets.{name}.candidates: only a swe-bench or history dataset chooses "
+                                    f"its candidate files (format {conf.get('format')} ranks its corpus's)")
             datasets[name] = conf
             continue
         rule = candidates.check(conf.get(CANDIDATES, candidates.DEFAULT), f"datasets.{name}.candidates")

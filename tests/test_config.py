@@ -112,8 +112,8 @@ def test_dataset_formats_and_trackers_are_the_registered_ones():
     cfg = copy.deepcopy(MINIMAL)
     cfg["datasets"]["d"]["format"] = "swe_qa"
     assert error_of(cfg).startswith("config: datasets.d.format: unknown dataset format 'swe_qa' (did you mean "
-                                    "'swe-qa'? known: callgraph, codelens, derived, ds1000, ds1000-library, repoqa, "
-                                    "swe-bench, swe-qa, swe-qa-pro)")
+                                    "'swe-qa'? known: callgraph, codelens, derived, ds1000, ds1000-library, history, "
+                                    "repoqa, swe-bench, swe-qa, swe-qa-pro)")
     cfg = copy.deepcopy(MINIMAL)
     cfg["trackers"] = {"wandb": {"project": "x"}}
     assert error_of(cfg).startswith("config: trackers.wandb: unknown tracker 'wandb' (known: jsonl, mlflow")

@@ -13,13 +13,20 @@ def ci_text(x: Scored) -> str:
 
 
 def _gold_text(gold: dict) -> str:
-    """The loader's `gold` in words: a citation format's names (crmatrix.datasets.citations.
-    gold_by_name_alone), or swe-bench's candidate rule (crmatrix.datasets.swebench.describe_candidates)."""
+    """The loader's `gold` in words: swe-bench's candidate rule (crmatrix.datasets.swebench.
+    describe_candidates), a history's leaky tasks (crmatrix.datasets.history.mark_leaky) beside
+    its rule, or a citation format's names (crmatrix.datasets.citations.gold_by_name_alone)."""
+    parts = []
     if "candidates" in gold:
-        return (f"candidate files: {gold['candidates']}; {gold['tasks_outside_candidates']} tasks with "
-                f"{gold['files_outside_candidates']} gold files outside them, kept as misses")
-    share = f" ({gold['by_name_alone'] / gold['files']:.0%})" if gold["files"] else ""
-    return f"{gold['by_name_alone']} of {gold['files']} gold files cited by a name alone{share}"
+        parts.append(f"candidate files: {gold['candidates']}; {gold['tasks_outside_candidates']} tasks with "
+                     f"{gold['files_outside_candidates']} gold files outside them, kept as misses")
+    if "leaky" in gold:
+        parts.append(f"{gold['leaky']} leaky tasks ({gold['leaky_share']:.0%}: the message names a gold file or "
+                     "function)")
+    if "by_name_alone" in gold:
+        share = f" ({gold['by_name_alone'] / gold['files']:.0%})" if gold["files"] else ""
+        parts.append(f"{gold['by_name_alone']} of {gold['files']} gold files cited by a name alone{share}")
+    return "; ".join(parts)
 
 
 def _rules(entries: tuple[BenchmarkEntry, ...], datasets: tuple[str, ...]) -> str:

@@ -47,11 +47,13 @@ KEEP_OUT = "a tool must keep its files in its {home} or {index}"
 
 def scratch_root() -> Path:
     """Where mirrors live: outside any git checkout, so nothing above a mirror is a project."""
-    root = Path(os.environ.get(SCRATCH_ENV) or tempfile.gettempdir()).resolve()
+    given = os.environ.get(SCRATCH_ENV)
+    root = Path(given or tempfile.gettempdir()).resolve()
     for d in (root, *root.parents):
         if (d / ".git").exists():
-            raise CrmatrixError(f"{SCRATCH_ENV}={root}: lies inside the git checkout {d}, which a tool walking up "
-                                "from its corpus would find (expected a directory outside any project)")
+            what = f"{SCRATCH_ENV}={root}" if given else f"the temporary directory {root} (set {SCRATCH_ENV})"
+            raise CrmatrixError(f"{what}: lies inside the git checkout {d}, which a tool walking up from its corpus "
+                                "would find (expected a directory outside any project)")
     return root / f"crmatrix-mirrors-{os.getuid()}"
 
 

@@ -59,10 +59,15 @@ def project(tmp_path, monkeypatch):
     return root
 
 
-def conf() -> dict:
+MCP = {"server": [sys.executable, str(Path(__file__).parent / "fakes" / "fake_mcp_server.py"), "{corpus}"],
+       "tool": "search", "args": {"query": "{query}", "k": "{k}"},
+       "hits": "data.symbols[]", "fields": {"symbol": "name", "path": "file", "start_line": "line"}}
+
+
+def conf(type_: str = "command", options: dict = OPTIONS) -> dict:
     return config.from_dict({"corpora": {"c": {"path": "."}}, "datasets": {"d": {"file": "d.json", "corpus": "c"}},
                              "arms": {"baseline": {}},
-                             "systems": {"fake": {"type": "command", "options": OPTIONS}}}).systems["fake"].conf
+                             "systems": {"fake": {"type": type_, "options": options}}}).systems["fake"].conf
 
 
 def index(project: Path, env: dict | None = None) -> Path:
@@ -72,11 +77,13 @@ def index(project: Path, env: dict | None = None) -> Path:
     return out
 
 
-def evaluate(project: Path, index_dir: Path, env: dict | None = None) -> dict:
+def evaluate(project: Path, index_dir: Path | None, env: dict | None = None, system_conf: dict | None = None) -> dict:
     c = project / "results/corpora/c"
     inputs = {"tasks": c / "tasks.jsonl", "symbols": c / "symbols.jsonl", "manifest": c / "manifest.json",
-              "tree": project / TREE, "dataset_file": project / "ds.json", "index": index_dir}
-    params = {"system_conf": conf(), "env": env or {}, "top_k": 10, "split": {"split": "all", "seed": None},
+              "tree": project / TREE, "dataset_file": project / "ds.json",
+              **({"index": index_dir} if index_dir else {})}
+    params = {"system_conf": system_conf or conf(), "env": env or {}, "top_k": 10,
+              "split": {"split": "all", "seed": None},
               "home_dir": project / "results/home/fake/index"}
     cell = Cell("ds", "fake", "a", inputs, params, {"run": project / "results/runs/run.json"})
     return evaluate_arm.run(cell).to_json()
@@ -125,6 +132,19 @@ def test_a_query_changing_a_shared_file_stops_the_evaluation_naming_the_system_a
                             f"{TREE}: pkg/config.py (changed) (a tool must keep its files in its {{home}} or "
                             f"{{index}}); delete {TREE} to have it made again")
     assert not (project / "results/runs/run.json").exists()
+
+
+def test_an_mcp_server_keeping_its_index_in_the_tree_it_serves_stops_its_evaluation(project):
+    shared = isolation.fingerprint(project / TREE)
+    mirror = isolation.mirror_path(project / TREE, "fake")
+    with pytest.raises(CrmatrixError) as e:
+        evaluate(project, None, env={"FAKE_WRITE_CORPUS": ".code-intel/index.db"}, system_conf=conf("mcp", MCP))
+    assert str(e.value) == (f"mcp system 'fake' on dataset 'ds', arm 'a': wrote into its corpus, the mirror {mirror} "
+                            f"of {TREE}: .code-intel/index.db (added) (a tool must keep its files in its {{home}} "
+                            "or {index})")
+    assert isolation.fingerprint(project / TREE) == shared and not mirror.exists()
+    run = evaluate(project, None, system_conf=conf("mcp", MCP))  # a clean mirror: the next run sees none of it
+    assert [q["rank"] for q in run["methods"]["search"]["queries"]] == [1, 1]
 
 
 def test_a_scratch_directory_inside_a_checkout_is_refused(project, monkeypatch):

@@ -358,9 +358,12 @@ def start_system(conf: dict, ctx: SystemContext, guard: Guard) -> System:
 
 def stop_system(sysobj: System, guard: Guard) -> None:
     """`close()` (an MCP server's shutdown, a temporary HOME's removal), bounded; a system that
-    will not close costs a log line, not the run."""
+    will not close costs a log line, not the run, but one that wrote into its corpus stops the job
+    (crmatrix.systems.isolation)."""
     try:
         guard.call(sysobj.close, timeout_s=CLOSE_TIMEOUT_S, what="close")
+    except CrmatrixError:
+        raise
     except Exception as e:
         logging.getLogger(__name__).warning("system %s did not close cleanly: %s", type(sysobj).__name__, e)
     finally:

@@ -1,13 +1,18 @@
 """What the readers of a finished clean-clone run share (benchmarks/swe_qa.py, arena.py): their
-command line and the run's wall time from its Snakemake log (the clone's commit: `timing.commit`)."""
+command line, the run's wall time from its Snakemake log (the clone's commit: `timing.commit`),
+and every Snakemake command the clone's logs record, with whether the run was cold
+(`invocations`, `history`)."""
 
 from __future__ import annotations
 
 import datetime
+import re
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from clocks import STAMP, log_time
+from timing import jobs_per_rule
 
 
 def option(flag: str, default: str) -> str:
@@ -39,9 +44,65 @@ def wall_time(clone: Path) -> tuple[float, int]:
     return (stamps[-1] - stamps[0]).total_seconds(), log.count("Finished jobid:")
 
 
+@dataclass(frozen=True)
+class Invocation:
+    """One Snakemake command of a clone, from its log: the log's name (its start time), the jobs
+    it planned and finished (the `all` target aside), and its wall seconds: from the log's
+    `Date:` header (Snakemake 9 writes it as the command starts, before planning; else its first
+    time stamp) to its last time stamp."""
+    log: str
+    planned: int
+    finished: int
+    wall: float
+
+
+def invocations(clone: Path) -> list[Invocation]:
+    """Every Snakemake command whose log is in CLONE/.snakemake/log, in the order they started."""
+    logs = sorted((clone / ".snakemake" / "log").glob("*.snakemake.log"))  # named by their start
+    if not logs:
+        sys.exit(f"{clone}/.snakemake/log: no Snakemake log, so no finished run to read")
+    out = []
+    for path in logs:
+        log = path.read_text()
+        stamps = [log_time(s) for s in STAMP.findall(log)]
+        date = re.search(r"^\s*Date: (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)$", log, re.M)
+        start = datetime.datetime.fromisoformat(date.group(1)) if date else stamps[0] if stamps else None
+        finished = [line for line in log.splitlines() if line.startswith("Finished jobid:")]
+        out.append(Invocation(log=path.name, planned=sum(jobs_per_rule(log).values()),
+                              finished=sum("(Rule: all)" not in line for line in finished),
+                              wall=(stamps[-1] - start).total_seconds() if stamps and start else 0.0))
+    return out
+
+
+@dataclass(frozen=True)
+class History:
+    """What a clone's results come from: the Snakemake commands that ran jobs there, their wall
+    seconds and jobs summed, and whether they were one cold run (`cold`: one command alone ran
+    jobs, and every one it planned; with `results/` and its caches made by the clone's runs, an
+    earlier one would have left a log that ran jobs)."""
+    worked: tuple[Invocation, ...]
+    wall: float
+    jobs: int
+    cold: bool
+
+
+def history(clone: Path) -> History:
+    """The clone's Snakemake commands that ran jobs; one clear error when none did."""
+    worked = tuple(i for i in invocations(clone) if i.finished)
+    if not worked:
+        sys.exit(f"{clone}/.snakemake/log: no Snakemake command there finished a job, so no run to read")
+    return History(worked=worked, wall=sum(i.wall for i in worked), jobs=sum(i.finished for i in worked),
+                   cold=len(worked) == 1 and worked[0].finished == worked[0].planned)
+
+
+def result_path(name: str) -> Path:
+    """benchmarks/results/NAME-<date>-clean.md: where a reader's figures are kept, when asked."""
+    return Path(__file__).resolve().parent / "results" / f"{name}-{datetime.date.today().isoformat()}-clean.md"
+
+
 def write(name: str, lines: list[str]) -> None:
     """Print the figures and write them to benchmarks/results/NAME-<date>-clean.md."""
-    dest = Path(__file__).resolve().parent / "results" / f"{name}-{datetime.date.today().isoformat()}-clean.md"
+    dest = result_path(name)
     dest.write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
     print(f"wrote {dest}")

@@ -1,9 +1,12 @@
 """SWE-bench localization at full size, run by hand (not in CI):
 
     make run CONFIG=config/swe-bench.yaml           # in a clean clone, cold
-    .venv/bin/python benchmarks/swe_bench.py CLONE [--note TEXT]
+    .venv/bin/python benchmarks/swe_bench.py CLONE [--note TEXT] [--out FILE | --write]
 
-reads the finished run in CLONE and writes benchmarks/results/swe-bench-<date>-clean.md. With
+reads the finished run in CLONE and prints its report; `--out FILE` writes it to FILE too,
+`--write` to benchmarks/results/swe-bench-<date>-clean.md (a tracked file). It says what run it
+read: from the clone's Snakemake logs, the commands that ran jobs, their wall time, and "cold"
+only when one command alone ran jobs, every one it planned (else "not cold"). With
 `--run`, it makes the cold run in CLONE itself first (the clone's venv installed untimed, then the
 run's Snakemake command as `make run` gives it), each job's process reporting its CPU (clocks.py's
 JOB_CLOCK): the report then holds the per-job overhead (issue 29: <= 20 % of the CPU), the jobs'
@@ -19,6 +22,7 @@ where swerank-bm25 is SweRank's BM25) each method's file Acc@1/3/5/10, recall@10
 
 from __future__ import annotations
 
+import argparse
 import csv
 import datetime
 import json
@@ -122,37 +126,50 @@ def overhead_lines(clone: Path, jobs: int) -> list[str]:
     return lines
 
 
-def main() -> None:
-    run = "--run" in sys.argv
-    if run:
-        sys.argv.remove("--run")
-    clone, note = finished_run.arguments("swe_bench.py")
-    if run:
-        cold_run(clone)
-    wall, jobs = finished_run.wall_time(clone)
-    results = clone / "results"
-    lines = [f"# SWE-bench localization, from a clean clone — {datetime.date.today().isoformat()}", "",
-             f"`make run CONFIG=config/swe-bench.yaml` in a clean clone of crmatrix at {timing.commit(clone)}, "
-             f"cold (empty `results/`, empty caches). {note}".rstrip(), "",
-             f"Snakemake wall time of the run: **{wall / 60:.1f} min** for {jobs} jobs (from its log's first to "
-             "last time stamp; `make run`'s venv install and report come on top).", "",
-             "## Where the time goes (CPU seconds per rule, from each job's benchmark file)", "",
-             "| rule | jobs | wall s | CPU s | CPU s per job |", "|---|---:|---:|---:|---:|"]
-    by_rule = cpu_by_rule(clone)
-    for rule, (n, w, cpu) in by_rule.items():
-        lines.append(f"| {rule} | {n} | {w:.0f} | {cpu:.0f} | {cpu / n:.1f} |")
-    total = sum(c for _, _, c in by_rule.values())
-    lines += ["", f"Jobs' CPU in all: {total:.0f} s over {sum(n for n, _, _ in by_rule.values())} jobs.", ""]
-    if (clone / "job-clock" / "run.json").exists():
-        lines += overhead_lines(clone, jobs)
-    lines += [
-              "## What each stage took from a cache", "",
-              "Symbols: the previous store of the repository (`crmatrix.bases`: none in a cold run) and the per-file "
-              "symbol cache (a file's blob parsed once, ever); embeddings: the previous index of the same key and "
-              "the embedding cache (a text embedded once, ever), over each repository's index keys.", "",
-              "| repository | commits | file instances | distinct files | from the previous store | parsed | "
-              "from the symbol cache | texts embedded | from the embedding cache | from the previous index |",
-              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+def arguments() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="benchmarks/swe_bench.py", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("clone", type=Path, help="the clean clone holding the finished run")
+    parser.add_argument("--note", default="", help="a line about the machine for the reader")
+    parser.add_argument("--run", action="store_true", help="make the cold run in CLONE first (under JOB_CLOCK)")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--out", type=Path, help="write the report to this file too")
+    where.add_argument("--write", action="store_true",
+                       help="write it to benchmarks/results/swe-bench-<date>-clean.md too (a tracked file)")
+    args = parser.parse_args()
+    args.clone = args.clone.resolve()
+    return args
+
+
+def run_lines(clone: Path, note: str) -> list[str]:
+    """What the report says of the run it read: the clone's commit, whether the run was cold (its
+    Snakemake logs: finished_run.history), its wall time and jobs."""
+    hist = finished_run.history(clone)
+    if hist.cold:
+        how = (f"cold: the one Snakemake command of the clone that ran jobs, every one it planned "
+               f"(`{hist.worked[0].log}`; `results/` and its caches were empty before it)")
+    else:
+        how = (f"**not cold**: {len(hist.worked)} Snakemake commands of the clone ran jobs (" +
+               ", ".join(f"`{i.log}`: {i.finished} of {i.planned} planned" for i in hist.worked) +
+               "), so the later ones found the earlier ones' results and caches; times and cache shares are "
+               "not a cold run's")
+    return [f"# SWE-bench localization, from a clean clone — {datetime.date.today().isoformat()}", "",
+            f"`make run CONFIG=config/swe-bench.yaml` in a clean clone of crmatrix at {timing.commit(clone)}, "
+            f"{how}. {note}".rstrip(), "",
+            f"Snakemake wall time of the run: **{hist.wall / 60:.1f} min** for {hist.jobs} jobs (from each log's "
+            "start to its last time stamp, summed over the commands that ran jobs; `make run`'s venv install and "
+            "report come on top).", ""]
+
+
+def cache_lines(results: Path) -> list[str]:
+    """Per repository, what its symbol and index stages took from a cache."""
+    lines = ["## What each stage took from a cache", "",
+             "Symbols: the previous store of the repository (`crmatrix.bases`: none in a cold run) and the per-file "
+             "symbol cache (a file's blob parsed once, ever); embeddings: the previous index of the same key and "
+             "the embedding cache (a text embedded once, ever), over each repository's index keys.", "",
+             "| repository | commits | file instances | distinct files | from the previous store | parsed | "
+             "from the symbol cache | texts embedded | from the embedding cache | from the previous index |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for cache_file in sorted((results / "symbols").glob("*.cache.json")):
         repo = cache_file.name.removesuffix(".cache.json")
         extracted = json.loads(cache_file.read_text())
@@ -164,14 +181,20 @@ def main() -> None:
         lines.append(f"| {repo} | {commits} | {extracted['files']:,} | {extracted['distinct']:,} | "
                      f"{extracted['base']:,} | {extracted['parsed']:,} | {extracted['cached']:,} | {embedded:,} | "
                      f"{cached:,} | {reused:,} |")
+    return lines
+
+
+def benchmark_lines(results: Path) -> list[str]:
+    """Per benchmark (Lite, Verified, swerank-lite), every method of the baseline arm pooled over its
+    repositories, then per repository file-bm25's and hybrid's Acc@5."""
+    lines = []
     runs = [json.loads(p.read_text()) for p in sorted((results / "runs").glob("*/*/baseline.json"))]
     for bench, title in BENCHMARKS.items():
         mine = [r for r in runs if r["dataset"].startswith(f"{bench}-")]
         if not mine:
             continue
         methods = list(mine[0]["methods"])
-        n = len(mine[0]["methods"][methods[0]]["queries"]) if len(mine) == 1 else \
-            sum(len(r["methods"][methods[0]]["queries"]) for r in mine)
+        n = sum(len(r["methods"][methods[0]]["queries"]) for r in mine)
         lines += ["", f"## {title}: {n} tasks of {len(mine)} repositories, baseline arm", "",
                   "Micro-averaged over every task (as the field reports), 95 % bootstrap intervals; a file ranks "
                   "at its first hit (symbol methods) or is itself the document (file-bm25, file-semantic).", "",
@@ -186,12 +209,35 @@ def main() -> None:
             cells = [scored(r["methods"][m]["queries"])["acc_all@5"] if m in r["methods"] else "—"
                      for m in ("file-bm25", "hybrid")]
             lines.append(f"| {r['dataset']} | {len(r['methods'][methods[0]]['queries'])} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def main() -> None:
+    args = arguments()
+    clone = args.clone
+    if args.run:
+        cold_run(clone)
+    lines = run_lines(clone, args.note)
+    lines += ["## Where the time goes (CPU seconds per rule, from each job's benchmark file)", "",
+              "| rule | jobs | wall s | CPU s | CPU s per job |", "|---|---:|---:|---:|---:|"]
+    by_rule = cpu_by_rule(clone)
+    for rule, (n, w, cpu) in by_rule.items():
+        lines.append(f"| {rule} | {n} | {w:.0f} | {cpu:.0f} | {cpu / n:.1f} |")
+    total = sum(c for _, _, c in by_rule.values())
+    lines += ["", f"Jobs' CPU in all: {total:.0f} s over {sum(n for n, _, _ in by_rule.values())} jobs.", ""]
+    if (clone / "job-clock" / "run.json").exists():
+        lines += overhead_lines(clone, finished_run.history(clone).jobs)
+    lines += cache_lines(clone / "results") + benchmark_lines(clone / "results")
     lines += ["", "## Published figures (other subsets; comparable in kind, not in value)", "",
               "| source | " + " | ".join(METRICS[:6]) + " |", "|---|" + "---:|" * 6]
     for source, values in PUBLISHED:
         lines.append(f"| {source} | " + " | ".join(f"{values[m]:.3f}" if m in values else "—"
                                                     for m in METRICS[:6]) + " |")
-    finished_run.write("swe-bench", lines)
+    print("\n".join(lines))
+    dest = args.out or (finished_run.result_path("swe-bench") if args.write else None)
+    if dest is not None:
+        dest.write_text("\n".join(lines) + "\n")
+        print(f"wrote {dest}")
 
 
 if __name__ == "__main__":

@@ -29,6 +29,10 @@ PATHS = [
     ("locagent", ["setup.py", "src/_pytest/unittest.py", "src/_pytest/pytester.py", "sympy/utilities/randtest.py",
                   "sympy/testing/runtests.py", "testing/conftest.py", "pkg/Tests/helpers.py", "pkg/test.py",
                   "pkg/testutils.py", "pkg/contest.py", "conftest.py"]),
+    # each language's own conventions (crmatrix.corpora.testfiles): test dirs, test_*.py, *_test.py,
+    # conftest.py, Python's testing/; unittest.py, randtest.py, Tests/, test.py and testutils.py stay
+    ("language", ["setup.py", "src/_pytest/unittest.py", "src/_pytest/pytester.py", "sympy/utilities/randtest.py",
+                  "pkg/Tests/helpers.py", "pkg/test.py", "pkg/testutils.py", "pkg/contest.py"]),
 ])
 def test_each_rule_keeps_what_its_paper_keeps(rule, kept):
     assert candidates.select(rule, PATHS) == kept
@@ -59,8 +63,8 @@ def test_the_option_defaults_to_agentless_and_an_unknown_rule_is_one_error(tmp_p
     assert m.corpora["widget"].conf["candidates"] == "swerank"
     for datasets, error in [
             ({"sb": {**sb, "candidates": "tests"}},
-             "config: datasets.sb.candidates: 'tests' is not a candidate rule (allowed: agentless, all, locagent, "
-             "swerank)"),
+             "config: datasets.sb.candidates: 'tests' is not a candidate rule (allowed: agentless, all, language, "
+             "locagent, swerank)"),
             ({"sb": {**sb, "candidates": "all"}, "sb2": sb},
              "config: repositories.widget: its datasets name different candidate rules (sb: all, sb2: agentless); "
              "a repository's store holds one candidate set")]:

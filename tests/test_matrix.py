@@ -6,6 +6,7 @@ import datetime as dt
 import json
 import math
 import statistics
+from dataclasses import replace
 from pathlib import Path
 
 import fixture_runs
@@ -283,7 +284,7 @@ def varied_matrix(tmp_path) -> tuple[Path, Path]:
 # The parts that came after the snapshot: their JSON keys, and their sections of the Markdown.
 ADDED_KEYS = ("power", "arm_ranks", "leaderboard")
 ADDED_SECTIONS = ("\n## Leaderboard: systems compared\n", "\n## Arms ranked across all datasets\n",
-                  "\n## What this matrix can tell\n")
+                  "\n## What this matrix can tell\n", "\n## Public benchmarks: every method\n")
 
 
 def without_testable(got: dict) -> dict:
@@ -293,6 +294,12 @@ def without_testable(got: dict) -> dict:
     compared = [c for r in got["rows"] for c in r["cells"].values() if "p_holm" in c]
     assert compared and [c.pop("testable") for c in compared] == [True] * len(compared)
     return got
+
+
+def without_methods(got: dict) -> dict[tuple[str, str], dict]:
+    """Every method of each public benchmark's entry (added after the snapshot), taken out of `got`."""
+    return {(b["dataset"], b["system"]): {"method_metrics": b.pop("method_metrics"), "methods": b.pop("methods")}
+            for b in got["benchmarks"]}
 
 
 def section(md: str, head: str) -> str:
@@ -308,6 +315,7 @@ def test_the_varied_matrix_is_the_snapshot_and_what_it_can_tell(tmp_path):
     got_json, got_md = varied_matrix(tmp_path)
     got = json.loads(got_json.read_text())
     added = {k: got.pop(k) for k in ADDED_KEYS}
+    methods = without_methods(got)
     before = tmp_path / "before.json"
     atomic.write_json(before, without_testable(got))
     assert before.read_bytes() == (SNAPSHOT / "phase-matrix.json").read_bytes()
@@ -327,6 +335,26 @@ def test_the_varied_matrix_is_the_snapshot_and_what_it_can_tell(tmp_path):
     assert [s["system"] for s in added["leaderboard"]["standings"]] == ["builtin", "peer"]
     assert [r["system"] for r in added["arm_ranks"]] == ["builtin", "peer"]
     assert "| builtin › peer | 1 | 10 |" in sections[ADDED_SECTIONS[0]]
+    # every method of each benchmark's system, per arm: the headline's as its own table has it, the MRR beside
+    assert sorted(methods) == [("alpha", "builtin"), ("alpha", "peer"), ("beta", "builtin"), ("gamma", "builtin")]
+    alpha = methods[("alpha", "builtin")]
+    assert alpha["method_metrics"] == ["recall@5", "recall@10", "ndcg@10", "mrr"]
+    assert sorted(alpha["methods"]) == sorted(fixture_runs.ARMS)
+    base = alpha["methods"]["baseline"]
+    assert sorted(base) == ["hybrid", "lexical"]
+    entry = next(b for b in json.loads(got_json.read_text())["benchmarks"] if b["dataset"] == "alpha")
+    assert {m: base["hybrid"]["scores"][m] for m in entry["metrics"]} == entry["arms"]["baseline"]
+    row = next(r for r in got["rows"] if (r["dataset"], r["system"]) == ("alpha", "builtin"))
+    assert base["hybrid"]["scores"]["mrr"]["mean"] == row["cells"]["baseline"]["mrr"]
+    assert base["lexical"]["scores"]["mrr"]["mean"] < row["cells"]["baseline"]["mrr"]  # one rank worse
+    assert sorted(base["hybrid"]["strata"]) == sorted(entry["strata"]["baseline"])
+    assert list(methods[("alpha", "peer")]["methods"]["baseline"]) == ["lexical"]
+    gamma = methods[("gamma", "builtin")]
+    assert gamma["method_metrics"] == ["pass@1", "recall@5", "recall@10", "ndcg@10", "mrr"]
+    assert sorted(gamma["methods"]["baseline"]) == ["hybrid", "lexical", "semantic"]
+    every = sections[ADDED_SECTIONS[3]]
+    assert "\n**alpha · builtin** (swe-qa, baseline)\n" in every
+    assert every.count("| hybrid (headline) | ") == 3 and "\n| lexical | " in every
 
 
 # --- what the matrix can tell (the power block) -----------------------------------------------
@@ -542,7 +570,7 @@ def test_a_benchmark_split_by_repository_is_pooled_over_its_tasks_as_the_field_r
 
     def cell(values, n):
         return NS(method="hybrid", format=NS(name="swe-bench"), cell=NS(n=n),
-                  benchmark=NS(metrics=("acc_all@1", "ndcg@10"), values=values))
+                  benchmark=NS(metrics=("acc_all@1", "ndcg@10"), values=values), method_benchmarks={})
 
     table = {("lite-a", "builtin"): {"baseline": cell({"acc_all@1": (1.0, 0.0, 0.0), "ndcg@10": (1.0, 0.5, 0.0)}, 3),
                                      "wsi": cell({"acc_all@1": (1.0, 1.0, 0.0), "ndcg@10": (1.0, 1.0, 0.0)}, 3),
@@ -561,6 +589,54 @@ def test_a_benchmark_split_by_repository_is_pooled_over_its_tasks_as_the_field_r
     assert pool.arms["wsi"]["ndcg@10"].mean == 0.7
     # a benchmark of one split has its split's table alone
     assert rollups.pooled_benchmarks(table, ["baseline"], {"lite-a": "lite"}) == []
+
+
+def test_every_method_of_a_benchmark_split_by_repository_is_pooled_and_tabled():
+    """Each method every split ran under an arm is pooled over all the splits' tasks like the
+    headline (a micro average, the bootstrap of the values in dataset order); a method one split
+    lacks is left out; the Markdown tables the pool's methods and each split's, the headline marked."""
+    from types import SimpleNamespace as NS
+
+    from crmatrix.analysis.matrix import benchmarks, rollups
+    from crmatrix.results.cell import Scored
+    from crmatrix.results.matrix import BenchmarkEntry, MethodBenchmark
+
+    names = ("acc_all@1", "mrr")
+
+    def cell(methods, n):
+        return NS(method="hybrid", format=NS(name="swe-bench"), cell=NS(n=n),
+                  benchmark=NS(metrics=("acc_all@1",), values={"acc_all@1": methods["hybrid"]["acc_all@1"]}),
+                  method_benchmarks={m: NS(metrics=names, values=v) for m, v in methods.items()})
+
+    table = {("lite-a", "builtin"): {"baseline": cell({"hybrid": {"acc_all@1": (1.0, 0.0), "mrr": (1.0, 0.5)},
+                                                       "file-bm25": {"acc_all@1": (0.0, 0.0), "mrr": (0.25, 0.0)},
+                                                       "bm25": {"acc_all@1": (1.0, 1.0), "mrr": (1.0, 1.0)}}, 2)},
+             ("lite-b", "builtin"): {"baseline": cell({"hybrid": {"acc_all@1": (1.0,), "mrr": (1.0,)},
+                                                       "file-bm25": {"acc_all@1": (1.0,), "mrr": (0.5,)}}, 1)}}
+    pool, = rollups.pooled_benchmarks(table, ["baseline"], {"lite-a": "lite", "lite-b": "lite"})
+    assert pool.method_metrics == names and list(pool.methods) == ["baseline"]
+    assert list(pool.methods["baseline"]) == ["file-bm25", "hybrid"]  # bm25 ran on lite-a alone
+    bm = pool.methods["baseline"]["file-bm25"]
+    assert (bm["acc_all@1"].mean, bm["mrr"].mean) == (1 / 3, 0.25)
+    assert (bm["mrr"].ci_low, bm["mrr"].ci_high) == stats.bootstrap_ci([0.25, 0.0, 0.5])
+    assert pool.methods["baseline"]["hybrid"]["acc_all@1"] == pool.arms["baseline"]["acc_all@1"]
+
+    def scored(mean):
+        return {n: Scored(mean=mean, ci_low=0.0, ci_high=1.0) for n in names}
+
+    entry = BenchmarkEntry(dataset="lite-a", system="builtin", method="hybrid", format="swe-bench",
+                           metrics=("acc_all@1",), arms={"baseline": scored(0.5)}, strata={}, dropped=None,
+                           method_metrics=names,
+                           methods={"baseline": {"hybrid": MethodBenchmark(scores=scored(0.5), strata=None),
+                                                 "file-bm25": MethodBenchmark(scores=scored(0.125), strata=None)}})
+    md = "\n".join(benchmarks.methods_md((entry,), (pool,), ("baseline",)))
+    assert md.startswith("\n## Public benchmarks: every method\n")
+    assert ("**lite · builtin** (swe-bench, baseline), pooled over lite-a, lite-b\n\n| method | acc_all@1 | mrr |\n"
+            "|---|---:|---:|\n| file-bm25 | 0.333 [") in md
+    assert ("**lite-a · builtin** (swe-bench, baseline)\n\n| method | acc_all@1 | mrr |\n|---|---:|---:|\n"
+            "| file-bm25 | 0.125 [0.00, 1.00] | 0.125 [0.00, 1.00] |\n"
+            "| hybrid (headline) | 0.500 [0.00, 1.00] | 0.500 [0.00, 1.00] |\n") in md
+    assert benchmarks.methods_md((replace(entry, methods={}),), (), ("baseline",)) == []
 
 
 def test_the_benchmark_section_names_the_candidate_rule_of_each_swe_bench_figure():

@@ -166,6 +166,21 @@ def test_a_hunk_stated_at_the_top_or_without_trailing_context_is_held_there():
     assert locate(end, ["z", "a", "b", "z"]) is None
 
 
+def test_a_diff_without_context_is_anchored_nowhere_as_unidiff_zero_applies_it():
+    # `git diff -U0` (a history's diffs): no hunk has trailing context, so git's match_end would
+    # hold each at the end of its file; `git apply --unidiff-zero` does not, nor does unidiff_zero
+    text = "--- a/f.py\n+++ b/f.py\n@@ -1 +1 @@\n-a\n+A\n@@ -3 +3 @@\n-c\n+C\n"
+    zero, plain = parse_patch(text, unidiff_zero=True)[0], parse_patch(text)[0]
+    lines = ["a", "b", "c", "d"]
+    assert [locate(h, lines, unidiff_zero=True) for h in zero.hunks] == [0, 0]
+    assert [locate(h, lines) for h in plain.hunks] == [None, None]  # neither at the end of the file
+    assert relocate(zero, "a\nb\nc\nd\n").removed == (1, 3)
+    with pytest.raises(PatchError, match=r"f.py: hunk @@ -1 \+1 @@ matches nowhere"):
+        relocate(plain, "a\nb\nc\nd\n")
+    # stated past a line that differs, it still moves to the nearest match
+    assert locate(zero.hunks[1], ["c", "a", "b", "x"], unidiff_zero=True) == -2
+
+
 def test_relocate_moves_each_hunk_by_its_own_offset():
     diff = one_file(REPLACE_X + "@@ -12,2 +13,3 @@\n k\n+new\n l\n")
     assert (diff.removed, diff.insertions) == ((6,), (Insertion(12, ("new",)),))

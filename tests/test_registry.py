@@ -98,6 +98,7 @@ def test_a_format_carries_its_facts():
                      "ds1000-library": (False, False, False, None, False, True),
                      "repoqa": (False, True, False, "repoqa", False, False),
                      "swe-bench": (False, False, False, None, False, True),
+                     "history": (False, False, False, None, False, False),
                      "swe-qa": (False, False, False, None, False, False),
                      "swe-qa-pro": (False, False, False, None, False, False),
                      "derived": (False, False, False, None, False, False)}

@@ -128,7 +128,8 @@ def test_a_dataset_keeps_the_tasks_that_edit_a_function_by_its_tasks_key(tmp_pat
     assert list(m.systems["builtin"].methods) == ["hybrid", "swerank-bm25"]
     (tmp_path / "q.json").write_text("[]")
     raw["datasets"]["q"] = {"file": "q.json", "corpus": "widget", "tasks": "functions"}
-    with pytest.raises(CrmatrixError, match=r"^config: datasets\.q\.tasks: only a swe-bench dataset keeps the tasks "):
+    with pytest.raises(CrmatrixError,
+                       match=r"^config: datasets\.q\.tasks: only a swe-bench or history dataset keeps the tasks "):
         config.from_dict(raw)
 
 

@@ -26,6 +26,7 @@ from crmatrix.stages import (
     fetch_corpus,
     prepare_dataset,
 )
+from crmatrix.systems import isolation
 from crmatrix.systems import registry as systems
 
 FAKES = Path(__file__).parent / "fakes"
@@ -261,11 +262,13 @@ def test_the_system_sees_a_clean_environment_and_its_own_home(prepared, tmp_path
     assert ranks(r) == [1, 1, 1, 1]  # the arm's variable beats the system's env
     seen = json.loads((tmp_path / "home" / "last-env.json").read_text())
     home = str((tmp_path / "home").resolve())
-    assert sorted(seen) == ["ARM_KNOB", "CRMATRIX_TEST_PASSED", "FAKE_CORPUS", "FAKE_RANKING", "HF_DATASETS_OFFLINE",
-                            "HF_HUB_OFFLINE", "HOME", "LANG", "PATH", "TMPDIR", "TRANSFORMERS_OFFLINE",
-                            "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME"]
+    assert sorted(seen) == ["ARM_KNOB", "CRMATRIX_TEST_PASSED", "FAKE_CORPUS", "FAKE_RANKING",
+                            "GIT_CEILING_DIRECTORIES", "HF_DATASETS_OFFLINE", "HF_HUB_OFFLINE", "HOME", "LANG", "PATH",
+                            "TMPDIR", "TRANSFORMERS_OFFLINE", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME"]
     assert seen["HOME"] == home and seen["TMPDIR"] == f"{home}/tmp" and seen["HF_HUB_OFFLINE"] == "1"
-    assert seen["FAKE_CORPUS"] == str((prepared / "tree").resolve())
+    mirror = isolation.mirror_path(prepared / "tree", "fake")  # its corpus: a mirror of the tree
+    assert seen["FAKE_CORPUS"] == str(mirror)
+    assert seen["GIT_CEILING_DIRECTORIES"] == f"{mirror.parent}:{Path(home).parent}"
     assert json.loads((index / "fake-index.json").read_text())["seen_home"] == home
 
 

@@ -8,7 +8,8 @@ also exit-with-child-on:TEXT (start a child holding the server's stdout, then ex
 Each start writes $HOME/mcp-<pid>.pid, so a test can check that no server outlives its job.
 FAKE_SERVER_CHILD=1: each start also starts a child of its own (a helper, a watcher), which
 stays when the server exits; FAKE_NO_INIT=1: the server starts but never answers. Each
-child writes $HOME/child-<pid>.pid.
+child writes $HOME/child-<pid>.pid. FAKE_WRITE_CORPUS=REL: each start writes REL into CORPUS
+(as a server keeping its index in the tree it serves; see fake_search.py).
 """
 
 import json
@@ -55,6 +56,8 @@ if __name__ == "__main__":
         time.sleep(3600)
     if os.environ.get("FAKE_SERVER_CHILD") == "1":
         start_child()
+    if "FAKE_WRITE_CORPUS" in os.environ:
+        fake_search.write_corpus(Path(sys.argv[1]), os.environ["FAKE_WRITE_CORPUS"])
     with tempfile.TemporaryDirectory() as tmp:
         fake_search.index(Path(sys.argv[1]), Path(tmp))
         SYMBOLS.extend(json.loads((Path(tmp) / "fake-index.json").read_text())["symbols"])

@@ -18,12 +18,21 @@ environment it saw to $HOME/last-env.json, and each query asked adds a line to $
 FAKE_INDEX_IN_HOME=1: the index lives under $HOME instead of INDEX (as some tools keep it),
 so a search finds it only in the HOME its index command had.
 
+Its corpus (the index command's CORPUS, a search's $FAKE_CORPUS): FAKE_WRITE_CORPUS=REL makes
+every call write REL into it, as a tool keeping its index beside the files it reads; with
+FAKE_FORCE_WRITE=1 it first makes the directories on the way (and REL, if it exists) writable.
+FAKE_WALK_UP=1: a search records in $HOME/walked-up.json what it finds above its corpus and its
+working directory: each directory holding .git or pyproject.toml, and `git rev-parse
+--show-toplevel` run from each (null: not in a repository). FAKE_ABSOLUTE=1: a search answers
+each file by its absolute path under $FAKE_CORPUS.
+
 tests/fakes/tool makes it an installable project (`crmatrix-fake-tool`, script `fake-search`).
 """
 
 import json
 import os
 import re
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -88,9 +97,38 @@ def act(query: str) -> None:
         sys.exit(0)
 
 
+def write_corpus(corpus: Path, rel: str) -> None:
+    target = corpus / rel
+    if os.environ.get("FAKE_FORCE_WRITE") == "1":
+        for d in [corpus, *(corpus / p for p in Path(rel).parents[:-1][::-1])]:
+            if d.is_dir():
+                d.chmod(0o755)
+        if target.exists():
+            target.chmod(0o644)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with open(target, "a") as f:
+        f.write("written by the tool\n")
+
+
+def toplevel(where: Path) -> str | None:
+    done = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=where, capture_output=True, text=True)
+    return done.stdout.strip() if done.returncode == 0 else None
+
+
+def walk_up(corpus: Path) -> None:
+    found = sorted({str(d) for start in (corpus, Path.cwd()) for d in start.resolve().parents
+                    if (d / ".git").exists() or (d / "pyproject.toml").exists()})
+    seen = {"projects": found, "git_from_corpus": toplevel(corpus), "git_from_cwd": toplevel(Path.cwd())}
+    Path(os.environ["HOME"], "walked-up.json").write_text(json.dumps(seen))
+
+
 def main(argv: list[str]) -> None:
     Path(os.environ["HOME"], "last-env.json").write_text(json.dumps(dict(os.environ)))
     cmd = argv[0]
+    if "FAKE_WRITE_CORPUS" in os.environ:
+        write_corpus(Path(argv[1] if cmd == "index" else os.environ["FAKE_CORPUS"]), os.environ["FAKE_WRITE_CORPUS"])
+    if cmd != "index" and os.environ.get("FAKE_WALK_UP") == "1":
+        walk_up(Path(os.environ["FAKE_CORPUS"]))
     in_home = os.environ.get("FAKE_INDEX_IN_HOME") == "1"
     if cmd == "index":
         index(Path(argv[1]), Path(os.environ["HOME"], "fake-index") if in_home else Path(argv[2]))
@@ -116,6 +154,8 @@ def main(argv: list[str]) -> None:
         return
     if "outside-on" in m:
         hits = [{**h, "file": "vendored/" + h["file"].replace("/", "_")} for h in hits]
+    if os.environ.get("FAKE_ABSOLUTE") == "1":
+        hits = [{**h, "file": str(Path(os.environ["FAKE_CORPUS"], h["file"]))} for h in hits]
     note = {"note": os.environ["FAKE_NOTE"]} if "FAKE_NOTE" in os.environ else {}
     if cmd == "context":
         text = "\n\n".join(f"# {h['file']}:{h['line']} {h['name']}" for h in hits)

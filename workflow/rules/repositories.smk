@@ -1,7 +1,8 @@
 # Repository corpora of many commits (`repositories:`, made from a per-task-commit dataset's
-# rows): one job per repository for its commits, one for its symbols, one per index key for its
-# index, so their cost grows with the distinct file contents, not the commits; one job per
-# dataset localizes each task at its own commit.
+# rows, or from the commits of its history a history dataset keeps): one job per repository for
+# its commits, one for its symbols, one per index key for its index, so their cost grows with the
+# distinct file contents, not the commits; one job per dataset localizes each task at its own
+# commit.
 
 
 # A local rule: it reads the mirrors' bundles, which cluster nodes may not see.
@@ -110,5 +111,6 @@ rule localize_tasks:
         repo=lambda wc: MATRIX.datasets[wc.dataset].conf["repository"],
         level=lambda wc: MATRIX.datasets[wc.dataset].conf.get("level", "files"),
         tasks=lambda wc: MATRIX.datasets[wc.dataset].conf.get("tasks", "all"),
+        history=lambda wc: MATRIX.datasets[wc.dataset].conf.get("history"),
     script:
         "../scripts/localize_tasks.py"

@@ -13,4 +13,5 @@ with jobs.job(snakemake.log[0], snakemake.output):
         out=snakemake.output.tasks,
         qrels=snakemake.output.qrels,
         summary=snakemake.output.summary,
+        options=snakemake.params.history,
     )

@@ -7,9 +7,10 @@ interval, and against the baseline Δ with its paired bootstrap interval, the pa
 randomization test (p before any correction), McNemar, the spread of the per-query
 differences (the detectable effect's input), the effect band and which queries moved; then a
 fingerprint of the answers (which arms repeat one another), the hybrid diagnostics, the
-recall@10 the structural gate reads, a public benchmark's metrics with their intervals, each
-query's metric, failure and time (what two arms or two systems are compared by), and in the
-baseline's cell every other method of the run against the headline one.
+recall@10 the structural gate reads, a public benchmark's metrics with their intervals (the
+headline method's, and every method's with its MRR beside them), each query's metric, failure
+and time (what two arms or two systems are compared by), and in the baseline's cell every
+other method of the run against the headline one.
 What depends on a whole row or on the whole matrix (which arms are one hypothesis, Holm's
 correction, the detectable effect, roll-ups, pools) is `crmatrix.analysis.matrix`'s.
 
@@ -59,7 +60,8 @@ def _stats(run: Run, method: str, rows: tuple[QueryRow, ...]) -> dict:
     """The headline metric's mean and interval, and what makes a cell read differently from
     what its arm says: values the system clamped (from the builtin engine's provenance),
     queries that failed (scored as misses; by kind), a blob system's rank-1 scoring, and
-    answers that mostly resolved no hit (accounting.NO_HIT_SHARE)."""
+    answers that mostly resolved no hit (accounting.NO_HIT_SHARE); and for a gold finer than
+    files the headline metric at file level with its interval."""
     result = run.methods[method]
     values = metrics.per_query(rows, METRIC)
     low, high = stats.bootstrap_ci(values)
@@ -67,15 +69,27 @@ def _stats(run: Run, method: str, rows: tuple[QueryRow, ...]) -> dict:
     return {"mean": _mean(values), "ci_low": low, "ci_high": high, "n": len(rows), "clamped": tuple(run.clamped),
             "failed": sum(failures.values()), "failures": failures,
             "response": "blob" if result.response == "blob" else None,
-            "no_hit": result.no_hit if result.no_hit_warning else None}
+            "no_hit": result.no_hit if result.no_hit_warning else None,
+            "file_level": with_ci(_file_values(rows)) if _finer(rows) else None}
+
+
+def _finer(rows: tuple[QueryRow, ...]) -> bool:
+    """Whether the rows' gold is finer than files: they carry their file level (`file_level`)."""
+    return bool(rows) and all(q.file_level is not None for q in rows)
+
+
+def _file_values(rows: tuple[QueryRow, ...]):
+    return metrics.per_query([metrics.file_row(q) for q in rows], METRIC)
 
 
 def query_scores(rows: tuple[QueryRow, ...]) -> tuple[QueryScore, ...]:
-    """Each query's headline metric, failure, outcome (when it named nothing) and search time, by task id."""
+    """Each query's headline metric (and at file level, for a gold finer than files), failure,
+    outcome (when it named nothing) and search time, by task id."""
     values = metrics.per_query(rows, METRIC)
+    files = _file_values(rows) if _finer(rows) else [None] * len(rows)
     return tuple(sorted((QueryScore(task_id=q.task_id, value=float(v), failure=q.failure, outcome=q.outcome,
-                                    elapsed_ms=q.elapsed_ms)
-                         for q, v in zip(rows, values, strict=True)), key=lambda q: q.task_id))
+                                    elapsed_ms=q.elapsed_ms, file=None if f is None else float(f))
+                         for q, v, f in zip(rows, values, files, strict=True)), key=lambda q: q.task_id))
 
 
 def other_methods(run: Run, method: str) -> dict[str, MethodComparison]:
@@ -111,12 +125,13 @@ def _scores(rows, names: dict[str, str]) -> dict[str, Scored]:
     return {label: with_ci(metrics.per_query(rows, metric)) for label, metric in names.items()}
 
 
-def _benchmark(queries: tuple[QueryRow, ...], fmt: FormatFacts) -> Benchmark:
+def _benchmark(queries: tuple[QueryRow, ...], fmt: FormatFacts, extra: tuple[str, ...] = ()) -> Benchmark:
     """A public benchmark's recall@5/10, ndcg@10 (and pass@1, or localization's Acc@1/3/5/10,
-    where its format reports them) with bootstrap intervals, and the same per stratum
-    (repository or library) when the tasks have more than one."""
+    where its format reports them), then `extra`, with bootstrap intervals, and the same per
+    stratum (repository or library) when the tasks have more than one."""
     names = {**({"pass@1": "acc@1"} if fmt.pass_at_1 else {}),
-             **({m: m for m in metrics.LOCALIZATION} if fmt.localization else {}), **{m: m for m in BENCHMARK_METRICS}}
+             **({m: m for m in metrics.LOCALIZATION} if fmt.localization else {}), **{m: m for m in BENCHMARK_METRICS},
+             **{m: m for m in extra}}
     strata: dict[str, list[QueryRow]] = {}
     for q in queries:
         strata.setdefault(q.stratum or "", []).append(q)
@@ -151,4 +166,7 @@ def cell(run: Run, base: Run | None, preferred: str, fmt: FormatFacts | None = N
                 gate_metric=_mean(metrics.per_query(rows, GATE_METRIC)),
                 benchmark=_benchmark(rows, fmt) if fmt is not None and fmt.benchmark else None,
                 token_efficiency=run.methods[method].token_efficiency, queries=query_scores(rows),
-                methods=other_methods(run, method) if base is None else {})
+                methods=other_methods(run, method) if base is None else {},
+                granularity=run.methods[method].granularity,
+                method_benchmarks={m: _benchmark(r.queries, fmt, (METRIC,)) for m, r in sorted(run.methods.items())}
+                if fmt is not None and fmt.benchmark else {})

@@ -14,10 +14,10 @@ from pathlib import Path
 
 from crmatrix import CrmatrixError
 from crmatrix.analysis import check as run_check
-from crmatrix.config import sweeps
+from crmatrix.config import histories, sweeps
 from crmatrix.config.matrix import POOLED_AS, Arm, Corpus, Dataset, Matrix, SystemConfig
 from crmatrix.corpora import candidates, views
-from crmatrix.datasets import derived, holdout, swebench
+from crmatrix.datasets import derived, history, holdout, swebench
 from crmatrix.datasets.registry import FORMATS, written_by
 from crmatrix.engine import knobs
 from crmatrix.engine.knobs import MODEL_VAR
@@ -94,21 +94,30 @@ def _per_commit(cfg: dict) -> tuple[dict[str, dict], dict[str, dict], dict[str, 
     repository as a corpus (`repository:`, a version per commit its rows name that a mirror holds,
     all of them when no mirror holds the repository); and per dataset the rows of repositories
     the config does not declare, counted by repository. The rows are read here (one line naming
-    the file, row and instance for a bad one): they name the corpora."""
+    the file, row and instance for a bad one): they name the corpora. A history dataset names its
+    repository, whose history (crmatrix.config.histories) gives its versions: the parents of
+    its tasks' commits (`history: true`, fetched from its history bundle)."""
     from crmatrix.corpora.pins.gitstore import bundle_commits
     from crmatrix.pipeline import locations
 
     declared = {_repo_name(r, conf): r for r, conf in cfg["repositories"].items()}
     mirrors = [*cfg["git_mirrors"], *locations.mirrors()]
-    datasets, asked, undeclared, rules = {}, {}, {}, {}
+    datasets, asked, undeclared, rules, histories_asked = {}, {}, {}, {}, {}
     for name, conf in cfg["datasets"].items():
+        if conf.get("format") == history.FORMAT:
+            datasets[name], corpus, parents = histories.resolve(name, conf, cfg["repositories"], mirrors, _repo_name,
+                                                                cfg.get("cache_dir"))
+            histories_asked.setdefault(corpus, set()).update(parents)
+            rules.setdefault(corpus, {})[name] = datasets[name][CANDIDATES]
+            continue
+        histories.check_other(name, conf)
         if conf.get("format") != swebench.FORMAT:
             if CANDIDATES in conf:
-                raise CrmatrixError(f"datasets.{name}.candidates: only a swe-bench dataset chooses its candidate "
-                                    f"files (format {conf.get('format')} ranks its corpus's)")
+                raise CrmatrixError(f"datasets.{name}.candidates: only a swe-bench or history dataset chooses "
+                                    f"its candidate files (format {conf.get('format')} ranks its corpus's)")
             if "tasks" in conf:
-                raise CrmatrixError(f"datasets.{name}.tasks: only a swe-bench dataset keeps the tasks that edit a "
-                                    f"function (format {conf.get('format')} has no function gold)")
+                raise CrmatrixError(f"datasets.{name}.tasks: only a swe-bench or history dataset keeps the tasks "
+                                    f"that edit a function (format {conf.get('format')} has no function gold)")
             datasets[name] = conf
             continue
         rule = candidates.check(conf.get(CANDIDATES, candidates.DEFAULT), f"datasets.{name}.candidates")
@@ -125,19 +134,33 @@ def _per_commit(cfg: dict) -> tuple[dict[str, dict], dict[str, dict], dict[str, 
             datasets[split] = {**conf, CANDIDATES: rule, "corpus": declared[repo], "repository": repo, POOLED_AS: name}
             asked.setdefault(declared[repo], set()).update(r.base_commit for r in mine)
             rules.setdefault(declared[repo], {})[name] = rule
+    for corpus in sorted(histories_asked):  # before the rules of a repository's datasets are compared
+        if corpus in asked or corpus in cfg["corpora"]:
+            raise CrmatrixError(f"repositories.{corpus}: the repository of a history dataset and of another "
+                                "dataset or a corpus; declare it again under another name for the other")
     corpora = {}
     for corpus, commits in sorted(asked.items()):
         if corpus in cfg["corpora"]:
             raise CrmatrixError(f"repositories.{corpus}: also a corpus of corpora; rename one of them")
         conf = cfg["repositories"][corpus]
-        if len(set(rules[corpus].values())) > 1:  # one store, one candidate set
-            raise CrmatrixError(f"repositories.{corpus}: its datasets name different candidate rules ("
-                                + ", ".join(f"{d}: {r}" for d, r in sorted(rules[corpus].items()))
-                                + "); a repository's store holds one candidate set")
         mirrored = bundle_commits(conf["git"], mirrors)
-        corpora[corpus] = {**conf, REPOSITORY: _repo_name(corpus, conf), CANDIDATES: next(iter(rules[corpus].values())),
+        corpora[corpus] = {**conf, REPOSITORY: _repo_name(corpus, conf), CANDIDATES: _one_rule(corpus, rules[corpus]),
                            "commits": sorted(commits & set(mirrored) if mirrored else commits)}
+    for corpus, commits in sorted(histories_asked.items()):
+        conf = cfg["repositories"][corpus]
+        corpora[corpus] = {**conf, REPOSITORY: _repo_name(corpus, conf), CANDIDATES: _one_rule(corpus, rules[corpus]),
+                           "commits": sorted(commits), "history": True}
     return datasets, corpora, undeclared
+
+
+def _one_rule(corpus: str, rules: dict[str, str]) -> str:
+    """The candidate rule the datasets of repository `corpus` name (dataset -> rule): one store,
+    one candidate set."""
+    if len(set(rules.values())) > 1:
+        raise CrmatrixError(f"repositories.{corpus}: its datasets name different candidate rules ("
+                            + ", ".join(f"{d}: {r}" for d, r in sorted(rules.items()))
+                            + "); a repository's store holds one candidate set")
+    return next(iter(rules.values()))
 
 
 def _repo_name(name: str, conf: dict) -> str:

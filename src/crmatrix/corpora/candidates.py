@@ -1,5 +1,5 @@
-"""Which of a repository's files a swe-bench dataset ranks: the candidate set, by a rule the
-field states (docs/public-benchmarks.md names each one's source). The corpus's globs choose the
+"""Which of a repository's files a swe-bench or history dataset ranks: the candidate set, by a
+rule the field states (docs/public-benchmarks.md names each one's source). The corpus's globs choose the
 source files first (`**/*.py`); a rule then leaves test code out, as each paper does:
 
 - `all`: every file the globs choose (tests included).
@@ -12,6 +12,9 @@ source files first (`**/*.py`); a rule then leaves test code out, as each paper 
   `sympy/utilities/randtest.py`, `conftest.py`).
 - `locagent`: LocAgent's BM25 retriever's excludes: `**/test/**`, `**/tests/**`,
   `**/test_*.py`, `**/*_test.py`.
+- `language`: crmatrix's own, per language (crmatrix.corpora.testfiles: pytest's, `go test`'s,
+  Jest's, Cargo's, Maven's conventions): no test. A history dataset's gold is drawn from
+  exactly these files, so it is that format's default.
 
 Each rule is a plain function of the path (case as written: `Tests/` is kept by all of them but
 SweRank's, which lowercases), and SweRank's of the repository too (`keeper`).
@@ -23,8 +26,9 @@ from collections.abc import Callable, Iterable
 from functools import partial
 
 from crmatrix import CrmatrixError
+from crmatrix.corpora.testfiles import is_test
 
-ALL, AGENTLESS, SWERANK, LOCAGENT = "all", "agentless", "swerank", "locagent"
+ALL, AGENTLESS, SWERANK, LOCAGENT, LANGUAGE = "all", "agentless", "swerank", "locagent", "language"
 DEFAULT = AGENTLESS  # what the field does: Agentless, and the work that follows it
 
 
@@ -48,7 +52,8 @@ def _locagent(path: str) -> bool:
 
 
 RULES: dict[str, Callable[[str], bool]] = {
-    ALL: lambda path: True, AGENTLESS: _agentless, SWERANK: _swerank, LOCAGENT: _locagent}
+    ALL: lambda path: True, AGENTLESS: _agentless, SWERANK: _swerank, LOCAGENT: _locagent,
+    LANGUAGE: lambda path: not is_test(path)}
 
 
 def check(rule: object, where: str) -> str:

@@ -16,8 +16,10 @@ in 37 hunks of 10 tasks): `relocate` moves each hunk to where `git apply` puts i
 old file, its preimage (context and removed lines) matched exactly: at the stated line, else at
 the nearest line that matches, a later one before an earlier one at the same distance (git's
 `find_pos`, checked against `git apply -v`); a hunk stated at line 1 must match at the top and
-one without trailing context at the end, as git demands without --unidiff-zero. No fuzz: a hunk
-whose preimage matches nowhere is an error naming it.
+one without trailing context at the end, as git demands without --unidiff-zero. A diff made
+without context (`git diff -U0`, as crmatrix.datasets.history reads a commit's) is read with
+`unidiff_zero`, as `git apply --unidiff-zero` reads it: no hunk anchored at the top or the end.
+No fuzz: a hunk whose preimage matches nowhere is an error naming it.
 """
 
 from __future__ import annotations
@@ -68,6 +70,7 @@ class FileDiff:
     insertions: tuple[Insertion, ...]  # in old-side order
     # how the changes were written, one per hunk; two diffs that change the same lines are equal
     hunks: tuple[Hunk, ...] = field(default=(), compare=False, repr=False)
+    unidiff_zero: bool = field(default=False, compare=False, repr=False)  # made without context (-U0)
 
     @property
     def changed_old_lines(self) -> tuple[int, ...]:
@@ -136,9 +139,10 @@ def _git_paths(line: str) -> tuple[str, str]:
     return old.removeprefix("a/"), new
 
 
-def parse_patch(text: str) -> list[FileDiff]:
+def parse_patch(text: str, unidiff_zero: bool = False) -> list[FileDiff]:
     """Every file of a unified diff, in patch order: git's (`diff --git` sections, with their
-    extended headers) or plain `---`/`+++` pairs. Raises PatchError naming the line at fault: a
+    extended headers) or plain `---`/`+++` pairs; `unidiff_zero`: made without context (the
+    module's docstring). Raises PatchError naming the line at fault: a
     hunk outside a file, a hunk whose lines do not add up to its header's counts, a plain
     section without a hunk, or no file at all. Text around the files (a message, `index` lines)
     is passed over."""
@@ -175,7 +179,7 @@ def parse_patch(text: str) -> list[FileDiff]:
     for f in files:
         if not f.git and not (f.removed or f.insertions):
             raise PatchError(f"{f.old or f.new}: a ---/+++ pair without a hunk")
-    return [f.diff() for f in files]
+    return [replace(f.diff(), unidiff_zero=unidiff_zero) for f in files]
 
 
 def _header(f: _File, line: str) -> None:
@@ -252,13 +256,15 @@ def _hunk(f: _File, lines: list[str], i: int) -> int:
     return i
 
 
-def locate(hunk: Hunk, lines: list[str]) -> int | None:
+def locate(hunk: Hunk, lines: list[str], unidiff_zero: bool = False) -> int | None:
     """Where `git apply` puts `hunk` in a file of `lines` (no line endings): the offset from its
-    stated start, None when its preimage matches nowhere (module docstring)."""
+    stated start, None when its preimage matches nowhere (module docstring); `unidiff_zero`: as
+    `git apply --unidiff-zero`, neither the top nor the end anchors it."""
     size, origin = len(hunk.preimage), hunk.start - 1
     if not size:
         return 0  # nothing to match: where it says
-    top, end = hunk.start <= 1, not hunk.trailing  # git's match_beginning and match_end
+    # git's match_beginning and match_end, which --unidiff-zero turns off
+    top, end = not unidiff_zero and hunk.start <= 1, not unidiff_zero and not hunk.trailing
     stated = min(origin, len(lines))  # a start past the end searches from the end, as git does
 
     def fits(pos: int) -> bool:
@@ -280,7 +286,7 @@ def relocate(diff: FileDiff, text: str) -> FileDiff:
         lines.pop()  # the end of the last line, not a line
     hunks = []
     for h in diff.hunks:
-        offset = locate(h, lines)
+        offset = locate(h, lines, diff.unidiff_zero)
         if offset is None:
             raise PatchError(f"{diff.old_path}: hunk {h.header} matches nowhere in the file (its "
                              f"{len(h.preimage)} context and removed lines, exactly)")

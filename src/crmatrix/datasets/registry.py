@@ -100,6 +100,7 @@ def _builtin_formats() -> None:
         derived,
         ds1000,
         ds1000_library,
+        history,
         repoqa,
         swebench,
         sweqa,

@@ -93,8 +93,17 @@ class Dropped(JsonType):
 
 
 @dataclass(frozen=True, kw_only=True)
+class MethodBenchmark(JsonType):
+    """One method of a public benchmark's row under one arm: its metrics (`method_metrics`) with
+    their intervals, and the same per stratum (None: one stratum)."""
+    scores: dict[str, Scored]
+    strata: dict[str, Stratum] | None
+
+
+@dataclass(frozen=True, kw_only=True)
 class BenchmarkEntry(JsonType):
-    """A public benchmark's row: each arm's metrics with their intervals, per stratum, and what was dropped."""
+    """A public benchmark's row: each arm's metrics with their intervals, per stratum, and what
+    was dropped; then every method of the system, per arm, on `method_metrics` (the MRR added)."""
     dataset: str
     system: str
     method: str
@@ -103,6 +112,8 @@ class BenchmarkEntry(JsonType):
     arms: dict[str, dict[str, Scored]]
     strata: dict[str, dict[str, Stratum]]
     dropped: Dropped | None
+    method_metrics: tuple[str, ...] = omitted(())
+    methods: dict[str, dict[str, MethodBenchmark]] = omitted({})  # arm -> method -> its figures
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -118,6 +129,9 @@ class PooledBenchmark(JsonType):
     n: int
     metrics: tuple[str, ...]
     arms: dict[str, dict[str, Scored]]
+    method_metrics: tuple[str, ...] = omitted(())
+    # arm -> method -> metric: every method of the system pooled alike (one its splits all ran)
+    methods: dict[str, dict[str, dict[str, Scored]]] = omitted({})
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -17,19 +17,23 @@ from crmatrix.corpora.tree import content_skip_reason
 def run(name: str, corpus: dict, out: Path, mirrors: list[str]) -> dict:
     """`corpus`: the repository's entry (git, include, exclude, language), the `commits` its
     datasets' rows name that a mirror holds, its `repository` (owner/name, which SweRank's rule
-    and the builtin's swerank-bm25 read; the manifest records it) and its datasets' `candidates` rule (default all):
-    the files the rule leaves out are listed apart (OUTSIDE), not indexed. The output appears
-    whole or not at all."""
+    and the builtin's swerank-bm25 read; the manifest records it) and its datasets' `candidates`
+    rule (default all): the files the rule leaves out are listed apart (OUTSIDE), not indexed.
+    With `history: true` (a history dataset's repository, crmatrix.datasets.history) the commits
+    come from its history bundle, whose whole history the store keeps. The output appears whole
+    or not at all."""
     commits = corpus["commits"]
-    bundles = gitstore.bundle_commits(corpus["git"], mirrors)
-    missing = [c for c in commits if c not in bundles]
-    if missing:
-        raise CrmatrixError(f"corpora.{name}: {len(missing)} of its {len(commits)} commits are in no mirror's bundle "
-                            f"of {corpus['git']} (the first: {missing[0]}; mirrors: {', '.join(mirrors) or 'none'})")
+    where = f"corpora.{name}"
     include, exclude = corpus.get("include") or ["**"], corpus.get("exclude") or []
-    rule = candidates.check(corpus.get("candidates", candidates.ALL), f"corpora.{name}.candidates")
+    rule = candidates.check(corpus.get("candidates", candidates.ALL), f"{where}.candidates")
     with atomic.staged_dir(Path(out)) as d:
-        gitstore.fetch_commits(sorted({bundles[c] for c in commits}), d / GIT)
+        if corpus.get("history"):
+            _fetch_history(where, corpus["git"], commits, d / GIT, mirrors)
+        else:
+            bundles = gitstore.bundle_commits(corpus["git"], mirrors)
+            _none_missing(where, commits, [c for c in commits if c not in bundles],
+                          f"in no mirror's bundle of {corpus['git']}", mirrors)
+            gitstore.fetch_commits(sorted({bundles[c] for c in commits}), d / GIT)
         listing = {c: gitstore.commit_files(d / GIT, c, include, exclude) for c in commits}
         # a source file's bytes decide it too, as select_files decides of a checkout: each distinct
         # blob read once (binary, not UTF-8)
@@ -59,3 +63,20 @@ def run(name: str, corpus: dict, out: Path, mirrors: list[str]) -> dict:
         atomic.write_json(d / MANIFEST, manifest)
     return manifest
 
+
+def _fetch_history(where: str, url: str, commits: list[str], dest: Path, mirrors: list[str]) -> None:
+    bundle = gitstore.history_bundle(url, mirrors)
+    if bundle is None:
+        raise CrmatrixError(f"{where}: no mirror holds a history bundle of {url} "
+                            f"({gitstore.bundle_stem(url)}@{gitstore.HISTORY_STEM}.bundle; mirrors: "
+                            f"{', '.join(mirrors) or 'none'})")
+    gitstore.fetch_commits([], dest, history=bundle)
+    held = set(gitstore.has_commits(dest, commits))
+    _none_missing(where, commits, [c for c in commits if c not in held], f"not in the history of {bundle}",
+                  mirrors)
+
+
+def _none_missing(where: str, commits: list[str], missing: list[str], why: str, mirrors: list[str]) -> None:
+    if missing:
+        raise CrmatrixError(f"{where}: {len(missing)} of its {len(commits)} commits are {why} (the first: "
+                            f"{missing[0]}; mirrors: {', '.join(mirrors) or 'none'})")

@@ -1,7 +1,9 @@
-"""localize_tasks: one repository's rows of a per-task-commit dataset (swe-bench), each localized
-at its own commit of the repository's store (crmatrix.datasets.swebench), as tasks, TREC
-qrels and a summary of what was dropped and why, and of the candidate rule (a gold file it
-leaves out stays gold: parsed here, since the store holds candidates only)."""
+"""localize_tasks: one repository's rows of a per-task-commit dataset (swe-bench), or the commits
+of its history that a history dataset's rules keep (crmatrix.datasets.history, read from the
+store's history), each localized at its own commit of the repository's store
+(crmatrix.datasets.swebench), as tasks, TREC qrels and a summary of what was dropped and why,
+and of the candidate rule (a gold file it leaves out stays gold: parsed here, since the store
+holds candidates only)."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from crmatrix.corpora import candidates
 from crmatrix.corpora.languages import language_for
 from crmatrix.corpora.pins.gitstore import BlobReader
 from crmatrix.corpora.repository import GIT, MANIFEST, commit_files, outside_files
-from crmatrix.datasets import relevance, swebench
+from crmatrix.datasets import history, relevance, swebench
 from crmatrix.datasets.tasks import Task
 from crmatrix.evaluation import trec
 from crmatrix.stages.prepare_dataset import write_summary
@@ -22,12 +24,16 @@ from crmatrix.symbols.versioned import SymbolStore
 
 
 def run(*, file: Path, repository: Path, store: Path, corpus: str, repo: str, level: str, out: Path,
-        qrels: Path, summary: Path, tasks: str = swebench.ALL_TASKS) -> list[Task]:
+        qrels: Path, summary: Path, tasks: str = swebench.ALL_TASKS, options: dict | None = None) -> list[Task]:
     """`corpus`: the repository corpus's name (each task's corpus is its version at the task's
     commit, `swebench.corpus_of`); `repo`: its `owner/name` as the rows spell it; `level`:
     files or functions (the gold, swebench.FILES / FUNCTIONS); `tasks`: all of them, or those
-    that edit a function (swebench.SUBSETS)."""
-    rows = [r for r in swebench.read_rows(Path(file)) if r.repo == repo]
+    that edit a function (swebench.SUBSETS); `options`: a history dataset's
+    (`history.Options`), whose rows come from the store's history, not from `file` (its bundle)."""
+    if options is None:
+        rows, derived = [r for r in swebench.read_rows(Path(file)) if r.repo == repo], []
+    else:
+        rows, derived = history.derive(Path(repository) / GIT, repo, history.Options.from_conf(options))
     commits = commit_files(repository)
     paths = {c: {p for p, _ in files} for c, files in commits.items()}
     blobs = {c: dict(files) for c, files in commits.items()}
@@ -58,15 +64,17 @@ def run(*, file: Path, repository: Path, store: Path, corpus: str, repo: str, le
             lambda _, c, p: base_file(c, p), lambda _, c: outside.get(c, {}))
     rule = atomic.read_json(Path(repository) / MANIFEST).get("candidates", candidates.ALL)
     loaded = swebench.tasks(sorted(found, key=lambda loc: loc.row), level,
-                            lambda _, c: swebench.corpus_of(corpus, c), sorted(drops, key=lambda d: d["row"]), rule,
-                            tasks)
+                            lambda _, c: swebench.corpus_of(corpus, c), sorted(derived + drops, key=lambda d: d["row"]),
+                            rule, tasks)
+    if options is not None:
+        loaded = history.mark_leaky(loaded, found)
     atomic.write_jsonl(Path(out), [t.to_dict() for t in loaded.tasks])
     # file gold names its files; function gold, the definitions of each task's own commit
     judged: dict[str, list[str]] = {}
     for commit, group in by_commit(loaded.tasks).items():
         judged.update(relevance.qrels(group, symbols.symbols_of(commit) if level == swebench.FUNCTIONS else []))
     trec.write_qrels(Path(qrels), {t.task_id: judged[t.task_id] for t in loaded.tasks})
-    write_summary(Path(summary), loaded, swebench.FORMAT)
+    write_summary(Path(summary), loaded, swebench.FORMAT if options is None else history.FORMAT)
     return loaded.tasks
 
 

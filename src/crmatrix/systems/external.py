@@ -17,7 +17,7 @@ from typing import Any
 
 from crmatrix import CrmatrixError, atomic, integrity
 from crmatrix.embed.models import read_model
-from crmatrix.systems import codefiles, hitmap, sandbox, templates
+from crmatrix.systems import codefiles, hitmap, isolation, sandbox, templates
 from crmatrix.systems.answers import BLOB, Answer, QueryFailure, excerpt
 from crmatrix.systems.base import System
 
@@ -90,10 +90,12 @@ def _given_models(options: dict, model_dirs: dict[str, Path] | None, index_only:
 
 
 def process_env(options: dict, values: dict[str, str], home: Path, arm_env: dict[str, str],
-                venv_dir: Path | None) -> tuple[dict[str, str], Path]:
-    """The environment and working directory of the system's processes (see sandbox)."""
+                venv_dir: Path | None, mirror: isolation.Mirror) -> tuple[dict[str, str], Path]:
+    """The environment and working directory of the system's processes (see sandbox); git stops
+    at the corpus mirror's root and at its HOME's (crmatrix.systems.isolation)."""
     fixed = {k: templates.fill_text(v, values) for k, v in options["env"].items()}
-    env = sandbox.clean_env(home, options["pass_env"], fixed, arm_env, Path(venv_dir).resolve() if venv_dir else None)
+    env = sandbox.clean_env(home, options["pass_env"], fixed, arm_env, Path(venv_dir).resolve() if venv_dir else None,
+                            ceilings=[mirror.ceiling(), Path(home).resolve().parent])
     cwd = Path(templates.fill_text(options["cwd"], values)) if options.get("cwd") else home
     return env, cwd
 
@@ -221,10 +223,11 @@ class ExternalSystem(System):
         self.home = Path(ctx.home_dir if ctx.home_dir is not None else self._tmp.name).resolve()
         self.home.mkdir(parents=True, exist_ok=True)
         self.model_dirs = _given_models(self.options, ctx.system_models, False, f"systems.{ctx.name or 'system'}")
-        self.values = static_values(ctx.corpus_dir, ctx.index_dir, self.home, ctx.venv_dir, self.model_dirs)
-        self.env, self.cwd = process_env(self.options, self.values, self.home, ctx.env, ctx.venv_dir)
+        self.mirror = isolation.Mirror(ctx.corpus_dir, ctx.name)
+        self.values = static_values(self.mirror.path, ctx.index_dir, self.home, ctx.venv_dir, self.model_dirs)
+        self.env, self.cwd = process_env(self.options, self.values, self.home, ctx.env, ctx.venv_dir, self.mirror)
         self.specs = method_specs(self.options)
-        self.table = hitmap.SymbolTable(ctx.symbols, ctx.corpus_dir)
+        self.table = hitmap.SymbolTable(ctx.symbols, ctx.corpus_dir, self.mirror.path)
 
     def provenance(self) -> dict:
         """The models it was given, by their hashes (none: nothing)."""
@@ -260,9 +263,14 @@ class ExternalSystem(System):
         return Answer(hits, text, excerpt(raw))
 
     def close(self) -> None:
+        """After its processes stopped: its temporary HOME goes, and a write into its corpus
+        stops the job (crmatrix.systems.isolation)."""
         if self._tmp is not None:
             self._tmp.cleanup()
             self._tmp = None
+        mirror, self.mirror = self.mirror, None
+        if mirror is not None:  # the job's error names the system (crmatrix.evaluation.cell.named_errors)
+            mirror.check()
 
 
 def build_index(conf: dict, *, corpus_dir: Path, env: dict[str, str], out: Path, home_dir: Path,
@@ -271,23 +279,33 @@ def build_index(conf: dict, *, corpus_dir: Path, env: dict[str, str], out: Path,
     the prepared models its `{model:NAME}` placeholders name (NAME -> directory).
 
     The tool writes straight into `out` (not a staged copy renamed afterwards), since many
-    tools record absolute paths inside their index; a failed build removes `out`.
+    tools record absolute paths inside their index; a failed build removes `out`, and so does
+    one that wrote into its corpus (crmatrix.systems.isolation), which also stops the job.
     """
     options, out, home = conf["options"], Path(out).resolve(), Path(home_dir).resolve()
     model_dirs = _given_models(options, model_dirs, True, f"systems.{name or conf['type']}")
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
-    values = static_values(corpus_dir, out, home, venv_dir, model_dirs)
+    mirror = isolation.Mirror(corpus_dir, name)
+    values = static_values(mirror.path, out, home, venv_dir, model_dirs)
     index_vars = ExternalSystem.index_env(conf, env)
-    run_env, cwd = process_env(options, values, home, index_vars, venv_dir)
+    run_env, cwd = process_env(options, values, home, index_vars, venv_dir, mirror)
     argv = templates.fill_argv(options["index"], values)
     t0 = time.perf_counter()
+    failed = None
     try:
         stdout = sandbox.run(argv, env=run_env, cwd=cwd, timeout_s=options["index_timeout_s"], what="index")
     except QueryFailure as e:
+        failed = e
+    try:  # a write into its corpus is the first thing to tell, even of a command that then failed
+        mirror.check(f"{conf['type']} system {name or conf['type']!r}: its index command")
+    except CrmatrixError:
         shutil.rmtree(out, ignore_errors=True)
-        raise CrmatrixError(f"systems.{name or conf['type']}: index command failed ({e.kind}): {e}") from None
+        raise
+    if failed is not None:
+        shutil.rmtree(out, ignore_errors=True)
+        raise CrmatrixError(f"systems.{name or conf['type']}: index command failed ({failed.kind}): {failed}")
     info = {"argv": options["index"], "env": dict(sorted(index_vars.items())),
             "seconds": round(time.perf_counter() - t0, 3), "stdout_tail": stdout[-2000:]}
     models = models_provenance({n: model_dirs[n] for n in model_names(options, index_only=True)})

@@ -116,13 +116,16 @@ def select(value: Any, path: str) -> list:
 
 
 class SymbolTable:
-    """The corpus's symbols by path, for resolving a (path, name, line) a tool answered with."""
+    """The corpus's symbols by path, for resolving a (path, name, line) a tool answered with;
+    an absolute path under the corpus, or under another directory holding it (`also`: the
+    mirror a tool was given, crmatrix.systems.isolation), is taken relative to it."""
 
-    def __init__(self, symbols: list[Symbol], corpus_dir: Path):
+    def __init__(self, symbols: list[Symbol], corpus_dir: Path, *also: Path):
         self.by_path: dict[str, list[Symbol]] = {}
         for s in sorted(symbols, key=lambda s: (s.path, s.start_line, s.end_line, s.name)):
             self.by_path.setdefault(s.path, []).append(s)
-        self.roots = sorted({str(Path(corpus_dir)), str(Path(corpus_dir).resolve())}, key=len, reverse=True)
+        dirs = [Path(d) for d in (corpus_dir, *also)]
+        self.roots = sorted({str(r) for d in dirs for r in (d, d.resolve())}, key=len, reverse=True)
 
     def relative(self, path: str) -> str:
         p = path.replace("\\", "/")

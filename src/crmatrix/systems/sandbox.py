@@ -1,5 +1,5 @@
 """Where and how an external system's process runs: a clean environment, a HOME of its own,
-and a timeout that kills the whole process group.
+and a timeout that kills the whole process group. (What it sees of its corpus: crmatrix.systems.isolation.)
 
 The environment is built, not inherited: PATH and LANG from the host (with the bin directory
 of the system's own virtual environment first, when it has one), HOME (and the XDG
@@ -34,8 +34,10 @@ def home_env(home: Path) -> dict[str, str]:
 
 
 def clean_env(home: Path, pass_env: list[str], fixed: dict[str, str], arm_env: dict[str, str],
-              venv: Path | None = None) -> dict[str, str]:
-    """`venv`: the system's own environment, activated (its bin first on PATH)."""
+              venv: Path | None = None, ceilings: list[Path] = ()) -> dict[str, str]:
+    """`venv`: the system's own environment, activated (its bin first on PATH); `ceilings`: the
+    directories git run by the system must not look in or above (GIT_CEILING_DIRECTORIES), so
+    that from its corpus or its HOME it never finds the project's checkout."""
     env = {k: os.environ[k] for k in HOST_VARS if k in os.environ}
     env.setdefault("LANG", "C.UTF-8")
     if venv is not None:
@@ -43,6 +45,8 @@ def clean_env(home: Path, pass_env: list[str], fixed: dict[str, str], arm_env: d
         env["VIRTUAL_ENV"] = str(venv)
     env.update(home_env(Path(home).resolve()))
     env.update(OFFLINE)
+    if ceilings:
+        env["GIT_CEILING_DIRECTORIES"] = os.pathsep.join(str(c) for c in ceilings)
     env.update({k: os.environ[k] for k in pass_env if k in os.environ})
     env.update(fixed)
     env.update(arm_env)

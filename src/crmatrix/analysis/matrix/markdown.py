@@ -1,6 +1,6 @@
 """The phase matrix as Markdown: the table of rows and cells, the leaderboard of systems, the
 roll-ups, each arm across datasets, pooled and ranked (`panels`), what the matrix can
-tell, the gate, the public benchmarks, the test-split ledger, which queries moved, and the
+tell, the gate, the public benchmarks (`benchmarks`), the test-split ledger, which queries moved, and the
 token efficiency.
 
 Arms go in the matrix's column order and a dict's other keys sorted, never in the order a
@@ -9,6 +9,9 @@ Markdown as the matrix just assembled."""
 
 from __future__ import annotations
 
+from crmatrix.analysis.matrix.benchmarks import benchmarks_md as _benchmarks_md
+from crmatrix.analysis.matrix.benchmarks import ci_text
+from crmatrix.analysis.matrix.benchmarks import methods_md as _methods_md
 from crmatrix.analysis.matrix.panels import (
     arm_ranks_md,
     beaten_md,
@@ -22,8 +25,8 @@ from crmatrix.analysis.matrix.panels import (
 from crmatrix.analysis.matrix.panels import p_text as _p
 from crmatrix.analysis.matrix.rows import significant
 from crmatrix.analysis.stats import HYBRID_CATEGORIES
-from crmatrix.results.cell import GATE_METRIC, Scored
-from crmatrix.results.matrix import BenchmarkEntry, LedgerEntry, Matrix, PooledBenchmark, Rollup
+from crmatrix.results.cell import GATE_METRIC
+from crmatrix.results.matrix import LedgerEntry, Matrix, Rollup
 from crmatrix.results.pool import Judged, PoolEntry, PoolGroup, PowerGroup
 from crmatrix.results.row import Detectable, MatrixCell, Row
 from crmatrix.results.run import TokenEfficiency
@@ -208,6 +211,7 @@ def to_markdown(matrix: Matrix) -> str:
     lines += ["", one_arm_text(base)] if one_arm(matrix) else []
     lines += beaten_md(matrix)
     lines.append("")
+    lines += _file_level_md(matrix)
     lines += leaderboard_md(matrix)
     lines += _rollup_md("By language (macro average over datasets)", "language", matrix.by_language, arms)
     lines += _rollup_md("By archetype (macro average over datasets)", "archetype", matrix.by_archetype, arms)
@@ -234,6 +238,7 @@ def to_markdown(matrix: Matrix) -> str:
                      for a in arms if a != base]
             lines.append(f"| {g.dataset} | {g.system} | {g.baseline:.3f} | " + " | ".join(cells) + " |")
     lines += _benchmarks_md(matrix.benchmarks, matrix.pooled_benchmarks, arms)
+    lines += _methods_md(matrix.benchmarks, matrix.pooled_benchmarks, arms)
     lines += _ledger_md(matrix.test_ledger)
     lines += ["", "## Per-query decomposition against the baseline", ""]
     for r in matrix.rows:
@@ -248,6 +253,24 @@ def to_markdown(matrix: Matrix) -> str:
         for r in with_tokens:
             lines += [f"**{r.dataset} · {r.system}** ({r.method})", "", *token_table(r.token_efficiency), ""]
     return "\n".join(lines) + "\n"
+
+
+def _file_level_md(matrix: Matrix) -> list[str]:
+    """The rows whose gold is finer than files, their cells at file level (none without one)."""
+    rows = [r for r in matrix.rows if any(c.file_level for c in r.cells.values())]
+    if not rows:
+        return []
+    arms = matrix.arms
+    lines = ["## File level: each cell's hits ranked as files", "",
+             f"The rows whose gold is finer than files: {matrix.metric} with each query's hits ranked as files (each "
+             "file at its first hit) against its gold's files (a symbol's file is its path), with its 95 % bootstrap "
+             "interval; what a system answering files is ranked by.", "",
+             "| dataset | system | method | " + " | ".join(arms) + " |", "|---|---|---|" + "---:|" * len(arms)]
+    for r in rows:
+        cells = [(c := r.cells.get(a)) and c.file_level for a in arms]
+        lines.append(f"| {r.dataset} | {r.system} | {r.method} | "
+                     + " | ".join("—" if x is None else ci_text(x) for x in cells) + " |")
+    return lines + [""]
 
 
 def _ledger_md(entries: tuple[LedgerEntry, ...]) -> list[str]:
@@ -276,77 +299,6 @@ def _decomposition_md(r: Row, arms: tuple[str, ...], base: str) -> list[str]:
         diag = r.hybrid_diagnostics[base if base in diagnosed else diagnosed[0]]
         lines.append(f"- {r.dataset} hybrid diagnostics ({base}): " +
                      ", ".join(f"{k.replace('_', ' ')} {diag[k]}" for k in HYBRID_CATEGORIES))
-    return lines
-
-
-def _ci_text(x: Scored) -> str:
-    return f"{x.mean:.3f} [{x.ci_low:.2f}, {x.ci_high:.2f}]"
-
-
-def _gold_text(gold: dict) -> str:
-    """The loader's `gold` in words: a citation format's names (crmatrix.datasets.citations.
-    gold_by_name_alone), or swe-bench's candidate rule (crmatrix.datasets.swebench.describe_candidates)."""
-    if "candidates" in gold:
-        return (f"candidate files: {gold['candidates']}; {gold['tasks_outside_candidates']} tasks with "
-                f"{gold['files_outside_candidates']} gold files outside them, kept as misses"
-                + ("; tasks: those that edit a function" if gold.get("tasks") == "functions" else ""))
-    share = f" ({gold['by_name_alone'] / gold['files']:.0%})" if gold["files"] else ""
-    return f"{gold['by_name_alone']} of {gold['files']} gold files cited by a name alone{share}"
-
-
-def _rules(entries: tuple[BenchmarkEntry, ...], datasets: tuple[str, ...]) -> str:
-    """The candidate rules the entries of `datasets` name (swe-bench's), as words for a pool's line."""
-    golds = [e.dropped.gold for e in entries if e.dataset in datasets and e.dropped is not None
-             and e.dropped.gold and "candidates" in e.dropped.gold]
-    rules = sorted({g["candidates"] for g in golds})
-    subsets = sorted({g.get("tasks", "all") for g in golds} - {"all"})
-    return ((f"; candidate files: {', '.join(rules)}" if rules else "")
-            + ("; tasks: those that edit a function" if subsets == ["functions"] else ""))
-
-
-def _benchmarks_md(entries: tuple[BenchmarkEntry, ...], pools: tuple[PooledBenchmark, ...],
-                   arms: tuple[str, ...]) -> list[str]:
-    """Per benchmark split over datasets, its pooled table of arms by metric; then per
-    public-benchmark dataset: a table of arms by metric (95 % bootstrap intervals), the
-    per-stratum table of the baseline arm (else of its first arm with strata), and what the
-    loader dropped."""
-    if not entries:
-        return []
-    lines = ["", "## Public benchmarks: recall and nDCG", "",
-             "Per arm, the headline method's metrics with 95 % bootstrap intervals (1000 resamples, seed 0); "
-             "file-level gold (SWE-QA) ranks each file at its first hit. pass@1 (RepoQA): the first hit is the "
-             "needle or a function AST-equal to it." + (" A benchmark split by repository (swe-bench) comes first, "
-                                                         "pooled over the tasks of all its splits as the field "
-                                                         "reports it; its candidate files are named by the "
-                                                         "rule that chose them (all, agentless, swerank, "
-                                                         "locagent: docs/public-benchmarks.md)." if pools else ""),
-             ""]
-    for p in pools:
-        lines += [f"**{p.benchmark} · {p.system}** ({p.format}, {p.method}), pooled: {p.n} tasks of "
-                  f"{len(p.datasets)} datasets ({', '.join(p.datasets)}){_rules(entries, p.datasets)}", "",
-                  "| arm | " + " | ".join(p.metrics) + " |", "|---|" + "---:|" * len(p.metrics)]
-        for arm in (a for a in arms if a in p.arms):
-            lines.append(f"| {arm} | " + " | ".join(_ci_text(p.arms[arm][m]) for m in p.metrics) + " |")
-        lines.append("")
-    for e in entries:
-        lines += [f"**{e.dataset} · {e.system}** ({e.format}, {e.method})", ""]
-        if e.dropped is not None:
-            d = e.dropped
-            reasons = "; ".join(f"{n} {r}" for r, n in sorted(d.by_reason.items()))
-            lines += [f"{d.tasks} tasks; {d.dropped} rows or citations dropped" + (f": {reasons}" if reasons else "")
-                      + (f"; {_gold_text(d.gold)}" if d.gold else ""), ""]
-        lines += ["| arm | " + " | ".join(e.metrics) + " |", "|---|" + "---:|" * len(e.metrics)]
-        for arm in (a for a in arms if a in e.arms):
-            lines.append(f"| {arm} | " + " | ".join(_ci_text(e.arms[arm][m]) for m in e.metrics) + " |")
-        stratified = [a for a in arms if e.strata.get(a)]
-        if stratified:
-            arm = stratified[0]  # the baseline, the first column, when it has strata
-            lines += ["", f"By stratum ({arm}):", "", "| stratum | n | " + " | ".join(e.metrics) + " |",
-                      "|---|---:|" + "---:|" * len(e.metrics)]
-            for name, stratum in sorted(e.strata[arm].items()):
-                cis = " | ".join(_ci_text(stratum.scores[m]) for m in e.metrics)
-                lines.append(f"| {name or '—'} | {stratum.n} | {cis} |")
-        lines.append("")
     return lines
 
 

@@ -1,7 +1,7 @@
 """What the phase matrix says across its rows: macro averages by language and archetype, one
 line per arm over every dataset, the do-no-harm gate on structural splits, and the public
-benchmarks' metrics (each from its cells' statistics), per dataset and pooled over the datasets
-a benchmark is split into."""
+benchmarks' metrics (each from its cells' statistics), the headline method's and every method's,
+per dataset and pooled over the datasets a benchmark is split into."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from crmatrix.results.matrix import (
     GateRow,
     KnobDataset,
     KnobLine,
+    MethodBenchmark,
     PooledBenchmark,
     Rollup,
     RollupCell,
@@ -83,7 +84,8 @@ def gates(table: dict[tuple, dict[str, Cell]], rows: list[Row], splits: dict[str
 def benchmarks(table: dict[tuple, dict[str, Cell]], rows: list[Row], arms: list[str], summaries: dict[str, dict]
                ) -> list[BenchmarkEntry]:
     """Per row of a public-benchmark dataset: each arm's metrics with their intervals, the same
-    per stratum when there are strata, and the rows the loader dropped, by reason."""
+    per stratum when there are strata, the rows the loader dropped, by reason, and each arm's
+    every method (its cells' `method_benchmarks`) on the method metrics, per stratum too."""
     out = []
     for r in rows:
         docs = table[(r.dataset, r.system)]
@@ -98,8 +100,35 @@ def benchmarks(table: dict[tuple, dict[str, Cell]], rows: list[Row], arms: list[
             strata={a: docs[a].benchmark.strata for a in present if docs[a].benchmark.strata is not None},
             dropped=None if summary is None else Dropped(tasks=summary["tasks"], dropped=summary["dropped"],
                                                          by_reason=summary["dropped_by_reason"],
-                                                         gold=summary.get("gold"))))
+                                                         gold=summary.get("gold")),
+            **_methods(docs, present)))
     return out
+
+
+def _methods(docs: dict[str, Cell], present: list[str]) -> dict:
+    """A benchmark entry's `method_metrics` and `methods`: per arm, every method of its cell."""
+    with_methods = [a for a in present if docs[a].method_benchmarks]
+    if not with_methods:
+        return {}
+    first = docs[with_methods[0]].method_benchmarks
+    return {"method_metrics": next(iter(first.values())).metrics,
+            "methods": {a: {m: MethodBenchmark(scores=b.scores, strata=b.strata)
+                            for m, b in docs[a].method_benchmarks.items()} for a in with_methods}}
+
+
+def _pooled_methods(docs: list[dict[str, Cell]], present: list[str]) -> dict:
+    """A pooled benchmark's `method_metrics` and `methods`: per arm, each method every split ran
+    under it, over the queries of all the splits (in dataset order), with bootstrap intervals."""
+    out: dict[str, dict] = {}
+    names: tuple[str, ...] = ()
+    for arm in present:
+        common = set.intersection(*(set(d[arm].method_benchmarks) for d in docs))
+        for method in sorted(common):
+            names = docs[0][arm].method_benchmarks[method].metrics
+            out.setdefault(arm, {})[method] = {
+                m: cellstats.with_ci(np.concatenate([d[arm].method_benchmarks[method].values[m] for d in docs]))
+                for m in names}
+    return {"method_metrics": names, "methods": out} if out else {}
 
 
 def pooled_benchmarks(table: dict[tuple, dict[str, Cell]], arms: list[str], pooled_as: dict[str, str]
@@ -129,5 +158,5 @@ def pooled_benchmarks(table: dict[tuple, dict[str, Cell]], arms: list[str], pool
             pooled[arm] = {m: cellstats.with_ci(v) for m, v in values.items()}
         out.append(PooledBenchmark(benchmark=bench, system=system, method=first.method, format=first.format.name,
                                    datasets=tuple(datasets), n=sum(next(iter(d.values())).cell.n for d in docs),
-                                   metrics=first.benchmark.metrics, arms=pooled))
+                                   metrics=first.benchmark.metrics, arms=pooled, **_pooled_methods(docs, present)))
     return out

@@ -8,6 +8,12 @@ its commits are fetched into one bare repository, the store, every one of them n
 commit's files with their blob ids (content keys: crmatrix.corpora.blobs) and sizes without
 reading them, and `git cat-file --batch` reads the blobs asked for, one process for all.
 Bundles are found as `fetch_git` finds them: `<owner>+<repo>@*.bundle` in the mirror directories.
+
+A history bundle (`<owner>+<repo>@history.bundle`) holds a contiguous history under its one head
+`HEAD`, cut where `<owner>+<repo>@history.shallow` (beside it, when the history is cut) names the
+boundary commits. A store that a dataset asks a history of (crmatrix.datasets.history) fetches
+it too, as the branch `HISTORY`, its boundaries added to the store's `shallow` file: every commit
+of the history is then a version the store can list and read.
 """
 
 from __future__ import annotations
@@ -34,14 +40,49 @@ from crmatrix.corpora.tree import (
 log = logging.getLogger(__name__)
 
 GIT_TIMEOUT_S = 600  # a fetch of the largest bundle (sympy's, 25 MB) takes seconds
+HISTORY = "refs/heads/history"  # a history bundle's head, in a store
+HISTORY_STEM = "history"  # <owner>+<repo>@history.bundle, and its .shallow file
 
 
-def _git(args: list, what: str) -> bytes:
+def git(args: list, what: str, stdin: bytes | None = None) -> bytes:
+    """git's output for `args` (each made a string); a failure is an error starting with `what`."""
     try:
-        return subprocess.run(["git", *map(str, args)], capture_output=True, check=True,
+        return subprocess.run(["git", *map(str, args)], capture_output=True, check=True, input=stdin,
                               timeout=GIT_TIMEOUT_S).stdout
     except subprocess.CalledProcessError as e:
         raise CrmatrixError(f"{what}: {git_reason(e)}") from None
+
+
+
+def history_bundle(url: str, mirrors: list[str]) -> Path | None:
+    """The first mirror's history bundle of `url` (`<owner>+<repo>@history.bundle`), None when no
+    mirror holds one."""
+    for mirror in mirrors:
+        bundle = Path(mirror) / f"{bundle_stem(url)}@{HISTORY_STEM}.bundle"
+        if bundle.is_file():
+            return bundle
+    return None
+
+
+def history_boundaries(bundle: Path) -> list[str]:
+    """The commits where a history bundle's history is cut (its `.shallow` file beside it; none
+    when the history goes back to the first commit)."""
+    shallow = Path(bundle).with_suffix(".shallow")
+    return shallow.read_text().split() if shallow.is_file() else []
+
+
+def fetch_history(bundle: Path, repo: Path) -> None:
+    """A history bundle's head (`HEAD`, or its one ref: `git bundle create B main` makes one)
+    fetched into the bare repository `repo` as `HISTORY`, its boundaries added to `repo`'s
+    shallow file (git refuses a cut history without them)."""
+    refs = [ref for _, ref in bundle_refs(Path(bundle))]
+    if "HEAD" not in refs and len(refs) != 1:
+        raise CrmatrixError(f"{bundle}: a history bundle has HEAD or one ref; it has {', '.join(refs) or 'none'}")
+    shallow = Path(repo) / "shallow"
+    known = shallow.read_text().split() if shallow.is_file() else []
+    shallow.write_text("".join(f"{c}\n" for c in sorted({*known, *history_boundaries(bundle)})))
+    ref = "HEAD" if "HEAD" in refs else refs[0]
+    git(["--git-dir", repo, "fetch", "-q", bundle, f"+{ref}:{HISTORY}"], f"{bundle}: cannot be fetched")
 
 
 def bundle_commits(url: str, mirrors: list[str]) -> dict[str, Path]:
@@ -62,24 +103,40 @@ def bundle_commits(url: str, mirrors: list[str]) -> dict[str, Path]:
     return found
 
 
-def fetch_commits(bundles: Iterable[Path], dest: Path) -> list[str]:
+def fetch_commits(bundles: Iterable[Path], dest: Path, history: Path | None = None) -> list[str]:
     """A bare repository at `dest` holding every commit the bundles list, each as the tag
-    `c-<sha>` and each a shallow boundary; returns the commits, sorted. Made beside `dest`
-    and renamed into place, so a failure leaves nothing (and an earlier `dest` as it was).
+    `c-<sha>` and each a shallow boundary, and the whole history of the history bundle
+    `history` when one is given (`fetch_history`): one or the other, as a bundle's commit is a
+    shallow boundary, where a walk of the history would stop. Returns the bundles' commits, sorted.
+    Made beside `dest` and renamed into place, so a failure leaves nothing (and an earlier `dest`
+    as it was).
 
     Each bundle is fetched whole (all its heads in one fetch): a fetch of one tag of a
     multi-commit bundle brought the objects but failed here (../shared/RECIPES.md).
     """
     refs = {Path(b): bundle_refs(Path(b)) for b in dict.fromkeys(bundles)}
+    if refs and history is not None:
+        raise CrmatrixError(f"{dest}: a store takes its commits from a history bundle or from commit bundles, "
+                            "not both")
     commits = sorted({commit for listed in refs.values() for commit, _ in listed})
     with atomic.staged_dir(Path(dest)) as stage:
-        _git(["init", "-q", "--bare", stage], f"{dest}: git init")
+        git(["init", "-q", "--bare", stage], f"{dest}: git init")
         (stage / "shallow").write_text("".join(f"{c}\n" for c in commits))
         for bundle, listed in refs.items():
             if listed:
                 specs = [f"+{ref}:refs/tags/c-{commit}" for commit, ref in listed]
-                _git(["--git-dir", stage, "fetch", "-q", bundle, *specs], f"{bundle}: cannot be fetched")
+                git(["--git-dir", stage, "fetch", "-q", bundle, *specs], f"{bundle}: cannot be fetched")
+        if history is not None:
+            fetch_history(history, stage)
     return commits
+
+
+def has_commits(repo: Path, commits: Iterable[str]) -> list[str]:
+    """Those of `commits` that the bare repository `repo` holds as commits, in their order."""
+    asked = list(commits)
+    out = git(["--git-dir", repo, "cat-file", "--batch-check"], f"{repo}: cat-file",
+              "".join(f"{c}\n" for c in asked).encode()).decode().splitlines()
+    return [c for c, line in zip(asked, out, strict=True) if line.split()[1:2] == ["commit"]]
 
 
 @dataclass(frozen=True)
@@ -112,7 +169,7 @@ def commit_files(repo: Path, commit: str, include: list[str], exclude: list[str]
     over, a file over MAX_FILE_BYTES is skipped as too large, and a symlink is skipped
     (`symlink`, where a checkout read by crmatrix.corpora.tree follows one to a file in the
     tree); a submodule is no file."""
-    out = _git(["--git-dir", repo, "ls-tree", "-r", "-l", "-z", "--full-tree", commit],
+    out = git(["--git-dir", repo, "ls-tree", "-r", "-l", "-z", "--full-tree", commit],
                f"{repo}: commit {commit}")
     selected = path_filter(include, exclude)
     files, skipped, excluded = [], [], 0

@@ -1,0 +1,91 @@
+"""A history dataset (crmatrix.datasets.history) resolved: the `repositories:` entry it names
+becomes its corpus, its history bundle its file (what a run's provenance hashes), its options
+and candidate rule are filled in, and the parents of the commits its rules keep are the versions its repository
+corpus must hold — so the history is read while the config is resolved, as a swe-bench
+dataset's rows are.
+
+Reading a history takes a second or two (a fetch of the bundle into a scratch repository and
+two `git log`s); the commits it gives are kept under the cache directory, keyed by the bundle
+(its path, size and time), the options and the rules' code, so a planning after the first
+reads none.
+
+Its candidate files (`candidates:`, crmatrix.corpora.candidates) are `language` by default: a
+history's gold is the non-test source files by its language's conventions (crmatrix.corpora.
+testfiles), and that rule ranks exactly those, so no gold file is ever outside them. `all`
+(tests ranked too, as distractors no gold names) is the one other rule it takes; the field's
+rules (agentless, swerank, locagent) are Python's conventions, which would leave a gold file
+out (swerank: `src/latest.rs`) or rank another language's tests, so they are refused.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tempfile
+from pathlib import Path
+
+from crmatrix import CrmatrixError, atomic
+from crmatrix.corpora import candidates, languages, testfiles
+from crmatrix.corpora.pins import gitstore
+from crmatrix.datasets import history, patches
+
+CACHE = "history"  # under the cache directory: one JSON of parent commits per history and options
+RULES = (candidates.LANGUAGE, candidates.ALL)  # the candidate rules a history dataset takes, its default first
+
+
+def resolve(name: str, conf: dict, repositories: dict, mirrors: list[str], repo_name,
+            cache_dir: str | None) -> tuple[dict, str, list[str]]:
+    """Dataset `name`'s resolved conf, its corpus (the `repositories:` entry), and the parent
+    commits of its tasks, sorted. `repo_name(key, conf)`: an entry's `owner/name`."""
+    where = f"datasets.{name}"
+    key = conf["repository"]
+    if key not in repositories:
+        raise CrmatrixError(f"{where}.repository: {key!r} is not an entry of repositories: "
+                            f"(known: {', '.join(sorted(repositories)) or 'none'})")
+    if "corpus" in conf or "file" in conf:
+        raise CrmatrixError(f"{where}: a history dataset names its repository (repository:), not a corpus or file")
+    opts = history.Options.from_conf(conf.get("history"), f"{where}.history")
+    rule = candidates.check(conf.get("candidates", RULES[0]), f"{where}.candidates")
+    if rule not in RULES:
+        raise CrmatrixError(f"{where}.candidates: {rule!r}: a history dataset ranks its language's source files "
+                            f"without tests ({RULES[0]}, the default: its gold is drawn from them) or all of them "
+                            f"({RULES[1]}); {rule} is a Python benchmark's rule")
+    url, repo = repositories[key]["git"], repo_name(key, repositories[key])
+    bundle = gitstore.history_bundle(url, mirrors)
+    if bundle is None:
+        raise CrmatrixError(f"{where}: no mirror holds a history bundle of {url} ({gitstore.bundle_stem(url)}@"
+                            f"{gitstore.HISTORY_STEM}.bundle; mirrors: {', '.join(mirrors) or 'none'})")
+    parents = _parents(bundle, repo, opts, cache_dir)
+    if not parents:
+        raise CrmatrixError(f"{where}: the rules keep no commit of {bundle} (options: {opts.to_conf()})")
+    resolved = {k: v for k, v in conf.items() if k != "history"}
+    return ({**resolved, "corpus": key, "repository": repo, "file": str(bundle), "history": opts.to_conf(),
+             "candidates": rule},
+            key, parents)
+
+
+def check_other(name: str, conf: dict) -> None:
+    """A dataset of another format names no history's keys."""
+    for key in ("repository", history.FORMAT):
+        if key in conf:
+            raise CrmatrixError(f"datasets.{name}.{key}: only a history dataset (format: history) has it")
+
+
+def _parents(bundle: Path, repo: str, opts: history.Options, cache_dir: str | None) -> list[str]:
+    stat = bundle.stat()
+    code = b"".join(Path(m.__file__).read_bytes() for m in (history, patches, testfiles, languages))
+    key = atomic.hash_obj({"bundle": str(bundle.resolve()), "size": stat.st_size, "mtime": stat.st_mtime_ns,
+                           "repo": repo, "options": opts.to_conf(), "code": hashlib.sha256(code).hexdigest()})
+    cached = Path(cache_dir) / CACHE / f"{key}.json" if cache_dir else None
+    if cached is not None and cached.is_file():
+        return json.loads(cached.read_text())
+    with tempfile.TemporaryDirectory(prefix="crmatrix-history-") as tmp:
+        git_dir = Path(tmp) / "git"
+        gitstore.git(["init", "-q", "--bare", git_dir], f"{bundle}: git init")
+        gitstore.fetch_history(bundle, git_dir)
+        rows, _ = history.derive(git_dir, repo, opts)
+    parents = sorted({r.base_commit for r in rows})
+    if cached is not None:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        atomic.write_json(cached, parents)
+    return parents

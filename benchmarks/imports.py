@@ -6,7 +6,8 @@ Prints, and writes to benchmarks/results/imports-<date>.md (issue 48, "jobs that
      reports for it, median of 5 fresh interpreters, and the heavy packages it loads; the heaviest named;
   2. one `cell_stats` job's CPU (user + system, /usr/bin/time, median of 5): the job's own process as
      Snakemake runs it (its script kept with --skip-script-cleanup: Snakemake's preamble included),
-     on two hand-made runs of tests/fixture_runs.py, an arm's cell and the baseline's.
+     on two hand-made runs of tests/fixture_runs.py, an arm's cell and the baseline's; and where
+     the arm's job's imports go (`-X importtime` of its process: Snakemake's preamble, the stage, numpy).
 With REV (a git revision), the same of REV's library (a copy of it), timed in turns with this
 checkout's, so the two compare within one run on a shared machine; the cells both write are
 compared byte for byte.
@@ -110,6 +111,22 @@ def job_cpu(ws: Path, script: Path, src: Path) -> float:
     return sum(float(x) for x in (ws / "time.txt").read_text().split()[-2:])
 
 
+def job_imports(ws: Path, script: Path, src: Path) -> dict[str, float]:
+    """Milliseconds `-X importtime` gives each top-level import of one run of a kept job script
+    (Snakemake's preamble among them), numpy's wherever it is imported, median of RUNS runs."""
+    env = {"PYTHONPATH": str(src), "HF_HUB_OFFLINE": "1", "PATH": f"{BIN}:/usr/bin:/bin"}
+    runs: dict[str, list[float]] = {}
+    for _ in range(RUNS):
+        err = subprocess.run([sys.executable, "-X", "importtime", str(script)], cwd=ws, env=env, check=True,
+                             capture_output=True, text=True).stderr
+        for line in err.splitlines():
+            if line.startswith("import time:") and "cumulative" not in line:
+                _, cumulative, name = line.split("|")
+                if not name.startswith("  ") or name.strip() == "numpy":
+                    runs.setdefault(name.strip(), []).append(int(cumulative) / 1000)
+    return {name: statistics.median(ms) for name, ms in runs.items()}
+
+
 def cell_jobs(srcs: dict[str, Path]) -> None:
     ws = Path(tempfile.mkdtemp(prefix="crmatrix-bench-cells-"))
     WORKSPACES.append(ws)
@@ -134,6 +151,17 @@ def cell_jobs(srcs: dict[str, Path]) -> None:
     say("|---|" + "---:|" * len(srcs))
     for job in sorted(jobs):
         say(f"| {job}'s cell | " + " | ".join(f"{statistics.median(cpu[label, job]):.3f}" for label in srcs) + " |")
+    say("")
+    say("Where an arm's cell_stats job's imports go (ms, `-X importtime` of the job's process, median of 5; "
+        "`snakemake.*`: the preamble Snakemake puts before the script):")
+    say("")
+    spent = {label: job_imports(ws, jobs["arm"], src) for label, src in srcs.items()}
+    here = list(srcs)[-1]
+    shown = sorted({n for ms in spent.values() for n, t in ms.items() if t >= 5}, key=lambda n: -spent[here].get(n, 0))
+    say("| import | " + " | ".join(srcs) + " |")
+    say("|---|" + "---:|" * len(srcs))
+    for name in shown:
+        say(f"| {name} | " + " | ".join(f"{spent[label].get(name, 0):.0f}" for label in srcs) + " |")
     say("")
     same = len({tuple(o) for o in outputs.values()}) == 1
     say(f"The cells written are {'byte-identical' if same else 'NOT identical'} across the revisions.")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from crmatrix import TERMINAL, CrmatrixError, atomic, trackers
+from crmatrix import TERMINAL, CrmatrixError, atomic
 from crmatrix.corpora.repository import MANIFEST as REPOSITORY_MANIFEST
 from crmatrix.datasets import ledger
 from crmatrix.datasets.tasks import read_tasks
@@ -13,7 +13,6 @@ from crmatrix.evaluation import evaluate, provenance, tokenbench, trec
 from crmatrix.evaluation.cell import Cell, named_errors
 from crmatrix.results.run import MethodResult, Provenance, Run
 from crmatrix.symbols import read_symbols
-from crmatrix.systems.external import models_by_name
 from crmatrix.systems.guard import DEFAULT_BUDGET_S, DEFAULT_TIMEOUT_S, Guard
 from crmatrix.systems.registry import SystemContext
 
@@ -33,6 +32,16 @@ def run(cell: Cell, *, cache_dir: Path | None = None, threads: int | None = None
     run's JSONL event log goes (crmatrix.trackers.event_log; None: none)."""
     with named_errors(cell.name()):  # its one-line error names the system and the dataset
         return _run(cell, cache_dir, threads, tracking)
+
+
+def _system_models(model_dirs) -> dict[str, Path]:
+    """The models an external system was handed, by name: their module (the external systems')
+    imported only then, so a builtin cell's job loads none of their code."""
+    if not model_dirs:
+        return {}
+    from crmatrix.systems.external import models_by_name
+
+    return models_by_name(model_dirs)
 
 
 def _run(cell: Cell, cache_dir: Path | None, threads: int | None, tracking: Path | None) -> Run:
@@ -63,7 +72,7 @@ def _run(cell: Cell, cache_dir: Path | None, threads: int | None, tracking: Path
                         index_dir=path("index"), cache_dir=Path(cache_dir) if cache_dir else None, threads=threads,
                         model_dir=path("model"), query_vectors=path("query_vectors"), graph_file=path("graph"),
                         home_dir=Path(p["home_dir"]) if p.get("home_dir") else None, venv_dir=path("venv"),
-                        system_models=models_by_name(i.get("system_models")),
+                        system_models=_system_models(i.get("system_models")),
                         timeout_s=guard.timeout_s, name=system, methods=tuple(system_conf["methods"]))
     sysobj = evaluate.start_system(system_conf, ctx, guard)
     try:
@@ -97,5 +106,7 @@ def _run(cell: Cell, cache_dir: Path | None, threads: int | None, tracking: Path
                 trec.write_run(d / f"{method}.run", by_task, f"{system}.{arm}.{method}")
     result.write(Path(out))
     if tracking is not None:
+        from crmatrix import trackers  # here: a run written without its event log loads no tracker
+
         trackers.event_log(out, Path(trec_dir) if trec_dir is not None else None, Path(tracking))
     return result

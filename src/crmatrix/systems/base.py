@@ -143,6 +143,11 @@ class System:
         """(name, path) of the callers or callees of `symbol`, for a type that `ANSWERS_CALLS`."""
         raise CrmatrixError(f"system type {type(self).__name__} answers no call-graph questions")
 
+    def listed_tools(self) -> list[dict] | None:
+        """The tools the system offers its client, each {name, description, input_schema}, for
+        a system that lists them (an MCP server's `tools/list`); None for one that does not."""
+        return None
+
     def provenance(self) -> dict:
         """What the system ran with (its knobs, the model it embedded with), for the run's record."""
         return {}

@@ -54,6 +54,7 @@ def cmd_try(args) -> int:
     from crmatrix.evaluation import evaluate, trial
     from crmatrix.stages.evaluate_arm import system_context, system_guard
     from crmatrix.symbols import read_symbols
+    from crmatrix.systems.mcp import UnlistedTool
 
     matrix, arm = trial_matrix(args)
     sc = matrix.systems[args.system]
@@ -69,7 +70,11 @@ def cmd_try(args) -> int:
         guard = system_guard(cell.params["system_conf"])
         ctx = system_context(cell, Path(i["tree"]), atomic.read_json(Path(i["manifest"])), symbols, guard,
                              cache_dir, matrix.embed_threads)
-        system = evaluate.start_system(cell.params["system_conf"], ctx, guard)
+        try:
+            system = evaluate.start_system(cell.params["system_conf"], ctx, guard)
+        except UnlistedTool as e:  # the tools it does list are what the user needs to see
+            print("\n".join(trial.render_tools(e.listed)))
+            raise
         try:
             found = trial.ask(system, guard, symbols, args.query, method, args.k)
         finally:

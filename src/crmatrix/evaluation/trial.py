@@ -97,14 +97,18 @@ def _lines(h: Hit) -> str:
     return f"line {h.start_line}" if h.end_line in (0, h.start_line) else f"lines {h.start_line}-{h.end_line}"
 
 
+def render_tools(tools: list[dict]) -> list[str]:
+    """The tools a system lists, each with its description and input schema."""
+    out = [f"tools ({len(tools)}):"]
+    for t in tools:
+        out.append(f"  {t['name']}: {' '.join(t['description'].split()) or '(no description)'}")
+        out.append(f"    input schema: {json.dumps(t['input_schema'], sort_keys=True, ensure_ascii=False)}")
+    return out
+
+
 def render(trial: Trial, system: str) -> list[str]:
     """The trial as the lines `crmatrix try` prints."""
-    out = []
-    if trial.tools is not None:
-        out.append(f"tools ({len(trial.tools)}):")
-        for t in trial.tools:
-            out.append(f"  {t['name']}: {' '.join(t['description'].split()) or '(no description)'}")
-            out.append(f"    input schema: {json.dumps(t['input_schema'], sort_keys=True, ensure_ascii=False)}")
+    out = render_tools(trial.tools) if trial.tools is not None else []
     out.append(f"{system} · {trial.method} · k {trial.k} · query {trial.query!r}")
     if trial.failure is not None:
         out.append(f"failed ({trial.failure.kind}): {trial.failure}")

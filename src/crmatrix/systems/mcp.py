@@ -75,14 +75,24 @@ async def _listed_tools(session) -> list[dict]:
             return tools
 
 
-def _check_tools(wanted: list[str], listed: list[str]) -> None:
+class UnlistedTool(CrmatrixError):
+    """A tool the job would call that the server does not list; `listed`: the tools it lists
+    (as `_listed_tools` gives them), for `crmatrix try` to show."""
+
+    def __init__(self, message: str, listed: list[dict]):
+        super().__init__(message)
+        self.listed = listed
+
+
+def _check_tools(wanted: list[str], listed: list[dict]) -> None:
     """A tool the job calls that the server does not list: one line, with the name it may have
     meant and all it lists."""
+    names = [t["name"] for t in listed]
     for tool in wanted:
-        if tool not in listed:
-            hint = did_you_mean(tool, listed).strip()
-            raise CrmatrixError(f"the server lists no tool {tool!r}{f' ({hint})' if hint else ''}; its tools: "
-                                f"{', '.join(sorted(listed)) or 'none'}")
+        if tool not in names:
+            hint = did_you_mean(tool, names).strip()
+            raise UnlistedTool(f"the server lists no tool {tool!r}{f' ({hint})' if hint else ''}; its tools: "
+                               f"{', '.join(sorted(names)) or 'none'}", listed)
 
 
 class _Server:
@@ -143,7 +153,7 @@ class _Server:
                                     raise QueryFailure("crash", f"{phase}: {_text(result)[:300]}")
                             phase = "tools/list"  # after setup: what the queries will find
                             self.listed = await self._exited_or(_listed_tools(session), "in tools/list")
-                            _check_tools(self._tools, [t["name"] for t in self.listed])
+                            _check_tools(self._tools, self.listed)
                         phase = "ready"
                         self._ready.set_result(info)
                         await self._answer_calls(session)

@@ -15,7 +15,8 @@ MCP_SCHEMA = ('{"properties": {"k": {"default": 10, "title": "K", "type": "integ
 @pytest.fixture
 def project(tmp_path):
     """A corpus directory and a config naming it `demo`, with the fake CLI (indexed) and the
-    fake MCP server as systems, and an arm under which the CLI answers paths outside the corpus."""
+    fake MCP server as systems, and arms under which the CLI answers paths outside the corpus,
+    or what is not JSON."""
     src = tmp_path / "proj"
     for rel, text in CORPUS.items():
         (src / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -23,7 +24,8 @@ def project(tmp_path):
     cfg = tmp_path / "m.yaml"
     cfg.write_text(yaml.safe_dump({
         "corpora": {"demo": {"path": str(src)}},
-        "arms": {"baseline": {}, "outside": {"FAKE_MODE": "outside-on:config"}},
+        "arms": {"baseline": {}, "outside": {"FAKE_MODE": "outside-on:config"},
+                 "garbage": {"FAKE_MODE": "garbage-on:config"}},
         "systems": {
             "fake-search": {"type": "command", "options": {
                 "index": [*FAKE_CLI, "index", "{corpus}", "{index}"],
@@ -108,3 +110,15 @@ def test_try_an_mcp_server_without_the_configured_tool_lists_the_tools_it_has(pr
     assert proc.returncode == 2
     assert proc.stdout.splitlines() == ["tools (1):", "  search: (no description)", f"    input schema: {MCP_SCHEMA}"]
     assert proc.stderr == "crmatrix: the server lists no tool 'serch' (did you mean 'search'?); its tools: search\n"
+
+
+def test_try_of_a_query_that_fails_says_how_and_exits_one(project):
+    tmp_path, cfg = project
+    proc = crmatrix_try(tmp_path, "fake-search", "--corpus", "demo", "--query", "parse config", "--config", str(cfg),
+                        "--arm", "garbage")
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stdout.splitlines() == [
+        "fake-search · search · k 10 · query 'parse config'",
+        "failed (bad-output): not json: Expecting value: line 1 column 1 (char 0); "
+        "the answer starts 'this is not JSON'",
+    ]

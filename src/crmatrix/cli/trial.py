@@ -4,6 +4,7 @@ installed, its corpus fetched and indexed by the workflow's stages, its answer l
 
 from __future__ import annotations
 
+import os
 import tempfile
 from pathlib import Path
 
@@ -11,7 +12,7 @@ from crmatrix import CrmatrixError
 from crmatrix.cli.matrix import config_path
 from crmatrix.cli.run import build_corpus, build_system, one_system
 
-DATASET = "try"  # the plan's cell needs a dataset: one of no file, whose queries are never read
+DATASET = "try"  # the plan's cell needs a dataset: one of no file (os.devnull), whose tasks are never made
 
 
 def trial_matrix(args):
@@ -35,8 +36,7 @@ def trial_matrix(args):
                             f"({did_you_mean(args.corpus, list(corpora))}known: {', '.join(corpora) or 'none'}) "
                             "nor a directory")
     raw.pop("repositories", None)
-    raw["datasets"] = {DATASET: {"file": str(Path(tempfile.gettempdir()) / "crmatrix-try-no-dataset.json"),
-                                 "corpus": corpus}}
+    raw["datasets"] = {DATASET: {"file": os.devnull, "corpus": corpus}}
     one_system(raw, args.system, [args.method] if args.method else None, "system")
     matrix = config.from_dict(raw, str(path) if path else "built-in defaults")
     if matrix.corpora[corpus].kind != "fetched":

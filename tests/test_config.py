@@ -206,8 +206,9 @@ def test_command_and_mcp_options_are_filled_and_checked_one_key_at_a_time():
             ({"server": ["s"]}, "config: systems.x.options.tool: expected a tool name for method 'search' "
              "(options.tool, or methods.NAME.tool)"),
             ({"server": ["s"], "tool": "t", "search": ["x"]}, "config: systems.x.options: unknown key 'search' "
-             "(expected one of: args, blob, content, cwd, env, fields, files, hits, index, index_env, index_timeout_s, "
-             "methods, parser, pass_env, pathless, pattern, response, server, setup, start_timeout_s, tool)"),
+             "(expected one of: args, blob, content, cwd, env, fields, files, granularity, hits, index, index_env, "
+             "index_timeout_s, methods, parser, pass_env, pathless, pattern, response, server, setup, "
+             "start_timeout_s, tool)"),
             ({"server": ["s", "{query}"], "tool": "t"}, "config: systems.x.options.server[1]: unknown placeholder "
              "{query} (expected some of: {bin}, {corpus}, {home}, {index}, {model:NAME})"),
         ],

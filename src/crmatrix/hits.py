@@ -4,6 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# What a system's hits name, its granularity (`crmatrix.systems.base.System.granularity`): whole
+# files, definitions, or spans of lines (a span is scored by the symbol it names, as a symbol).
+FILE, SYMBOL, SPAN = "file", "symbol", "span"
+GRANULARITIES = (FILE, SYMBOL, SPAN)
+
 
 @dataclass(frozen=True)
 class Hit:

@@ -59,7 +59,8 @@ def _stats(run: Run, method: str, rows: tuple[QueryRow, ...]) -> dict:
     """The headline metric's mean and interval, and what makes a cell read differently from
     what its arm says: values the system clamped (from the builtin engine's provenance),
     queries that failed (scored as misses; by kind), a blob system's rank-1 scoring, and
-    answers that mostly resolved no hit (accounting.NO_HIT_SHARE)."""
+    answers that mostly resolved no hit (accounting.NO_HIT_SHARE); and for a gold finer than
+    files the headline metric at file level with its interval."""
     result = run.methods[method]
     values = metrics.per_query(rows, METRIC)
     low, high = stats.bootstrap_ci(values)
@@ -67,15 +68,27 @@ def _stats(run: Run, method: str, rows: tuple[QueryRow, ...]) -> dict:
     return {"mean": _mean(values), "ci_low": low, "ci_high": high, "n": len(rows), "clamped": tuple(run.clamped),
             "failed": sum(failures.values()), "failures": failures,
             "response": "blob" if result.response == "blob" else None,
-            "no_hit": result.no_hit if result.no_hit_warning else None}
+            "no_hit": result.no_hit if result.no_hit_warning else None,
+            "file_level": with_ci(_file_values(rows)) if _finer(rows) else None}
+
+
+def _finer(rows: tuple[QueryRow, ...]) -> bool:
+    """Whether the rows' gold is finer than files: they carry their file level (`file_level`)."""
+    return bool(rows) and all(q.file_level is not None for q in rows)
+
+
+def _file_values(rows: tuple[QueryRow, ...]):
+    return metrics.per_query([metrics.file_row(q) for q in rows], METRIC)
 
 
 def query_scores(rows: tuple[QueryRow, ...]) -> tuple[QueryScore, ...]:
-    """Each query's headline metric, failure, outcome (when it named nothing) and search time, by task id."""
+    """Each query's headline metric (and at file level, for a gold finer than files), failure,
+    outcome (when it named nothing) and search time, by task id."""
     values = metrics.per_query(rows, METRIC)
+    files = _file_values(rows) if _finer(rows) else [None] * len(rows)
     return tuple(sorted((QueryScore(task_id=q.task_id, value=float(v), failure=q.failure, outcome=q.outcome,
-                                    elapsed_ms=q.elapsed_ms)
-                         for q, v in zip(rows, values, strict=True)), key=lambda q: q.task_id))
+                                    elapsed_ms=q.elapsed_ms, file=None if f is None else float(f))
+                         for q, v, f in zip(rows, values, files, strict=True)), key=lambda q: q.task_id))
 
 
 def other_methods(run: Run, method: str) -> dict[str, MethodComparison]:
@@ -151,4 +164,5 @@ def cell(run: Run, base: Run | None, preferred: str, fmt: FormatFacts | None = N
                 gate_metric=_mean(metrics.per_query(rows, GATE_METRIC)),
                 benchmark=_benchmark(rows, fmt) if fmt is not None and fmt.benchmark else None,
                 token_efficiency=run.methods[method].token_efficiency, queries=query_scores(rows),
-                methods=other_methods(run, method) if base is None else {})
+                methods=other_methods(run, method) if base is None else {},
+                granularity=run.methods[method].granularity)

@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from crmatrix.analysis import meta, stats
 from crmatrix.analysis.cells import headline_method, query_scores
+from crmatrix.hits import FILE, SYMBOL
 from crmatrix.results.cell import METRIC, QueryScore
 from crmatrix.results.pool import VERDICTS, Pooled, Tally
 from crmatrix.results.run import NAMED_NOTHING, QueryRow, Run
@@ -113,19 +114,37 @@ def studies(ref: dict[str, Scores], own: dict[str, Scores]) -> list[PairedStudy]
     return out
 
 
-def scored(runs: list[Run], preferred: str) -> dict[tuple[str, str], Scores]:
-    """(dataset, system) -> its run's headline scores (`preferred`: the config's headline method)."""
+def scored(runs: list[Run], preferred: str, level: str = SYMBOL) -> dict[tuple[str, str], Scores]:
+    """(dataset, system) -> its run's headline scores (`preferred`: the config's headline method),
+    at the gold's level or (`level` FILE) at file level."""
     out = {}
     for run in runs:
         method, rows = headline_rows(run, preferred)
-        out[(run.dataset, run.system)] = Scores(method, run.provenance.corpus.language or "?", query_scores(rows))
+        out[(run.dataset, run.system)] = Scores(method, run.provenance.corpus.language or "?",
+                                                at_level(query_scores(rows), level))
     return out
 
 
+def at_level(queries: tuple[QueryScore, ...], level: str) -> tuple[QueryScore, ...]:
+    """The queries' scores at the gold's level, or at file level (`level` FILE: a query whose gold
+    is finer than files scores its `file` value)."""
+    if level != FILE:
+        return queries
+    return tuple(q if q.file is None else replace(q, value=q.file, file=None) for q in queries)
+
+
+def level(runs: list[Run], preferred: str) -> str:
+    """The finest level every system of `runs` answers: FILE when a headline method's hits name
+    files (its `granularity`), else SYMBOL (each query scored at its gold's level)."""
+    return FILE if any(run.methods[headline_rows(run, preferred)[0]].granularity == FILE for run in runs) else SYMBOL
+
+
 def compare(runs: list[Run], reference: str, preferred: str) -> Compared:
-    """`compare_scored` of the baseline arm's runs of each system on each dataset; `preferred`:
-    the config's headline method (a system without it is scored on its first method)."""
-    return compare_scored(scored(runs, preferred), reference)
+    """`compare_scored` of the baseline arm's runs of each system on each dataset, at the finest
+    level every system answers (`level`); `preferred`: the config's headline method (a system
+    without it is scored on its first method)."""
+    at = level(runs, preferred)
+    return replace(compare_scored(scored(runs, preferred, at), reference), level=at)
 
 
 def compare_scored(cells: dict[tuple[str, str], Scores], reference: str) -> Compared:

@@ -86,6 +86,15 @@ def ranked_units(gold: dict, hits: list[Hit]) -> list[tuple[str, bool]]:
     return [(p, p in gold["file_set"]) for p in files]
 
 
+def relevant_ranks(units: list[tuple[str, bool]], blob: bool) -> list[int]:
+    """The 1-based ranks of the relevant units (`ranked_units`); a blob answer (one composed
+    context) has the gold in it, at rank 1, or not."""
+    ranks = [i for i, (_, relevant) in enumerate(units, 1) if relevant]
+    if blob:
+        return [1] if ranks else []
+    return ranks
+
+
 def _keys(gold: dict) -> tuple[str, list[str]]:
     """What a relevant symbol must have, by kind of gold: one of these names, or one of these paths."""
     kind = gold.get("type")
@@ -98,11 +107,20 @@ def _keys(gold: dict) -> tuple[str, list[str]]:
     return "name", [name for name, _ in _golds(gold)]
 
 
-def qrels(tasks: list[Task], symbols: list[Symbol]) -> dict[str, list[str]]:
-    """Everything that counts as a hit for each task (so recall and TREC tools see the same gold).
-    Each task looks at the symbols of its gold's names or paths only (in corpus order), so a
-    dataset of hundreds of tasks costs one pass over the corpus, not one per task (and only by
-    the fields their golds name)."""
+def file_gold(gold: dict, relevant: list[Symbol]) -> dict | None:
+    """The gold at file level, for a gold finer than files: the files of its relevant symbols (a
+    symbol's file is its path) as a `file_set` gold, so `ranked_units` ranks hits as these files;
+    None for a gold of files already."""
+    if file_level(gold):
+        return None
+    return {"type": "file_set", "file_set": sorted({s.path for s in relevant})}
+
+
+def gold_units(tasks: list[Task], symbols: list[Symbol]) -> dict[str, tuple[list[str], dict | None]]:
+    """Each task's relevant ids (`relevant_ids`: everything that counts as a hit) and its gold at
+    file level (`file_gold`). Each task looks at the symbols of its gold's names or paths only
+    (in corpus order), so a dataset of hundreds of tasks costs one pass over the corpus, not one
+    per task (and only by the fields their golds name)."""
     wanted = {t.task_id: _keys(t.gold) for t in tasks}
     positions: dict[tuple[str, str], list[int]] = {}
     for field in sorted({field for field, _ in wanted.values()}):
@@ -110,9 +128,16 @@ def qrels(tasks: list[Task], symbols: list[Symbol]) -> dict[str, list[str]]:
             positions.setdefault((field, getattr(s, field)), []).append(i)
     out = {}
     for t in tasks:
+        if file_level(t.gold):
+            out[t.task_id] = (relevant_ids(t.gold, []), None)
+            continue
         field, keys = wanted[t.task_id]
         candidates = sorted({i for k in keys for i in positions.get((field, k), ())})
-        out[t.task_id] = relevant_ids(t.gold, [symbols[i] for i in candidates])
+        relevant = relevant_symbols(t.gold, [symbols[i] for i in candidates])
+        out[t.task_id] = (relevant_ids(t.gold, relevant), file_gold(t.gold, relevant))
     return out
 
 
+def qrels(tasks: list[Task], symbols: list[Symbol]) -> dict[str, list[str]]:
+    """Everything that counts as a hit for each task (so recall and TREC tools see the same gold)."""
+    return {task: ids for task, (ids, _) in gold_units(tasks, symbols).items()}

@@ -16,9 +16,9 @@ import numpy as np
 
 from crmatrix import CrmatrixError
 from crmatrix.atomic import dumps_canonical
-from crmatrix.datasets.relevance import file_level, qrels, ranked_units
+from crmatrix.datasets.relevance import file_level, gold_units, ranked_units, relevant_ranks
 from crmatrix.datasets.tasks import Task
-from crmatrix.evaluation import accounting, metrics, tokenbench
+from crmatrix.evaluation import accounting, granularity, metrics, tokenbench
 from crmatrix.evaluation.tokens import count_tokens
 from crmatrix.hits import Hit, docid
 from crmatrix.progress import Progress
@@ -52,16 +52,14 @@ def _query_row(task: Task, outcome: Outcome, units: list[tuple[str, bool]], n_re
     the corpus (accounting.answered)."""
     hits, text, elapsed_ms, failure, excerpt = outcome
     size = response_size(hits, text)
-    relevant_ranks = [i for i, (_, relevant) in enumerate(units, 1) if relevant]
-    if blob:  # one composed answer: the gold is in it (rank 1) or not
-        relevant_ranks = [1] if relevant_ranks else []
+    ranks = relevant_ranks(units, blob)
     return {
         "task_id": task.task_id,
         "query": task.query,
         "query_type": task.query_type,
         "gold": task.gold,
-        "rank": relevant_ranks[0] if relevant_ranks else None,
-        "relevant_ranks": relevant_ranks,
+        "rank": ranks[0] if ranks else None,
+        "relevant_ranks": ranks,
         "n_relevant": n_relevant,
         "hits": len(hits),
         "top_candidate": hits[0].to_dict() if hits else None,
@@ -151,9 +149,10 @@ def _names_nothing(method: str, tops: list[Hit | None], total: int) -> str | Non
     if len(tops) < FAIL_FAST or any(t is None for t in tops[:FAIL_FAST]):
         return None
     left = total - len(tops)
+    files = "" if tops[0].symbol else "; a tool answering files declares `granularity: file`"
     return (f"method {method}: the first {FAIL_FAST} answers name nothing of the corpus (no hit is one of its "
             f"symbols or files){f', the other {left} were not asked' if left else ''}; the first answer's top "
-            f"hit: {_named(tops[0])} (check the system's `hits` and `fields`, or what it answers)")
+            f"hit: {_named(tops[0])} (check the system's `hits` and `fields`, or what it answers{files})")
 
 
 class CorpusUnits:
@@ -178,10 +177,13 @@ class CorpusUnits:
 
 
 def ask(system: System, tasks: list[Task], n_relevant: dict[str, int], method: str, k: int,
-        guard: Guard | None = None, units: CorpusUnits | None = None
+        guard: Guard | None = None, units: CorpusUnits | None = None, file_golds: dict[str, dict | None] | None = None
         ) -> tuple[list[dict], dict[str, list[str]], set[str]]:
     """Score one method; a query that fails is a recorded failure (a miss, with its kind and
-    message). `n_relevant` counts each task's relevant symbols in the corpus. An answer listing
+    message). `n_relevant` counts each task's relevant symbols in the corpus; `file_golds` a
+    task's gold files when its gold is finer (`relevance.file_gold`): its row is scored at file
+    level too (`granularity.file_level`), and for a method declared to answer files a hit naming
+    a file of the corpus resolves. An answer listing
     no hit is `empty`; with `units`, one none of whose hits is a symbol (or file) of the corpus
     is `unresolved` (`accounting`): a field mapping that resolves nothing, or a tool answering
     `[]`, would otherwise score 0 unremarked. Returns the query rows, the ranked docids per task
@@ -194,6 +196,7 @@ def ask(system: System, tasks: list[Task], n_relevant: dict[str, int], method: s
     tops: list[Hit | None] = []  # per answer, its top hit when it is unresolved (for the early stop)
     blob = system.RESPONSE == BLOB
     batch = system.batch_size
+    by_file = granularity.declares_files(system, method)
     rows, ranked = [], {}
     progress = Progress(f"{method}: querying", len(tasks), "queries")
     for calls, start in enumerate(range(0, len(tasks), batch or 1), 1):
@@ -208,14 +211,17 @@ def ask(system: System, tasks: list[Task], n_relevant: dict[str, int], method: s
         for task, outcome in zip(chunk, outcomes, strict=True):
             judged = ranked_units(task.gold, outcome[0])
             ranked[task.task_id] = [unit for unit, _ in judged]
-            named = None
+            files, named = (file_golds or {}).get(task.task_id), None
             if outcome[3] is None:
-                named = accounting.answered(len(outcome[0]), any(relevant for _, relevant in judged),
-                                            units is None or units.resolves(task.gold, judged))
+                resolves = units is None or units.resolves(task.gold, judged) or (
+                    by_file and files is not None and units.resolves(files, ranked_units(files, outcome[0])))
+                named = accounting.answered(len(outcome[0]), any(relevant for _, relevant in judged), resolves)
             if named == "unresolved":
                 outside.update(h.path for h in outcome[0] if h.path not in units.files)
             tops.append(outcome[0][0] if named == "unresolved" else None)
             rows.append(_query_row(task, outcome, judged, n_relevant[task.task_id], blob, named))
+            if files is not None:
+                rows[-1]["file_level"] = granularity.file_level(files, outcome[0], blob)
         progress.advance(len(chunk))  # after the guard's clock stopped: never part of a query's latency
         stop = None
         if calls >= FAIL_FAST and len(rows) < len(tasks) and _same_failure(rows):
@@ -232,7 +238,8 @@ def ask(system: System, tasks: list[Task], n_relevant: dict[str, int], method: s
 
 def method_result(system: System, rows: list[dict], method: str, outside: frozenset[str] = frozenset(),
                   corpus_path: str | None = None) -> dict:
-    """A method's results from its query rows: metrics (a blob's at rank 1 only), latency,
+    """A method's results from its query rows: metrics (a blob's at rank 1 only) and the same at
+    file level (`file_metrics`), what its hits name (`granularity`), latency,
     response sizes, failures by kind, the answers naming nothing of the corpus by outcome and,
     when they are most of them, why (`accounting.cause`, given the paths `outside` the corpus
     its unresolved answers named and a `corpus_path` to compare them with). A method that fails
@@ -258,6 +265,8 @@ def method_result(system: System, rows: list[dict], method: str, outside: frozen
         "no_hit": sum(named.values()),
         "no_hit_warning": warn,
         "queries": rows,
+        "granularity": granularity.of(system, method, rows),
+        "file_metrics": granularity.file_metrics(rows, blob),
         **{o: n for o, n in named.items() if n},
         **({"no_hit_cause": accounting.cause(rows, set(outside), corpus_path, getattr(system, "options", None) or {})}
            if warn else {}),
@@ -284,10 +293,12 @@ def evaluate(system: System, tasks: list[Task], symbols: list[Symbol], methods: 
     for corpus, group in _versions(tasks).items():
         own = system.select(corpus)
         syms = symbols if own is None else own
-        n_relevant = {task: len(ids) for task, ids in qrels(group, syms).items()}  # the same for every method
+        gold = gold_units(group, syms)  # the same for every method
+        n_relevant = {task: len(ids) for task, (ids, _) in gold.items()}
+        file_golds = {task: files for task, (_, files) in gold.items()}
         units = CorpusUnits(syms)
         for m in methods:
-            rows, ranked, outside = ask(system, group, n_relevant, m, k, guard, units)
+            rows, ranked, outside = ask(system, group, n_relevant, m, k, guard, units, file_golds)
             asked[m] = (asked[m][0] + rows, {**asked[m][1], **ranked}, asked[m][2] | outside)
             if outside and corpus_path is None:
                 corpus_path = min(units.files, default=None)

@@ -5,6 +5,9 @@ returned; its first entry is the row's `rank`) and `n_relevant` (relevant items 
 corpus). Every metric is a function of one row, so per-query values feed the paired tests
 in `stats` and means feed the tables.
 
+A row whose gold is finer than files also carries `file_level` (its `rank`, `relevant_ranks`
+and `n_relevant` with the hits ranked as files: `file_row`), scored by the same functions.
+
 Localization (SWE-bench) adds the field's Acc@k (`LOCALIZATION`): every relevant item within
 the top k, not one of them (`all_at`). Not part of every run's summary: a format asks for them.
 
@@ -100,6 +103,15 @@ METRICS: dict[str, Callable[[dict], float]] = {
 # Localization's Acc@k (SweRank's file level reports k = 1, 3, 5, 10; function level 5 and 10).
 LOCALIZATION: dict[str, Callable[[dict], float]] = {f"acc_all@{k}": partial(all_at, k=k) for k in (1, 3, 5, 10)}
 _ANY = {**METRICS, **LOCALIZATION}
+# A run's file-level metrics (`MethodResult.file_metrics`): every metric, Acc@k among them.
+FILE_METRICS = (*METRICS, *LOCALIZATION)
+
+
+def file_row(row: dict) -> dict:
+    """A query row at file level: its `file_level` part (its hits ranked as files against its
+    gold's files), or the row itself when its gold is files already."""
+    level = row.get("file_level")
+    return row if level is None else level
 
 
 # What a blob answer (one composed context, not a ranked list) can be scored on: its one

@@ -7,6 +7,7 @@ from __future__ import annotations
 import altair as alt
 
 from crmatrix.analysis.stats import MIN_QUERIES
+from crmatrix.hits import FILE
 from crmatrix.plots import frames
 from crmatrix.plots.style import PALETTE, title
 from crmatrix.results.versus import Compared
@@ -37,4 +38,14 @@ def draw(table: Compared) -> alt.FacetChart:
                      "answered (random effects over datasets)",
                      "point: the mean over all queries, a failed, empty or unresolved one scoring 0; "
                      "whisker: its 95 % interval",
-                     *untestable]))
+                     *_level(table), *untestable]))
+
+
+def _level(table: Compared) -> list[str]:
+    """The level every query is scored at, in words (none when the comparison does not say)."""
+    if table.level is None:
+        return []
+    if table.level == FILE:
+        return ["at file level, the finest every system answers: each query's hits ranked as files, each at its "
+                "first hit"]
+    return ["at symbol level: every system answers symbols (each query at its gold's level)"]

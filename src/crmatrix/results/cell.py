@@ -65,6 +65,9 @@ class CellStats(JsonType):
     failures: dict[str, int]
     response: str | None = omitted()  # "blob" for a blob system
     no_hit: int | None = omitted()  # when at least half its answers named nothing of the corpus
+    # the headline metric at file level with its interval, for a gold finer than files (None: the
+    # gold is files, and `mean` is at file level already)
+    file_level: Scored | None = omitted()
     compared: Comparison | None = flat()
 
 
@@ -124,6 +127,7 @@ class QueryScore(JsonType):
     failure: str | None = omitted()
     outcome: str | None = omitted()
     elapsed_ms: float
+    file: float | None = omitted()  # the metric at file level, for a gold finer than files (None: `value` is)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -157,5 +161,6 @@ class Cell(JsonType):
     benchmark: Benchmark | None
     token_efficiency: TokenEfficiency | None
     queries: tuple[QueryScore, ...]  # by task id
+    granularity: str | None = omitted()  # what its method's hits name (crmatrix.hits; None: not recorded)
     methods: dict[str, MethodComparison] = omitted({})  # the baseline's cell: every other method of its run
     test_scoring: dict[str, Any] | None = None  # its test-split scoring (crmatrix.datasets.ledger.scoring)

@@ -54,11 +54,22 @@ class Standing(JsonType):
 
 
 @dataclass(frozen=True, kw_only=True)
-class Leaderboard(JsonType):
+class Board(JsonType):
     """The systems in order of their pooled Δ against the reference, with their ranks."""
     reference: str
     standings: tuple[Standing, ...]
     pairs: tuple[Separation, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Leaderboard(Board):
+    """The board at `level`, the finest every system answers (crmatrix.hits: "file" when one
+    answers files, else "symbol": each query scored at its gold's level); at file level, the
+    board of the systems answering symbols at the gold's level too (None: none, or the reference
+    answers files)."""
+    level: str | None = omitted()  # None: a matrix from before levels were told apart
+    file_systems: tuple[str, ...] = omitted(())  # the systems answering files, by name
+    symbol_level: Board | None = omitted()
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -22,6 +22,15 @@ from crmatrix.jsontypes import JsonMapping, JsonType, omitted, rest
 
 
 @dataclass(frozen=True, kw_only=True)
+class FileLevel(JsonMapping):
+    """A query's hits ranked as files (each at its first hit) against its gold's files: what a
+    row whose gold is finer than files scores at file level (`crmatrix.evaluation.metrics.file_row`)."""
+    rank: int | None
+    relevant_ranks: tuple[int, ...]
+    n_relevant: int
+
+
+@dataclass(frozen=True, kw_only=True)
 class QueryRow(JsonMapping):
     """One query's answer under one method (`crmatrix.evaluation.evaluate`). It reads as its
     JSON object too, so the per-query metrics score it as they score a run being built."""
@@ -50,6 +59,7 @@ class QueryRow(JsonMapping):
     grep_hit: bool | None = omitted()
     grep_files: tuple[str, ...] | None = omitted()
     read_hit: bool | None = omitted()
+    file_level: FileLevel | None = omitted()  # a gold finer than files: the row at file level
 
 
 # Every query is one of these: a relevant hit, a miss (its hits relevant to nothing), an answer
@@ -112,6 +122,9 @@ class MethodResult(JsonType):
     unresolved: int = omitted(0)  # answers naming only what the corpus has not, among `no_hit`
     no_hit_cause: str | None = omitted()  # with `no_hit_warning`: why (crmatrix.evaluation.accounting)
     token_efficiency: TokenEfficiency | None = omitted()
+    # what its hits name (crmatrix.hits: file, symbol, span), and every metric at file level
+    granularity: str | None = omitted()
+    file_metrics: dict[str, float | None] | None = omitted()
 
 
 @dataclass(frozen=True, kw_only=True)

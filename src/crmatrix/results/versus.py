@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from crmatrix.jsontypes import JsonType
+from crmatrix.jsontypes import JsonType, omitted
 from crmatrix.results.pool import Pooled, Tally
 
 
@@ -67,3 +67,4 @@ class Compared(JsonType):
     datasets: tuple[str, ...]
     scores: tuple[Score, ...]
     versus: tuple[Versus, ...]
+    level: str | None = omitted()  # what each query is scored at (crmatrix.hits: file or symbol; None: not said)

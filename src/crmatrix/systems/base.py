@@ -52,7 +52,8 @@ class System:
     builds from the corpus's symbols with the arm's model (rule build_index, with the dataset's
     queries embedded once per model); any other type that `needs_index` builds it with its own
     index command (rule build_system_index). `ANSWERS_CALLS`: it answers call-graph questions
-    (`calls`, see crmatrix.evaluation.callgraph).
+    (`calls`, see crmatrix.evaluation.callgraph). `GRANULARITY`: what its hits name (`crmatrix.hits`:
+    FILE, SYMBOL or SPAN; None: inferred from its answers), the default of `granularity(method)`.
     """
 
     METHODS: tuple[str, ...] = ()
@@ -60,6 +61,7 @@ class System:
     SELF_TIMED = False
     EMBEDS = False
     ANSWERS_CALLS = False
+    GRANULARITY: str | None = None
     batch_size: int | None = None
     grace_s: float | None = None
 
@@ -147,6 +149,12 @@ class System:
         """The tools the system offers its client, each {name, description, input_schema}, for
         a system that lists them (an MCP server's `tools/list`); None for one that does not."""
         return None
+
+    def granularity(self, method: str) -> str | None:
+        """What the method's hits name, FILE, SYMBOL or SPAN (`crmatrix.hits`): the option
+        `granularity` when its config sets one, else `GRANULARITY`; None: the run infers it
+        from the answers (crmatrix.evaluation.granularity.of)."""
+        return self.ctx.options.get("granularity") or self.GRANULARITY
 
     def provenance(self) -> dict:
         """What the system ran with (its knobs, the model it embedded with), for the run's record."""

@@ -8,7 +8,7 @@ from crmatrix import CrmatrixError
 from crmatrix.corpora.languages import dominant_language
 from crmatrix.engine.methods import FILE_METHODS, INDEX_METHODS
 from crmatrix.engine.methods import METHODS as BUILTIN_METHODS
-from crmatrix.hits import Hit
+from crmatrix.hits import FILE, SYMBOL, Hit
 from crmatrix.systems.registry import BUILTIN, System, register
 
 
@@ -136,6 +136,10 @@ class BuiltinSystem(System):
         if self.graph is None:
             raise CrmatrixError("builtin: call-graph answers need the corpus's graph (results/graph/)")
         return self.graph.call_edges(direction, symbol, file_suffix)
+
+    def granularity(self, method: str) -> str:
+        """Its whole-file methods answer files, the others definitions."""
+        return FILE if method in FILE_METHODS else SYMBOL
 
     def provenance(self) -> dict:
         out = {"knobs": self.knobs.to_dict()}

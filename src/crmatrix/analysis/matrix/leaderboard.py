@@ -11,16 +11,19 @@ from __future__ import annotations
 
 from crmatrix.analysis import ranks, versus
 from crmatrix.evaluation import metrics
+from crmatrix.hits import FILE, SYMBOL
+from crmatrix.jsontypes import members
 from crmatrix.results.cell import Cell
-from crmatrix.results.leaderboard import ArmRanking, Leaderboard, RankedArm, Standing
+from crmatrix.results.leaderboard import ArmRanking, Board, Leaderboard, RankedArm, Standing
 from crmatrix.results.pool import PoolEntry
 from crmatrix.results.row import Row
 
 LATENCY = ("p50", "p95")
 
 
-def _scores(cell: Cell) -> versus.Scores:
-    return versus.Scores(cell.method, cell.language or "?", cell.queries)
+def _scores(cell: Cell, level: str = SYMBOL) -> versus.Scores:
+    """The cell's scores at the gold's level, or at file level (`level` FILE)."""
+    return versus.Scores(cell.method, cell.language or "?", versus.at_level(cell.queries, level))
 
 
 def _by_system(cells: dict[tuple[str, str], versus.Scores]) -> dict[str, dict[str, versus.Scores]]:
@@ -33,12 +36,26 @@ def _by_system(cells: dict[tuple[str, str], versus.Scores]) -> dict[str, dict[st
 def leaderboard(table: dict[tuple[str, str], dict[str, Cell]], baseline: str, reference: str | None
                 ) -> Leaderboard | None:
     """The systems of the baseline arm's cells in `table` ((dataset, system) -> arm -> cell)
-    against `reference`, in leaderboard order; None unless there are two systems or more and
-    the reference is one of them."""
-    cells = {k: _scores(docs[baseline]) for k, docs in table.items() if baseline in docs}
-    by_system = _by_system(cells)
-    if len(by_system) < 2 or reference not in by_system:
+    against `reference`, in leaderboard order, at the finest level every one answers: file level
+    when a system's hits name files (its cells' `granularity`), with the board of the systems
+    answering symbols beside it; None unless there are two systems or more and the reference is
+    one of them."""
+    base = {k: docs[baseline] for k, docs in table.items() if baseline in docs}
+    systems = {s for _, s in base}
+    if len(systems) < 2 or reference not in systems:
         return None
+    files = {s for (_, s), c in base.items() if c.granularity == FILE}
+    if not files:
+        return Leaderboard(**members(_board({k: _scores(c) for k, c in base.items()}, reference)), level=SYMBOL)
+    board = _board({k: _scores(c, FILE) for k, c in base.items()}, reference)
+    symbols = {k: _scores(c) for k, c in base.items() if k[1] not in files}
+    return Leaderboard(**members(board), level=FILE, file_systems=tuple(sorted(files)),
+                       symbol_level=None if reference in files else _board(symbols, reference))
+
+
+def _board(cells: dict[tuple[str, str], versus.Scores], reference: str) -> Board:
+    """The systems of `cells` ((dataset, system) -> scores) against `reference`, in order."""
+    by_system = _by_system(cells)
     compared = versus.compare_scored(cells, reference)
     pairs, rank = ranks.resolve(list(compared.systems), by_system)
     against = {v.system: v for v in compared.versus}
@@ -59,7 +76,7 @@ def leaderboard(table: dict[tuple[str, str], dict[str, Cell]], baseline: str, re
             failed=sum(c.failed for c in own),
             failures=dict(sorted(failures.items())), latency_ms={k: latency[k] for k in LATENCY},
             empty=sum(c.empty for c in own), unresolved=sum(c.unresolved for c in own)))
-    return Leaderboard(reference=reference, standings=tuple(standings), pairs=pairs)
+    return Board(reference=reference, standings=tuple(standings), pairs=pairs)
 
 
 def arm_rankings(table: dict[tuple[str, str], dict[str, Cell]], rows: list[Row], pooled: list[PoolEntry],

@@ -208,6 +208,7 @@ def to_markdown(matrix: Matrix) -> str:
     lines += ["", one_arm_text(base)] if one_arm(matrix) else []
     lines += beaten_md(matrix)
     lines.append("")
+    lines += _file_level_md(matrix)
     lines += leaderboard_md(matrix)
     lines += _rollup_md("By language (macro average over datasets)", "language", matrix.by_language, arms)
     lines += _rollup_md("By archetype (macro average over datasets)", "archetype", matrix.by_archetype, arms)
@@ -248,6 +249,24 @@ def to_markdown(matrix: Matrix) -> str:
         for r in with_tokens:
             lines += [f"**{r.dataset} · {r.system}** ({r.method})", "", *token_table(r.token_efficiency), ""]
     return "\n".join(lines) + "\n"
+
+
+def _file_level_md(matrix: Matrix) -> list[str]:
+    """The rows whose gold is finer than files, their cells at file level (none without one)."""
+    rows = [r for r in matrix.rows if any(c.file_level for c in r.cells.values())]
+    if not rows:
+        return []
+    arms = matrix.arms
+    lines = ["## File level: each cell's hits ranked as files", "",
+             f"The rows whose gold is finer than files: {matrix.metric} with each query's hits ranked as files (each "
+             "file at its first hit) against its gold's files (a symbol's file is its path), with its 95 % bootstrap "
+             "interval; what a system answering files is ranked by.", "",
+             "| dataset | system | method | " + " | ".join(arms) + " |", "|---|---|---|" + "---:|" * len(arms)]
+    for r in rows:
+        cells = [(c := r.cells.get(a)) and c.file_level for a in arms]
+        lines.append(f"| {r.dataset} | {r.system} | {r.method} | "
+                     + " | ".join("—" if x is None else _ci_text(x) for x in cells) + " |")
+    return lines + [""]
 
 
 def _ledger_md(entries: tuple[LedgerEntry, ...]) -> list[str]:

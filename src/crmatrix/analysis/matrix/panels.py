@@ -8,8 +8,9 @@ statistics must not redraw it."""
 
 from __future__ import annotations
 
+from crmatrix.hits import FILE
 from crmatrix.labels import dataset_label
-from crmatrix.results.leaderboard import Leaderboard, Separation, Standing
+from crmatrix.results.leaderboard import Board, Leaderboard, Separation, Standing
 from crmatrix.results.matrix import Matrix
 from crmatrix.results.pool import PowerGroup
 from crmatrix.results.row import Row
@@ -134,8 +135,30 @@ def leaderboard_md(matrix: Matrix) -> list[str]:
              f"both ran), Holm-corrected over the pairs, is `separated` below α = {matrix.statistics.alpha}, else "
              f"`tied`; `not testable` with fewer than {minimum} queries both answered (no outcome of the paired test "
              "on fewer is significant) or no spread to test; neighbours not separated share a rank.",
-             *_caption_beaten(matrix), "",
-             f"| rank | system | method | datasets | queries | {metric} (macro) | Δ against {ref} [95 % CI] | I² | "
+             *_caption_beaten(matrix), *_level_text(board), "", *_board_md(board, metric, minimum)]
+    if board.symbol_level is not None:
+        lines += ["", "### Symbol level: the systems answering symbols", "",
+                  "The same, of the systems whose hits name symbols alone, each query scored at its gold's level "
+                  "(symbols; files for a gold of files).", "", *_board_md(board.symbol_level, metric, minimum)]
+    return lines + [""]
+
+
+def _level_text(board: Leaderboard) -> list[str]:
+    """The level the board ranks at, in words (none for a matrix from before levels were told apart)."""
+    if board.level is None:
+        return []
+    if board.level == FILE:
+        answer = ", ".join(board.file_systems)
+        return ["", f"Ranked at **file level**, the finest every system answers ({answer}: files): "
+                    "each query scored with the hits ranked as files, each file at its first hit, against its gold's "
+                    "files (a symbol's file is its path)."]
+    return ["", "Ranked at **symbol level**: every system answers symbols; each query scored at its gold's level."]
+
+
+def _board_md(board: Board, metric: str, minimum: int) -> list[str]:
+    """A board's standings, then the separation of its adjacent pairs."""
+    ref = board.reference
+    lines = [f"| rank | system | method | datasets | queries | {metric} (macro) | Δ against {ref} [95 % CI] | I² | "
              "paired | failed | empty | unresolved | p50 ms | p95 ms |",
              "|---:|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
     for s in board.standings:
@@ -153,7 +176,7 @@ def leaderboard_md(matrix: Matrix) -> list[str]:
             lines.append(f"| {p.upper} › {p.lower} | {p.datasets} | {p.queries} | {delta} | "
                          f"{'—' if p.p_holm is None else p_text(p.p_holm)} | {'—' if p.p is None else p_text(p.p)} | "
                          f"{mark} |")
-    return lines + [""]
+    return lines
 
 
 def arm_ranks_md(matrix: Matrix) -> list[str]:

@@ -32,7 +32,13 @@ def project(tmp_path):
                 "search": [*FAKE_CLI, "search", "{index}", "{query}", "{k}"], **HITS}},
             "fake-mcp": {"type": "mcp", "options": {"server": FAKE_MCP, "tool": "search",
                                                     "args": {"query": "{query}", "k": "{k}"}, **HITS}},
-            "misnamed": {"type": "mcp", "options": {"server": FAKE_MCP, "tool": "serch", **HITS}}}},
+            "misnamed": {"type": "mcp", "options": {"server": FAKE_MCP, "tool": "serch", **HITS}},
+            # its paths alone: a file of the corpus, no symbol; declared to answer files, or not
+            **{name: {"type": "command", "options": {
+                "index": [*FAKE_CLI, "index", "{corpus}", "{index}"],
+                "search": [*FAKE_CLI, "search", "{index}", "{query}", "{k}"], "hits": HITS["hits"],
+                "fields": {"path": "file"}, **extra}} for name, extra in (("by-file", {"granularity": "file"}),
+                                                                          ("by-path", {}))}}},
         sort_keys=False))
     return tmp_path, cfg
 
@@ -61,7 +67,7 @@ def test_try_an_mcp_server_lists_its_tools_with_their_schemas_then_its_answer_re
         "     -> symbol load_value (method, pkg/store.py:5-6)",
         "  2. pkg/store.py  save_value  line 2  score 1",
         "     -> symbol save_value (method, pkg/store.py:2-3)",
-        "outcome: 2 of 2 hits name a symbol of the corpus",
+        "outcome: 2 of 2 hits name a symbol or file of the corpus",
     ]
 
 
@@ -78,21 +84,21 @@ def test_try_a_command_on_a_directory_shows_a_hit_outside_the_corpus_unresolved(
         "hits (1):",
         "  1. vendored/pkg_config.py  parse_config  line 1  score 2",
         "     -> unresolved: path not in the corpus",
-        "outcome: unresolved (no hit names a symbol of the corpus)",
+        "outcome: unresolved (no hit names a symbol or file of the corpus)",
     ]
     # the baseline arm: the same hit, in the corpus
     proc = crmatrix_try(tmp_path, "fake-search", "--corpus", "demo", "--query", "parse config", "--config", str(cfg))
     assert proc.stdout.splitlines()[4:] == [
         "  1. pkg/config.py  parse_config  line 1  score 2",
         "     -> symbol parse_config (function, pkg/config.py:1-2)",
-        "outcome: 1 of 1 hits name a symbol of the corpus",
+        "outcome: 1 of 1 hits name a symbol or file of the corpus",
     ]
 
 
 @pytest.mark.parametrize(("args", "line"), [
     (["fake-serch", "--corpus", "demo"],
      "system 'fake-serch' is not a system of the config (did you mean 'fake-search'? "
-     "known: fake-search, fake-mcp, misnamed)"),
+     "known: fake-search, fake-mcp, misnamed, by-file, by-path)"),
     (["fake-mcp", "--corpus", "dem"],
      "--corpus 'dem' is neither a corpus of the config (did you mean 'demo'? known: demo) nor a directory"),
     (["fake-mcp", "--corpus", "demo", "--method", "best"],
@@ -122,3 +128,19 @@ def test_try_of_a_query_that_fails_says_how_and_exits_one(project):
         "failed (bad-output): not json: Expecting value: line 1 column 1 (char 0); "
         "the answer starts 'this is not JSON'",
     ]
+
+
+def test_try_a_tool_answering_files_resolves_them_to_files_when_it_declares_so(project):
+    tmp_path, cfg = project
+    tails = {}
+    for system in ("by-file", "by-path"):
+        proc = crmatrix_try(tmp_path, system, "--corpus", "demo", "--query", "parse config", "--config", str(cfg))
+        assert proc.returncode == 0, proc.stderr
+        tails[system] = proc.stdout.splitlines()[4:]
+    assert tails == {
+        "by-file": ["  1. pkg/config.py  (no symbol)  no lines  score 2",
+                    "     -> file pkg/config.py (the method answers files)",
+                    "outcome: 1 of 1 hits name a symbol or file of the corpus"],
+        "by-path": ["  1. pkg/config.py  (no symbol)  no lines  score 2",
+                    "     -> unresolved: no symbol named, nor a line (the file pkg/config.py is in the corpus)",
+                    "outcome: unresolved (no hit names a symbol or file of the corpus)"]}

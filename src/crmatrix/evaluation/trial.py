@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from crmatrix.evaluation import accounting
+from crmatrix.evaluation import accounting, granularity
 from crmatrix.evaluation.evaluate import CorpusUnits, _answer, _as_failure
 from crmatrix.hits import Hit, docid
 from crmatrix.symbols import Symbol
@@ -21,9 +21,10 @@ from crmatrix.systems.base import System
 from crmatrix.systems.guard import Guard
 
 RAW_CHARS = 2000  # of the raw answer shown
-# What a hit came to in the corpus: a symbol of it, a file of it with no symbol at the lines
-# named (only file-level gold counts it), a path that is no file of it, or no path at all.
-SYMBOL, NO_SYMBOL, OUTSIDE, PATHLESS = "symbol", "no-symbol", "outside", "pathless"
+# What a hit came to in the corpus: a symbol of it, a file of it (for a method declared to answer
+# files), a file of it with no symbol at the lines named (only file-level gold counts it), a path
+# that is no file of it, or no path at all.
+SYMBOL, FILE, NO_SYMBOL, OUTSIDE, PATHLESS = "symbol", "file", "no-symbol", "outside", "pathless"
 
 
 @dataclass(frozen=True)
@@ -41,8 +42,12 @@ class TrialHit:
         h = self.hit
         if self.resolution == SYMBOL:
             return f"symbol {h.symbol} ({h.kind}, {h.path}:{h.start_line}-{h.end_line})"
+        if self.resolution == FILE:
+            return f"file {h.path} (the method answers files)"
         if self.resolution == NO_SYMBOL:
-            return f"unresolved: no symbol at these lines (the file {h.path} is in the corpus)"
+            a = self.answered
+            what = "at these lines" if a.start_line else "of that name in it" if a.symbol else "named, nor a line"
+            return f"unresolved: no symbol {what} (the file {h.path} is in the corpus)"
         if self.resolution == OUTSIDE:
             return "unresolved: path not in the corpus"
         return "unresolved: no path"
@@ -65,12 +70,16 @@ class Trial:
     failure: QueryFailure | None
 
 
-def resolution(hit: Hit, units: CorpusUnits) -> str:
+def resolution(hit: Hit, units: CorpusUnits, by_file: bool) -> str:
+    """What the hit resolved to (`by_file`: the method is declared to answer files, whose hit
+    naming a file of the corpus resolves, as a run counts it)."""
     if docid(hit) in units.symbols:
         return SYMBOL
     if not hit.path:
         return PATHLESS
-    return NO_SYMBOL if hit.path in units.files else OUTSIDE
+    if hit.path in units.files:
+        return FILE if by_file else NO_SYMBOL
+    return OUTSIDE
 
 
 def ask(system: System, guard: Guard, symbols: list[Symbol], query: str, method: str, k: int) -> Trial:
@@ -84,10 +93,10 @@ def ask(system: System, guard: Guard, symbols: list[Symbol], query: str, method:
     except Exception as e:
         return Trial(query, method, k, tools, None, [], None, _as_failure(e))
     answer = result if isinstance(result, Answer) else Answer(hits)
-    units = CorpusUnits(symbols)
-    found = [TrialHit(rank, answered, hit, resolution(hit, units))
+    units, by_file = CorpusUnits(symbols), granularity.declares_files(system, method)
+    found = [TrialHit(rank, answered, hit, resolution(hit, units, by_file))
              for rank, (answered, hit) in enumerate(zip(answer.answered or hits, hits, strict=True), 1)]
-    resolves = units.resolves({}, [(docid(h), False) for h in hits])
+    resolves = any(t.resolution in (SYMBOL, FILE) for t in found)
     return Trial(query, method, k, tools, answer.raw, found, accounting.answered(len(hits), False, resolves), None)
 
 
@@ -128,9 +137,9 @@ def render(trial: Trial, system: str) -> list[str]:
     if trial.outcome == "empty":
         out.append("outcome: empty (the answer lists no hit)")
     elif trial.outcome == "unresolved":
-        out.append("outcome: unresolved (no hit names a symbol of the corpus)")
+        out.append("outcome: unresolved (no hit names a symbol or file of the corpus)")
     else:
-        n = sum(t.resolution == SYMBOL for t in trial.hits)
-        out.append(f"outcome: {n} of {len(trial.hits)} hits name a symbol of the corpus")
+        n = sum(t.resolution in (SYMBOL, FILE) for t in trial.hits)
+        out.append(f"outcome: {n} of {len(trial.hits)} hits name a symbol or file of the corpus")
     return out
 

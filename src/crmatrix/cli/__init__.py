@@ -29,10 +29,8 @@ from crmatrix.cli.matrix import DEFAULT_CONFIG
 # validate` load no parser, engine or model library.
 
 
-def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="crmatrix", description=__doc__.split("\n")[0])
-    p.add_argument("--version", action="version", version=f"crmatrix {__version__}")
-    sub = p.add_subparsers(dest="command", required=True)
+def _run_and_try(sub) -> None:
+    """The commands that ask a system: one run of a dataset, one query."""
     r = sub.add_parser("run", help="evaluate one dataset on one corpus directory under one arm")
     r.add_argument("--corpus", required=True, help="directory to search (a checkout, or results/corpora/X/tree)")
     r.add_argument("--dataset", required=True, help="query dataset file")
@@ -59,6 +57,13 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--arm", help="the arm whose variables the system sees (default: the config's baseline)")
     t.add_argument("--cache-dir", help="embedding cache directory (default: the config's cache_dir)")
     t.set_defaults(func=trial.cmd_try)
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="crmatrix", description=__doc__.split("\n")[0])
+    p.add_argument("--version", action="version", version=f"crmatrix {__version__}")
+    sub = p.add_subparsers(dest="command", required=True)
+    _run_and_try(sub)
     v = sub.add_parser("validate", help="check a matrix config and print what it holds")
     v.add_argument("config")
     v.set_defaults(func=matrix.cmd_validate)

@@ -32,7 +32,8 @@ STATISTICS = {"analysis/__init__.py", "analysis/cells.py", "analysis/stats.py", 
               "datasets/tasks.py", *RUN_TYPES, "results/cell.py"}
 ASSEMBLY = {"analysis/matrix/__init__.py", "analysis/matrix/assemble.py", "analysis/matrix/rows.py",
             "analysis/matrix/rollups.py", "analysis/matrix/pooling.py", "analysis/matrix/power.py",
-            "analysis/matrix/markdown.py", "analysis/matrix/panels.py", "analysis/meta.py", "labels.py",
+            "analysis/matrix/markdown.py", "analysis/matrix/benchmarks.py", "analysis/matrix/panels.py",
+            "analysis/meta.py", "labels.py",
             # the leaderboard and the arms ranked: systems compared from the cells' per-query scores
             "analysis/matrix/leaderboard.py", "analysis/ranks.py", "analysis/versus.py", "results/versus.py",
             "hits.py",  # the granularities: the level the leaderboard ranks at

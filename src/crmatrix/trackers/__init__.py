@@ -35,11 +35,17 @@ class Tracker(Protocol):
     def end_run(self, status: str) -> None: ...
 
 
-def _builtin_trackers() -> None:
-    from crmatrix.trackers import jsonl, mlflow  # noqa: F401 - they register themselves
+# Each tracker's module, imported when the tracker is named (it registers itself): an
+# evaluation writing its event log loads no MLflow tracker.
+def _jsonl() -> None:
+    from crmatrix.trackers import jsonl  # noqa: F401
 
 
-TRACKERS: Registry[type] = Registry("tracker", "crmatrix.trackers", _builtin_trackers)
+def _mlflow() -> None:
+    from crmatrix.trackers import mlflow  # noqa: F401
+
+
+TRACKERS: Registry[type] = Registry("tracker", "crmatrix.trackers", {"jsonl": _jsonl, "mlflow": _mlflow})
 register = TRACKERS.register
 ALWAYS_TRACKED = "jsonl"  # every run's event log, beside the trackers the config names
 

@@ -1,0 +1,197 @@
+"""Import benchmark, run by hand (not in CI): `.venv/bin/python benchmarks/imports.py [REV]`.
+
+Prints, and writes to benchmarks/results/imports-<date>.md (issue 48, "jobs that start light"):
+  1. each rule's stage module (workflow/scripts/<rule>.py imports crmatrix.stages.<rule>): its
+     import time, the cumulative time `python -X importtime -c "import crmatrix.stages.<rule>"`
+     reports for it, median of 5 fresh interpreters, and the heavy packages it loads; the heaviest named;
+  2. one `cell_stats` job's CPU (user + system, /usr/bin/time, median of 5): the job's own process as
+     Snakemake runs it (its script kept with --skip-script-cleanup: Snakemake's preamble included),
+     on two hand-made runs of tests/fixture_runs.py, an arm's cell and the baseline's; and where
+     the arm's job's imports go (`-X importtime` of its process: Snakemake's preamble, the stage, numpy).
+With REV (a git revision), the same of REV's library (a copy of it), timed in turns with this
+checkout's, so the two compare within one run on a shared machine; the cells both write are
+compared byte for byte.
+"""
+
+from __future__ import annotations
+
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from timing import BIN, ROOT, TODAY, WORKSPACES, commit, out_lines, say, uptime, workspace
+
+RUNS = 5
+# third-party packages a job should load only when its stage uses them
+HEAVY = ("numpy", "scipy", "pandas", "altair", "vl_convert", "torch", "onnxruntime", "transformers", "mlflow",
+         "tree_sitter", "git", "bm25s", "tiktoken", "yaml", "jsonschema", "rapidfuzz")
+
+
+def import_time(src: Path, module: str) -> tuple[float, set[str]]:
+    """Milliseconds `-X importtime` gives `module` in a fresh interpreter with `src` first on
+    its path, and the top-level packages it loaded."""
+    env = {"PYTHONPATH": str(src), "HF_HUB_OFFLINE": "1", "PATH": f"{BIN}:/usr/bin:/bin"}
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-c", f"import {module}"], capture_output=True,
+                          text=True, env=env, check=True)
+    total, loaded = None, set()
+    for line in proc.stderr.splitlines():
+        if not line.startswith("import time:") or "|" not in line or "cumulative" in line:
+            continue
+        _, cumulative, name = line.split("|")
+        loaded.add(name.strip().split(".")[0])
+        if name.strip() == module:
+            total = int(cumulative) / 1000
+    return total, loaded
+
+
+def stage_imports(srcs: dict[str, Path]) -> None:
+    rules = sorted(p.stem for p in (ROOT / "workflow" / "scripts").glob("*.py"))
+    times: dict[str, dict[str, list[float]]] = {label: {r: [] for r in rules} for label in srcs}
+    heavy: dict[str, dict[str, set[str]]] = {label: {} for label in srcs}
+    for _ in range(RUNS):
+        for rule in rules:
+            for label, src in srcs.items():  # in turns: both meet the same load
+                ms, loaded = import_time(src, f"crmatrix.stages.{rule}")
+                times[label][rule].append(ms)
+                heavy[label][rule] = loaded & set(HEAVY)
+    say("## 1. Each rule's stage module: import time (ms, median of 5 fresh interpreters)")
+    say("")
+    labels = list(srcs)
+    say("| rule | " + " | ".join(f"{label}: ms | {label}: heavy packages" for label in labels) + " |")
+    say("|---|" + "---:|---|" * len(labels))
+    medians = {label: {r: statistics.median(t) for r, t in times[label].items()} for label in labels}
+    for rule in sorted(rules, key=lambda r: -medians[labels[-1]][r]):
+        say(f"| {rule} | " + " | ".join(f"{medians[label][rule]:.0f} | {', '.join(sorted(heavy[label][rule])) or '-'}"
+                                         for label in labels) + " |")
+    say("")
+    for label in labels:
+        top = max(rules, key=lambda r: medians[label][r])
+        say(f"{label}: the heaviest is **{top}** ({medians[label][top]:.0f} ms); all {len(rules)} modules "
+            f"{sum(medians[label].values()):.0f} ms in all.")
+    say("")
+
+
+FIXTURE = """
+import sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+import fixture_runs as f
+for doc in f.varied_run_docs():
+    if (doc["dataset"], doc["system"]) == ("gamma", "builtin") and doc["arm"] in ("baseline", "stacked"):
+        f.write(Path("runs") / f"{doc['arm']}.json", doc)
+"""
+SNAKEFILE = """
+rule all:
+    input: "cells/stacked.json", "cells/baseline.json"
+
+rule arm:
+    input: run="runs/stacked.json", base="runs/baseline.json"
+    output: "cells/stacked.json"
+    log: "logs/stacked.log"
+    params: headline_method="hybrid", format=None
+    script: "{script}"
+
+rule base:
+    input: run="runs/baseline.json"
+    output: "cells/baseline.json"
+    log: "logs/baseline.log"
+    params: headline_method="hybrid", format=None
+    script: "{script}"
+"""
+
+
+def job_cpu(ws: Path, script: Path, src: Path) -> float:
+    """CPU seconds (user + system) of one run of a kept job script, `src` first on its path."""
+    env = {"PYTHONPATH": str(src), "HF_HUB_OFFLINE": "1", "PATH": f"{BIN}:/usr/bin:/bin"}
+    subprocess.run(["/usr/bin/time", "-f", "%U %S", "-o", "time.txt", sys.executable, str(script)], cwd=ws,
+                   env=env, check=True, capture_output=True)
+    return sum(float(x) for x in (ws / "time.txt").read_text().split()[-2:])
+
+
+def job_imports(ws: Path, script: Path, src: Path) -> dict[str, float]:
+    """Milliseconds `-X importtime` gives each top-level import of one run of a kept job script
+    (Snakemake's preamble among them), numpy's wherever it is imported, median of RUNS runs."""
+    env = {"PYTHONPATH": str(src), "HF_HUB_OFFLINE": "1", "PATH": f"{BIN}:/usr/bin:/bin"}
+    runs: dict[str, list[float]] = {}
+    for _ in range(RUNS):
+        err = subprocess.run([sys.executable, "-X", "importtime", str(script)], cwd=ws, env=env, check=True,
+                             capture_output=True, text=True).stderr
+        for line in err.splitlines():
+            if line.startswith("import time:") and "cumulative" not in line:
+                _, cumulative, name = line.split("|")
+                if not name.startswith("  ") or name.strip() == "numpy":
+                    runs.setdefault(name.strip(), []).append(int(cumulative) / 1000)
+    return {name: statistics.median(ms) for name, ms in runs.items()}
+
+
+def cell_jobs(srcs: dict[str, Path]) -> None:
+    ws = Path(tempfile.mkdtemp(prefix="crmatrix-bench-cells-"))
+    WORKSPACES.append(ws)
+    env = {"PYTHONPATH": str(ROOT / "src"), "HF_HUB_OFFLINE": "1", "PATH": f"{BIN}:/usr/bin:/bin"}
+    subprocess.run([sys.executable, "-c", FIXTURE, str(ROOT / "tests")], cwd=ws, env=env, check=True)
+    (ws / "Snakefile").write_text(SNAKEFILE.format(script=ROOT / "workflow" / "scripts" / "cell_stats.py"))
+    subprocess.run([str(BIN / "snakemake"), "--cores", "1", "--skip-script-cleanup", "-q"], cwd=ws, env=env,
+                   check=True, capture_output=True)
+    kept = sorted((ws / ".snakemake" / "scripts").glob("*.cell_stats.py"))
+    jobs = {("arm" if "stacked.json" in p.read_text() else "baseline"): p for p in kept}
+    written = {"arm": ws / "cells" / "stacked.json", "baseline": ws / "cells" / "baseline.json"}
+    cpu = {(label, job): [] for label in srcs for job in jobs}
+    outputs: dict[str, list[bytes]] = {label: [] for label in srcs}
+    for _ in range(RUNS):
+        for job, script in sorted(jobs.items()):
+            for label, src in srcs.items():
+                cpu[label, job].append(job_cpu(ws, script, src))
+                outputs[label].append(written[job].read_bytes())
+    say("## 2. One cell_stats job's CPU (s, user + system, median of 5)")
+    say("")
+    say("| job | " + " | ".join(srcs) + " |")
+    say("|---|" + "---:|" * len(srcs))
+    for job in sorted(jobs):
+        say(f"| {job}'s cell | " + " | ".join(f"{statistics.median(cpu[label, job]):.3f}" for label in srcs) + " |")
+    say("")
+    say("Where an arm's cell_stats job's imports go (ms, `-X importtime` of the job's process, median of 5; "
+        "`snakemake.*`: the preamble Snakemake puts before the script):")
+    say("")
+    spent = {label: job_imports(ws, jobs["arm"], src) for label, src in srcs.items()}
+    here = list(srcs)[-1]
+    shown = sorted({n for ms in spent.values() for n, t in ms.items() if t >= 5}, key=lambda n: -spent[here].get(n, 0))
+    say("| import | " + " | ".join(srcs) + " |")
+    say("|---|" + "---:|" * len(srcs))
+    for name in shown:
+        say(f"| {name} | " + " | ".join(f"{spent[label].get(name, 0):.0f}" for label in srcs) + " |")
+    say("")
+    same = len({tuple(o) for o in outputs.values()}) == 1
+    say(f"The cells written are {'byte-identical' if same else 'NOT identical'} across the revisions.")
+    say("")
+
+
+def main() -> None:
+    """`imports.py [REV]`: this checkout's library, and REV's before it when given."""
+    rev = sys.argv[1] if len(sys.argv) > 1 else None
+    srcs = {}
+    if rev:
+        srcs[rev] = workspace(f"imports-{rev}", rev, parent=Path(tempfile.gettempdir())) / "src"
+    here = f"{commit()} + edits (this checkout)"
+    srcs[here] = ROOT / "src"
+    say(f"# Imports of each job — {TODAY}")
+    say("")
+    say(f"Load at the start: `{uptime()}`. The machine is shared (other work runs beside this): "
+        "read the figures against each other within this run, not against another run's.")
+    say("")
+    try:
+        stage_imports(srcs)
+        cell_jobs(srcs)
+    finally:
+        for ws in WORKSPACES:
+            shutil.rmtree(ws, ignore_errors=True)
+    say(f"Load at the end: `{uptime()}`.")
+    dest = ROOT / "benchmarks" / "results" / f"imports-{TODAY}.md"
+    dest.write_text("\n".join(out_lines) + "\n")
+    print(f"wrote {dest}")
+
+
+if __name__ == "__main__":
+    main()

@@ -99,3 +99,16 @@ def test_a_clone_without_a_run_is_one_line_naming_where_it_looked(tmp_path):
     proc = swe_bench(tmp_path)
     assert (proc.returncode, proc.stdout) == (1, "")
     assert proc.stderr == f"{tmp_path}/.snakemake/log: no Snakemake log, so no finished run to read\n"
+
+
+def test_swerank_lite_has_its_own_section_and_no_share_of_lites(tmp_path):
+    clone = finished_clone(tmp_path)
+    fixture_runs.write(clone / "results" / "runs" / "swerank-lite-a" / "builtin" / "baseline.json",
+                       fixture_runs.run("swerank-lite-a", "baseline", [1, None], "python"))
+    proc = swe_bench(clone)
+    assert proc.returncode == 0, proc.stderr
+    assert "## Lite: 4 tasks of 1 repositories, baseline arm" in proc.stdout  # swerank-lite-a is not Lite's
+    section = proc.stdout[proc.stdout.index("## SweRank's protocol (Lite's tasks that edit a function; "
+                                            "swerank-bm25 its BM25): 2 tasks of 1 repositories, baseline arm"):]
+    assert "\n| hybrid | 0.500 [0.00, 1.00] | 0.500 [0.00, 1.00] | " in section
+    assert "\n| swerank-lite-a | 2 | " in section

@@ -23,8 +23,8 @@ PATHS = [
     # a file or directory named test* goes: testing/, tests/, test/, test.py, testutils.py, test_*.py
     ("agentless", ["setup.py", "src/_pytest/unittest.py", "src/_pytest/pytester.py", "sympy/utilities/randtest.py",
                    "pkg/Tests/helpers.py", "pkg/io_test.py", "pkg/contest.py", "conftest.py"]),
-    # `test` anywhere: unittest.py, pytester.py, randtest.py, contest.py and conftest.py go too
-    ("swerank", ["setup.py", "pkg/Tests/helpers.py"]),
+    # `test` anywhere, in any case: unittest.py, pytester.py, randtest.py, contest.py, conftest.py and Tests/ go too
+    ("swerank", ["setup.py"]),
     # test/ and tests/ directories, test_*.py and *_test.py files; testing/ and test.py stay
     ("locagent", ["setup.py", "src/_pytest/unittest.py", "src/_pytest/pytester.py", "sympy/utilities/randtest.py",
                   "sympy/testing/runtests.py", "testing/conftest.py", "pkg/Tests/helpers.py", "pkg/test.py",
@@ -36,6 +36,15 @@ PATHS = [
 ])
 def test_each_rule_keeps_what_its_paper_keeps(rule, kept):
     assert candidates.select(rule, PATHS) == kept
+
+
+def test_swerank_tests_pytests_files_by_their_names_alone():
+    # SweRank's exception for pytest-dev/pytest, whose every source path holds `_pytest`
+    assert candidates.select("swerank", [*PATHS, "src/_pytest/python.py"], "pytest-dev/pytest") == [
+        "setup.py", "pkg/test/helpers.py", "pkg/tests/helpers.py", "pkg/Tests/helpers.py", "src/_pytest/python.py"]
+    assert candidates.select("swerank", ["src/_pytest/python.py"], "psf/requests") == []
+    # the other rules read the path alone
+    assert candidates.keeper("agentless", "pytest-dev/pytest") is candidates.RULES["agentless"]
 
 
 def raw(mirror, datasets):

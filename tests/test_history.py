@@ -217,6 +217,13 @@ def test_the_store_fetches_the_history_and_tasks_are_localized_at_their_parents(
         "bot author": 1, "dependency bump": 1, "formatting only": 1, "merge": 1, "no source file modified": 1,
         "only adds or deletes files": 1, "release": 1, "revert": 1, "root commit": 1, "short message": 1,
         "too many files": 1}
+    # SweRank's subset at the file level: each of the four edits a function, so all of them stay
+    kept = localize_tasks.run(
+        file=mirror / "acme+widget@history.bundle", repository=tmp_path / "repo", store=tmp_path / "store",
+        corpus="widget", repo="acme/widget", level="files", out=tmp_path / "sub.jsonl", qrels=tmp_path / "sub.qrels",
+        summary=tmp_path / "sub.json", tasks="functions", options={"max_files": 1})
+    assert {t.task_id[-12:] for t in kept} == set(out["functions"])
+    assert atomic.read_json(tmp_path / "sub.json")["gold"]["tasks"] == "functions"
 
 
 def test_a_config_resolves_a_history_dataset_to_its_parents(made, tmp_path):
@@ -225,7 +232,7 @@ def test_a_config_resolves_a_history_dataset_to_its_parents(made, tmp_path):
     cfg = {"git_mirrors": [str(mirror)], "cache_dir": str(tmp_path / "cache"),
            "repositories": {"widget": {"git": URL}},
            "datasets": {"h": {"format": "history", "repository": "widget", "level": "functions",
-                              "history": {"max_files": 1}}},
+                              "history": {"max_files": 1}, "tasks": "functions"}},
            "arms": {"baseline": {}}}
     for _ in range(2):  # the second from the cache
         m = config.from_dict(cfg)
@@ -233,8 +240,8 @@ def test_a_config_resolves_a_history_dataset_to_its_parents(made, tmp_path):
         assert m.corpora["widget"].conf["history"] is True
         assert m.corpora["widget"].conf["candidates"] == "language" == m.datasets["h"].conf["candidates"]
         ds = m.datasets["h"]
-        assert (ds.corpus, ds.file, ds.conf["repository"], ds.conf["history"]["max_files"]) == (
-            "widget", str(mirror / "acme+widget@history.bundle"), "acme/widget", 1)
+        assert (ds.corpus, ds.file, ds.conf["repository"], ds.conf["history"]["max_files"], ds.conf["tasks"]) == (
+            "widget", str(mirror / "acme+widget@history.bundle"), "acme/widget", 1, "functions")
     assert len(list((tmp_path / "cache" / "history").iterdir())) == 1
     bad = {**cfg, "datasets": {"h": {"format": "history", "repository": "nope"}}}
     with pytest.raises(CrmatrixError, match=r"datasets.h.repository: 'nope' is not an entry of repositories:"):

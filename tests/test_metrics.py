@@ -93,10 +93,34 @@ def test_localization_acc_needs_every_relevant_item_within_k():
             row(6, relevant_ranks=[6, 10], n_relevant=2)]
     table = {name: [f(r) for r in rows] for name, f in metrics.LOCALIZATION.items()}
     assert table == {"acc_all@1": [0, 0, 0, 0, 0, 0], "acc_all@3": [0, 1, 0, 0, 0, 0],
-                     "acc_all@5": [1, 1, 0, 0, 0, 0], "acc_all@10": [1, 1, 0, 0, 0, 1]}
+                     "acc_all@5": [1, 1, 0, 0, 0, 0], "acc_all@10": [1, 1, 0, 0, 0, 1],
+                     # LocAgent's: min(n_relevant, k) of them, so the first row's k=1 holds
+                     "acc_locagent@1": [1, 0, 0, 0, 0, 0], "acc_locagent@3": [0, 1, 0, 0, 0, 0],
+                     "acc_locagent@5": [1, 1, 0, 0, 0, 0], "acc_locagent@10": [1, 1, 0, 0, 0, 1]}
     assert np.array_equal(metrics.per_query(rows, "acc_all@5"), [1, 1, 0, 0, 0, 0])
     assert metrics.summarize(rows, ["acc_all@5", "acc@5"]) == {"n": 6, "acc_all@5": 2 / 6, "acc@5": 3 / 6}
     assert list(metrics.summarize(rows)) == ["n", *metrics.METRICS]  # a run's summary is as it was
+
+
+def test_locagent_acc_counts_min_of_gold_and_k_where_swerank_counts_every_gold_item():
+    # one task of three gold files, ranked 1, 2 and 5 (k = 1, 2, 5)
+    three = row(1, relevant_ranks=[1, 2, 5], n_relevant=3)
+    assert [metrics.all_at(three, k) for k in (1, 2, 5)] == [0.0, 0.0, 1.0]
+    assert [metrics.locagent_at(three, k) for k in (1, 2, 5)] == [1.0, 1.0, 1.0]
+    # its first gold file at rank 2: LocAgent's k=1 misses, its k=2 needs both of the first two
+    late = row(2, relevant_ranks=[2, 3, 4], n_relevant=3)
+    assert [metrics.locagent_at(late, k) for k in (1, 2, 5)] == [0.0, 0.0, 1.0]
+    assert [metrics.all_at(late, k) for k in (1, 2, 5)] == [0.0, 0.0, 1.0]
+    # a gold file never ranked: SweRank's misses at every k, LocAgent's holds for k < 3
+    lost = row(1, relevant_ranks=[1, 2], n_relevant=3)
+    assert [metrics.all_at(lost, k) for k in (1, 2, 5)] == [0.0, 0.0, 0.0]
+    assert [metrics.locagent_at(lost, k) for k in (1, 2, 5)] == [1.0, 1.0, 0.0]
+    # one gold file: the two agree (and with acc@k)
+    one = row(4, relevant_ranks=[4], n_relevant=1)
+    assert [(metrics.all_at(one, k), metrics.locagent_at(one, k)) for k in (1, 2, 5)] == [(0, 0), (0, 0), (1, 1)]
+    assert metrics.locagent_at(row(1, relevant_ranks=[1], n_relevant=0), 1) == 0.0  # nothing to find
+    assert metrics.summarize([three, late, lost], ["acc_all@1", "acc_locagent@1"]) == {
+        "n": 3, "acc_all@1": 0.0, "acc_locagent@1": 2 / 3}
 
 
 def test_localization_acc_of_files_ranked_from_symbol_hits_and_of_functions():

@@ -25,6 +25,8 @@ PATCH = ("diff --git a/pkg/config.py b/pkg/config.py\n--- a/pkg/config.py\n+++ b
          "@@ -1,3 +1,3 @@\n def parse_config(text):\n     \"\"\"Read settings.\"\"\"\n"
          "-    return dict(line.split(\"=\") for line in text.splitlines())\n"
          "+    return dict(line.split(\"=\", 1) for line in text.splitlines())\n")
+NO_FUNCTION = ("diff --git a/pkg/net.py b/pkg/net.py\n--- a/pkg/net.py\n+++ b/pkg/net.py\n"
+               "@@ -1,2 +1,3 @@\n+TIMEOUT = 5\n def fetch(url):\n     return url\n")
 PATCH_2 = PATCH.replace("-    return dict(", "-    return DEFAULTS | dict(")  # the same fix at the second commit
 
 
@@ -66,10 +68,14 @@ def test_each_task_at_its_commit_with_drops_counted_and_a_new_commit_parsing_its
             row("other__repo-1", "other/repo", first, "not declared"),
             row("acme__widget-2", "acme/widget", "f" * 40, "a commit no mirror holds")]
     (work / "sb.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    # SweRank's protocol: the tasks that edit a function (a constant added above fetch edits none)
+    (work / "sf.jsonl").write_text("".join(json.dumps(r) + "\n" for r in [
+        rows[0], row("acme__widget-4", "acme/widget", first, "fetch needs a TIMEOUT", NO_FUNCTION)]))
     cfg = {"git_mirrors": [str(mirror)],
            "repositories": {"widget": {"git": URL, "include": ["**/*.py"], "language": "python"}},
-           "datasets": {"sb": {"format": "swe-bench", "file": "sb.jsonl"}},
-           "systems": {"builtin": {"type": "builtin", "methods": ["hybrid", "bm25", "file-bm25"]}},
+           "datasets": {"sb": {"format": "swe-bench", "file": "sb.jsonl"},
+                        "sf": {"format": "swe-bench", "file": "sf.jsonl", "tasks": "functions"}},
+           "systems": {"builtin": {"type": "builtin", "methods": ["hybrid", "bm25", "file-bm25", "swerank-bm25"]}},
            "arms": {"baseline": {}}}
     (work / "config.yaml").write_text(yaml.safe_dump(cfg))
 
@@ -87,15 +93,29 @@ def test_each_task_at_its_commit_with_drops_counted_and_a_new_commit_parsing_its
     hits = run_doc["methods"]["file-bm25"]["queries"][0]
     assert hits["rank"] == 1 and hits["n_relevant"] == 1  # the statement names parse_config; its file first
     assert run_doc["provenance"]["corpus"]["pin"]["candidates"] == "agentless"  # the default rule, named by the run
+    # SweRank's BM25 over the commit's functions: parse_config's file first; the store's manifest
+    # names the repository its rule reads
+    hits = run_doc["methods"]["swerank-bm25"]["queries"][0]
+    assert hits["rank"] == 1 and hits["n_relevant"] == 1
+    assert json.loads((work / "results/repos/widget/manifest.json").read_text())["repository"] == "acme/widget"
     matrix = (work / "results/matrix/phase-matrix.md").read_text()
-    assert "| arm | acc_all@1 | acc_all@3 | acc_all@5 | acc_all@10 | recall@5 | recall@10 | ndcg@10 |" in matrix
+    assert ("| arm | acc_all@1 | acc_all@3 | acc_all@5 | acc_all@10 | acc_locagent@1 | acc_locagent@3 | "
+            "acc_locagent@5 | acc_locagent@10 | recall@5 | recall@10 | ndcg@10 |") in matrix
     # every method of the system, not the headline's alone: file-bm25 ranks the one task's file first
     every = matrix[matrix.index("\n## Public benchmarks: every method\n"):]
     assert "\n| file-bm25 | 1.000 [1.00, 1.00] | " in every and "\n| hybrid (headline) | " in every
     assert "\n| bm25 | " in every
-    entry, = json.loads((work / "results/matrix/phase-matrix.json").read_text())["benchmarks"]
-    assert sorted(entry["methods"]["baseline"]) == ["bm25", "file-bm25", "hybrid"]
+    entry, = (e for e in json.loads((work / "results/matrix/phase-matrix.json").read_text())["benchmarks"]
+              if e["dataset"] == "sb-widget")
+    assert sorted(entry["methods"]["baseline"]) == ["bm25", "file-bm25", "hybrid", "swerank-bm25"]
     assert entry["method_metrics"] == [*entry["metrics"], "mrr"]
+    # SweRank's protocol in the same sections: its one task that edits a function, the other dropped
+    # and said so, and swerank-bm25's figures beside every other method's
+    assert ("**sf-widget · builtin** (swe-bench, hybrid)\n\n1 tasks; 1 rows or citations dropped: 1 no gold "
+            "function; candidate files: agentless; 0 tasks with 0 gold files outside them, kept as misses; tasks: "
+            "those that edit a function\n") in matrix
+    _, table, *_ = every[every.index("**sf-widget · builtin** (swe-bench, baseline)"):].split("\n\n")
+    assert "\n| swerank-bm25 | 1.000 [1.00, 1.00] | " in table
 
     # a row at the second commit: the repository's store gains a version, one file of it new
     rows.append(row("acme__widget-3", "acme/widget", second, "parse_config: defaults for keys the text leaves out",

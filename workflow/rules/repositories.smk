@@ -112,6 +112,7 @@ rule localize_tasks:
         corpus=lambda wc: MATRIX.datasets[wc.dataset].corpus,
         repo=lambda wc: MATRIX.datasets[wc.dataset].conf["repository"],
         level=lambda wc: MATRIX.datasets[wc.dataset].conf.get("level", "files"),
+        tasks=lambda wc: MATRIX.datasets[wc.dataset].conf.get("tasks", "all"),
         history=lambda wc: MATRIX.datasets[wc.dataset].conf.get("history"),
     script:
         "../scripts/localize_tasks.py"

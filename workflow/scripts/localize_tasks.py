@@ -9,6 +9,7 @@ with jobs.job(snakemake.log[0], snakemake.output):
         corpus=snakemake.params.corpus,
         repo=snakemake.params.repo,
         level=snakemake.params.level,
+        tasks=snakemake.params.tasks,
         out=snakemake.output.tasks,
         qrels=snakemake.output.qrels,
         summary=snakemake.output.summary,

@@ -115,6 +115,9 @@ def _per_commit(cfg: dict) -> tuple[dict[str, dict], dict[str, dict], dict[str, 
             if CANDIDATES in conf:
                 raise CrmatrixError(f"datasets.{name}.candidates: only a swe-bench or history dataset chooses "
                                     f"its candidate files (format {conf.get('format')} ranks its corpus's)")
+            if "tasks" in conf:
+                raise CrmatrixError(f"datasets.{name}.tasks: only a swe-bench or history dataset keeps the tasks "
+                                    f"that edit a function (format {conf.get('format')} has no function gold)")
             datasets[name] = conf
             continue
         rule = candidates.check(conf.get(CANDIDATES, candidates.DEFAULT), f"datasets.{name}.candidates")

@@ -5,20 +5,25 @@ source files first (`**/*.py`); a rule then leaves test code out, as each paper 
 - `all`: every file the globs choose (tests included).
 - `agentless`: Agentless's rule (its repository structure filtered by `filter_out_test_files`):
   no file or directory whose name starts with `test`. The field's practice, and the default.
-- `swerank`: SweRank's literal rule: no path holding `test` anywhere. It leaves out source files
-  too (`src/_pytest/unittest.py`, `sympy/utilities/randtest.py`).
+- `swerank`: SweRank's literal rule (`find_py_or_non_dict_with_path` of its
+  src/get_repo_structure/get_patch_info.py): no path holding `test` anywhere, in any case; in
+  pytest-dev/pytest, whose package `_pytest` holds it, no file name holding it (SweRank's
+  exception for that repository). It leaves out source files too (`src/_pytest/unittest.py`,
+  `sympy/utilities/randtest.py`, `conftest.py`).
 - `locagent`: LocAgent's BM25 retriever's excludes: `**/test/**`, `**/tests/**`,
   `**/test_*.py`, `**/*_test.py`.
 - `language`: crmatrix's own, per language (crmatrix.corpora.testfiles: pytest's, `go test`'s,
   Jest's, Cargo's, Maven's conventions): no test. A history dataset's gold is drawn from
   exactly these files, so it is that format's default.
 
-Each rule is a plain function of the path (case as written: `Tests/` is kept by all of them).
+Each rule is a plain function of the path (case as written: `Tests/` is kept by all of them but
+SweRank's, which lowercases), and SweRank's of the repository too (`keeper`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from functools import partial
 
 from crmatrix import CrmatrixError
 from crmatrix.corpora.testfiles import is_test
@@ -31,8 +36,13 @@ def _agentless(path: str) -> bool:
     return not any(part.startswith("test") for part in path.split("/"))
 
 
-def _swerank(path: str) -> bool:
-    return "test" not in path
+# SweRank's exception: the repositories whose files it tests by their names alone
+SWERANK_BY_NAME = frozenset({"pytest-dev/pytest"})
+
+
+def _swerank(path: str, repository: str | None = None) -> bool:
+    lowered = path.lower()
+    return "test" not in lowered.rpartition("/")[2] and ("test" not in lowered or repository in SWERANK_BY_NAME)
 
 
 def _locagent(path: str) -> bool:
@@ -53,12 +63,17 @@ def check(rule: object, where: str) -> str:
     return rule
 
 
-def candidate(rule: str, path: str) -> bool:
-    """Whether `rule` keeps `path` (a repository-relative path, `/`-separated)."""
-    return RULES[rule](path)
+def keeper(rule: str, repository: str | None = None) -> Callable[[str], bool]:
+    """`rule`'s test of a path of `repository` (`owner/name` as SWE-bench spells it; None: any)."""
+    return partial(_swerank, repository=repository) if rule == SWERANK else RULES[rule]
 
 
-def select(rule: str, paths: Iterable[str]) -> list[str]:
+def candidate(rule: str, path: str, repository: str | None = None) -> bool:
+    """Whether `rule` keeps `path` (a repository-relative path, `/`-separated) of `repository`."""
+    return keeper(rule, repository)(path)
+
+
+def select(rule: str, paths: Iterable[str], repository: str | None = None) -> list[str]:
     """The paths `rule` keeps, in their order."""
-    keep = RULES[rule]
+    keep = keeper(rule, repository)
     return [p for p in paths if keep(p)]

@@ -54,6 +54,10 @@ QUERY_TYPE = "issue_to_edit"
 FUNCTION_KINDS = ("function", "method")
 FORMAT = "swe-bench"
 FILES, FUNCTIONS = "files", "functions"  # the two gold levels
+# Which tasks (a dataset's `tasks:`): all, or only those whose patch edits an existing function
+# (function gold non-empty), at either level: SweRank's evaluation set (274 of Lite's 300).
+ALL_TASKS, FUNCTION_TASKS = "all", "functions"
+SUBSETS = (ALL_TASKS, FUNCTION_TASKS)
 _COMMIT = re.compile(r"[0-9a-f]{40}")
 _NON_BLANK = re.compile(r"\S")
 
@@ -207,15 +211,18 @@ def localize(rows: Iterable[Row], repositories: Collection[str], indexed: Indexe
 
 
 def tasks(localizations: Iterable[Localization], level: str, corpus_of: Callable[[str, str], str],
-          dropped: Iterable[dict] = (), candidates: str | None = None) -> Loaded:
+          dropped: Iterable[dict] = (), candidates: str | None = None, subset: str = ALL_TASKS) -> Loaded:
     """The tasks at one gold level, each on its commit's corpus (`corpus_of(repo, commit)`), with
     the drops so far; at the function level a task with no changed function is dropped too
-    (`no gold function`: its changes lie outside any function). `candidates`: the rule that chose
-    the files ranked, reported in the summary's `gold` with the tasks and gold files it leaves
-    out (`describe_candidates`)."""
+    (`no gold function`: its changes lie outside any function), and at any level under `subset`
+    FUNCTION_TASKS (SweRank's tasks: those that edit an existing function). `candidates`: the
+    rule that chose the files ranked, reported in the summary's `gold` with the tasks and gold
+    files it leaves out and the subset (`describe_candidates`)."""
+    if subset not in SUBSETS:
+        raise CrmatrixError(f"swe-bench: tasks {subset!r}: expected one of {', '.join(SUBSETS)}")
     out, drops, outside = [], list(dropped), {}
     for loc in localizations:
-        if level == FUNCTIONS and not loc.functions:
+        if (level == FUNCTIONS or subset == FUNCTION_TASKS) and not loc.functions:
             drops.append({"row": loc.row, "instance_id": loc.instance_id, "reason": "no gold function",
                           "detail": ", ".join(loc.files)})
             continue
@@ -223,15 +230,16 @@ def tasks(localizations: Iterable[Localization], level: str, corpus_of: Callable
         outside[loc.instance_id] = loc.outside
     if candidates is None:
         return Loaded(out, drops)
-    return Loaded(out, drops,
-                  describe_gold=lambda ts: describe_candidates(candidates, [outside[t.task_id] for t in ts]))
+    return Loaded(out, drops, describe_gold=lambda ts: describe_candidates(
+        candidates, [outside[t.task_id] for t in ts], subset))
 
 
-def describe_candidates(rule: str, outside: list[tuple[str, ...]]) -> dict:
+def describe_candidates(rule: str, outside: list[tuple[str, ...]], subset: str = ALL_TASKS) -> dict:
     """What the summary says of the candidate set: its rule, and how many tasks have a gold file it
-    leaves out (each such task a miss at every k), with how many such files."""
+    leaves out (each such task a miss at every k), with how many such files; and the subset of
+    tasks when it is not all of them."""
     return {"candidates": rule, "tasks_outside_candidates": sum(1 for o in outside if o),
-            "files_outside_candidates": sum(map(len, outside))}
+            "files_outside_candidates": sum(map(len, outside)), **({"tasks": subset} if subset != ALL_TASKS else {})}
 
 
 def corpus_of(name: str, commit: str) -> str:

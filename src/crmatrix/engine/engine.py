@@ -2,11 +2,14 @@
 
 Methods: `lexical` (CodeLens's structural ranker), `semantic` (cosine over the index's
 vectors), `hybrid` (lexical and semantic fused as the arm's CRMATRIX_FUSION says, then
-one-hop graph expansion and the 2e re-rank when on) and `bm25`; and, given the corpus's
-files as documents (`crmatrix.engine.files`), `file-bm25` and `file-semantic`, whose hits are
-whole files. Scores are arrays over all symbols (or files; NaN: not a candidate), so a query
-costs a few vector operations; every method returns hits in the one deterministic order of
-`crmatrix.hits`, (-score, path, start_line, symbol).
+one-hop graph expansion and the 2e re-rank when on) and `bm25`; `swerank-bm25`, SweRank's
+BM25 (its corpus: the functions and methods, no class and nothing at module level, of the
+files SweRank's candidate rule keeps, `crmatrix.corpora.candidates`; BM25 over those alone,
+with their own document count, frequencies and lengths; a file ranks at its first function);
+and, given the corpus's files as documents (`crmatrix.engine.files`), `file-bm25` and
+`file-semantic`, whose hits are whole files. Scores are arrays over all symbols (or files;
+NaN: not a candidate), so a query costs a few vector operations; every method returns hits in
+the one deterministic order of `crmatrix.hits`, (-score, path, start_line, symbol).
 
 An engine builds what it ranks with from its symbols, unless it is handed it already built
 (`lexical`, `sparse`, `tie`, `bm25`): a versioned index's view of one commit
@@ -22,11 +25,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from crmatrix import CrmatrixError
+from crmatrix.corpora import candidates
 from crmatrix.engine import expansion, fusion
 from crmatrix.engine import lexical as _lexical
 from crmatrix.engine import sparse as _sparse
 from crmatrix.engine.knobs import Knobs
-from crmatrix.engine.methods import FILE_METHODS, METHODS
+from crmatrix.engine.methods import FILE_METHODS, FUNCTION_METHODS, METHODS
 from crmatrix.hits import Hit
 from crmatrix.symbols import Symbol
 
@@ -35,6 +39,9 @@ if TYPE_CHECKING:
     from crmatrix.engine.files import FileDocs
 
 QueryEncoder = Callable[[list[str]], np.ndarray]
+# The BM25 of some of an engine's symbols (their rows, ascending): anything whose `scores(query)`
+# gives one score per row, as `BM25Index.build` of those symbols in that order gives them.
+SubsetBM25 = Callable[[np.ndarray], "BM25Index"]
 
 
 class Engine:
@@ -42,13 +49,15 @@ class Engine:
                  encode_queries: QueryEncoder | None = None, neighbours: list[np.ndarray] | None = None,
                  bm25: BM25Index | None = None, lexical: _lexical.LexicalIndex | None = None,
                  sparse: _sparse.SparseIndex | None = None, tie: np.ndarray | None = None,
-                 files: FileDocs | None = None):
+                 files: FileDocs | None = None, bm25_of: SubsetBM25 | None = None, repository: str | None = None):
         """`neighbours[i]`: the symbols one hop from symbol i in the corpus's graph
         (`crmatrix.graph.Graph.neighbours`); needed when the knobs turn graph expansion on.
         `bm25`: the symbols' BM25 as an index stores it (`index.load_bm25`), or anything whose
         `scores(query)` gives the same; None builds it here. `lexical`, `sparse`: the rankers
         of these symbols, built elsewhere; `tie`: each symbol's place in (path, start_line, name)
-        order. `files`: the corpus's files as documents, for the file methods."""
+        order. `files`: the corpus's files as documents, for the file methods. `bm25_of`: the BM25
+        of a subset of the symbols, for `swerank-bm25` (None: built here from them); `repository`:
+        the corpus's `owner/name`, which SweRank's candidate rule reads (None: none of its exceptions)."""
         self.symbols = symbols
         self.knobs = knobs or Knobs()
         if self.knobs.graph_expand and neighbours is None:
@@ -60,6 +69,8 @@ class Engine:
         self._lexical = lexical if lexical is not None else _lexical.LexicalIndex(symbols)
         self._sparse = None if not self.knobs.sparse else sparse if sparse is not None else _sparse.SparseIndex(symbols)
         self._bm25 = bm25
+        self._bm25_of, self.repository = bm25_of, repository
+        self._swerank: tuple[np.ndarray, BM25Index | None] | None = None
         self.files = files
         if tie is None:
             # position of each symbol in (path, start_line, name) order: the tie-break as one int
@@ -76,6 +87,8 @@ class Engine:
         BM25 only if `methods` holds it (loading bm25s costs more than a small dataset's searches)."""
         if "bm25" in methods:
             self._bm25_index()
+        if "swerank-bm25" in methods:
+            self._swerank_index()
         todo = sorted({q for q in queries if q not in self._query_vectors})
         vectors = self.vectors if self.vectors is not None else self.files.vectors if self.files is not None else None
         if todo and self._encode is not None and vectors is not None:
@@ -121,6 +134,29 @@ class Engine:
     def bm25_scores(self, query: str) -> np.ndarray:
         return _matched(self._bm25_index().scores(query))
 
+    def _swerank_index(self) -> tuple[np.ndarray, BM25Index | None]:
+        """SweRank's corpus (its rows among the symbols, ascending) and its BM25 (None: no document)."""
+        if self._swerank is None:
+            keep, kinds = candidates.keeper(candidates.SWERANK, self.repository), _lexical.FUNCTION_KINDS
+            rows = np.flatnonzero(np.fromiter((s.kind in kinds and keep(s.path) for s in self.symbols),
+                                              dtype=bool, count=len(self.symbols)))
+            if not len(rows):
+                self._swerank = rows, None
+            elif self._bm25_of is not None:
+                self._swerank = rows, self._bm25_of(rows)
+            else:
+                from crmatrix.engine.bm25 import BM25Index
+
+                self._swerank = rows, BM25Index.build([self.symbols[i] for i in rows.tolist()], self.knobs)
+        return self._swerank
+
+    def swerank_bm25_scores(self, query: str) -> np.ndarray:
+        rows, bm25 = self._swerank_index()
+        scores = np.full(len(self.symbols), np.nan)
+        if bm25 is not None:
+            scores[rows] = _matched(bm25.scores(query))
+        return scores
+
     def hybrid_scores(self, query: str) -> np.ndarray:
         kn = self.knobs
         lexical_scores = None if kn.fusion == "dense-only" else self.lexical_scores(query)
@@ -152,10 +188,10 @@ class Engine:
         if method in FILE_METHODS:
             scores = getattr(self, f"{method.replace('-', '_')}_scores")(query)
             return [self.files.hit(int(i), float(scores[i])) for i in self._best(scores, k, self.files.tie)]
-        if method not in METHODS:
+        if method not in METHODS + FUNCTION_METHODS:
             raise CrmatrixError(f"builtin engine: unknown method {method!r} (expected one of: "
-                                f"{', '.join(METHODS + FILE_METHODS)})")
-        scores = getattr(self, f"{method}_scores")(query)
+                                f"{', '.join(METHODS + FUNCTION_METHODS + FILE_METHODS)})")
+        scores = getattr(self, f"{method.replace('-', '_')}_scores")(query)
         return [Hit(s.path, s.name, s.kind, s.start_line, s.end_line, float(scores[i]))
                 for i, s in ((int(i), self.symbols[i]) for i in self._best(scores, k))]
 

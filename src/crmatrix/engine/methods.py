@@ -5,3 +5,6 @@ METHODS = ("lexical", "semantic", "hybrid", "bm25")
 INDEX_METHODS = frozenset({"semantic", "hybrid"})  # the methods that need embedded symbols
 # Whole files as documents (`crmatrix.engine.files`): each hit a file; an engine given its files ranks them.
 FILE_METHODS = ("file-bm25", "file-semantic")
+# SweRank's BM25 (`crmatrix.engine.engine.Engine.swerank_bm25_scores`): its corpus of functions and methods
+# of the files SweRank's candidate rule keeps, scored with that corpus's own statistics; each hit a function.
+FUNCTION_METHODS = ("swerank-bm25",)

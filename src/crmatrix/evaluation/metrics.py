@@ -8,8 +8,10 @@ in `stats` and means feed the tables.
 A row whose gold is finer than files also carries `file_level` (its `rank`, `relevant_ranks`
 and `n_relevant` with the hits ranked as files: `file_row`), scored by the same functions.
 
-Localization (SWE-bench) adds the field's Acc@k (`LOCALIZATION`): every relevant item within
-the top k, not one of them (`all_at`). Not part of every run's summary: a format asks for them.
+Localization (SWE-bench) adds the field's two Acc@k (`LOCALIZATION`), which differ on a task
+with more gold items than k: SweRank's `acc_all@k`, every relevant item within the top k
+(`all_at`), and LocAgent's `acc_locagent@k`, min(n_relevant, k) of them (`locagent_at`). Not
+part of every run's summary: a format asks for them.
 
 Two deliberate choices where tools differ:
 - A query with no relevant hit in the run is a row scoring 0, never a dropped query
@@ -49,13 +51,23 @@ def hit_at(row: dict, k: int | None = None) -> float:
 
 
 def all_at(row: dict, k: int) -> float:
-    """1 when EVERY relevant item is within the top k: LocAgent's and SweRank's Acc@k, file level
-    for a `file_set` gold (files ranked at their first hit) and function level for a
-    `definitions` gold. It counts relevant ranks, so it takes each relevant item to be ranked
-    once: files always are (crmatrix.datasets.relevance.ranked_units), symbols are unless a
-    system answers one twice."""
+    """1 when EVERY relevant item is within the top k: SweRank's Acc@k (`topk_accuracy` of
+    src/evaluations/eval_localization.py: the gold set a subset of the top k), file level for a
+    `file_set` gold (files ranked at their first hit) and function level for a `definitions`
+    gold. It counts relevant ranks, so it takes each relevant item to be ranked once: files
+    always are (crmatrix.datasets.relevance.ranked_units), symbols are unless a system answers
+    one twice."""
     n = row["n_relevant"]
     return 1.0 if n and _within(row, k).size >= n else 0.0
+
+
+def locagent_at(row: dict, k: int) -> float:
+    """1 when the top k holds min(n_relevant, k) relevant items: LocAgent's `acc_at_k`
+    (utils/eval_metric.py: the relevant hits among the first k predictions equal the gold items
+    among the first k places of an ideal list). It equals `all_at` when k >= n_relevant and is
+    looser below it: a task of three gold files scores 1 at k=1 when its first hit is gold."""
+    n = row["n_relevant"]
+    return 1.0 if n and _within(row, k).size >= min(n, k) else 0.0
 
 
 def precision_at(row: dict, k: int) -> float:
@@ -100,8 +112,12 @@ METRICS: dict[str, Callable[[dict], float]] = {
 }
 
 
-# Localization's Acc@k (SweRank's file level reports k = 1, 3, 5, 10; function level 5 and 10).
-LOCALIZATION: dict[str, Callable[[dict], float]] = {f"acc_all@{k}": partial(all_at, k=k) for k in (1, 3, 5, 10)}
+# Localization's Acc@k, SweRank's then LocAgent's at the same k (SweRank's file level reports
+# k = 1, 3, 5, 10, its function level 5 and 10; LocAgent's file level 1, 2, 3, 5, function 3, 5, 10).
+LOCALIZATION_K = (1, 3, 5, 10)
+LOCALIZATION: dict[str, Callable[[dict], float]] = {
+    **{f"acc_all@{k}": partial(all_at, k=k) for k in LOCALIZATION_K},
+    **{f"acc_locagent@{k}": partial(locagent_at, k=k) for k in LOCALIZATION_K}}
 _ANY = {**METRICS, **LOCALIZATION}
 # A run's file-level metrics (`MethodResult.file_metrics`): every metric, Acc@k among them.
 FILE_METRICS = (*METRICS, *LOCALIZATION)

@@ -16,10 +16,12 @@ from crmatrix.corpora.tree import content_skip_reason
 
 def run(name: str, corpus: dict, out: Path, mirrors: list[str]) -> dict:
     """`corpus`: the repository's entry (git, include, exclude, language), the `commits` its
-    datasets' rows name that a mirror holds, and its datasets' `candidates` rule (default all):
-    the files the rule leaves out are listed apart (OUTSIDE), not indexed. With `history: true`
-    (a history dataset's repository, crmatrix.datasets.history) the commits come from its
-    history bundle, whose whole history the store keeps. The output appears whole or not at all."""
+    datasets' rows name that a mirror holds, its `repository` (owner/name, which SweRank's rule
+    and the builtin's swerank-bm25 read; the manifest records it) and its datasets' `candidates`
+    rule (default all): the files the rule leaves out are listed apart (OUTSIDE), not indexed.
+    With `history: true` (a history dataset's repository, crmatrix.datasets.history) the commits
+    come from its history bundle, whose whole history the store keeps. The output appears whole
+    or not at all."""
     commits = corpus["commits"]
     where = f"corpora.{name}"
     include, exclude = corpus.get("include") or ["**"], corpus.get("exclude") or []
@@ -40,7 +42,7 @@ def run(name: str, corpus: dict, out: Path, mirrors: list[str]) -> dict:
             unfit = {b: why for b in blobs if (why := content_skip_reason(reader.read(b)))}
         sources = {c: [f for f in lst.files if language_for(f.path) and f.blob not in unfit]
                    for c, lst in listing.items()}
-        keep = candidates.RULES[rule]
+        keep = candidates.keeper(rule, corpus.get("repository"))
         files = {c: [[f.path, f.blob, f.size] for f in fs if keep(f.path)] for c, fs in sources.items()}
         atomic.write_json(d / COMMITS, files)
         atomic.write_json(d / OUTSIDE, {c: [[f.path, f.blob] for f in fs if not keep(f.path)]
@@ -52,7 +54,7 @@ def run(name: str, corpus: dict, out: Path, mirrors: list[str]) -> dict:
         manifest = {"corpus": name, "pin": {"kind": "git", "git": corpus["git"], "commits": commits,
                                             "candidates": rule},
                     "content_hash": atomic.hash_obj(files), "include": include, "exclude": exclude,
-                    "candidates": rule,
+                    "candidates": rule, "repository": corpus.get("repository"),
                     "outside_candidates": sum(len(fs) for fs in sources.values()) - sum(map(len, files.values())),
                     "languages": languages, "commits": len(commits), "files": sum(map(len, files.values())),
                     "distinct_files": len(distinct),

@@ -24,10 +24,11 @@ from crmatrix.symbols.versioned import SymbolStore
 
 
 def run(*, file: Path, repository: Path, store: Path, corpus: str, repo: str, level: str, out: Path,
-        qrels: Path, summary: Path, options: dict | None = None) -> list[Task]:
+        qrels: Path, summary: Path, tasks: str = swebench.ALL_TASKS, options: dict | None = None) -> list[Task]:
     """`corpus`: the repository corpus's name (each task's corpus is its version at the task's
     commit, `swebench.corpus_of`); `repo`: its `owner/name` as the rows spell it; `level`:
-    files or functions (the gold, swebench.FILES / FUNCTIONS); `options`: a history dataset's
+    files or functions (the gold, swebench.FILES / FUNCTIONS); `tasks`: all of them, or those
+    that edit a function (swebench.SUBSETS); `options`: a history dataset's
     (`history.Options`), whose rows come from the store's history, not from `file` (its bundle)."""
     if options is None:
         rows, derived = [r for r in swebench.read_rows(Path(file)) if r.repo == repo], []
@@ -64,7 +65,7 @@ def run(*, file: Path, repository: Path, store: Path, corpus: str, repo: str, le
     rule = atomic.read_json(Path(repository) / MANIFEST).get("candidates", candidates.ALL)
     loaded = swebench.tasks(sorted(found, key=lambda loc: loc.row), level,
                             lambda _, c: swebench.corpus_of(corpus, c), sorted(derived + drops, key=lambda d: d["row"]),
-                            rule)
+                            rule, tasks)
     if options is not None:
         loaded = history.mark_leaky(loaded, found)
     atomic.write_jsonl(Path(out), [t.to_dict() for t in loaded.tasks])

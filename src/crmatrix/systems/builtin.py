@@ -6,7 +6,7 @@ from pathlib import Path
 
 from crmatrix import CrmatrixError
 from crmatrix.corpora.languages import dominant_language
-from crmatrix.engine.methods import FILE_METHODS, INDEX_METHODS
+from crmatrix.engine.methods import FILE_METHODS, FUNCTION_METHODS, INDEX_METHODS
 from crmatrix.engine.methods import METHODS as BUILTIN_METHODS
 from crmatrix.hits import FILE, SYMBOL, Hit
 from crmatrix.systems.registry import BUILTIN, System, register
@@ -48,7 +48,8 @@ class BuiltinSystem(System):
             encode = self._encoder(ctx)
         self.graph = graph.read(ctx.graph_file, ctx.symbols) if ctx.graph_file is not None else None
         self.engine = Engine(ctx.symbols, self.knobs, vectors, encode,
-                             self.graph.neighbours(ctx.symbols) if self.graph is not None else None, bm25)
+                             self.graph.neighbours(ctx.symbols) if self.graph is not None else None, bm25,
+                             repository=ctx.manifest.get("repository"))
 
     def _open_versions(self, ctx) -> None:
         """A repository of many commits (a store of its distinct symbol contents and an index of
@@ -64,7 +65,7 @@ class BuiltinSystem(System):
                                                   self.knobs, ctx.model_dir)
         self._files = (versioned.VersionedFiles(index_dir / versioned.FILE_INDEX, ctx.model_dir)
                        if set(FILE_METHODS) & set(self.methods) else None)
-        self.index_meta = self._versions.meta
+        self.index_meta, self._repository = self._versions.meta, ctx.manifest.get("repository")
         self.vector_bytes = int(self._versions.vectors.nbytes)
         self._encode = self._encoder(ctx)
         self.engine = None
@@ -85,7 +86,8 @@ class BuiltinSystem(System):
 
         commit = commit_of(corpus)
         self.engine = self._versions.engine(commit, self.knobs, self._encode,
-                                            files=self._files.view(commit) if self._files is not None else None)
+                                            files=self._files.view(commit) if self._files is not None else None,
+                                            repository=self._repository)
         self.engine.prepare(self._queries, self.methods)
         return self.engine.symbols
 
@@ -108,8 +110,9 @@ class BuiltinSystem(System):
 
     @classmethod
     def optional_methods(cls, options: dict) -> tuple[str, ...]:
-        """Whole files as documents (MTEB's way), on a repository corpus (`repositories:`)."""
-        return FILE_METHODS
+        """SweRank's BM25 over its function corpus; whole files as documents (MTEB's way), on a
+        repository corpus (`repositories:`)."""
+        return FUNCTION_METHODS + FILE_METHODS
 
     @classmethod
     def index_spec(cls, conf: dict, arm, language: str | None, models: dict) -> dict:

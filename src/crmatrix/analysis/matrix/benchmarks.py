@@ -19,7 +19,8 @@ def _gold_text(gold: dict) -> str:
     parts = []
     if "candidates" in gold:
         parts.append(f"candidate files: {gold['candidates']}; {gold['tasks_outside_candidates']} tasks with "
-                     f"{gold['files_outside_candidates']} gold files outside them, kept as misses")
+                     f"{gold['files_outside_candidates']} gold files outside them, kept as misses"
+                     + ("; tasks: those that edit a function" if gold.get("tasks") == "functions" else ""))
     if "leaky" in gold:
         parts.append(f"{gold['leaky']} leaky tasks ({gold['leaky_share']:.0%}: the message names a gold file or "
                      "function)")
@@ -31,9 +32,12 @@ def _gold_text(gold: dict) -> str:
 
 def _rules(entries: tuple[BenchmarkEntry, ...], datasets: tuple[str, ...]) -> str:
     """The candidate rules the entries of `datasets` name (swe-bench's), as words for a pool's line."""
-    rules = sorted({e.dropped.gold["candidates"] for e in entries if e.dataset in datasets and e.dropped is not None
-                    and e.dropped.gold and "candidates" in e.dropped.gold})
-    return f"; candidate files: {', '.join(rules)}" if rules else ""
+    golds = [e.dropped.gold for e in entries if e.dataset in datasets and e.dropped is not None
+             and e.dropped.gold and "candidates" in e.dropped.gold]
+    rules = sorted({g["candidates"] for g in golds})
+    subsets = sorted({g.get("tasks", "all") for g in golds} - {"all"})
+    return ((f"; candidate files: {', '.join(rules)}" if rules else "")
+            + ("; tasks: those that edit a function" if subsets == ["functions"] else ""))
 
 
 def benchmarks_md(entries: tuple[BenchmarkEntry, ...], pools: tuple[PooledBenchmark, ...],

@@ -131,10 +131,11 @@ class VersionedIndex:
         return LexicalIndex.of_parts(names, *blobs, kind == 1, kind == 2)
 
     def engine(self, commit: str, knobs: Knobs | None = None, encode_queries: QueryEncoder | None = None,
-               neighbours: list[np.ndarray] | None = None, files=None) -> Engine:
+               neighbours: list[np.ndarray] | None = None, files=None, repository: str | None = None) -> Engine:
         """The engine of one commit; `knobs`: an arm's (None: the ones the index was opened with),
         whose index-time fields must be the index's (its query-time ones are free).
-        `files`: the commit's files as documents (`crmatrix.engine.files`), for the file methods."""
+        `files`: the commit's files as documents (`crmatrix.engine.files`), for the file methods;
+        `repository`: its owner/name (`Engine`'s)."""
         if knobs is None:
             knobs = self.knobs
         index.check_knobs(self.directory, self.meta, knobs)
@@ -146,8 +147,10 @@ class VersionedIndex:
         order = np.lexsort((np.asarray(self._name_rank)[content], occ[:, 1], np.asarray(self._path_rank)[content]))
         tie = np.empty(len(occ), dtype=np.int64)
         tie[order] = np.arange(len(occ))
+        # a subset's BM25 (swerank-bm25) from the same counts, with the subset's own statistics
         return Engine(CommitSymbols(self.store, occ), knobs, vectors, encode_queries, neighbours,
-                      self._bm25.commit(content), lexical, sparse, tie, files)
+                      self._bm25.commit(content), lexical, sparse, tie, files,
+                      bm25_of=lambda rows: self._bm25.commit(content[rows]), repository=repository)
 
 
 class CommitNames(Names):

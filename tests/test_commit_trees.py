@@ -1,18 +1,21 @@
 """Any system on a repository of many commits (crmatrix.systems.commits): the command fake's
 index built once per distinct tree of the commits, each task answered at its own commit's tree
-and resolved against that commit's symbols, and a later commit indexing its tree alone."""
+and resolved against that commit's symbols, and a later commit indexing its tree alone; an MCP
+server and an in-process plugin reading files started on each commit's tree."""
 
 import json
 from pathlib import Path
 
 import pytest
 from test_swebench_workflow import FILES_1, URL, bundle, row
-from test_systems import FAKE_CLI, HITS, system_conf
+from test_systems import FAKE_CLI, HITS, MCP, system_conf
 
 from crmatrix import CrmatrixError, atomic
 from crmatrix.evaluation.cell import Cell
+from crmatrix.hits import Hit
 from crmatrix.stages import build_system_index, evaluate_arm, extract_repository, fetch_repository, localize_tasks
-from crmatrix.systems import trees
+from crmatrix.systems import registry, trees
+from crmatrix.systems.registry import System
 
 INDEXED = {"index": [*FAKE_CLI, "index", "{corpus}", "{index}"],
            "search": [*FAKE_CLI, "search", "{index}", "{query}", "{k}"], **HITS}
@@ -133,3 +136,39 @@ def test_an_index_listing_missing_a_commits_tree_is_refused(tmp_path):
     integrity.record(tmp_path / "index")
     with pytest.raises(CrmatrixError, match=r"no index of tree [0-9a-f]{16} \(made before its commits were fetched"):
         evaluate(tmp_path, repo, conf)
+
+
+class TreeReader(System):
+    """A plugin that reads its corpus's files itself: it answers each `def` whose name holds a query word."""
+
+    METHODS = ("names",)
+
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        self.defs = [(p.relative_to(ctx.corpus_dir).as_posix(), line.split("def ", 1)[1].split("(")[0], n)
+                     for p in sorted(Path(ctx.corpus_dir).rglob("*.py"))
+                     for n, line in enumerate(p.read_text().splitlines(), 1) if line.startswith("def ")]
+
+    def search(self, query, method, k):
+        words = set(query.split())
+        return [Hit(path, name, "function", n, n, 1.0) for path, name, n in self.defs if words & set(name.split("_"))]
+
+
+@pytest.fixture
+def tree_reader():
+    registry.register("test-tree-reader")(TreeReader)
+    yield
+    del registry.TYPES.own["test-tree-reader"]
+
+
+@pytest.mark.parametrize("kind", ["mcp", "test-tree-reader"])
+def test_an_mcp_server_and_a_plugin_each_run_on_each_commits_tree(tmp_path, kind, tree_reader):
+    repo, (first, second) = repository(tmp_path, (FILES_1, DIFFERENT))
+    tasks(tmp_path, repo, [row("acme__widget-1", "acme/widget", first, "parse config splits a value in two"),
+                           row("acme__widget-2", "acme/widget", second, "merge defaults into the values", MERGE_PATCH)])
+    conf = system_conf(kind, MCP if kind == "mcp" else {})
+    run = evaluate(tmp_path, repo, conf, with_index=False)
+    (method, result), = run["methods"].items()
+    assert [(q["top_candidate"]["symbol"], q["rank"]) for q in result["queries"]] == [
+        ("parse_config", 1), ("merge_defaults", 1)]
+    assert len(run["provenance"]["system_run"]["trees"]) == 2

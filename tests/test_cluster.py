@@ -1,18 +1,23 @@
 """The cluster profiles: the tiny matrix of test_workflow through the cluster-generic executor
 with the shipped profile and status script, on a fake Slurm (tests/fakes/slurm: sbatch runs
 the job script in the background, sacct answers from its process and exit code), its jobs
-sent in the profile's job groups, and the slurm and kubernetes profiles linted and dry-run."""
+sent in the profile's job groups, the slurm and kubernetes profiles linted and dry-run, and the
+embedding jobs asking both Slurm profiles for the threads they run."""
 
 import importlib.util
+import json
 import os
 import re
 import shutil
 import subprocess
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
+import yaml
 from conftest import ROOT, snakemake_cmd
-from test_workflow import matrix  # noqa: F401 (the fixture)
+from test_swebench_workflow import URL, bundle, row
+from test_workflow import PATH_CORPUS, PATH_DATASET, matrix  # noqa: F401 (the fixture)
 
 PROFILES = ROOT / "profiles"
 FAKE_SLURM = ROOT / "tests" / "fakes" / "slurm"
@@ -221,3 +226,61 @@ def test_the_kubernetes_profile_lints_and_plans_the_matrix(matrix, tmp_path):  #
     store = tmp_path / "store"
     shutil.copytree(work / "ds", store / "ds")
     lint_and_dry_run(work, "kubernetes", "--default-storage-prefix", str(store))
+
+
+# The rules that embed: each runs embed_threads threads (params, so that its vectors are the same
+# whatever --cores), and asks a cluster for them. The dry run's plan has one of each.
+EMBEDDING = {"build_index": 1, "build_repository_index": 1, "embed_queries": 2}
+
+
+def embedding_matrix(tmp: Path) -> Path:
+    """A directory corpus (build_index) and a SWE-bench repository (build_repository_index), each
+    with its dataset (embed_queries), the hybrid method, embed_threads at its default, 2."""
+    mirror, (commit, _) = bundle(tmp)
+    work = tmp / "work"
+    for rel, text in PATH_CORPUS.items():
+        (work / "local" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (work / "local" / rel).write_text(text)
+    (work / "pathds.json").write_text(json.dumps(PATH_DATASET))
+    (work / "sb.jsonl").write_text(json.dumps(row("acme__widget-1", "acme/widget", commit, "x")) + "\n")
+    (work / "config.yaml").write_text(yaml.safe_dump({
+        "git_mirrors": [str(mirror)], "repositories": {"widget": {"git": URL}}, "corpora": {"pathc": {"path": "local"}},
+        "datasets": {"sb": {"format": "swe-bench", "file": "sb.jsonl"},
+                     "pathds": {"file": "pathds.json", "corpus": "pathc"}},
+        "systems": {"builtin": {"type": "builtin", "methods": ["hybrid"]}}, "arms": {"baseline": {}}}))
+    return work
+
+
+def cpus_asked(profile: str, threads: int, resources: dict) -> int:
+    """The --cpus-per-task a job's sbatch gets: the slurm plugin's own reckoning (cpus_per_task,
+    else the job's threads); what the cluster-generic profile's sbatch line names."""
+    if profile == "slurm":
+        from snakemake_executor_plugin_slurm.partitions import get_job_cpu_requirement
+
+        return get_job_cpu_requirement(SimpleNamespace(threads=threads, resources=resources))[0]
+    line = yaml.safe_load((PROFILES / profile / "config.yaml").read_text())["cluster-generic-submit-cmd"]
+    field = re.search(r"--cpus-per-task=\{([\w.]+)\}", line)[1]
+    return threads if field == "threads" else int(resources[field.removeprefix("resources.")])
+
+
+@pytest.mark.parametrize("profile", ["slurm", "cluster-generic"])
+def test_an_embedding_job_asks_for_its_threads_whatever_the_cores(tmp_path, profile):
+    """--cores caps each rule's threads, on a cluster too: from a host at --cores 1 (or `--cores
+    all` on a login node of 1 CPU) Snakemake gives the embedding jobs 1 thread, and a request by
+    threads would put the job's 2 threads on 1 CPU. The profiles ask for cpus_per_task: a job's
+    threads, but an embedding rule's embed_threads."""
+    work = embedding_matrix(tmp_path)
+    dry = smk(work, "--profile", str(PROFILES / profile), "--cores", "1", "-n", "all")
+    assert dry.returncode == 0, dry.stdout + dry.stderr
+    assert {rule: n for rule, n in planned(dry.stdout).items() if rule in EMBEDDING} == EMBEDDING
+    asked: dict[str, set[tuple[int, int]]] = {}  # rule: its jobs' (threads, CPUs asked for)
+    for _, rule, lines, res in re.findall(r"^( *)rule (\w+):\n((?:\1    .*\n)*?)\1    resources: (.*)$",
+                                          dry.stdout, flags=re.M):
+        threads = int(m[1]) if (m := re.search(r"^ *threads: (\d+)$", lines, flags=re.M)) else 1
+        asked.setdefault(rule, set()).add((threads, cpus_asked(profile, threads, dict(
+            kv.split("=", 1) for kv in res.split(", ")))))
+    # the plan's jobs for the cluster: the embedding ones ask for 2 CPUs, given 1 thread; the others for their 1
+    remote = {**{rule: {(1, 2)} for rule in EMBEDDING},
+              **{rule: {(1, 1)} for rule in ("extract_symbols", "extract_repository", "prepare_dataset",
+                                             "localize_tasks", "grep_baseline", "evaluate_arm")}}
+    assert {rule: asked.get(rule) for rule in remote} == remote

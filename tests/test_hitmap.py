@@ -122,3 +122,20 @@ def test_a_named_hit_takes_its_names_definition_nearest_the_line_and_repeats_col
     rows[50:50] = [{"path": "m.py", "start_line": 7}, {"path": "m.py", "symbol": "load", "start_line": 6}]
     hits = hitmap.to_hits(rows, {}, table, 100)
     assert len(rows) == 100 and len(hits) == 99 and (hits[50].symbol, hits[51].path) == ("load", "f50.py")
+
+
+def test_each_ranked_hit_keeps_what_the_tool_named_beside_what_it_resolved_to():
+    """`crmatrix try` shows both: a tool's line 5 is the method `load` (lines 5-6); its name
+    `Store.save` is `save`; a path outside the corpus stays as named. In the ranked order (by
+    score), the duplicate `save` left out at its second place."""
+    records = [{"file": "pkg/store.py", "line": 5, "score": 1.0},
+               {"file": "/corpus/pkg/store.py", "name": "Store.save", "line": 3, "end": 4, "score": 2.0},
+               {"file": "pkg/store.py", "name": "save", "score": 0.5},
+               {"file": "vendored/x.py", "name": "ghost", "kind": "function", "line": 7, "score": 0.5}]
+    fields = {"path": "file", "symbol": "name", "start_line": "line", "end_line": "end"}
+    assert hitmap.resolve_hits(records, fields, TABLE, 10) == [
+        (Hit("pkg/store.py", "Store.save", "", 3, 4, 2.0), Hit("pkg/store.py", "save", "method", 2, 3, 2.0)),
+        (Hit("pkg/store.py", "", "", 5, 5, 1.0), Hit("pkg/store.py", "load", "method", 5, 6, 1.0)),
+        (Hit("vendored/x.py", "ghost", "function", 7, 7, 0.5), Hit("vendored/x.py", "ghost", "function", 7, 7, 0.5)),
+    ]
+    assert hitmap.to_hits(records, fields, TABLE, 10) == [h for _, h in hitmap.resolve_hits(records, fields, TABLE, 10)]

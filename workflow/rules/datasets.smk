@@ -43,6 +43,8 @@ rule derive_split:
     resources:
         mem_mb=2048,
         runtime=30,
+        # the CPUs a cluster gives it: the embed_threads it runs, which --cores caps in threads: (docs/cluster.md)
+        cpus_per_task=MATRIX.embed_threads,
     params:
         code=code("derive_split"),
         dataset_sha256=by(PLAN.dataset_sha256, "dataset"),

@@ -16,6 +16,8 @@ rule embed_queries:
     resources:
         mem_mb=2048,
         runtime=20,
+        # the CPUs a cluster gives it: the embed_threads it runs, which --cores caps in threads: (docs/cluster.md)
+        cpus_per_task=MATRIX.embed_threads,
     params:
         code=code("embed_queries"),
         embed_threads=MATRIX.embed_threads,

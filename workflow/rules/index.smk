@@ -19,6 +19,8 @@ rule build_index:
     resources:
         mem_mb=2048,
         runtime=60,
+        # the CPUs a cluster gives it: the embed_threads it runs, which --cores caps in threads: (docs/cluster.md)
+        cpus_per_task=MATRIX.embed_threads,
     params:
         code=code("build_index"),
         knobs=by(PLAN.index_knobs, "system", "corpus", "index_key"),

@@ -78,6 +78,8 @@ rule build_repository_index:
     resources:
         mem_mb=6144,
         runtime=240,
+        # the CPUs a cluster gives it: the embed_threads it runs, which --cores caps in threads: (docs/cluster.md)
+        cpus_per_task=MATRIX.embed_threads,
     params:
         code=code("build_repository_index"),
         knobs=by(PLAN.index_knobs, "system", "corpus", "index_key"),

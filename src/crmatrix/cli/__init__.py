@@ -1,6 +1,7 @@
 """`crmatrix`: one evaluation outside Snakemake, config checks, and CI gates on a run.
 
     crmatrix run --corpus DIR --dataset FILE --arm NAME [--config FILE] [--out RUN.json]
+    crmatrix try SYSTEM --corpus C --query TEXT [--config FILE] [--method M] [-k N] [--arm A]
     crmatrix validate CONFIG
     crmatrix check RUN.json --min hybrid.mrr=0.5 --max hybrid.latency_p95_ms=250
     crmatrix promote RUN.json [--out baselines/DATASET/SYSTEM/ARM.json]
@@ -20,18 +21,16 @@ import argparse
 import sys
 
 from crmatrix import CrmatrixError, __version__
-from crmatrix.cli import cache, dataset, gates, matrix, run
+from crmatrix.cli import cache, dataset, gates, matrix, run, trial
 from crmatrix.cli.matrix import DEFAULT_CONFIG
 
-# One module per kind of command (run; validate and knobs; check and promote; cache; dataset),
+# One module per kind of command (run; try; validate and knobs; check and promote; cache; dataset),
 # the parser here. Each command imports what it runs, so `crmatrix --help` and `crmatrix
 # validate` load no parser, engine or model library.
 
 
-def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="crmatrix", description=__doc__.split("\n")[0])
-    p.add_argument("--version", action="version", version=f"crmatrix {__version__}")
-    sub = p.add_subparsers(dest="command", required=True)
+def _run_and_try(sub) -> None:
+    """The commands that ask a system: one run of a dataset, one query."""
     r = sub.add_parser("run", help="evaluate one dataset on one corpus directory under one arm")
     r.add_argument("--corpus", required=True, help="directory to search (a checkout, or results/corpora/X/tree)")
     r.add_argument("--dataset", required=True, help="query dataset file")
@@ -47,6 +46,24 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--cache-dir", help="embedding cache directory (default: the config's cache_dir)")
     r.add_argument("--out", help="write the run JSON here")
     r.set_defaults(func=run.cmd_run)
+    t = sub.add_parser("try", help="ask one system of the config one query: its tools, raw answer, hits and what "
+                                   "each resolved to in the corpus")
+    t.add_argument("system", help="a system of the config")
+    t.add_argument("--corpus", required=True, help="a corpus of the config, or a directory")
+    t.add_argument("--query", required=True, help="the query")
+    t.add_argument("--config", help=f"matrix config (default: {DEFAULT_CONFIG} if present, else built-in defaults)")
+    t.add_argument("--method", help="the method to ask (default: the system's first)")
+    t.add_argument("-k", type=int, default=10, help="how many hits to ask for (default: 10)")
+    t.add_argument("--arm", help="the arm whose variables the system sees (default: the config's baseline)")
+    t.add_argument("--cache-dir", help="embedding cache directory (default: the config's cache_dir)")
+    t.set_defaults(func=trial.cmd_try)
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="crmatrix", description=__doc__.split("\n")[0])
+    p.add_argument("--version", action="version", version=f"crmatrix {__version__}")
+    sub = p.add_subparsers(dest="command", required=True)
+    _run_and_try(sub)
     v = sub.add_parser("validate", help="check a matrix config and print what it holds")
     v.add_argument("config")
     v.set_defaults(func=matrix.cmd_validate)

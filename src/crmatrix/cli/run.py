@@ -24,21 +24,29 @@ def run_matrix(args, corpus: str, dataset: str):
     raw["datasets"] = {dataset: {"file": args.dataset, "corpus": corpus, "format": args.format}}
     if args.top_k is not None:
         raw["top_k"] = args.top_k
-    systems = raw.get("systems") or {"builtin": {"type": "builtin"}}
-    if args.system not in systems:
-        raise CrmatrixError(f"--system {args.system!r} is not a system of the config (known: {', '.join(systems)})")
-    # this system alone, on this dataset: the others, the datasets it names, the pairs and the
-    # matrix's headline method are no part of one run
-    system = {k: v for k, v in systems[args.system].items() if k != "datasets"}
-    if args.methods:
-        system["methods"] = args.methods.split(",")
-    raw["systems"] = {args.system: system}
-    for key in ("reference_system", "compare", "headline_method"):
-        raw.pop(key, None)
+    one_system(raw, args.system, args.methods.split(",") if args.methods else None, "--system")
     matrix = config.from_dict(raw, str(path) if path else "built-in defaults")
     if args.arm not in matrix.arms:
         raise CrmatrixError(f"--arm {args.arm!r} is not an arm of the config (known: {', '.join(matrix.arms)})")
     return matrix
+
+
+def one_system(raw: dict, name: str, methods: list[str] | None, what: str) -> None:
+    """`raw` (a config's contents) narrowed to the system `name` (default systems: the builtin)
+    under `methods` (None: its own), for one job: the other systems, the datasets it names, the
+    pairs and the matrix's headline method are no part of it. `what` names the system's option."""
+    from crmatrix.registry import did_you_mean
+
+    systems = raw.get("systems") or {"builtin": {"type": "builtin"}}
+    if name not in systems:
+        raise CrmatrixError(f"{what} {name!r} is not a system of the config ({did_you_mean(name, list(systems))}"
+                            f"known: {', '.join(systems)})")
+    system = {k: v for k, v in systems[name].items() if k != "datasets"}
+    if methods:
+        system["methods"] = methods
+    raw["systems"] = {name: system}
+    for key in ("reference_system", "compare", "headline_method"):
+        raw.pop(key, None)
 
 
 def cmd_run(args) -> int:
@@ -73,25 +81,41 @@ def cmd_run(args) -> int:
 def build_inputs(plan, cell, cache_dir: Path) -> None:
     """Every input the cell's plan names, made by the stage the workflow makes it with (in the
     order they depend on each other), but the system's environment, made where the workflow keeps it."""
-    from crmatrix.stages import (
-        build_index,
-        build_system_index,
-        embed_queries,
-        extract_graph,
-        extract_symbols,
-        fetch_corpus,
-        grep_baseline,
-        prepare_dataset,
-        prepare_model,
-    )
+    from crmatrix.stages import embed_queries, grep_baseline, prepare_dataset
 
     m, i = plan.matrix, cell.inputs
     ds = m.datasets[cell.dataset]
-    fetch_corpus.run(ds.corpus, m.corpora[ds.corpus].conf, Path(i["tree"]), Path(i["manifest"]), [], {})
-    extract_symbols.run(Path(i["tree"]), Path(i["manifest"]), Path(i["symbols"]))
+    build_corpus(plan, cell)
     prepare_dataset.run(Path(ds.file), ds.format, ds.corpus, Path(i["manifest"]), Path(i["symbols"]), Path(i["tasks"]))
     grep_baseline.run(tasks=Path(i["tasks"]), tree=Path(i["tree"]), manifest=Path(i["manifest"]),
                       symbols=Path(i["symbols"]), out=Path(i["grep"]))
+    build_system(plan, cell, cache_dir)
+    if "query_vectors" in i:
+        embed_queries.run(tasks=Path(i["tasks"]), model_dir=Path(i["model"]), cache_dir=cache_dir,
+                          out=Path(i["query_vectors"]), threads=m.embed_threads)
+
+
+def build_corpus(plan, cell) -> None:
+    """The cell's corpus fetched (a pinned one from the mirrors and registries the workflow's
+    fetch uses) and its symbols extracted."""
+    from crmatrix.pipeline import locations
+    from crmatrix.stages import extract_symbols, fetch_corpus
+
+    m, i = plan.matrix, cell.inputs
+    corpus = m.datasets[cell.dataset].corpus
+    locations.export(m)
+    fetch_corpus.run(corpus, m.corpora[corpus].conf, Path(i["tree"]), Path(i["manifest"]), locations.mirrors(),
+                     locations.registries())
+    extract_symbols.run(Path(i["tree"]), Path(i["manifest"]), Path(i["symbols"]))
+
+
+def build_system(plan, cell, cache_dir: Path) -> None:
+    """What the cell's system needs of the corpus (graph, environment, models, index), made as
+    the workflow makes it."""
+    from crmatrix.stages import build_index, build_system_index, extract_graph, prepare_model
+
+    m, i = plan.matrix, cell.inputs
+    ds = m.datasets[cell.dataset]
     if "graph" in i:
         extract_graph.run(Path(i["tree"]), Path(i["manifest"]), Path(i["symbols"]), Path(i["graph"]))
     if "venv" in i:
@@ -112,9 +136,6 @@ def build_inputs(plan, cell, cache_dir: Path) -> None:
                                    env=plan.index_env(cell.system, ds.corpus, key), out=Path(i["index"]),
                                    home_dir=Path(cell.params["home_dir"]), venv=i.get("venv"),
                                    models=i.get("system_models"))
-    if "query_vectors" in i:
-        embed_queries.run(tasks=Path(i["tasks"]), model_dir=Path(i["model"]), cache_dir=cache_dir,
-                          out=Path(i["query_vectors"]), threads=m.embed_threads)
 
 
 def _install(matrix, system: str, venv: Path) -> None:

@@ -44,6 +44,28 @@ def _system_models(model_dirs) -> dict[str, Path]:
     return models_by_name(model_dirs)
 
 
+def system_guard(system_conf: dict) -> Guard:
+    """The guard of the system's calls: its `timeout_s` per query, its `budget_s` in all."""
+    return Guard(system_conf.get("timeout_s", DEFAULT_TIMEOUT_S), system_conf.get("budget_s", DEFAULT_BUDGET_S))
+
+
+def system_context(cell: Cell, corpus_dir: Path, manifest: dict, symbols: list, guard: Guard,
+                   cache_dir: Path | None, threads: int | None) -> SystemContext:
+    """What the cell's system is given: its inputs and params as the plan names them."""
+    i, p, system_conf = cell.inputs, cell.params, cell.params["system_conf"]
+
+    def path(key: str) -> Path | None:
+        return Path(i[key]) if i.get(key) else None
+
+    return SystemContext(corpus_dir, manifest, symbols, p["env"], system_conf.get("options", {}),
+                         store_dir=path("store"), index_dir=path("index"),
+                         cache_dir=Path(cache_dir) if cache_dir else None, threads=threads, model_dir=path("model"),
+                         query_vectors=path("query_vectors"), graph_file=path("graph"),
+                         home_dir=Path(p["home_dir"]) if p.get("home_dir") else None, venv_dir=path("venv"),
+                         system_models=_system_models(i.get("system_models")),
+                         timeout_s=guard.timeout_s, name=cell.system, methods=tuple(system_conf["methods"]))
+
+
 def _run(cell: Cell, cache_dir: Path | None, threads: int | None, tracking: Path | None) -> Run:
     i, p = cell.inputs, cell.params
     dataset, system, arm = cell.dataset, cell.system, cell.arm
@@ -63,17 +85,8 @@ def _run(cell: Cell, cache_dir: Path | None, threads: int | None, tracking: Path
         man = atomic.read_json(Path(i["manifest"]))
         grep_runs = (atomic.read_json(Path(i["grep"])) if i.get("grep")
                      else tokenbench.grep_and_read(corpus_dir, man, task_list, syms))
-    guard = Guard(system_conf.get("timeout_s", DEFAULT_TIMEOUT_S), system_conf.get("budget_s", DEFAULT_BUDGET_S))
-
-    def path(key: str) -> Path | None:
-        return Path(i[key]) if i.get(key) else None
-
-    ctx = SystemContext(corpus_dir, man, syms, env, system_conf.get("options", {}), store_dir=path("store"),
-                        index_dir=path("index"), cache_dir=Path(cache_dir) if cache_dir else None, threads=threads,
-                        model_dir=path("model"), query_vectors=path("query_vectors"), graph_file=path("graph"),
-                        home_dir=Path(p["home_dir"]) if p.get("home_dir") else None, venv_dir=path("venv"),
-                        system_models=_system_models(i.get("system_models")),
-                        timeout_s=guard.timeout_s, name=system, methods=tuple(system_conf["methods"]))
+    guard = system_guard(system_conf)
+    ctx = system_context(cell, corpus_dir, man, syms, guard, cache_dir, threads)
     sysobj = evaluate.start_system(system_conf, ctx, guard)
     try:
         if ledger.is_test(split["split"]):  # refused before any query is spent on it
@@ -94,7 +107,7 @@ def _run(cell: Cell, cache_dir: Path | None, threads: int | None, tracking: Path
     prov = provenance.record(corpus=man["corpus"], manifest=man, dataset=dataset,
                              dataset_file=Path(i["dataset_file"]), split=split, system=system,
                              system_conf=system_conf, arm=arm, env=env, params=params, system_run=system_run,
-                             install=provenance.installed(path("venv")))
+                             install=provenance.installed(ctx.venv_dir))
     where = f"run {dataset}/{system}/{arm}"
     result = Run(dataset=dataset, system=system, arm=arm, top_k=top_k, prepare_s=prepare_s,
                  methods={m: MethodResult.from_json(r, f"{where}: methods.{m}") for m, r in sorted(methods.items())},

@@ -32,11 +32,16 @@ def excerpt(raw: str) -> str:
 class Answer:
     """Hits plus the raw text the system answered with, when that is what an agent reads
     (a blob system's composed context); `text` None means the hits themselves are read.
-    `excerpt`: the raw answer's first bytes (`excerpt`), for a system that has one."""
+    `excerpt`: the raw answer's first bytes (`excerpt`), for a system that has one. `raw`, the
+    whole raw answer, and `answered`, each hit as the tool named it before it was resolved
+    against the corpus (aligned with `hits`), are for `crmatrix try` to show: a run keeps
+    neither."""
 
     hits: list[Hit]
     text: str | None = None
     excerpt: str | None = None
+    raw: str | None = None
+    answered: list[Hit] | None = None
 
 
 class QueryFailure(Exception):

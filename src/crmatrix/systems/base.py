@@ -145,6 +145,11 @@ class System:
         """(name, path) of the callers or callees of `symbol`, for a type that `ANSWERS_CALLS`."""
         raise CrmatrixError(f"system type {type(self).__name__} answers no call-graph questions")
 
+    def listed_tools(self) -> list[dict] | None:
+        """The tools the system offers its client, each {name, description, input_schema}, for
+        a system that lists them (an MCP server's `tools/list`); None for one that does not."""
+        return None
+
     def granularity(self, method: str) -> str | None:
         """What the method's hits name, FILE, SYMBOL or SPAN (`crmatrix.hits`): the option
         `granularity` when its config sets one, else `GRANULARITY`; None: the run infers it

@@ -251,16 +251,17 @@ class ExternalSystem(System):
     def answer(self, value: Any, raw: str, k: int) -> Answer:
         """Hits from a parsed answer, with the raw answer's first bytes; a blob system also keeps
         the text an agent would read."""
-        hits = hitmap.to_hits(hitmap.select(value, self.options["hits"]), self.options["fields"], self.table, k,
-                              self.options.get("pathless", "fail"))
+        pairs = hitmap.resolve_hits(hitmap.select(value, self.options["hits"]), self.options["fields"], self.table,
+                                    k, self.options.get("pathless", "fail"))
+        hits, kept = [h for _, h in pairs], {"raw": raw, "answered": [a for a, _ in pairs]}
         if self.RESPONSE != BLOB:
-            return Answer(hits, excerpt=excerpt(raw))
+            return Answer(hits, excerpt=excerpt(raw), **kept)
         text = raw
         if self.options.get("blob"):
             text = hitmap.get(value, self.options["blob"])
             if not isinstance(text, str):
                 raise QueryFailure("bad-output", f"blob path {self.options['blob']!r}: no text in the answer")
-        return Answer(hits, text, excerpt(raw))
+        return Answer(hits, text, excerpt(raw), **kept)
 
     def close(self) -> None:
         """After its processes stopped: its temporary HOME goes, and a write into its corpus

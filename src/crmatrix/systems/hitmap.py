@@ -22,6 +22,7 @@ import json
 import os
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -168,12 +169,13 @@ def _int(value: Any, what: str, i: int) -> int | None:
 PATHLESS = ("fail", "rank")  # a hit without a path: the answer is bad output, or the hit costs its rank
 
 
-def to_hits(records: list, fields: dict[str, str], table: SymbolTable, k: int, pathless: str = "fail") -> list[Hit]:
-    """`pathless`: what a hit without a path means (PATHLESS): a tool whose contract lets a row
-    have none (a chunk located nowhere in the files) says `rank`, and the row is kept in its
-    rank, naming nothing of the corpus."""
+def resolve_hits(records: list, fields: dict[str, str], table: SymbolTable, k: int,
+                 pathless: str = "fail") -> list[tuple[Hit, Hit]]:
+    """The ranked hits (`to_hits`), each paired with the hit as the tool answered it, before it
+    was resolved against the corpus (its path made relative, its score as ranked): what
+    `crmatrix try` shows beside what it resolved to."""
     fields = {**DEFAULT_FIELDS, **fields}
-    hits, scores = [], []
+    pairs, scores = [], []
     for i, rec in enumerate(records):
         path = get(rec, fields["path"])
         if (not isinstance(path, str) or not path) and pathless != "rank":
@@ -185,21 +187,28 @@ def to_hits(records: list, fields: dict[str, str], table: SymbolTable, k: int, p
         end = _int(get(rec, fields["end_line"]), fields["end_line"], i)
         score = get(rec, fields["score"])
         scores.append(float(score) if isinstance(score, (int, float)) and not isinstance(score, bool) else None)
+        kind = get(rec, fields["kind"])
+        answered = Hit(path, name or "", kind if isinstance(kind, str) else "", line or 0, end or line or 0, 0.0)
         sym = table.resolve(path, name, line)
-        if sym is not None:
-            hits.append(Hit(path, sym.name, sym.kind, sym.start_line, sym.end_line, 0.0))
-        else:  # not a symbol of the corpus as indexed: kept as answered (it still costs a rank)
-            kind = get(rec, fields["kind"])
-            hits.append(Hit(path, name or "", kind if isinstance(kind, str) else "", line or 0,
-                            end or line or 0, 0.0))
-    if hits and all(s is not None for s in scores):
-        hits = sorted((Hit(**{**h.to_dict(), "score": s}) for h, s in zip(hits, scores, strict=True)), key=sort_key)
+        # not a symbol of the corpus as indexed: kept as answered (it still costs a rank)
+        resolved = answered if sym is None else Hit(path, sym.name, sym.kind, sym.start_line, sym.end_line, 0.0)
+        pairs.append((answered, resolved))
+    if pairs and all(s is not None for s in scores):
+        pairs = sorted(((replace(a, score=s), replace(h, score=s)) for (a, h), s in zip(pairs, scores, strict=True)),
+                       key=lambda pair: sort_key(pair[1]))
     else:  # ranks only: the system's order, score 1/rank
-        hits = [Hit(**{**h.to_dict(), "score": 1.0 / r}) for r, h in enumerate(hits, 1)]
+        pairs = [(replace(a, score=1.0 / r), replace(h, score=1.0 / r)) for r, (a, h) in enumerate(pairs, 1)]
     seen, out = set(), []
-    for h in hits:
+    for a, h in pairs:
         key = (h.path, h.start_line, h.symbol)
         if key not in seen or not h.path:  # each pathless hit is an answer of its own
             seen.add(key)
-            out.append(h)
+            out.append((a, h))
     return out[:k]
+
+
+def to_hits(records: list, fields: dict[str, str], table: SymbolTable, k: int, pathless: str = "fail") -> list[Hit]:
+    """`pathless`: what a hit without a path means (PATHLESS): a tool whose contract lets a row
+    have none (a chunk located nowhere in the files) says `rank`, and the row is kept in its
+    rank, naming nothing of the corpus."""
+    return [h for _, h in resolve_hits(records, fields, table, k, pathless)]

@@ -62,26 +62,37 @@ def _text(result) -> str:
     return "\n".join(c.text for c in result.content if getattr(c, "type", None) == "text")
 
 
-async def _listed_tools(session) -> list[str]:
-    """The names of the tools the server lists, every page of them."""
+async def _listed_tools(session) -> list[dict]:
+    """The tools the server lists, every page of them: name, description, input schema."""
     from mcp_types import PaginatedRequestParams
 
-    names, cursor = [], None
+    tools, cursor = [], None
     while True:
         page = await session.list_tools(params=PaginatedRequestParams(cursor=cursor) if cursor else None)
-        names += [t.name for t in page.tools]
+        tools += [{"name": t.name, "description": t.description or "", "input_schema": t.input_schema}
+                  for t in page.tools]
         if not (cursor := page.next_cursor):
-            return names
+            return tools
 
 
-def _check_tools(wanted: list[str], listed: list[str]) -> None:
+class UnlistedTool(CrmatrixError):
+    """A tool the job would call that the server does not list; `listed`: the tools it lists
+    (as `_listed_tools` gives them), for `crmatrix try` to show."""
+
+    def __init__(self, message: str, listed: list[dict]):
+        super().__init__(message)
+        self.listed = listed
+
+
+def _check_tools(wanted: list[str], listed: list[dict]) -> None:
     """A tool the job calls that the server does not list: one line, with the name it may have
     meant and all it lists."""
+    names = [t["name"] for t in listed]
     for tool in wanted:
-        if tool not in listed:
-            hint = did_you_mean(tool, listed).strip()
-            raise CrmatrixError(f"the server lists no tool {tool!r}{f' ({hint})' if hint else ''}; its tools: "
-                                f"{', '.join(sorted(listed)) or 'none'}")
+        if tool not in names:
+            hint = did_you_mean(tool, names).strip()
+            raise UnlistedTool(f"the server lists no tool {tool!r}{f' ({hint})' if hint else ''}; its tools: "
+                               f"{', '.join(sorted(names)) or 'none'}", listed)
 
 
 class _Server:
@@ -99,6 +110,7 @@ class _Server:
         self._queue: asyncio.Queue = asyncio.Queue()
         self._ready: Future = Future()
         self.dead = False
+        self.listed: list[dict] = []  # its tools, as it listed them once ready
         self._process: stdio.Server | None = None
         self._thread = threading.Thread(target=self._main, daemon=True, name="crmatrix-mcp-client")
         self._thread.start()
@@ -140,7 +152,8 @@ class _Server:
                                 if result.is_error:
                                     raise QueryFailure("crash", f"{phase}: {_text(result)[:300]}")
                             phase = "tools/list"  # after setup: what the queries will find
-                            _check_tools(self._tools, await self._exited_or(_listed_tools(session), "in tools/list"))
+                            self.listed = await self._exited_or(_listed_tools(session), "in tools/list")
+                            _check_tools(self._tools, self.listed)
                         phase = "ready"
                         self._ready.set_result(info)
                         await self._answer_calls(session)
@@ -293,6 +306,9 @@ class McpSystem(ExternalSystem):
                 raise QueryFailure("empty", f"{values['tool']}: no structured content")
             return self.answer(result.structured_content, text, k)
         return self.answer(self.parse(text), text, k)
+
+    def listed_tools(self) -> list[dict]:
+        return list(self.server.listed) if self.server is not None else []
 
     def _restart(self) -> None:
         self.server.close()

@@ -75,11 +75,11 @@ def tree_indexes(index_dir: Path) -> dict[str, dict]:
 class CommitTrees(System):
     """The system `cls` started on one commit's tree at a time (see the module)."""
 
-    def __init__(self, cls: type[System], conf: dict, ctx: SystemContext):
+    def __init__(self, cls: type[System], ctx: SystemContext):
         super().__init__(ctx)
         from crmatrix.symbols.versioned import SymbolStore
 
-        self.cls, self.conf = cls, conf
+        self.cls = cls
         # read once, at the start: a tool (re)started inside a call (an MCP server) may take its start's time too
         self.SELF_TIMED = cls.SELF_TIMED
         self.grace_s = cls.grace_s or GRACE_S + float(ctx.options.get("start_timeout_s", 0))
@@ -145,11 +145,11 @@ class CommitTrees(System):
             inner.close()
 
     def _timed(self, fn, *args):
-        t0 = time.perf_counter()
+        spent, t0 = self._costs[self.key]["query_s"], time.perf_counter()  # the tree asked, whatever comes next
         try:
             return fn(*args)
         finally:
-            self._costs[self.key]["query_s"].append(time.perf_counter() - t0)
+            spent.append(time.perf_counter() - t0)
 
     def search(self, query: str, method: str, k: int):
         return self._timed(self.inner.search, query, method, k)

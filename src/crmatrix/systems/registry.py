@@ -105,4 +105,4 @@ def make_system(conf: dict, ctx: SystemContext) -> System:
         return cls(ctx)
     from crmatrix.systems.commits import CommitTrees  # only then: a plain corpus's job loads none of it
 
-    return CommitTrees(cls, conf, ctx)
+    return CommitTrees(cls, ctx)

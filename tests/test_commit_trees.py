@@ -172,3 +172,23 @@ def test_an_mcp_server_and_a_plugin_each_run_on_each_commits_tree(tmp_path, kind
     assert [(q["top_candidate"]["symbol"], q["rank"]) for q in result["queries"]] == [
         ("parse_config", 1), ("merge_defaults", 1)]
     assert len(run["provenance"]["system_run"]["trees"]) == 2
+
+
+def test_a_tool_that_reads_git_gets_a_checkout_of_its_commits_files_and_writes_nothing(tmp_path):
+    repo, (first, second) = repository(tmp_path, (FILES_1, DIFFERENT))
+    tasks(tmp_path, repo, [row("acme__widget-2", "acme/widget", second, "merge defaults into the values", MERGE_PATCH)])
+    script = ('cd "$0" && git ls-files > "$HOME/ls.txt" && git status --porcelain > "$HOME/status.txt" && '
+              'git rev-parse --show-toplevel > "$HOME/top.txt" && git log --format=%s > "$HOME/log.txt" && '
+              f'{" ".join(FAKE_CLI)} search "$1" "$2" "$3"')
+    conf = system_conf("command", {**INDEXED, "search": ["sh", "-c", script, "{corpus}", "{index}", "{query}", "{k}"]})
+    index(tmp_path, repo, conf)
+    run = evaluate(tmp_path, repo, conf)  # a write into the tree's mirror (an index refreshed) would stop it
+    q, = run["methods"]["search"]["queries"]
+    assert (q["top_candidate"]["symbol"], q["rank"], q["failure"]) == ("merge_defaults", 1, None)
+    key = trees.tree_key([(p, b) for p, b, _ in atomic.read_json(repo / "commits.json")[second]])
+    home = tmp_path / "home" / key
+    assert (home / "ls.txt").read_text().split() == sorted(DIFFERENT)  # the candidate files, all .py
+    assert (home / "status.txt").read_text() == ""
+    assert (home / "log.txt").read_text() == "crmatrix: the commit's candidate files\n"
+    top = Path((home / "top.txt").read_text().strip())
+    assert top.name == key and top != trees.trees_root(repo) / key  # the read-only mirror, not the tree

@@ -191,8 +191,8 @@ def test_a_command_tool_on_each_commits_tree_through_the_workflow(tmp_path):
            "datasets": {"sb": {"format": "swe-bench", "file": "sb.jsonl"}},
            "systems": {"fake": tool}, "arms": {"baseline": {}}}
     (work / "config.yaml").write_text(yaml.safe_dump(cfg))
-    def run():
-        snakemake(work, "--configfile", str(work / "config.yaml"), "--cores", "2")
+    def run(*args):
+        return snakemake(work, "--configfile", str(work / "config.yaml"), "--cores", "2", *args)
 
     run()
     listing, = (work / "results/index/widget/fake").glob("*/crmatrix-index.json")
@@ -221,3 +221,5 @@ def test_a_command_tool_on_each_commits_tree_through_the_workflow(tmp_path):
     search = json.loads((work / "results/runs/sb-widget/fake/baseline.json").read_text())["methods"]["search"]
     assert [(q["top_candidate"]["symbol"], q["rank"]) for q in search["queries"]] == [
         ("parse_config", 1), ("merge_defaults", 1), ("fetch", 1)]
+    # making the trees and their git checkouts touched nothing a rule's output is timed by
+    assert "Nothing to be done" in run("-n").stdout

@@ -90,7 +90,10 @@ def _git_checkout(git_dir: Path, tree: Path) -> None:
     them. Its stat checks are loose (`core.trustctime` off, `core.checkStat` minimal) and the files
     older than the index, so that `git status` on the read-only mirror has nothing to refresh
     and writes nothing."""
+    tree = tree.resolve()
+    # no user's or system's git config (autocrlf, signing, hooks): the same checkout on every host
     env = {**os.environ, "GIT_DIR": str(tree / ".git"), "GIT_WORK_TREE": str(tree),
+           "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1",
            "GIT_AUTHOR_NAME": "crmatrix", "GIT_AUTHOR_EMAIL": "crmatrix@localhost",
            "GIT_COMMITTER_NAME": "crmatrix", "GIT_COMMITTER_EMAIL": "crmatrix@localhost",
            "GIT_AUTHOR_DATE": "1970-01-02T00:00:00Z", "GIT_COMMITTER_DATE": "1970-01-02T00:00:00Z"}

@@ -166,7 +166,8 @@ def test_the_plan_splits_a_swe_bench_dataset_by_declared_repository_and_counts_t
                                        "no entry of repositories: declares, left out: sb 2 (other/repo 2)\n")
 
 
-def test_only_the_builtin_with_an_index_runs_on_a_repository_of_many_commits(tmp_path, monkeypatch):
+def test_a_builtin_without_an_index_is_refused_on_a_repository_of_many_commits_and_a_tool_is_not(tmp_path,
+                                                                                                  monkeypatch):
     from crmatrix import CrmatrixError, config
 
     mirror, (first, _) = bundle(tmp_path)
@@ -174,9 +175,71 @@ def test_only_the_builtin_with_an_index_runs_on_a_repository_of_many_commits(tmp
     (tmp_path / "sb.jsonl").write_text(json.dumps(row("acme__widget-1", "acme/widget", first, "x")) + "\n")
     raw = {"git_mirrors": [str(mirror)], "repositories": {"widget": {"git": URL}},
            "datasets": {"sb": {"format": "swe-bench", "file": "sb.jsonl"}}, "arms": {"baseline": {}}}
-    for systems, why in [
-            ({"words": {"type": "builtin", "methods": ["bm25"]}}, "words"),
-            ({"tool": {"type": "command", "options": {"search": ["tool", "{query}"]}}}, "tool")]:
-        with pytest.raises(CrmatrixError, match=rf"^config: systems\.{why}: runs on sb-widget, whose tasks are each "
-                                                 r"at their own commit of repository 'widget': only the builtin"):
-            config.from_dict({**raw, "systems": systems})
+    with pytest.raises(CrmatrixError, match=r"^config: systems\.words: runs on sb-widget, whose tasks are each "
+                                             r"at their own commit of repository 'widget': only the builtin"):
+        config.from_dict({**raw, "systems": {"words": {"type": "builtin", "methods": ["bm25"]}}})
+    # any other system runs on each commit's tree (crmatrix.systems.commits)
+    m = config.from_dict({**raw, "systems": {"tool": {"type": "command", "options": {
+        "index": ["tool", "index", "{corpus}", "{index}"], "search": ["tool", "{index}", "{query}"]}}}})
+    cell = Plan(m).cell("sb-widget", "tool", "baseline")
+    key = Plan(m).index_key("tool", "baseline", "widget")
+    assert {k: cell.inputs[k] for k in ("repository", "store", "index")} == {
+        "repository": "results/repos/widget", "store": "results/symbols/widget",
+        "index": f"results/index/widget/tool/{key}"}
+    assert cell.params["home_dir"] == f"results/home/tool/corpus=widget/index_key={key}"
+
+
+@pytest.mark.slow  # no model: about half a minute
+def test_a_command_tool_on_each_commits_tree_through_the_workflow(tmp_path):
+    """The fake CLI on two commits, the second adding the only definition its task asks for:
+    one index per tree, each task answered at its commit, the run green with its metrics; a row
+    at a third commit then costs that commit's tree's index alone."""
+    from test_commit_trees import DIFFERENT, MERGE_PATCH
+    from test_systems import FAKE_CLI, HITS
+
+    third = {**DIFFERENT, "pkg/net.py": "def fetch(url, timeout):\n    return url\n"}
+    mirror, (first, second, last) = bundle(tmp_path, (FILES_1, DIFFERENT, third))
+    work = tmp_path / "work"
+    work.mkdir()
+    rows = [row("acme__widget-1", "acme/widget", first, "parse config splits a value holding '=' in two"),
+            row("acme__widget-2", "acme/widget", second, "merge defaults into the values", MERGE_PATCH)]
+    (work / "sb.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    tool = {"type": "command", "options": {"index": [*FAKE_CLI, "index", "{corpus}", "{index}"],
+                                           "search": [*FAKE_CLI, "search", "{index}", "{query}", "{k}"], **HITS}}
+    cfg = {"git_mirrors": [str(mirror)],
+           "repositories": {"widget": {"git": URL, "include": ["**/*.py"], "language": "python"}},
+           "datasets": {"sb": {"format": "swe-bench", "file": "sb.jsonl"}},
+           "systems": {"fake": tool}, "arms": {"baseline": {}}}
+    (work / "config.yaml").write_text(yaml.safe_dump(cfg))
+    def run(*args):
+        return snakemake(work, "--configfile", str(work / "config.yaml"), "--cores", "2", *args)
+
+    run()
+    listing, = (work / "results/index/widget/fake").glob("*/crmatrix-index.json")
+    doc = json.loads(listing.read_text())
+    assert doc["built"] == 2
+    assert sorted(c for t in doc["trees"].values() for c in t["commits"]) == sorted([first, second])
+    run_doc = json.loads((work / "results/runs/sb-widget/fake/baseline.json").read_text())
+    search = run_doc["methods"]["search"]
+    assert [(q["top_candidate"]["symbol"], q["rank"]) for q in search["queries"]] == [
+        ("parse_config", 1), ("merge_defaults", 1)]
+    assert {k: search["metrics"][k] for k in ("n", "acc@1", "mrr")} == {"n": 2, "acc@1": 1.0, "mrr": 1.0}
+    costs = run_doc["provenance"]["system_run"]["trees"]
+    assert sorted(c for t in costs.values() for c in t["commits"]) == sorted([first, second])
+    assert all(t["index"]["bytes"] > 0 and t["calls"] == 1 for t in costs.values())
+    matrix = (work / "results/matrix/phase-matrix.md").read_text()
+    assert "\n| search (headline) | 1.000 [1.00, 1.00] | " in matrix
+
+    net_patch = ("diff --git a/pkg/net.py b/pkg/net.py\n--- a/pkg/net.py\n+++ b/pkg/net.py\n@@ -1,2 +1,2 @@\n"
+                 " def fetch(url, timeout):\n-    return url\n+    return get(url, timeout)\n")
+    rows.append(row("acme__widget-3", "acme/widget", last, "fetch a url with a timeout", net_patch))
+    (work / "sb.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    run()
+    doc = json.loads(listing.read_text())
+    assert (doc["built"], doc["reused"]) == (1, 2)
+    assert [t["commits"] for t in doc["trees"].values() if t["built"]] == [[last]]
+    search = json.loads((work / "results/runs/sb-widget/fake/baseline.json").read_text())["methods"]["search"]
+    assert [(q["top_candidate"]["symbol"], q["rank"]) for q in search["queries"]] == [
+        ("parse_config", 1), ("merge_defaults", 1), ("fetch", 1)]
+    # making the trees and their git checkouts touched nothing a rule's output is timed by
+    assert "Nothing to be done" in run("-n").stdout

@@ -57,3 +57,37 @@ rule build_system_index:
         home=home_dir,
     script:
         "../scripts/build_system_index.py"
+
+
+# On a repository of many commits: the tool's index of each distinct tree of its commits, kept
+# in a cache by the tree's content (results/tree-index/...), so a new commit costs its tree's
+# index alone; the output lists them (crmatrix.systems.commits).
+rule build_system_index_commits:
+    input:
+        unpack(by(PLAN.venv_inputs, "system")),
+        unpack(by(PLAN.index_model_inputs, "system")),
+        repository="results/repos/{corpus}",
+    output:
+        directory("results/index/{corpus}/{system}/{index_key}"),
+    log:
+        "logs/build_system_index_commits/{corpus}/{system}/{index_key}.log",
+    benchmark:
+        "logs/benchmarks/build_system_index_commits/{corpus}/{system}/{index_key}.tsv"
+    wildcard_constraints:
+        system=one_of(PLAN.command_index_systems()),
+        corpus=one_of(MATRIX.corpora_of("repository")),
+    conda:
+        "../../envs/crmatrix.yaml"
+    threads: 1
+    # another tool's indexer, once per tree: its memory is unknown to us, so a generous default
+    resources:
+        mem_mb=4096,
+        runtime=by(PLAN.system_index_commits_minutes, "system", "corpus"),
+    params:
+        code=code("build_system_index_commits"),
+        system=by(PLAN.index_conf, "system"),
+        env=by(PLAN.index_env, "system", "corpus", "index_key"),
+        home=home_dir,
+        cache="results/tree-index/{corpus}/{system}/{index_key}",
+    script:
+        "../scripts/build_system_index_commits.py"

@@ -109,6 +109,12 @@ class Plan(Targets):
         """An external index command's runtime bound (minutes): its `index_timeout_s`."""
         return math.ceil(self.matrix.systems[system].options["index_timeout_s"] / 60) + 5
 
+    def system_index_commits_minutes(self, system: str, corpus: str) -> int:
+        """The bound of an index job over a repository's trees: `index_timeout_s` for each of its
+        commits (at most one tree each)."""
+        n = len(self.matrix.corpora[corpus].conf.get("commits") or [None])
+        return math.ceil(self.matrix.systems[system].options["index_timeout_s"] * n / 60) + 5
+
     def install_inputs(self, system: str) -> dict[str, str]:
         """An install's constraints file, when it names one (its contents are in the key)."""
         constraints = self.matrix.systems[system].conf["install"].get("constraints")

@@ -1,4 +1,5 @@
-"""build_system_index: an external system's own index command, once per (corpus, index-time env)."""
+"""build_system_index: an external system's own index command, once per (corpus, index-time env);
+on a repository of many commits, once per distinct tree of its commits (crmatrix.systems.commits)."""
 
 from __future__ import annotations
 
@@ -15,3 +16,17 @@ def run(*, system: str, system_conf: dict, tree: Path, env: dict, out: Path, hom
     return build_index(system_conf, corpus_dir=Path(tree), env=env, out=Path(out), home_dir=Path(home_dir),
                        name=system, venv_dir=Path(venv) if venv else None,
                        model_dirs=models_by_name(models))
+
+
+def run_commits(*, system: str, system_conf: dict, repository: Path, env: dict, out: Path, cache: Path,
+                home_dir: Path, venv: Path | None = None, models: list[Path] | None = None) -> dict:
+    """The index of each distinct tree of the repository's commits, in `cache/TREE` (kept across
+    runs: a tree indexed before is not indexed again), each built in its own HOME `home_dir/TREE`
+    (the evaluation gives the tool the same); `out` lists them with their costs."""
+    from crmatrix.systems.commits import build_indexes
+
+    def build(tree: Path, index: Path, key: str) -> dict:
+        return run(system=system, system_conf=system_conf, tree=tree, env=env, out=index,
+                   home_dir=Path(home_dir) / key, venv=venv, models=models)
+
+    return build_indexes(build, Path(repository), Path(out), Path(cache))

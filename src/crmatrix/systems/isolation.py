@@ -136,7 +136,7 @@ def _prune(system_dir: Path) -> None:
     for parent in sorted(system_dir.iterdir()):
         source = parent / SOURCE
         if source.is_file() and not Path(source.read_text()).is_dir():
-            with _locked(parent):
+            with locked(parent):
                 for entry in parent.iterdir():
                     if entry.is_dir():
                         _remove(entry)
@@ -145,7 +145,9 @@ def _prune(system_dir: Path) -> None:
 
 
 @contextlib.contextmanager
-def _locked(parent: Path) -> Iterator[None]:
+def locked(parent: Path) -> Iterator[None]:
+    """`parent`'s lock (made on first use) held exclusively, across processes: the jobs making
+    or removing what lies in it (a mirror, a repository's trees, crmatrix.systems.trees) take turns."""
     parent.mkdir(parents=True, exist_ok=True)
     with open(parent / LOCK, "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -162,7 +164,7 @@ class Mirror:
     def __init__(self, tree: Path, system: str):
         self.tree = Path(tree).resolve()
         self.path = mirror_path(self.tree, system)
-        with _locked(self.path.parent):
+        with locked(self.path.parent):
             self.tree_before = fingerprint(self.tree)
             if not self.path.is_dir() or _contents(fingerprint(self.path)) != _contents(self.tree_before):
                 staged = Path(tempfile.mkdtemp(dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".tmp"))
@@ -192,7 +194,7 @@ class Mirror:
             wrote = difference(self.before, fingerprint(self.path))
             where, after = f"its corpus, the mirror {self.path} of {shown}", ""
         if wrote:
-            with _locked(self.path.parent):
+            with locked(self.path.parent):
                 _remove(self.path)
             raise CrmatrixError(f"{who + ' ' if who else ''}wrote into {where}: {wrote} ({KEEP_OUT}){after}")
 

@@ -97,4 +97,12 @@ def check_programs(name: str, conf: dict) -> None:
 
 
 def make_system(conf: dict, ctx: SystemContext) -> System:
-    return system_class(conf["type"])(ctx)
+    """The system a job runs: on a repository of many commits (`ctx.store_dir`) a type other than
+    crmatrix's own engine (which selects commits itself) runs on each commit's tree in turn
+    (crmatrix.systems.commits)."""
+    cls = system_class(conf["type"])
+    if ctx.store_dir is None or cls.EMBEDS:
+        return cls(ctx)
+    from crmatrix.systems.commits import CommitTrees  # only then: a plain corpus's job loads none of it
+
+    return CommitTrees(cls, ctx)

@@ -63,6 +63,10 @@ def test_bootstrap_resamples_each_set_and_counts_undefined_draws():
     assert tau.undefined == rho.undefined == mixed
     assert 0 < mixed < 200
     assert (tau.ci_low, tau.ci_high) == (-1.0, 1.0)
+    # b's order is the same in every resample: resampling a alone draws the same; b alone, a's tie
+    assert agreement(a, b, n_resamples=200, seed=0, resample=("a",)) == [tau, rho]
+    alone = agreement(a, b, n_resamples=200, seed=0, resample=("b",))[0]
+    assert (alone.value, alone.ci_low, alone.ci_high, alone.undefined) == (None, None, None, 200)
 
 
 def test_bootstrap_point_and_interval_of_a_clear_agreement():
@@ -77,3 +81,5 @@ def test_bootstrap_point_and_interval_of_a_clear_agreement():
 def test_bootstrap_refuses_mismatched_configurations():
     with pytest.raises(ValueError, match=r"shapes \(2, 3\) and \(3, 1\)"):
         agreement(np.zeros((2, 3)), np.zeros((3, 1)))
+    with pytest.raises(ValueError, match="resample names the sets"):
+        agreement(np.zeros((2, 3)), np.zeros((2, 1)), resample=("c",))

@@ -86,10 +86,13 @@ def collapse_identical(names: Sequence[str], a: np.ndarray, b: np.ndarray) -> tu
     return kept, merged
 
 
-def agreement(a, b, n_resamples: int = 1000, seed: int = 0, level: float = 0.95) -> list[Agreement]:
+def agreement(a, b, n_resamples: int = 1000, seed: int = 0, level: float = 0.95,
+              resample: tuple[str, ...] = ("a", "b")) -> list[Agreement]:
     """Kendall's tau-b and Spearman's rho between the orders of the configurations (rows) by
     their mean over the tasks (columns) of `a` and of `b`, with bootstrap intervals: one
-    `default_rng(seed)` draws the (n_resamples, tasks) indices of `a`, then those of `b`."""
+    `default_rng(seed)` draws the (n_resamples, tasks) indices of `a`, then those of `b`.
+    `resample` names the sets resampled; one left out keeps its tasks as they are, in every
+    draw (the same indices drawn all the same): how much of the interval is each set's."""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     if a.ndim != 2 or b.ndim != 2 or a.shape[0] != b.shape[0] or 0 in (a.shape[1], b.shape[1]):
         raise ValueError(f"agreement: two matrices of the same configurations by at least one task each, "
@@ -97,8 +100,10 @@ def agreement(a, b, n_resamples: int = 1000, seed: int = 0, level: float = 0.95)
     rng = np.random.default_rng(seed)
     ia = rng.integers(0, a.shape[1], (n_resamples, a.shape[1]))
     ib = rng.integers(0, b.shape[1], (n_resamples, b.shape[1]))
-    ma = a[:, ia].mean(axis=-1).T  # (n_resamples, configurations)
-    mb = b[:, ib].mean(axis=-1).T
+    if not set(resample) <= {"a", "b"}:
+        raise ValueError(f"agreement: resample names the sets 'a' and 'b', got {resample}")
+    ma = a[:, ia].mean(axis=-1).T if "a" in resample else np.tile(a.mean(axis=1), (n_resamples, 1))
+    mb = b[:, ib].mean(axis=-1).T if "b" in resample else np.tile(b.mean(axis=1), (n_resamples, 1))
     alpha = np.float64((1 - level) / 2)
     out = []
     for name, f in COEFFICIENTS.items():

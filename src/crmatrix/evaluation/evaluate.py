@@ -268,7 +268,7 @@ def method_result(system: System, rows: list[dict], method: str, outside: frozen
         "granularity": granularity.of(system, method, rows),
         "file_metrics": granularity.file_metrics(rows, blob),
         **{o: n for o, n in named.items() if n},
-        **({"no_hit_cause": accounting.cause(rows, set(outside), corpus_path, getattr(system, "options", None) or {})}
+        **({"no_hit_cause": accounting.cause(rows, set(outside), corpus_path, system.ctx.options)}
            if warn else {}),
     }
 

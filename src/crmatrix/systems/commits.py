@@ -102,10 +102,6 @@ class CommitTrees(System):
     def batch_size(self) -> int | None:
         return self.inner.batch_size if self.inner is not None else None
 
-    @property
-    def options(self) -> dict:
-        return self.ctx.options
-
     def prepare(self, queries: list[str]) -> None:
         self._queries = list(queries)
 

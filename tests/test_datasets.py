@@ -70,7 +70,8 @@ def test_unreadable_or_empty_dataset(tmp_path):
     with pytest.raises(CrmatrixError, match=rf"^{p}: expected a non-empty JSON list"):
         registry.load(p, "codelens", "c", MANIFEST, SYMBOLS)
     with pytest.raises(CrmatrixError, match=r"unknown dataset format 'trec' \(known: callgraph, codelens, derived, "
-                                             r"ds1000, ds1000-library, history, repoqa, swe-bench, swe-qa, swe-qa-pro\)"):
+                                             r"ds1000, ds1000-library, history, repoqa, swe-bench, swe-qa, "
+                                             r"swe-qa-pro\)"):
         registry.load(p, "trec", "c", MANIFEST, SYMBOLS)
 
 

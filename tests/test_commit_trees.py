@@ -192,3 +192,19 @@ def test_a_tool_that_reads_git_gets_a_checkout_of_its_commits_files_and_writes_n
     assert (home / "log.txt").read_text() == "crmatrix: the commit's candidate files\n"
     top = Path((home / "top.txt").read_text().strip())
     assert top.name == key and top != trees.trees_root(repo) / key  # the read-only mirror, not the tree
+
+
+def test_a_failing_index_command_names_the_tree_its_commits_and_the_tools_last_words(tmp_path):
+    repo, (first, _) = repository(tmp_path, (FILES_1, SAME))
+    # the tree is a git checkout of one commit: committing it again has nothing to commit, and
+    # git says so on stdout, not stderr
+    conf = system_conf("command", {"index": ["sh", "-c", 'cp -R "$0/." "$1/repo" && cd "$1/repo" && git add -A && '
+                                             "git -c user.name=t -c user.email=t@t commit -qm again",
+                                             "{corpus}", "{index}"], "search": ["true"], **HITS})
+    key, = trees.commit_trees(repo)
+    commits = sorted(trees.commit_trees(repo)[key])
+    with pytest.raises(CrmatrixError) as e:
+        index(tmp_path, repo, conf)
+    assert str(e.value) == (f"widget: tree {key} (commit {', '.join(c[:12] for c in commits)}): systems.fake: index "
+                            "command failed (crash): index: exit status 1: nothing to commit, working tree clean")
+    assert not (tmp_path / "tree-index" / key).exists()

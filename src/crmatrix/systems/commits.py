@@ -50,7 +50,11 @@ def build_indexes(build, repository: Path, out: Path, cache: Path) -> dict:
             info, fresh = atomic.read_json(index / INDEX_INFO), False
         except (CrmatrixError, FileNotFoundError):
             tree = trees.materialize(repository, commits[shared[0]])
-            info, fresh = build(tree, index, key), True
+            try:
+                info, fresh = build(tree, index, key), True
+            except CrmatrixError as e:  # which of the repository's trees, and its commits
+                named = ", ".join(c[:12] for c in shared)
+                raise CrmatrixError(f"{Path(repository).name}: tree {key} (commit {named}): {e}") from None
         built, reused = built + fresh, reused + (not fresh)
         listed[key] = {"commits": shared, "index": str(index), "seconds": info["seconds"],
                        "bytes": _bytes(index), "built": fresh}

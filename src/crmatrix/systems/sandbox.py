@@ -80,6 +80,8 @@ def run(argv: list[str], *, env: dict[str, str], cwd: Path, timeout_s: float, wh
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)
     if proc.returncode != 0:
-        detail = _last_line(err.decode("utf-8", "replace"))
+        # A tool's reason is on stderr, but a script may print it to stdout (git commit's
+        # "nothing to commit"): the last line of stdout when stderr has none.
+        detail = _last_line(err.decode("utf-8", "replace")) or _last_line(out.decode("utf-8", "replace"))
         raise QueryFailure("crash", f"{what}: exit status {proc.returncode}" + (f": {detail}" if detail else ""))
     return out.decode("utf-8", "replace")

@@ -140,7 +140,9 @@ def test_the_tools_report_reads_the_matrix_and_each_commits_costs(tmp_path):
     assert out.count(" | — | 7 | 1 |") == 1  # the builtin: no install, its repository index, its evaluation
     pooled = {p.system: p.methods["baseline"] for p in m.pooled_benchmarks}
     assert "### lite" in out
-    assert f"| {fake.rank} | fake | search (headline) | 2 | 6 | {figures(pooled['fake']['search'])} | 1 | 1 | 1 |" in out
+    search = pooled["fake"]["search"]  # ranks 1, -, 2, 1 on widget, none on gadget: over the six tasks
+    assert (search["acc_all@1"].mean, search["acc_all@5"].mean, search["mrr"].mean) == (2 / 6, 3 / 6, 2.5 / 6)
+    assert f"| {fake.rank} | fake | search (headline) | 2 | 6 | {figures(search)} | 1 | 1 | 1 |" in out
     # the builtin's every method, its headline first
     hybrid = out.index(f"| 1 | builtin | hybrid | 2 | 6 | {figures(pooled['builtin']['hybrid'])} | 0 | 0 | 0 |")
     assert out.index("| 1 | builtin | bm25 (headline) |") < hybrid < out.index("| 1 | builtin | lexical |")

@@ -4,8 +4,8 @@
     .venv/bin/python benchmarks/arena.py CLONE [--note TEXT] [--out FILE | --write]
 
 reads the finished run in CLONE and prints its report; `--out FILE` writes it to FILE too,
-`--write` to benchmarks/results/arena-<date>-clean.md (a tracked file). The report: the run's
-wall time from its Snakemake log; per system, in the order of the phase matrix's leaderboard
+`--write` to benchmarks/results/arena-<date>-clean.md (a tracked file). The report: whether the
+run was cold and its wall time (the clone's Snakemake logs); per system, in the order of the phase matrix's leaderboard
 (results/matrix/phase-matrix.json: the baseline arm's runs, each system's headline method), the
 level it ranks at, its datasets, queries, macro MRR at that level, pooled Δ against the
 reference system, failed queries beside the answers naming nothing (empty) or nothing of the
@@ -17,11 +17,8 @@ evaluation job seconds; then each dataset's MRR per system. `--note`: a line abo
 
 from __future__ import annotations
 
-import datetime
-
 import compared
 import finished_run
-import timing
 
 from crmatrix.hits import FILE
 from crmatrix.results.leaderboard import Standing
@@ -68,13 +65,9 @@ def main() -> None:
     m = compared.matrix(clone)
     board = m.leaderboard
     runs = compared.baseline_runs(clone, m.baseline_arm)
-    wall, jobs = finished_run.wall_time(clone)
-    lines = [f"# The arena, from a clean clone — {datetime.date.today().isoformat()}", "",
-             f"`make run CONFIG={CONFIG}` in a clean clone of crmatrix at {timing.commit(clone)}, cold (empty "
-             f"`results/`: every tool installed from PyPI by the workflow), {len({r.dataset for r in m.rows})} "
-             f"datasets, {len(board.standings)} systems, arm `{m.baseline_arm}`. {args.note}".rstrip(), "",
-             f"Snakemake wall time of the run: **{wall / 60:.1f} min** for {jobs} jobs (from its log's first to "
-             "last time stamp; `make run`'s venv install and report come on top).", "",
+    lines = [*finished_run.run_lines(clone, args.note, "The arena", CONFIG),
+             f"{len({r.dataset for r in m.rows})} datasets, {len(board.standings)} systems, arm `{m.baseline_arm}`; "
+             "every tool installed from PyPI by the workflow.", "",
              "## Per system, in leaderboard order", "", compared.level_line(board), "",
              "The leaderboard's figures (results/matrix/phase-matrix.json): the macro MRR of the headline method at "
              f"that level; pooled Δ against `{board.reference}` on the queries both answered (random effects over "

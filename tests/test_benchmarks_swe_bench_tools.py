@@ -170,8 +170,18 @@ def test_the_arena_report_names_the_level_file_figures_and_what_named_nothing(tm
     assert tracked_results() == before
     m = Matrix.read(clone / "results" / "matrix" / "phase-matrix.json")
     fake = m.leaderboard.standings[1]
+    assert "cold: the one Snakemake command of the clone that ran jobs" in proc.stdout
+    assert "2 datasets, 2 systems, arm `baseline`" in proc.stdout
     assert "The leaderboard ranks at the **symbol** level" in proc.stdout
     assert (f" | 1 | 1 | 1 | {fake.latency_ms['p50']:.1f} | {fake.latency_ms['p95']:.1f} | 0.500 | 0.250 | 0.750 | "
             "20 | 3 | 6 |") in proc.stdout
     assert " | 0 | 0 | 0 | " in proc.stdout and " | 1.000 | 1.000 | 1.000 | — | 7 | 1 |" in proc.stdout
     assert "| lite-gadget | " in proc.stdout and " (1) |" in proc.stdout  # gadget's timeout beside its MRR
+
+
+def test_a_clone_without_a_matrix_is_one_line_naming_it(tmp_path):
+    for name in ("swe_bench_tools.py", "arena.py"):
+        proc = script(name, tmp_path)
+        assert (proc.returncode, proc.stdout) == (1, "")
+        matrix = tmp_path / "results" / "matrix" / "phase-matrix.json"
+        assert proc.stderr == f"{matrix}: no phase matrix, so no finished run to read\n"

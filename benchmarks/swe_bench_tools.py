@@ -102,8 +102,9 @@ def trees(clone: Path, corpus: str, system: str, runs: list[Run]) -> dict[str, d
 
 
 def commit_latency(clone: Path, runs: list[Run], method: str) -> dict[str, list[float]]:
-    """Commit -> the search times (ms) of its tasks under `method` (a task's commit: its corpus in
-    the dataset stage's results/datasets/DATASET.jsonl)."""
+    """Commit -> the search times (ms) of its tasks' queries under `method` over `runs` (a task in
+    two benchmarks, Lite and Verified, asked in each; a task's commit: its corpus in the dataset
+    stage's results/datasets/DATASET.jsonl)."""
     out: dict[str, list[float]] = {}
     for r in runs:
         commit = {t.task_id: commit_of(t.corpus) for t in read_tasks(clone / "results" / "datasets"
@@ -126,7 +127,7 @@ def cost_lines(clone: Path, m: Matrix, runs: list[Run]) -> list[str]:
         for r in mine:
             by_corpus.setdefault(r.provenance.corpus.name, []).append(r)
         detail += [f"### {s.system}", "", "| repository | commit | tree | shared with | index s | index bytes | index "
-                   "| tasks | p50 ms | p95 ms |", "|---|---|---|---|---:|---:|---|---:|---:|---:|"]
+                   "| queries | p50 ms | p95 ms |", "|---|---|---|---|---:|---:|---|---:|---:|---:|"]
         listed = {corpus: trees(clone, corpus, s.system, rs) for corpus, rs in sorted(by_corpus.items())}
         for corpus, listing in listed.items():
             latency = commit_latency(clone, by_corpus[corpus], s.method)
@@ -151,8 +152,9 @@ def cost_lines(clone: Path, m: Matrix, runs: list[Run]) -> list[str]:
             "Each commit's candidate files are a tree (crmatrix.systems.trees); a tool indexes each distinct tree "
             "once (rule build_system_index_commits), so commits with the same files share one index. `built`: this "
             "run's index job built it; `reused`: found built by an earlier run (its seconds are that build's). "
-            "Latency: each of the commit's tasks' search time as its run records it (`elapsed_ms`; the tool is "
-            "started anew on each tree). —: a tool without an index job (it indexes as it starts).", "",
+            "Queries: the commit's tasks asked over the tool's runs (a task of Lite and Verified twice); latency: "
+            "their search time as the runs record it (`elapsed_ms`; the tool is started anew on each tree). —: a "
+            "tool without an index job (it indexes as it starts).", "",
             *summary, "", *detail]
 
 

@@ -1,88 +1,84 @@
 """The arena's figures (issue 19), run by hand (not in CI):
 
     make run CONFIG=config/arena.yaml              # in a clean clone, cold
-    .venv/bin/python benchmarks/arena.py CLONE [--note TEXT]
+    .venv/bin/python benchmarks/arena.py CLONE [--note TEXT] [--out FILE | --write]
 
-reads the finished run in CLONE and writes benchmarks/results/arena-<date>-clean.md: the run's
-wall time from its Snakemake log, each tool's install, index and evaluation job seconds, and per
-system (in leaderboard order, `crmatrix.analysis.versus.compare` on the baseline arm's runs as
-the charts draw them) its datasets, queries, macro MRR, pooled Δ against the reference system,
-failures, and search latency p50/p95. `--note`: a line about the machine (its load).
+reads the finished run in CLONE and prints its report; `--out FILE` writes it to FILE too,
+`--write` to benchmarks/results/arena-<date>-clean.md (a tracked file). The report: whether the
+run was cold and its wall time (the clone's Snakemake logs); per system, in the order of the phase matrix's leaderboard
+(results/matrix/phase-matrix.json: the baseline arm's runs, each system's headline method), the
+level it ranks at, its datasets, queries, macro MRR at that level, pooled Δ against the
+reference system, failed queries beside the answers naming nothing (empty) or nothing of the
+corpus (unresolved), search latency p50/p95, its file-level MRR, Acc@1 and Acc@5 (each run's
+own, averaged over its datasets as the macro MRR is), and each tool's install, index and
+evaluation job seconds; then each dataset's MRR per system. `--note`: a line about the machine
+(its load).
 """
 
 from __future__ import annotations
 
-import csv
-import datetime
-import json
-from pathlib import Path
-
+import compared
 import finished_run
-import timing
 
-from crmatrix import config
-from crmatrix.analysis import versus
-from crmatrix.evaluation import metrics
+from crmatrix.hits import FILE
+from crmatrix.results.leaderboard import Standing
+from crmatrix.results.matrix import Matrix
+from crmatrix.results.run import Run
+
+CONFIG = "config/arena.yaml"
+FILE_METRICS = ("mrr", "acc@1", "acc@5")  # each run's `file_metrics`, named as the run names them
 
 
-def rule_seconds(clone: Path, rule: str) -> dict[str, float]:
-    """Job seconds of a rule's jobs per system (the benchmark file's path names the system)."""
-    out: dict[str, float] = {}
-    for tsv in sorted((clone / "logs" / "benchmarks" / rule).rglob("*.tsv")):
-        parts = tsv.relative_to(clone / "logs" / "benchmarks" / rule).parts
-        system = parts[0] if rule == "install_system" else parts[1]
-        with tsv.open() as f:
-            out[system] = out.get(system, 0.0) + sum(float(row["s"]) for row in csv.DictReader(f, delimiter="\t"))
-    return out
+def file_cells(runs: list[Run], s: Standing) -> list[str]:
+    """The standing's headline method's file-level FILE_METRICS, each run's own averaged over the
+    system's datasets (—: a run made before runs recorded them)."""
+    tables = [r.methods[s.method].file_metrics for r in runs if r.system == s.system]
+    if not tables or any(t is None for t in tables):
+        return ["—"] * len(FILE_METRICS)
+    return [f"{sum(t[m] for t in tables) / len(tables):.3f}" for m in FILE_METRICS]
+
+
+def dataset_lines(m: Matrix) -> list[str]:
+    """Each dataset's MRR per system at the leaderboard's level, from the matrix's rows (the
+    baseline arm's cells: at file level, a gold finer than files scores its file level)."""
+    systems = [s.system for s in m.leaderboard.standings]
+    cells = {(r.dataset, r.system): r.cells[m.baseline_arm] for r in m.rows
+             if r.system in systems and m.baseline_arm in r.cells}
+    lines = ["## Per dataset (MRR at the leaderboard's level; failed queries in brackets)", "",
+             "| dataset | " + " | ".join(systems) + " |", "|---|" + "---:|" * len(systems)]
+    for d in sorted({d for d, _ in cells}):
+        row = []
+        for system in systems:
+            c = cells.get((d, system))
+            if c is None:
+                row.append("—")
+                continue
+            mean = c.file_level.mean if m.leaderboard.level == FILE and c.file_level is not None else c.mean
+            row.append(f"{mean:.3f}" + (f" ({c.failed})" if c.failed else ""))
+        lines.append(f"| {d} | " + " | ".join(row) + " |")
+    return lines
 
 
 def main() -> None:
-    clone, note = finished_run.arguments("arena.py")
-    m = config.load(clone / "config" / "arena.yaml")
-    base, reference, preferred = m.baseline_arm, m.reference_system, m.headline_method
-    runs = [json.loads(p.read_text()) for p in sorted((clone / "results" / "runs").glob(f"*/*/{base}.json"))]
-    comparison = versus.compare(runs, reference, preferred)
-    by = versus.rows_by_system(runs, preferred)
-    commit = timing.commit(clone)
-    wall, jobs = finished_run.wall_time(clone)
-    installs = rule_seconds(clone, "install_system")
-    indexes = rule_seconds(clone, "build_system_index") | rule_seconds(clone, "build_index")  # a tool's, the builtin's
-    evaluations = rule_seconds(clone, "evaluate_arm")
-    lines = [f"# The arena, from a clean clone — {datetime.date.today().isoformat()}", "",
-             f"`make run CONFIG=config/arena.yaml` in a clean clone of crmatrix at {commit}, cold (empty "
-             f"`results/`: every tool installed from PyPI by the workflow), {len(comparison['datasets'])} datasets, "
-             f"{len(comparison['systems'])} systems, arm `{base}`. {note}".rstrip(), "",
-             f"Snakemake wall time of the run: **{wall / 60:.1f} min** for {jobs} jobs (from its log's first to "
-             "last time stamp; `make run`'s venv install and report come on top).", "",
-             "## Per system, in leaderboard order", "",
-             f"MRR of the headline method; pooled Δ against `{reference}` on the queries both answered (random "
-             "effects over the datasets); latency: the search call per query (a CLI tool's includes its process "
-             "start); job seconds summed over the system's jobs (—: none; the builtin's `bm25` and `lexical` "
-             "build no index job, and it installs nothing).", "",
-             "| system | datasets | queries | macro MRR | pooled Δ MRR [95 % CI] | failed | p50 ms | p95 ms "
-             "| install s | index s | evaluation s |",
-             "|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|"]
-    pooled = {v["system"]: v for v in comparison["versus"]}
-    for system in comparison["systems"]:
-        scores = [s for s in comparison["scores"] if s["system"] == system]
-        lat = metrics.latency([q["elapsed_ms"] for q in by[system]])
-        v = pooled.get(system)
-        delta = ("reference" if system == reference else "—" if not v or not v["pooled"] else
-                 f"{v['pooled']['estimate']:+.3f} [{v['pooled']['ci_low']:+.3f}, {v['pooled']['ci_high']:+.3f}]")
-        lines.append(f"| {system} | {len(scores)} | {sum(s['n'] for s in scores)} | "
-                     f"{sum(s['mean'] for s in scores) / len(scores):.3f} | {delta} | "
-                     f"{sum(s['failed'] for s in scores)} | {lat['p50']:.1f} | {lat['p95']:.1f} | "
-                     + " | ".join("—" if system not in secs else f"{secs[system]:.0f}"
-                                  for secs in (installs, indexes, evaluations)) + " |")
-    lines += ["", "## Per dataset (MRR; failed queries in brackets)", "",
-              "| dataset | " + " | ".join(comparison["systems"]) + " |",
-              "|---|" + "---:|" * len(comparison["systems"])]
-    cell = {(s["dataset"], s["system"]): s for s in comparison["scores"]}
-    for d in comparison["datasets"]:
-        lines.append(f"| {d} | " + " | ".join(
-            "—" if (d, s) not in cell else f"{cell[(d, s)]['mean']:.3f}"
-            + (f" ({cell[(d, s)]['failed']})" if cell[(d, s)]["failed"] else "") for s in comparison["systems"]) + " |")
-    finished_run.write("arena", lines)
+    args = finished_run.parser("arena.py", __doc__, "arena").parse_args()
+    clone = args.clone.resolve()
+    m = compared.matrix(clone)
+    board = m.leaderboard
+    runs = compared.baseline_runs(clone, m.baseline_arm)
+    lines = [*finished_run.run_lines(clone, args.note, "The arena", CONFIG),
+             f"{len({r.dataset for r in m.rows})} datasets, {len(board.standings)} systems, arm `{m.baseline_arm}`; "
+             "every tool installed from PyPI by the workflow.", "",
+             "## Per system, in leaderboard order", "", compared.level_line(board), "",
+             "The leaderboard's figures (results/matrix/phase-matrix.json): the macro MRR of the headline method at "
+             f"that level; pooled Δ against `{board.reference}` on the queries both answered (random effects over "
+             "the datasets); failed queries, and answers naming nothing (empty) or nothing of the corpus "
+             "(unresolved); latency: the search call per query (a CLI tool's includes its process start). File "
+             "MRR, Acc@1 and Acc@5: each run's own at file level, averaged over the system's datasets. Job seconds "
+             "summed over the system's jobs (—: none; the builtin's `bm25` and `lexical` build no index job, and "
+             "it installs nothing).", "",
+             *compared.board_lines(board, compared.job_seconds(clone), ("file MRR", "file Acc@1", "file Acc@5"),
+                                   lambda s: file_cells(runs, s)), "", *dataset_lines(m)]
+    finished_run.emit(lines, args.out, args.write, "arena")
 
 
 if __name__ == "__main__":

@@ -1,18 +1,20 @@
-"""What the readers of a finished clean-clone run share (benchmarks/swe_qa.py, arena.py): their
-command line, the run's wall time from its Snakemake log (the clone's commit: `timing.commit`),
-and every Snakemake command the clone's logs record, with whether the run was cold
-(`invocations`, `history`)."""
+"""What the readers of a finished clean-clone run share (benchmarks/swe_qa.py, arena.py, ...): their
+command line (`arguments`; `parser` and `emit` for one that prints and writes only when asked),
+the run's wall time from its Snakemake log (the clone's commit: `timing.commit`), and every
+Snakemake command the clone's logs record, with whether the run was cold (`invocations`,
+`history`, and the report's opening lines: `run_lines`)."""
 
 from __future__ import annotations
 
+import argparse
 import datetime
 import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import timing
 from clocks import STAMP, log_time
-from timing import jobs_per_rule
 
 
 def option(flag: str, default: str) -> str:
@@ -68,7 +70,7 @@ def invocations(clone: Path) -> list[Invocation]:
         date = re.search(r"^\s*Date: (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)$", log, re.M)
         start = datetime.datetime.fromisoformat(date.group(1)) if date else stamps[0] if stamps else None
         finished = [line for line in log.splitlines() if line.startswith("Finished jobid:")]
-        out.append(Invocation(log=path.name, planned=sum(jobs_per_rule(log).values()),
+        out.append(Invocation(log=path.name, planned=sum(timing.jobs_per_rule(log).values()),
                               finished=sum("(Rule: all)" not in line for line in finished),
                               wall=(stamps[-1] - start).total_seconds() if stamps and start else 0.0))
     return out
@@ -93,6 +95,49 @@ def history(clone: Path) -> History:
         sys.exit(f"{clone}/.snakemake/log: no Snakemake command there finished a job, so no run to read")
     return History(worked=worked, wall=sum(i.wall for i in worked), jobs=sum(i.finished for i in worked),
                    cold=len(worked) == 1 and worked[0].finished == worked[0].planned)
+
+
+def run_lines(clone: Path, note: str, title: str, config: str) -> list[str]:
+    """What a report says of the run it read: its title, the clone's commit, whether the run of
+    `config` was cold (its Snakemake logs: `history`), its wall time and jobs."""
+    hist = history(clone)
+    if hist.cold:
+        how = (f"cold: the one Snakemake command of the clone that ran jobs, every one it planned "
+               f"(`{hist.worked[0].log}`; `results/` and its caches were empty before it)")
+    else:
+        how = (f"**not cold**: {len(hist.worked)} Snakemake commands of the clone ran jobs (" +
+               ", ".join(f"`{i.log}`: {i.finished} of {i.planned} planned" for i in hist.worked) +
+               "), so the later ones found the earlier ones' results and caches; times and cache shares are "
+               "not a cold run's")
+    return [f"# {title}, from a clean clone — {datetime.date.today().isoformat()}", "",
+            f"`make run CONFIG={config}` in a clean clone of crmatrix at {timing.commit(clone)}, "
+            f"{how}. {note}".rstrip(), "",
+            f"Snakemake wall time of the run: **{hist.wall / 60:.1f} min** for {hist.jobs} jobs (from each log's "
+            "start to its last time stamp, summed over the commands that ran jobs; `make run`'s venv install and "
+            "report come on top).", ""]
+
+
+def parser(script: str, doc: str, name: str) -> argparse.ArgumentParser:
+    """`benchmarks/SCRIPT CLONE [--note TEXT] [--out FILE | --write]`, `doc` its help: a reader that
+    prints its report and writes it only when asked (`emit`; NAME: its file under benchmarks/results)."""
+    p = argparse.ArgumentParser(prog=f"benchmarks/{script}", description=doc,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("clone", type=Path, help="the clean clone holding the finished run")
+    p.add_argument("--note", default="", help="a line about the machine for the reader")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--out", type=Path, help="write the report to this file too")
+    where.add_argument("--write", action="store_true",
+                       help=f"write it to benchmarks/results/{name}-<date>-clean.md too (a tracked file)")
+    return p
+
+
+def emit(lines: list[str], out: Path | None, tracked: bool, name: str) -> None:
+    """Print the report; write it to `out`, or with `tracked` to benchmarks/results/NAME-<date>-clean.md."""
+    print("\n".join(lines))
+    dest = out or (result_path(name) if tracked else None)
+    if dest is not None:
+        dest.write_text("\n".join(lines) + "\n")
+        print(f"wrote {dest}")
 
 
 def result_path(name: str) -> Path:

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import datetime
 import json
 import subprocess
 import sys
@@ -127,38 +126,11 @@ def overhead_lines(clone: Path, jobs: int) -> list[str]:
 
 
 def arguments() -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="benchmarks/swe_bench.py", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("clone", type=Path, help="the clean clone holding the finished run")
-    parser.add_argument("--note", default="", help="a line about the machine for the reader")
+    parser = finished_run.parser("swe_bench.py", __doc__, "swe-bench")
     parser.add_argument("--run", action="store_true", help="make the cold run in CLONE first (under JOB_CLOCK)")
-    where = parser.add_mutually_exclusive_group()
-    where.add_argument("--out", type=Path, help="write the report to this file too")
-    where.add_argument("--write", action="store_true",
-                       help="write it to benchmarks/results/swe-bench-<date>-clean.md too (a tracked file)")
     args = parser.parse_args()
     args.clone = args.clone.resolve()
     return args
-
-
-def run_lines(clone: Path, note: str) -> list[str]:
-    """What the report says of the run it read: the clone's commit, whether the run was cold (its
-    Snakemake logs: finished_run.history), its wall time and jobs."""
-    hist = finished_run.history(clone)
-    if hist.cold:
-        how = (f"cold: the one Snakemake command of the clone that ran jobs, every one it planned "
-               f"(`{hist.worked[0].log}`; `results/` and its caches were empty before it)")
-    else:
-        how = (f"**not cold**: {len(hist.worked)} Snakemake commands of the clone ran jobs (" +
-               ", ".join(f"`{i.log}`: {i.finished} of {i.planned} planned" for i in hist.worked) +
-               "), so the later ones found the earlier ones' results and caches; times and cache shares are "
-               "not a cold run's")
-    return [f"# SWE-bench localization, from a clean clone — {datetime.date.today().isoformat()}", "",
-            f"`make run CONFIG=config/swe-bench.yaml` in a clean clone of crmatrix at {timing.commit(clone)}, "
-            f"{how}. {note}".rstrip(), "",
-            f"Snakemake wall time of the run: **{hist.wall / 60:.1f} min** for {hist.jobs} jobs (from each log's "
-            "start to its last time stamp, summed over the commands that ran jobs; `make run`'s venv install and "
-            "report come on top).", ""]
 
 
 def cache_lines(results: Path) -> list[str]:
@@ -217,7 +189,7 @@ def main() -> None:
     clone = args.clone
     if args.run:
         cold_run(clone)
-    lines = run_lines(clone, args.note)
+    lines = finished_run.run_lines(clone, args.note, "SWE-bench localization", CONFIG)
     lines += ["## Where the time goes (CPU seconds per rule, from each job's benchmark file)", "",
               "| rule | jobs | wall s | CPU s | CPU s per job |", "|---|---:|---:|---:|---:|"]
     by_rule = cpu_by_rule(clone)
@@ -233,11 +205,7 @@ def main() -> None:
     for source, values in PUBLISHED:
         lines.append(f"| {source} | " + " | ".join(f"{values[m]:.3f}" if m in values else "—"
                                                     for m in METRICS[:6]) + " |")
-    print("\n".join(lines))
-    dest = args.out or (finished_run.result_path("swe-bench") if args.write else None)
-    if dest is not None:
-        dest.write_text("\n".join(lines) + "\n")
-        print(f"wrote {dest}")
+    finished_run.emit(lines, args.out, args.write, "swe-bench")
 
 
 if __name__ == "__main__":

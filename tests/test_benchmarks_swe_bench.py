@@ -57,7 +57,8 @@ def tracked_results() -> list[str]:
 def test_help_says_how_to_call_it():
     proc = swe_bench("--help")
     assert (proc.returncode, proc.stderr) == (0, "")
-    assert proc.stdout.startswith("usage: benchmarks/swe_bench.py [-h] [--note NOTE] [--run]")
+    assert proc.stdout.startswith("usage: benchmarks/swe_bench.py [-h] [--note NOTE] [--out OUT | --write]")
+    assert "[--run]" in proc.stdout
     assert "--out OUT" in proc.stdout and "--write" in proc.stdout
 
 

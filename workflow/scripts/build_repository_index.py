@@ -5,7 +5,7 @@ with jobs.job(snakemake.log[0], snakemake.output):
     build_repository_index.run(
         repository=snakemake.input.repository,
         store=snakemake.input.store,
-        model_dir=snakemake.input.model,
+        model_dir=snakemake.input.get("model"),  # none: the system ranks by no vectors
         knobs=dict(snakemake.params.knobs),
         cache_dir=locations.cache_dir(),
         out=snakemake.output[0],

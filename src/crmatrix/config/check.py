@@ -95,15 +95,8 @@ def _models(m: Matrix) -> None:
 
 
 def _systems(m: Matrix) -> None:
-    """Each `{model:NAME}` of a system's options names a model of the config; crmatrix's own
-    engine on a repository of many commits searches it through its index (any other system runs
-    on each commit's tree, crmatrix.systems.commits)."""
+    """Each `{model:NAME}` of a system's options names a model of the config."""
     for name, system in m.systems.items():
-        on = [d for d in m.localized_datasets if d in system.datasets]
-        if on and system.cls.EMBEDS and not system.embeds:
-            raise CrmatrixError(f"systems.{name}: runs on {on[0]}, whose tasks are each at their own commit of "
-                                f"repository {m.datasets[on[0]].corpus!r}: only the builtin with a method that "
-                                "needs its index (semantic or hybrid) searches one (limit it with datasets:)")
         for key, value in system.options.items():
             for where, model in templates.model_uses(key, value):
                 if model not in m.models:

@@ -199,21 +199,23 @@ class Plan(Targets):
         sc, ds = m.systems[system], m.datasets[dataset]
         corpus = ds.corpus
         inputs: dict[str, str | list[str]] = {"tasks": f"{root}/datasets/{dataset}.jsonl", "dataset_file": ds.file}
-        if m.corpora[corpus].kind == "repository":  # every commit: its store, and the system selects each
+        repository = m.corpora[corpus].kind == "repository"
+        if repository:  # every commit: its store, and the system selects each
             inputs.update(self.repository_inputs(corpus))
         else:
             inputs.update({"grep": f"{root}/tokenbench/{dataset}.json", "tree": f"{root}/corpora/{corpus}/tree",
                            "manifest": f"{root}/corpora/{corpus}/manifest.json",
                            "symbols": f"{root}/symbols/{corpus}.jsonl"})
         home = {"dataset": dataset, "arm": arm}
-        if sc.needs_index:
+        # crmatrix's engine searches a repository through its index, with vectors or without
+        if sc.needs_index or (repository and sc.cls.EMBEDS):
             key = self.index_key(system, arm, corpus)
             inputs["index"] = f"{root}/index/{corpus}/{system}/{key}"
-            if sc.cls.EMBEDS:
+            if sc.embeds:
                 model = m.arms[arm].model
                 inputs["model"] = f"{root}/models/{model}"
                 inputs["query_vectors"] = f"{root}/queries/{dataset}/{model}"
-            else:  # the index job's HOME (rule build_system_index), where a tool may keep its index
+            elif not sc.cls.EMBEDS:  # the index job's HOME (rule build_system_index), where a tool may keep its index
                 home = {"corpus": corpus, "index_key": key}
         if sc.cls.reads_graph(m.arms[arm]):
             inputs["graph"] = f"{root}/graph/{corpus}.json"
@@ -283,6 +285,15 @@ class Plan(Targets):
         """A repository corpus's commits (rule fetch_repository) and its store of their symbols
         (rule extract_repository)."""
         return {"repository": f"{self.root}/repos/{corpus}", "store": f"{self.root}/symbols/{corpus}"}
+
+    def repository_index_inputs(self, system: str, corpus: str, index_key: str) -> dict[str, str]:
+        """A repository's commits and store, and the prepared model the builtin's index of it
+        embeds with, unless the system ranks by no vectors: its index then holds none, and no
+        model is prepared for it (rule build_repository_index)."""
+        inputs = self.repository_inputs(corpus)
+        if self.matrix.systems[system].embeds:
+            inputs["model"] = self.index_model(system, corpus, index_key)
+        return inputs
 
     def localize_inputs(self, dataset: str) -> dict[str, str]:
         """A per-task-commit dataset's file and its repository (rule localize_tasks)."""

@@ -8,3 +8,6 @@ FILE_METHODS = ("file-bm25", "file-semantic")
 # SweRank's BM25 (`crmatrix.engine.engine.Engine.swerank_bm25_scores`): its corpus of functions and methods
 # of the files SweRank's candidate rule keeps, scored with that corpus's own statistics; each hit a function.
 FUNCTION_METHODS = ("swerank-bm25",)
+# The methods that rank by the model's vectors (the symbols' or the files'): a system with none
+# of them prepares no model and embeds nothing, and its repository index holds no vectors.
+VECTOR_METHODS = INDEX_METHODS | {"file-semantic"}

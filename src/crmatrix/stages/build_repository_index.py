@@ -32,20 +32,24 @@ def doc_blobs(file_index: Path) -> set[bytes]:
     return set(_BLOB.findall((Path(file_index) / "docs.jsonl").read_bytes()))
 
 
-def run(*, repository: Path, store: Path, model_dir: Path, knobs: dict[str, Any], cache_dir: Path, out: Path,
+def run(*, repository: Path, store: Path, model_dir: Path | None, knobs: dict[str, Any], cache_dir: Path, out: Path,
         files: bool, threads: int | None = None) -> dict:
     """`knobs`: the index's fields (`crmatrix.config.plan.Plan.index_knobs`), settled here on the
-    repository's dominant language; `files`: whether to index whole files too."""
+    repository's dominant language; `model_dir`: the model its vectors are embedded with (None:
+    no vectors, for a system that ranks by none; its other parts are the same bytes, and its
+    bases a kind of their own by the key, since they hold no vectors to grow from); `files`:
+    whether to index whole files too."""
     kn = settle(knobs, dominant_language(atomic.read_json(Path(repository) / MANIFEST)))
     symbols = SymbolStore(Path(store))
-    model = read_model(Path(model_dir))["sha256"]
+    model_dir = Path(model_dir) if model_dir is not None else None
+    model = read_model(model_dir)["sha256"] if model_dir is not None else None
     keys = set(map(bytes, symbols.keys()))
     key = versioned.build_key(model, kn.index_fields())
     with contextlib.ExitStack() as picked, atomic.staged_dir(Path(out)) as d:  # the bases held until built
         base = picked.enter_context(bases.pick(cache_dir, SYMBOLS, key, len(keys), lambda b: len(
             keys.intersection(map(bytes, np.load(b / versioned.KEYS))))))
         grown = {versioned.SYMBOL_INDEX: (SYMBOLS, key, base)}  # each part: its kind of bases, key, base
-        meta = {versioned.SYMBOL_INDEX: versioned.build(symbols, kn, Path(model_dir), Path(cache_dir),
+        meta = {versioned.SYMBOL_INDEX: versioned.build(symbols, kn, model_dir, Path(cache_dir),
                                                         d / versioned.SYMBOL_INDEX, threads, base)}
         if files:
             commits = commit_files(repository)
@@ -57,7 +61,7 @@ def run(*, repository: Path, store: Path, model_dir: Path, knobs: dict[str, Any]
             grown[versioned.FILE_INDEX] = (FILES, key, base)
             with BlobReader(Path(repository) / GIT) as reader:
                 meta[versioned.FILE_INDEX] = versioned.build_files(
-                    commits, lambda path, blob: reader.read(blob), Path(model_dir), Path(cache_dir),
+                    commits, lambda path, blob: reader.read(blob), model_dir, Path(cache_dir),
                     d / versioned.FILE_INDEX, threads, base, kn)
     for part, (kind, key, base) in grown.items():
         built = meta[part]

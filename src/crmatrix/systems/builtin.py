@@ -6,7 +6,7 @@ from pathlib import Path
 
 from crmatrix import CrmatrixError
 from crmatrix.corpora.languages import dominant_language
-from crmatrix.engine.methods import FILE_METHODS, FUNCTION_METHODS, INDEX_METHODS
+from crmatrix.engine.methods import FILE_METHODS, FUNCTION_METHODS, VECTOR_METHODS
 from crmatrix.engine.methods import METHODS as BUILTIN_METHODS
 from crmatrix.hits import FILE, SYMBOL, Hit
 from crmatrix.systems.registry import BUILTIN, System, register
@@ -53,21 +53,24 @@ class BuiltinSystem(System):
 
     def _open_versions(self, ctx) -> None:
         """A repository of many commits (a store of its distinct symbol contents and an index of
-        them, crmatrix.engine.versioned): each commit's engine is made by `select`."""
+        them, crmatrix.engine.versioned): each commit's engine is made by `select`. Without a
+        model (no method ranks by vectors) the index holds none, and no query is embedded."""
         from crmatrix.engine import versioned
         from crmatrix.symbols.versioned import SymbolStore
 
-        if ctx.index_dir is None or ctx.model_dir is None:
+        if ctx.index_dir is None:
             raise CrmatrixError(f"{ctx.store_dir}: a repository of many commits is searched through its index "
-                                "(a method that needs one: semantic or hybrid)")
+                                "(rule build_repository_index)")
         index_dir = Path(ctx.index_dir)
         self._versions = versioned.VersionedIndex(index_dir / versioned.SYMBOL_INDEX, SymbolStore(ctx.store_dir),
                                                   self.knobs, ctx.model_dir)
         self._files = (versioned.VersionedFiles(index_dir / versioned.FILE_INDEX, ctx.model_dir)
                        if set(FILE_METHODS) & set(self.methods) else None)
-        self.index_meta, self._repository = self._versions.meta, ctx.manifest.get("repository")
-        self.vector_bytes = int(self._versions.vectors.nbytes)
-        self._encode = self._encoder(ctx)
+        self._repository, self._encode = ctx.manifest.get("repository"), None
+        if ctx.model_dir is not None:
+            self.index_meta = self._versions.meta
+            self.vector_bytes = int(self._versions.vectors.nbytes)
+            self._encode = self._encoder(ctx)
         self.engine = None
 
     def _encoder(self, ctx):
@@ -105,8 +108,9 @@ class BuiltinSystem(System):
 
     @classmethod
     def needs_index(cls, conf: dict) -> bool:
-        """An embedding index, for the methods that search vectors."""
-        return bool(INDEX_METHODS & set(conf["methods"]))
+        """An embedding index, for the methods that rank by vectors (without one, a repository
+        corpus still gets an index, of its lexical parts alone: `crmatrix.config.plan`)."""
+        return bool(VECTOR_METHODS & set(conf["methods"]))
 
     @classmethod
     def optional_methods(cls, options: dict) -> tuple[str, ...]:
@@ -117,8 +121,11 @@ class BuiltinSystem(System):
     @classmethod
     def index_spec(cls, conf: dict, arm, language: str | None, models: dict) -> dict:
         """Its index fields (`ArmKnobs.index_spec`) and the key of the arm's model (`models`: its
-        definition, its files by their contents), never the arm's or the model's name."""
-        return {"knobs": arm.knobs.index_spec(language), "model": models[arm.model]}
+        definition, its files by their contents), never the arm's or the model's name; no model
+        for a system that ranks by no vectors, whose index (a repository's) holds none, so arms
+        with other models share it."""
+        return {"knobs": arm.knobs.index_spec(language),
+                "model": models[arm.model] if cls.needs_index(conf) else None}
 
     @classmethod
     def reads_graph(cls, arm) -> bool:

@@ -29,6 +29,12 @@ Whole files as documents (`crmatrix.engine.files`) are versioned the same way (`
 documents it holds; `VersionedFiles.view(commit)` is the `FileDocs` a plain build of the
 commit's files gives, for an engine's `files`.
 
+The vectors are optional: built without a model (a system whose methods rank by none,
+`crmatrix.engine.methods.VECTOR_METHODS`), an index holds no `texts.jsonl`, `vectors.npy`,
+`content_text.npy` or `doc_text.npy` and its meta no model, and its every other part is the
+bytes a build with vectors writes; opened without a model it gives engines without vectors,
+and one opened as what it is not (vectors or none) is refused.
+
 Both are built again when a commit is added, and both grow from the previous build of the
 same code, model and knobs (`base`, kept by `crmatrix.bases`): the contents or files it holds
 take its parts — vectors, counts, columns, postings — gathered (`crmatrix.grown`), and only the

@@ -31,9 +31,10 @@ def code_key() -> str:
                                                             for d in ("bm25s", "PyStemmer", "numpy")]})
 
 
-def build_key(model_sha: str, fields: dict | None = None) -> str:
-    """The key of the bases (`crmatrix.bases`) an index grows from: its code, model and knob
-    fields (`Knobs.index_fields`; a file index's: `Knobs.tokenizer_fields`, or None)."""
+def build_key(model_sha: str | None, fields: dict | None = None) -> str:
+    """The key of the bases (`crmatrix.bases`) an index grows from: its code, model (None: an
+    index without vectors) and knob fields (`Knobs.index_fields`; a file index's:
+    `Knobs.tokenizer_fields`, or None)."""
     return atomic.hash_obj([code_key(), model_sha, fields])[:16]
 
 
@@ -41,11 +42,11 @@ class Base:
     """The parts a build takes from its base: a previous build's, checked to be one it can grow
     from (the same format and model), or empty ones when there is none."""
 
-    def __init__(self, directory: Path | None, what: str, form: str, model_dir: Path):
+    def __init__(self, directory: Path | None, what: str, form: str, model_dir: Path | None):
         self.directory = Path(directory) if directory is not None else None
         self.meta = read_meta(self.directory, what, form) if self.directory else None
         if self.meta is not None:
-            index.check_model(self.directory, self.meta, model_dir)
+            check_model(self.directory, self.meta, model_dir)
 
     def __bool__(self) -> bool:
         return self.directory is not None
@@ -67,12 +68,16 @@ class Base:
 
 
 def write_texts(d: Path, rows: Grown, base: Base, base_texts: np.ndarray, new: list[str],
-                model_dir: Path, cache_dir: Path, threads: int | None, rows_file: str) -> tuple[int, dict, dict]:
+                model_dir: Path | None, cache_dir: Path, threads: int | None,
+                rows_file: str) -> tuple[int, dict | None, dict]:
     """Write each row's embedding text into `d`: the distinct texts in the order the rows first
     hold them (`texts.jsonl`), their vectors (`vectors.npy`) and each row's text (`rows_file`).
     A base row's text is the `base` index's row `base_texts[row]`; a new row's, `new[row]`,
     embedded through the cache unless the base holds it. Returns (distinct texts, the model,
-    the embedding stats)."""
+    the embedding stats); with no model (`model_dir` None: the system ranks by no vectors)
+    writes nothing and returns (0, None, no stats)."""
+    if model_dir is None:
+        return 0, None, {}
     old = base.json("texts.jsonl", atomic.read_jsonl)
     known = {t["text_sha"]: i for i, t in enumerate(old)}
     fresh: list[dict] = []
@@ -96,6 +101,17 @@ def write_texts(d: Path, rows: Grown, base: Base, base_texts: np.ndarray, new: l
     np.save(d / rows_file, row[text].astype(np.int32))
     atomic.write_jsonl(d / "texts.jsonl", [(old[i] if i < len(old) else fresh[i - len(old)]) for i in order.tolist()])
     return len(order), model, {**stats, "reused": int((order < len(old)).sum())}
+
+
+def check_model(directory: Path, meta: dict, model_dir: Path | None) -> dict | None:
+    """The description of the model an index's vectors were embedded with, checked to be
+    `model_dir`'s (`index.check_model`); None for an index without vectors, opened without a
+    model. One with vectors opened without a model, or the reverse, is refused."""
+    if (meta["model"] is None) != (model_dir is None):
+        held = "no vectors" if meta["model"] is None else "vectors"
+        wanted = "ranks by none (no model)" if model_dir is None else f"ranks by those of {model_dir}"
+        raise CrmatrixError(f"{directory}: holds {held}, but the system {wanted}; delete it and run again")
+    return None if model_dir is None else index.check_model(directory, meta, model_dir)
 
 
 def read_meta(directory: Path, what: str, form: str) -> dict:

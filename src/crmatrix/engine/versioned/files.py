@@ -14,7 +14,7 @@ from crmatrix.embed.cache import text_sha
 from crmatrix.engine import files as wholefiles
 from crmatrix.engine import index, termcounts
 from crmatrix.engine.knobs import Knobs
-from crmatrix.engine.versioned.base import Base, read_meta, write_texts
+from crmatrix.engine.versioned.base import Base, check_model, read_meta, write_texts
 from crmatrix.grown import Grown
 from crmatrix.symbols.versioned import checked_files, commit_run
 
@@ -22,11 +22,12 @@ FILES_FORMAT = "crmatrix-versioned-files/2"
 
 
 def build_files(commits: Mapping[str, Iterable[tuple[str, str]]], read: Callable[[str, str], bytes | str],
-                model_dir: Path, cache_dir: Path, out: Path, threads: int | None = None,
+                model_dir: Path | None, cache_dir: Path, out: Path, threads: int | None = None,
                 base: Path | None = None, knobs: Knobs | None = None) -> dict:
     """Index the files of `commits` (sha -> (path, blob id) of each file that is a document)
     as documents (`crmatrix.engine.files`): each distinct (path, blob) once, read with
-    `read(path, blob)` (its bytes or text), tokenized as `knobs` say (no knob changes its texts). `base`: a file
+    `read(path, blob)` (its bytes or text), tokenized as `knobs` say (no knob changes its texts), and
+    embedded with the model (None: no vectors; every other part is the same). `base`: a file
     index built before with the same model: the files it holds take its parts, only the
     others are read (`crmatrix.grown`)."""
     t0 = time.perf_counter()
@@ -64,7 +65,7 @@ def build_files(commits: Mapping[str, Iterable[tuple[str, str]]], read: Callable
         atomic.write_jsonl(d / "docs.jsonl", rows.take_list(old, made))
         meta = {"format": FILES_FORMAT, "model": model, "commits": runs, "documents": len(docs),
                 "texts": n_texts, "embed_chars": wholefiles.EMBED_CHARS, "embedding": stats,
-                "name": atomic.hash_obj([FILES_FORMAT, runs, docs, model["sha256"]]),
+                "name": atomic.hash_obj([FILES_FORMAT, runs, docs, model and model["sha256"]]),
                 "grown": {"documents": len(docs) - len(new), "superseded": bool(base) and rows.keeps_base()}}
         atomic.write_json(d / "meta.json", meta)
         integrity.record(d)
@@ -72,23 +73,26 @@ def build_files(commits: Mapping[str, Iterable[tuple[str, str]]], read: Callable
 
 
 class VersionedFiles:
-    """A versioned file index `build_files` wrote, opened for a model (refused if built with another)."""
+    """A versioned file index `build_files` wrote, opened for a model (refused if built with
+    another; None: an index without vectors)."""
 
-    def __init__(self, directory: Path, model_dir: Path):
+    def __init__(self, directory: Path, model_dir: Path | None):
         self.directory = d = Path(directory)
         self.meta = read_meta(d, "a versioned file index", FILES_FORMAT)
-        model = index.check_model(d, self.meta, model_dir)
+        model = check_model(d, self.meta, model_dir)
         docs = atomic.read_jsonl(d / "docs.jsonl")
         self._paths = [doc["path"] for doc in docs]
         self._lines = np.asarray([doc["lines"] for doc in docs], dtype=np.int64)
         self._occurrences = np.load(d / "occurrences.npy", mmap_mode="r")
-        self._doc_text = np.load(d / "doc_text.npy", mmap_mode="r")
-        self.vectors = index.load_vectors(d, self.meta["texts"], model["dim"])
+        self._doc_text, self.vectors = None, None
+        if model is not None:
+            self._doc_text = np.load(d / "doc_text.npy", mmap_mode="r")
+            self.vectors = index.load_vectors(d, self.meta["texts"], model["dim"])
         self._bm25 = termcounts.TermCounts(d / "bm25", len(docs))
 
     def view(self, commit: str) -> wholefiles.FileDocs:
         """The commit's files as documents, as `FileDocs.build` of them gives them."""
         run = commit_run(self.meta, commit, self.directory)
         doc = np.asarray(self._occurrences[run["start"]:run["end"]], dtype=np.int64)
-        return wholefiles.FileDocs([self._paths[i] for i in doc], self._lines[doc],
-                        np.asarray(self.vectors[np.asarray(self._doc_text)[doc]]), self._bm25.commit(doc))
+        vectors = None if self.vectors is None else np.asarray(self.vectors[np.asarray(self._doc_text)[doc]])
+        return wholefiles.FileDocs([self._paths[i] for i in doc], self._lines[doc], vectors, self._bm25.commit(doc))

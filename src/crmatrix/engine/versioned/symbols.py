@@ -16,7 +16,7 @@ from crmatrix.engine.knobs import Knobs
 from crmatrix.engine.lexical import FUNCTION_KINDS, TYPE_KINDS, Blob, LexicalDoc, LexicalIndex, Names
 from crmatrix.engine.postings import Postings
 from crmatrix.engine.sparse import SparseIndex, symbol_words
-from crmatrix.engine.versioned.base import Base, read_meta, write_texts
+from crmatrix.engine.versioned.base import Base, check_model, read_meta, write_texts
 from crmatrix.grown import Grown
 from crmatrix.symbols.versioned import CommitSymbols, SymbolStore, content_symbol
 
@@ -32,9 +32,10 @@ def ranks(strings: list[str]) -> np.ndarray:
     return np.fromiter((place[s] for s in strings), dtype=np.int32, count=len(strings))
 
 
-def build(store: SymbolStore, knobs: Knobs, model_dir: Path, cache_dir: Path, out: Path,
+def build(store: SymbolStore, knobs: Knobs, model_dir: Path | None, cache_dir: Path, out: Path,
           threads: int | None = None, base: Path | None = None) -> dict:
-    """Index every distinct content of `store` under `knobs`' index-time fields and the model.
+    """Index every distinct content of `store` under `knobs`' index-time fields and the model
+    (None: no vectors, for a system that ranks by none; every other part is the same bytes).
     `base`: an index built before under the same knobs and model (of another store): the
     contents it holds take its parts, only the others are computed (`crmatrix.grown`); the
     arrays are those of a build without it."""
@@ -55,7 +56,8 @@ def build(store: SymbolStore, knobs: Knobs, model_dir: Path, cache_dir: Path, ou
     words = postings.Builder()
     for content in (store.all_contents() if len(new) == len(keys) else store.contents(new)):
         s = content_symbol(content)
-        texts.append(embedding_text(s, knobs))
+        if model_dir is not None:
+            texts.append(embedding_text(s, knobs))
         doc = LexicalDoc.of(s)
         for f in LEXICAL:
             lexical[f].append(getattr(doc, f))
@@ -89,7 +91,7 @@ def build(store: SymbolStore, knobs: Knobs, model_dir: Path, cache_dir: Path, ou
         stats["seconds"] = round(time.perf_counter() - t0, 3)
         meta = {"format": FORMAT, "store": store.hash, "model": model, "knobs": knobs.index_fields(),
                 "contents": len(keys), "texts": n_texts, "embedding": stats,
-                "name": atomic.hash_obj([FORMAT, store.hash, knobs.index_fields(), model["sha256"]]),
+                "name": atomic.hash_obj([FORMAT, store.hash, knobs.index_fields(), model and model["sha256"]]),
                 "grown": {"contents": len(keys) - len(new), "superseded": bool(base) and rows.keeps_base()}}
         atomic.write_json(d / "meta.json", meta)
         integrity.record(d)
@@ -97,23 +99,26 @@ def build(store: SymbolStore, knobs: Knobs, model_dir: Path, cache_dir: Path, ou
 
 
 class VersionedIndex:
-    """An index `build` wrote, opened for `store`, an arm's `knobs` and model: refused when it
-    was built from another store, other index-time knobs or another model."""
+    """An index `build` wrote, opened for `store`, an arm's `knobs` and model (None: an index
+    without vectors): refused when it was built from another store, other index-time knobs or
+    another model."""
 
-    def __init__(self, directory: Path, store: SymbolStore, knobs: Knobs, model_dir: Path):
+    def __init__(self, directory: Path, store: SymbolStore, knobs: Knobs, model_dir: Path | None):
         self.directory = d = Path(directory)
         self.meta = read_meta(d, "a versioned index", FORMAT)
         if self.meta["store"] != store.hash:
             raise CrmatrixError(f"{d}: built from store {self.meta['store'][:12]}, but {store.directory} is "
                                 f"{store.hash[:12]}; rebuild it")
         index.check_knobs(d, self.meta, knobs)
-        self.model = index.check_model(d, self.meta, model_dir)
+        self.model = check_model(d, self.meta, model_dir)
         self.store, self.knobs = store, knobs
-        self._content_text = np.load(d / "content_text.npy", mmap_mode="r")
-        if len(self._content_text) != len(store):
-            raise CrmatrixError(f"{d}: indexes {len(self._content_text)} contents, the store holds {len(store)}; "
+        if self.meta["contents"] != len(store):
+            raise CrmatrixError(f"{d}: indexes {self.meta['contents']} contents, the store holds {len(store)}; "
                                 "delete it and run again")
-        self.vectors = index.load_vectors(d, self.meta["texts"], self.model["dim"])
+        self._content_text, self.vectors = None, None
+        if self.model is not None:
+            self._content_text = np.load(d / "content_text.npy", mmap_mode="r")
+            self.vectors = index.load_vectors(d, self.meta["texts"], self.model["dim"])
         self._bm25 = termcounts.TermCounts(d / "bm25", len(store))
         self._words = postings.Postings(d / "sparse")
         self._lexical = [columns.Column(d / "lexical", f) for f in LEXICAL]
@@ -141,7 +146,7 @@ class VersionedIndex:
         index.check_knobs(self.directory, self.meta, knobs)
         occ = np.asarray(self.store.occurrences(commit))
         content = occ[:, 0].astype(np.int64)
-        vectors = np.asarray(self.vectors)[np.asarray(self._content_text)[content]]
+        vectors = None if self.vectors is None else np.asarray(self.vectors)[np.asarray(self._content_text)[content]]
         lexical = self._lexical_index(content)
         sparse = CommitSparse(self._words, len(self.store), content) if knobs.sparse else None
         order = np.lexsort((np.asarray(self._name_rank)[content], occ[:, 1], np.asarray(self._path_rank)[content]))

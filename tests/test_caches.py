@@ -110,6 +110,8 @@ def test_info_counts_entries_bytes_shards_and_the_runs_of_each_index(tree):
         "  alpha/peer/dddddddddddd  1.1 KiB, last used 30d ago, used by 1 run: alpha-ds/peer/baseline",
         "  beta/builtin/cccccccccccc  911 B, last used 2d ago, used by 1 run: beta-ds/builtin/baseline",
         f"builds kept to grow from {tree}/cache/bases: 0 builds, 0 B, 0 B of it linked from no result",
+        f"commits' trees {tree}/trees: 0 trees, 0 B (a file linked from many trees counted once)",
+        f"indexes of trees {tree}/tree-index: 0 indexes, 0 B",
     ]
 
 
@@ -219,7 +221,7 @@ def test_info_lists_the_builds_kept_to_grow_from_with_the_bytes_no_result_links(
          "last_used": NOW - 20 * DAY},
         {"path": str(linked), "kind": "stores", "key": "k", "name": "linked", "bytes": 100, "unshared_bytes": 0,
          "last_used": NOW - DAY}]}
-    assert caches.format_info(report, NOW)[-3:] == [
+    assert caches.format_info(report, NOW)[-5:-2] == [
         f"builds kept to grow from {tree}/cache/bases: 2 builds, 130 B, 30 B of it linked from no result",
         "  stores/k/alone  30 B (30 B linked from no result), last used 20d ago",
         "  stores/k/linked  100 B (0 B linked from no result), last used 1d ago",

@@ -17,3 +17,13 @@ TERMINAL = "crmatrix.terminal"
 
 class CrmatrixError(Exception):
     """A user-facing error: its message names the file, row or key and what was expected."""
+
+
+def did_you_mean(name: str, known: list[str], form: str = "did you mean {!r}? ") -> str:
+    """`form` filled with the known name closest to `name` (`did you mean 'X'? `), or "" when
+    none is close: how every message offers the name a misspelling meant. Here, beside the
+    error it goes into, so that using it puts no other module in a stage's code hash."""
+    import difflib  # only when a message is made: not in every job's imports
+
+    close = difflib.get_close_matches(name, known, n=1)
+    return form.format(close[0]) if close else ""

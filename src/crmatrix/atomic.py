@@ -10,6 +10,7 @@ import json
 import os
 import resource
 import shutil
+import stat
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -197,10 +198,18 @@ def scratch_dir(dest: Path) -> Iterator[Path]:
 
 
 def remove_tree(path: Path) -> None:
-    """Remove a directory, renamed out of the way first: a half-deleted one never looks whole."""
+    """Remove a directory, renamed out of the way first: a half-deleted one never looks whole.
+    Its directories are made writable (a tool may have left one read-only); its files keep
+    their modes, since unlinking needs no write bit and a hard-linked file's mode is also its
+    other names' (a blob store's)."""
     path = Path(path)
     hidden = Path(tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"))
     os.replace(path, hidden / path.name)
+    for root, dirs, _ in os.walk(hidden):  # top-down: each directory made readable before it is walked
+        for d in dirs:
+            sub = os.path.join(root, d)
+            if not os.path.islink(sub):
+                os.chmod(sub, stat.S_IMODE(os.lstat(sub).st_mode) | stat.S_IRWXU)
     shutil.rmtree(hidden)
 
 

@@ -15,25 +15,17 @@ behaves as its code says even where an older install's metadata names the same e
 
 from __future__ import annotations
 
-import difflib
 import functools
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Generic, TypeVar
 
-from crmatrix import CrmatrixError
+from crmatrix import CrmatrixError, did_you_mean
 
 if TYPE_CHECKING:
     from importlib.metadata import EntryPoint
 
 E = TypeVar("E")
 T = TypeVar("T")
-
-
-def did_you_mean(name: str, known: list[str]) -> str:
-    """`did you mean 'X'? ` for the known name closest to `name`, or "" when none is close:
-    how a message offers the name a misspelling meant."""
-    close = difflib.get_close_matches(name, known, n=1)
-    return f"did you mean {close[0]!r}? " if close else ""
 
 
 def _as_is(name: str, obj):

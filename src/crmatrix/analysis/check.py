@@ -7,11 +7,10 @@ is a failure, so a renamed method or an unscored metric never passes silently.
 
 from __future__ import annotations
 
-import difflib
 import math
 from dataclasses import dataclass
 
-from crmatrix import CrmatrixError
+from crmatrix import CrmatrixError, did_you_mean
 from crmatrix.evaluation import metrics
 from crmatrix.results.run import Run
 
@@ -44,10 +43,8 @@ def parse_gate(text: str, kind: str) -> Gate:
             gate = Gate(name.strip(), parts[0], parts[1] if len(parts) == 3 else None, parts[-1], bound, kind)
             known = _known_metrics(gate.query_type is not None)
             if gate.metric not in known:
-                close = difflib.get_close_matches(gate.metric, known, n=1)
-                hint = f"did you mean {close[0]!r}? " if close else ""
-                raise CrmatrixError(f"{kind} gate {text!r}: unknown metric {gate.metric!r} ({hint}expected one of: "
-                                    f"{', '.join(known)})")
+                raise CrmatrixError(f"{kind} gate {text!r}: unknown metric {gate.metric!r} "
+                                    f"({did_you_mean(gate.metric, known)}expected one of: {', '.join(known)})")
             return gate
     raise CrmatrixError(f"{kind} gate {text!r}: expected {FORM}")
 

@@ -84,9 +84,11 @@ def parser() -> argparse.ArgumentParser:
     ca = sub.add_parser("cache", help="what the embedding and index caches hold; free space")
     ca_sub = ca.add_subparsers(dest="cache_command", required=True)
     for name, func, help_text in (
-            ("info", cache.cmd_info, "embedding models, entries, bytes; each index, the runs using it; kept builds"),
+            ("info", cache.cmd_info, "embedding models, entries, bytes; each index, the runs using it; kept builds;"
+             " commits' trees"),
             ("compact", cache.cmd_compact, "merge each model's embedding shards into one (safe while jobs run)"),
-            ("evict", cache.cmd_evict, "remove indexes and embedding entries (refused while Snakemake runs)")):
+            ("evict", cache.cmd_evict, "remove indexes, embedding entries, commits' trees"
+             " (refused while Snakemake runs)")):
         cp = ca_sub.add_parser(name, help=help_text)
         cp.add_argument("--cache-dir", help="the cache_dir (default: the config's, else results/cache)")
         cp.add_argument("--config", help=f"matrix config naming the cache_dir (default: {DEFAULT_CONFIG} if present)")
@@ -96,8 +98,9 @@ def parser() -> argparse.ArgumentParser:
             cp.add_argument("--json", action="store_true", help="print the figures as JSON (bytes exact)")
         if name == "evict":
             cp.add_argument("--older-than", metavar="D", help="only what was last used more than D ago (7d, 12h, 30m)")
-            cp.add_argument("--corpus", metavar="C", help="only the indexes of corpus C (and entries only they used)")
-            cp.add_argument("--all", action="store_true", help="empty both caches")
+            cp.add_argument("--corpus", metavar="C", help="only the indexes and trees of corpus C"
+                            " (and entries only they used)")
+            cp.add_argument("--all", action="store_true", help="empty the caches")
     d = sub.add_parser("dataset", help="what a loader makes of a dataset file, and what its queries give away")
     dsub = d.add_subparsers(dest="dataset_command", required=True)
     show = dsub.add_parser("show", help="the normalized tasks as JSONL on stdout, the dropped rows on stderr")

@@ -1,4 +1,5 @@
-"""`crmatrix cache info`, `compact`, `evict`: what the embedding and index caches hold, and freeing space."""
+"""`crmatrix cache info`, `compact`, `evict`: what the embedding and index caches (and a repository's
+commits' trees) hold, and freeing space."""
 
 from __future__ import annotations
 

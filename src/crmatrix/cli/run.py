@@ -35,7 +35,7 @@ def one_system(raw: dict, name: str, methods: list[str] | None, what: str) -> No
     """`raw` (a config's contents) narrowed to the system `name` (default systems: the builtin)
     under `methods` (None: its own), for one job: the other systems, the datasets it names, the
     pairs and the matrix's headline method are no part of it. `what` names the system's option."""
-    from crmatrix.registry import did_you_mean
+    from crmatrix import did_you_mean
 
     systems = raw.get("systems") or {"builtin": {"type": "builtin"}}
     if name not in systems:

@@ -18,9 +18,8 @@ DATASET = "try"  # the plan's cell needs a dataset: one of no file (os.devnull),
 def trial_matrix(args):
     """The config (default: config/config.yaml if present, else built-in defaults) narrowed to
     the system and the corpus: one of the config's corpora by name, or a directory."""
-    from crmatrix import config
+    from crmatrix import config, did_you_mean
     from crmatrix.config.yamlfile import read_yaml
-    from crmatrix.registry import did_you_mean
 
     path = config_path(args)
     raw = (read_yaml(path) or {}) if path else {"arms": {"baseline": {}}}

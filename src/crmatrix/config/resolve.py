@@ -9,10 +9,9 @@ key; the cross-references a resolved Matrix must satisfy are `crmatrix.config.ch
 from __future__ import annotations
 
 import copy
-import difflib
 from pathlib import Path
 
-from crmatrix import CrmatrixError
+from crmatrix import CrmatrixError, did_you_mean
 from crmatrix.analysis import check as run_check
 from crmatrix.config import histories, sweeps
 from crmatrix.config.matrix import POOLED_AS, Arm, Corpus, Dataset, Matrix, SystemConfig
@@ -247,10 +246,8 @@ def _check_headline(headline: str, systems: dict[str, SystemConfig]) -> None:
     every row on its system's first method without a word."""
     methods = list(dict.fromkeys(m for s in systems.values() for m in s.methods))
     if headline not in methods:
-        close = difflib.get_close_matches(headline, methods, n=1)
-        hint = f"did you mean {close[0]!r}? " if close else ""
-        raise CrmatrixError(f"headline_method: {headline!r} is no system's method ({hint}the systems' methods: "
-                            f"{', '.join(methods)})")
+        raise CrmatrixError(f"headline_method: {headline!r} is no system's method "
+                            f"({did_you_mean(headline, methods)}the systems' methods: {', '.join(methods)})")
 
 
 def _side(systems: dict[str, SystemConfig], baseline_arm: str, where: str, text: str) -> dict:

@@ -4,14 +4,13 @@ in, the first problem as one line naming the key and what was expected."""
 from __future__ import annotations
 
 import copy
-import difflib
 from functools import cache
 from importlib.resources import files
 
 import jsonschema
 import yaml
 
-from crmatrix import CrmatrixError
+from crmatrix import CrmatrixError, did_you_mean
 from crmatrix.jsontypes import json_type
 
 SCHEMA_FILE = "config.schema.yaml"
@@ -61,9 +60,8 @@ def _message(err: jsonschema.ValidationError) -> str:
             if option:
                 return (f"{where}: unknown key {option!r}: it is an option of the system's type, so it goes under "
                         f"options ({where}.options.{option})")
-            close = difflib.get_close_matches(extra[0], allowed, n=1)
-            hint = f"did you mean {close[0]!r}? " if close else ""
-            return f"{where}: unknown key {', '.join(map(repr, extra))} ({hint}expected one of: {', '.join(allowed)})"
+            return (f"{where}: unknown key {', '.join(map(repr, extra))} ({did_you_mean(extra[0], allowed)}expected "
+                    f"one of: {', '.join(allowed)})")
     if err.validator == "type":
         want = err.validator_value if isinstance(err.validator_value, str) else " or ".join(err.validator_value)
         hint = " (quote it in YAML)" if want == "string" else ""

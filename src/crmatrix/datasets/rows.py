@@ -3,12 +3,11 @@ makes two queries the same, and which repository a corpus holds."""
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 from pathlib import Path
 
-from crmatrix import CrmatrixError
+from crmatrix import CrmatrixError, did_you_mean
 
 QUERY_TYPES = ("natural_language", "short_phrase", "identifier", "issue_to_edit")
 UNCATEGORIZED = "uncategorized"
@@ -32,10 +31,8 @@ def check_fields(row, where: str, keys: tuple[str, ...], optional: tuple[str, ..
         known = sorted((*keys, *optional))
         unknown = sorted(k for k in row if k not in known)
         if unknown:
-            close = difflib.get_close_matches(unknown[0], known, n=1)
-            hint = f"did you mean {close[0]!r}? " if close else ""
-            raise CrmatrixError(f"{where}: unknown field {', '.join(map(repr, unknown))} ({hint}the format's "
-                                f"fields: {', '.join(known)})")
+            raise CrmatrixError(f"{where}: unknown field {', '.join(map(repr, unknown))} "
+                                f"({did_you_mean(unknown[0], known)}the format's fields: {', '.join(known)})")
     for key in keys:
         if not isinstance(row.get(key), str) or not row[key].strip():
             raise CrmatrixError(f"{where}: field '{key}' must be a non-empty string, got {row.get(key)!r}")

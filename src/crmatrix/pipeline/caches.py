@@ -13,6 +13,8 @@
   (crmatrix.bases), hard links where they can be: the bytes that removing one frees are its
   files no result links to. It was last used when it was kept or a build last grew from it
   (its mtime).
+- A repository corpus's commits' trees and an external tool's indexes of them
+  (crmatrix.pipeline.treecaches).
 
 Eviction refuses while a Snakemake run holds its lock, since a running job may be reading
 what it would delete. An index directory is renamed out of the way before it is deleted, so
@@ -34,6 +36,7 @@ from pathlib import Path
 from crmatrix import CrmatrixError, atomic, bases
 from crmatrix.embed.cache import SUBDIR, EmbeddingCache, text_sha
 from crmatrix.engine.knobs import table
+from crmatrix.pipeline import treecaches
 from crmatrix.systems.external import INDEX_INFO, ExternalSystem
 
 INDEX_META = "meta.json"  # what the builtin engine's index builder writes (crmatrix.engine.index)
@@ -132,8 +135,6 @@ def read_runs(results: Path) -> list[Run]:
         if isinstance(record, dict):
             out.append(Run("/".join(path.with_suffix("").parts[-3:]), mtime, record))
     return out
-
-
 
 
 @dataclass
@@ -241,6 +242,7 @@ def info(results: Path, cache_dir: Path) -> dict:
                   "entries": [{"path": str(b), "kind": b.parent.parent.name, "key": b.parent.name, "name": b.name,
                                **_footprint(b),
                                "last_used": b.stat().st_mtime} for b in bases.kept(cache_dir)]},
+        **treecaches.info(results),
     }
 
 
@@ -285,14 +287,28 @@ def format_info(report: dict, now: float) -> list[str]:
     for b in kept:
         lines.append(f"  {b['kind']}/{b['key'][:12]}/{b['name'][:12]}  {size(b['bytes'])} "
                      f"({size(b['unshared_bytes'])} linked from no result), last used {age(now - b['last_used'])} ago")
-    return lines
+    return lines + _format_trees(report, now)
+
+
+def _format_trees(report: dict, now: float) -> list[str]:
+    t, entries = report["trees"], report["tree_indexes"]["entries"]
+    lines = [f"commits' trees {t['dir']}: {_plural(len(t['entries']), 'tree')}, "
+             f"{size(sum(c['bytes'] for c in t['corpora']))} (a file linked from many trees counted once)"]
+    lines += [f"  {c['corpus']}: {_plural(c['trees'], 'tree')}, {_plural(c['blobs'], 'blob')}, {size(c['bytes'])}"
+              for c in t["corpora"]]
+    lines.append(f"indexes of trees {report['tree_indexes']['dir']}: {_plural(len(entries), 'index', 'indexes')}, "
+                 f"{size(sum(e['bytes'] for e in entries))}")
+    return lines + [f"  {e['corpus']}/{e['system']}/{e['key']}/{e['tree']}  {size(e['bytes'])}, last used "
+                    f"{age(now - e['last_used'])} ago{'' if e['whole'] else ', incomplete (being built, or killed)'}"
+                    for e in entries]
 
 
 def evict(results: Path, cache_dir: Path, workdir: Path, *, older_than: float | None = None,
           corpus: str | None = None, everything: bool = False, now: float | None = None) -> dict:
     """Remove the indexes the filters select (all given filters must hold), then the embedding
     entries no remaining index or run uses that were only used by the removed indexes, or,
-    with `older_than`, are older than it; `everything` removes all of both caches."""
+    with `older_than`, are older than it; `everything` removes all of both caches. The
+    commits' trees and the indexes of trees the filters select go too (crmatrix.pipeline.treecaches)."""
     locks = held_locks(workdir)
     if locks:
         raise CrmatrixError(f"{Path(workdir) / '.snakemake' / 'locks'}: a Snakemake run holds its lock "
@@ -304,9 +320,14 @@ def evict(results: Path, cache_dir: Path, workdir: Path, *, older_than: float | 
     runs = read_runs(results)
     indexes = read_indexes(results, runs)
 
+    def chosen_by(name: str, last_used: float) -> bool:
+        return everything or ((corpus is None or name == corpus)
+                              and (older_than is None or now - last_used > older_than))
+
+    trees = treecaches.evict(results, chosen_by)  # and the listings naming an index of a tree removed
+
     def chosen(ix: Index) -> bool:
-        return everything or ((corpus is None or ix.corpus == corpus)
-                              and (older_than is None or now - ix.last_used > older_than))
+        return chosen_by(ix.corpus, ix.last_used) or str(ix.path) in trees["listings"]
 
     evicted = [ix for ix in indexes if chosen(ix)]
     remaining = [ix for ix in indexes if not chosen(ix)]
@@ -345,12 +366,16 @@ def evict(results: Path, cache_dir: Path, workdir: Path, *, older_than: float | 
     return {"indexes": [{"path": str(ix.path), "bytes": ix.bytes, "last_used": ix.last_used,
                          "runs": [r.name for r in ix.runs]} for ix in evicted],
             "embeddings": rewrites, "bases": {"removed": len(freed_kept), "freed_bytes": sum(freed_kept)},
-            "freed_bytes": sum(ix.bytes for ix in evicted) + sum(r["freed_bytes"] for r in rewrites) + sum(freed_kept)}
+            "trees": trees["trees"], "tree_indexes": trees["tree_indexes"],
+            "freed_bytes": sum(ix.bytes for ix in evicted) + sum(r["freed_bytes"] for r in rewrites) + sum(freed_kept)
+            + trees["freed_bytes"]}
 
 
 def format_evict(report: dict, now: float, names: dict[str, list[str]]) -> list[str]:
     lines = [f"evicted {e['path']} ({size(e['bytes'])}, last used {age(now - e['last_used'])} ago, "
              f"used by {_plural(len(e['runs']), 'run')})" for e in report["indexes"]]
+    lines += [f"evicted {e['path']} ({size(e['bytes'])}, last used {age(now - e['last_used'])} ago)"
+              for e in [*report["tree_indexes"], *report["trees"]]]
     for r in report["embeddings"]:
         named = f" ({', '.join(names[r['model']])})" if names.get(r["model"]) else ""
         lines.append(f"embeddings of model {r['model'][:12]}{named}: dropped "

@@ -35,8 +35,7 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from crmatrix import CrmatrixError
-from crmatrix.registry import did_you_mean
+from crmatrix import CrmatrixError, did_you_mean
 from crmatrix.systems import stdio, templates
 from crmatrix.systems.answers import Answer, QueryFailure
 from crmatrix.systems.external import STATIC, ExternalSystem

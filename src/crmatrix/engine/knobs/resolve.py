@@ -8,11 +8,11 @@ already parsed, and completes them with `settle` once the corpus's language is k
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from crmatrix import did_you_mean
 from crmatrix.engine.knobs import table
 from crmatrix.engine.knobs.kinds import KnobError
 from crmatrix.engine.knobs.table import INDEX
@@ -175,7 +175,6 @@ def _ours(env: Mapping[str, str]) -> dict[str, str]:
     known = sorted(table.by_var())
     unknown = sorted(set(given) - set(known))
     if unknown:
-        close = difflib.get_close_matches(unknown[0], known, n=1)
-        hint = f" (did you mean {close[0]}?)" if close else ""
+        hint = did_you_mean(unknown[0], known, " (did you mean {}?)")
         raise KnobError(f"unknown variable {unknown[0]}{hint}; known: {', '.join(known)}")
     return given

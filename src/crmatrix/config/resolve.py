@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import difflib
+from collections.abc import Iterable
 
 from crmatrix import CrmatrixError
 from crmatrix.analysis import check as run_check
@@ -44,7 +45,7 @@ def mirrors(cfg: dict, machine: list[str]) -> list[str]:
     return list(dict.fromkeys([*cfg["git_mirrors"], *machine]))
 
 
-def resolve(cfg: dict, source: str = "config", mirror_dirs: list[str] = ()) -> Matrix:
+def resolve(cfg: dict, source: str = "config", mirror_dirs: Iterable[str] = ()) -> Matrix:
     """The Matrix of a config the schema accepted (`schema.apply`); `cfg` is left as it is.
     `source`: the file(s) it was read from, named by every error; `mirror_dirs`: where the
     per-commit formats find their bundles (`mirrors`), read, never resolved into the Matrix: a

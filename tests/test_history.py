@@ -254,6 +254,28 @@ def test_a_config_resolves_a_history_dataset_to_its_parents(made, tmp_path):
         config.from_dict({**cfg, "datasets": {"h": {"format": "history"}}})
 
 
+def test_a_history_resolves_to_the_same_parameters_wherever_its_bundle_lies(made, tmp_path):
+    """The mirrors are resolution's input: the same bundle under two directories gives the same
+    corpus and job parameters; only the file a job reads (the bundle, an input) lies elsewhere."""
+    from crmatrix.config.plan import Plan
+
+    repo, _ = made
+    mirror_a = make_mirror(repo, tmp_path)
+    mirror_b = tmp_path / "elsewhere" / "mirror"
+    mirror_b.mkdir(parents=True)
+    (mirror_b / "acme+widget@history.bundle").write_bytes((mirror_a / "acme+widget@history.bundle").read_bytes())
+    cfg = {"repositories": {"widget": {"git": URL}}, "arms": {"baseline": {}},
+           "datasets": {"h": {"format": "history", "repository": "widget", "history": {"max_files": 1}}}}
+    a, b = (config.from_dict(cfg, machine_mirrors=[str(m)]) for m in (mirror_a, mirror_b))
+    assert a.corpora == b.corpora
+    assert Plan(a).corpus_params("widget") == Plan(b).corpus_params("widget")
+    assert Plan(a).dataset_sha256("h") == Plan(b).dataset_sha256("h") is not None
+    assert ({k: v for k, v in a.datasets["h"].conf.items() if k != "file"}
+            == {k: v for k, v in b.datasets["h"].conf.items() if k != "file"})
+    assert (a.datasets["h"].file, b.datasets["h"].file) == (
+        str(mirror_a / "acme+widget@history.bundle"), str(mirror_b / "acme+widget@history.bundle"))
+
+
 def test_a_history_dataset_ranks_its_language_files_without_tests_or_all(made, tmp_path):
     repo, _ = made
     mirror = make_mirror(repo, tmp_path)

@@ -327,3 +327,63 @@ def test_a_command_tool_on_each_commits_tree_through_the_workflow(tmp_path):
         ("parse_config", 1), ("merge_defaults", 1), ("fetch", 1)]
     # making the trees and their git checkouts touched nothing a rule's output is timed by
     assert "Nothing to be done" in run("-n").stdout
+
+
+def test_one_config_resolves_to_one_plan_wherever_its_bundles_lie(tmp_path, monkeypatch):
+    """The mirrors are an input of resolution, not part of what it resolves: the same bundles
+    under two directories give equal matrices and equal job parameters."""
+    from crmatrix import config
+
+    monkeypatch.chdir(tmp_path)
+    mirror_a, shas = bundle(tmp_path)
+    mirror_b = tmp_path / "elsewhere" / "mirror"  # the same bundle, as another machine keeps it
+    mirror_b.mkdir(parents=True)
+    (mirror_b / "acme+widget@swebench.bundle").write_bytes((mirror_a / "acme+widget@swebench.bundle").read_bytes())
+    rows = [row("acme__widget-1", "acme/widget", shas[0], "x"), row("acme__widget-2", "acme/widget", "f" * 40, "y"),
+            row("other__repo-1", "other/repo", shas[1], "z")]
+    (tmp_path / "sb.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    raw = {"repositories": {"widget": {"git": URL}}, "datasets": {"sb": {"format": "swe-bench", "file": "sb.jsonl"}},
+           "systems": {"builtin": {"type": "builtin", "methods": ["hybrid"]}}, "arms": {"baseline": {}}}
+    monkeypatch.setenv("CRMATRIX_GIT_MIRRORS", str(tmp_path / "nowhere"))  # an explicit input overrides the machine's
+    a, b = (config.from_dict(raw, machine_mirrors=[str(m)]) for m in (mirror_a, mirror_b))
+    assert a == b
+    assert a.corpora["widget"].conf["commits"] == [shas[0]]  # the commit no mirror holds left out
+    plan_a, plan_b = Plan(a), Plan(b)
+    assert plan_a.corpus_params("widget") == plan_b.corpus_params("widget")
+    assert plan_a.cell("sb-widget", "builtin", "baseline") == plan_b.cell("sb-widget", "builtin", "baseline")
+    assert plan_a.localize_inputs("sb-widget") == plan_b.localize_inputs("sb-widget")
+    assert not any(str(m) in json.dumps(plan_a.corpus_params("widget")) for m in (mirror_a, mirror_b))
+    # with no bundle at all, every commit the rows name is kept (the fetch names what is missing)
+    none = config.from_dict(raw, machine_mirrors=[str(tmp_path / "nowhere")])
+    assert none.corpora["widget"].conf["commits"] == sorted([shas[0], "f" * 40])
+
+
+def test_resolution_calls_any_per_commit_formats_hook(tmp_path, monkeypatch):
+    """A format registered with a `per_commit` hook is split as its hook says, by the registry
+    alone: resolution names no format."""
+    from crmatrix import CrmatrixError, config
+    from crmatrix.datasets.registry import FORMATS, Format, PerCommit
+
+    seen = []
+
+    def hook(name, conf, resolving):
+        seen.append((name, resolving.mirrors, dict(resolving.repo_names)))
+        return PerCommit({f"{name}-widget": {**conf, "corpus": "widget", "repository": "acme/widget",
+                                             "candidates": "all"}},
+                         {"widget": {"b" * 40, "a" * 40}}, {"acme/gone": 3})
+
+    FORMATS.names()
+    monkeypatch.setitem(FORMATS.own, "commits-of-mine",
+                        Format("commits-of-mine", lambda *a: [], localization=True, per_commit=hook))
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "m.jsonl").write_text("")
+    m = config.from_dict({"repositories": {"widget": {"git": URL}},
+                          # the schema asks a format it does not know for a corpus: the hook names its own
+                          "datasets": {"m": {"format": "commits-of-mine", "file": "m.jsonl", "corpus": "widget"}},
+                          "systems": {"builtin": {"type": "builtin", "methods": ["hybrid"]}},
+                          "arms": {"baseline": {}}}, machine_mirrors=["/mirrors/x"])
+    assert seen == [("m", ("/mirrors/x",), {"widget": "acme/widget"})]
+    assert list(m.datasets) == ["m-widget"] and m.datasets["m-widget"].pooled_as == "m"
+    assert m.corpora["widget"].conf["commits"] == ["a" * 40, "b" * 40] and m.undeclared == {"m": {"acme/gone": 3}}
+    with pytest.raises(CrmatrixError, match=r"^dataset format x: localization and per_commit go together"):
+        Format("x", lambda *a: [], localization=True)

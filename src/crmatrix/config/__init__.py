@@ -18,11 +18,16 @@ if TYPE_CHECKING:
     from crmatrix.config.matrix import Matrix
 
 
-def from_dict(raw: dict | None, source: str = "config") -> Matrix:
-    """The checked Matrix of a config's contents (as read from YAML); `source` names it in errors."""
+def from_dict(raw: dict | None, source: str = "config", machine_mirrors: list[str] | None = None) -> Matrix:
+    """The checked Matrix of a config's contents (as read from YAML); `source` names it in errors.
+    The mirror directories its bundles are looked for in are gathered here, once: the config's
+    `git_mirrors`, then the machine's (`machine_mirrors`, by default CRMATRIX_GIT_MIRRORS's)."""
     from crmatrix.config import check, resolve, schema
+    from crmatrix.pipeline import locations
 
-    return check.check(resolve.resolve(schema.apply(raw, source), source))
+    cfg = schema.apply(raw, source)
+    machine = locations.mirrors() if machine_mirrors is None else machine_mirrors
+    return check.check(resolve.resolve(cfg, source, resolve.mirrors(cfg, machine)))
 
 
 def load(path: str | Path) -> Matrix:

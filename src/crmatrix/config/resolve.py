@@ -9,15 +9,15 @@ key; the cross-references a resolved Matrix must satisfy are `crmatrix.config.ch
 from __future__ import annotations
 
 import copy
-from pathlib import Path
+from collections.abc import Iterable
 
 from crmatrix import CrmatrixError, did_you_mean
 from crmatrix.analysis import check as run_check
-from crmatrix.config import histories, sweeps
+from crmatrix.config import sweeps
 from crmatrix.config.matrix import POOLED_AS, Arm, Corpus, Dataset, Matrix, SystemConfig
-from crmatrix.corpora import candidates, views
-from crmatrix.datasets import derived, history, holdout, swebench
-from crmatrix.datasets.registry import FORMATS, written_by
+from crmatrix.corpora import views
+from crmatrix.datasets import derived, holdout
+from crmatrix.datasets.registry import FORMATS, Resolving, written_by
 from crmatrix.engine import knobs
 from crmatrix.engine.knobs import MODEL_VAR
 from crmatrix.systems import install
@@ -38,16 +38,24 @@ REPOSITORY = "repository"
 CANDIDATES = "candidates"  # a swe-bench dataset's candidate rule (crmatrix.corpora.candidates), its repository's too
 
 
-def resolve(cfg: dict, source: str = "config") -> Matrix:
+def mirrors(cfg: dict, machine: list[str]) -> list[str]:
+    """The mirror directories a config is resolved with: its `git_mirrors`, then the machine's
+    (`crmatrix.pipeline.locations.mirrors`), each once."""
+    return list(dict.fromkeys([*cfg["git_mirrors"], *machine]))
+
+
+def resolve(cfg: dict, source: str = "config", mirror_dirs: Iterable[str] = ()) -> Matrix:
     """The Matrix of a config the schema accepted (`schema.apply`); `cfg` is left as it is.
-    `source`: the file(s) it was read from, named by every error."""
+    `source`: the file(s) it was read from, named by every error; `mirror_dirs`: where the
+    per-commit formats find their bundles (`mirrors`), read, never resolved into the Matrix: a
+    config resolves alike wherever its bundles lie."""
     try:
-        return _resolve(copy.deepcopy(cfg), source)
+        return _resolve(copy.deepcopy(cfg), source, list(mirror_dirs))
     except CrmatrixError as e:
         raise CrmatrixError(f"{source}: {e}") from None
 
 
-def _resolve(cfg: dict, source: str) -> Matrix:
+def _resolve(cfg: dict, source: str, mirror_dirs: list[str]) -> Matrix:
     # the cells become arms before anything names an arm, so comparisons and systems may name them
     arm_envs = {**cfg["arms"], **sweeps.expand(cfg)}
     if cfg["baseline_arm"] not in arm_envs:
@@ -55,7 +63,7 @@ def _resolve(cfg: dict, source: str) -> Matrix:
     arms = {name: _arm(name, env, cfg["default_model"]) for name, env in arm_envs.items()}
     corpora_conf = dict(cfg["corpora"])
     datasets = {}
-    dataset_confs, repositories, undeclared = _per_commit(cfg)
+    dataset_confs, repositories, undeclared = _per_commit(cfg, mirror_dirs)
     corpora_conf.update(repositories)
     for name, conf in dataset_confs.items():
         FORMATS.get(conf["format"], f"datasets.{name}.format")
@@ -87,69 +95,54 @@ def _resolve(cfg: dict, source: str) -> Matrix:
         force_test=cfg["force_test"] in (True, "true"), undeclared=undeclared)
 
 
-def _per_commit(cfg: dict) -> tuple[dict[str, dict], dict[str, dict], dict[str, dict[str, int]]]:
-    """The datasets of the config with each per-task-commit one (format swe-bench) split into one
-    per declared repository its rows name (`DATASET-REPOSITORY`, in the config's place); each such
-    repository as a corpus (`repository:`, a version per commit its rows name that a mirror holds,
-    all of them when no mirror holds the repository); and per dataset the rows of repositories
-    the config does not declare, counted by repository. The rows are read here (one line naming
-    the file, row and instance for a bad one): they name the corpora. A history dataset names its
-    repository, whose history (crmatrix.config.histories) gives its versions: the parents of
-    its tasks' commits (`history: true`, fetched from its history bundle)."""
-    from crmatrix.corpora.pins.gitstore import bundle_commits
-    from crmatrix.pipeline import locations
-
-    declared = {_repo_name(r, conf): r for r, conf in cfg["repositories"].items()}
-    mirrors = [*cfg["git_mirrors"], *locations.mirrors()]
-    datasets, asked, undeclared, rules, histories_asked = {}, {}, {}, {}, {}
+def _per_commit(cfg: dict, mirrors: list[str]) -> tuple[dict[str, dict], dict[str, dict], dict[str, dict[str, int]]]:
+    """The datasets of the config, each of a per-commit format (`Format.per_commit`: its rows
+    name their own repository and commit) resolved by its format's hook, in the config's place;
+    each repository they name as a corpus (`repository:`, a version per commit); and per dataset
+    the rows of repositories the config does not declare, counted by repository. `mirrors`:
+    where the hooks find the bundles, no part of what they resolve."""
+    resolving = Resolving(cfg["datasets"], cfg["repositories"],
+                          {key: _repo_name(key, conf) for key, conf in cfg["repositories"].items()},
+                          tuple(mirrors), cfg.get("cache_dir"))
+    datasets, commits, fetch, rules, undeclared = {}, {}, {}, {}, {}
     for name, conf in cfg["datasets"].items():
-        if conf.get("format") == history.FORMAT:
-            datasets[name], corpus, parents = histories.resolve(name, conf, cfg["repositories"], mirrors, _repo_name,
-                                                                cfg.get("cache_dir"))
-            histories_asked.setdefault(corpus, set()).update(parents)
-            rules.setdefault(corpus, {})[name] = datasets[name][CANDIDATES]
-            continue
-        histories.check_other(name, conf)
-        if conf.get("format") != swebench.FORMAT:
-            if CANDIDATES in conf:
-                raise CrmatrixError(f"datasets.{name}.candidates: only a swe-bench or history dataset chooses "
-                                    f"its candidate files (format {conf.get('format')} ranks its corpus's)")
-            if "tasks" in conf:
-                raise CrmatrixError(f"datasets.{name}.tasks: only a swe-bench or history dataset keeps the tasks "
-                                    f"that edit a function (format {conf.get('format')} has no function gold)")
+        hook = FORMATS.get(conf["format"], f"datasets.{name}.format").per_commit
+        if hook is None:
+            _check_one_commit(name, conf)
             datasets[name] = conf
             continue
-        rule = candidates.check(conf.get(CANDIDATES, candidates.DEFAULT), f"datasets.{name}.candidates")
-        rows = swebench.read_rows(Path(conf["file"]))
-        for repo in sorted({r.repo for r in rows}):
-            mine = [r for r in rows if r.repo == repo]
-            if repo not in declared:
-                undeclared.setdefault(name, {})[repo] = len(mine)
-                continue
-            split = f"{name}-{declared[repo]}"
-            if split in cfg["datasets"]:
-                raise CrmatrixError(f"datasets.{split}: the name of dataset {name}'s rows of repository {repo}; "
-                                    "rename one of them")
-            datasets[split] = {**conf, CANDIDATES: rule, "corpus": declared[repo], "repository": repo, POOLED_AS: name}
-            asked.setdefault(declared[repo], set()).update(r.base_commit for r in mine)
-            rules.setdefault(declared[repo], {})[name] = rule
-    for corpus in sorted(histories_asked):  # before the rules of a repository's datasets are compared
-        if corpus in asked or corpus in cfg["corpora"]:
-            raise CrmatrixError(f"repositories.{corpus}: the repository of a history dataset and of another "
-                                "dataset or a corpus; declare it again under another name for the other")
+        got = hook(name, conf, resolving)
+        if got.undeclared:
+            undeclared[name] = got.undeclared
+        for split, split_conf in got.datasets.items():
+            datasets[split] = {**split_conf, POOLED_AS: name} if split != name else split_conf
+            rules.setdefault(split_conf["corpus"], {})[name] = split_conf[CANDIDATES]
+        for corpus, asked in got.commits.items():
+            if corpus in cfg["corpora"]:
+                raise CrmatrixError(f"repositories.{corpus}: also a corpus of corpora; rename one of them")
+            if fetch.setdefault(corpus, got.fetch) != got.fetch:
+                raise CrmatrixError(f"repositories.{corpus}: datasets of formats that fetch its store differently "
+                                    f"name it ({name}: {got.fetch or 'its commits'}); declare it again under "
+                                    "another name for one of them")
+            commits.setdefault(corpus, set()).update(asked)
     corpora = {}
-    for corpus, commits in sorted(asked.items()):
-        if corpus in cfg["corpora"]:
-            raise CrmatrixError(f"repositories.{corpus}: also a corpus of corpora; rename one of them")
-        conf = cfg["repositories"][corpus]
-        mirrored = bundle_commits(conf["git"], mirrors)
-        corpora[corpus] = {**conf, REPOSITORY: _repo_name(corpus, conf), CANDIDATES: _one_rule(corpus, rules[corpus]),
-                           "commits": sorted(commits & set(mirrored) if mirrored else commits)}
-    for corpus, commits in sorted(histories_asked.items()):
+    for corpus, asked in sorted(commits.items()):
         conf = cfg["repositories"][corpus]
         corpora[corpus] = {**conf, REPOSITORY: _repo_name(corpus, conf), CANDIDATES: _one_rule(corpus, rules[corpus]),
-                           "commits": sorted(commits), "history": True}
+                           "commits": sorted(asked), **fetch[corpus]}
     return datasets, corpora, undeclared
+
+
+def _check_one_commit(name: str, conf: dict) -> None:
+    """A dataset of a format scored on its corpus's one version names none of a per-commit one's keys."""
+    for key, what in ((CANDIDATES, "chooses its candidate files (format {} ranks its corpus's)"),
+                      ("tasks", "keeps the tasks that edit a function (format {} has no function gold)")):
+        if key in conf:
+            raise CrmatrixError(f"datasets.{name}.{key}: only a swe-bench or history dataset "
+                                + what.format(conf["format"]))
+    for key in (REPOSITORY, "history"):
+        if key in conf:
+            raise CrmatrixError(f"datasets.{name}.{key}: only a history dataset (format: history) has it")
 
 
 def _one_rule(corpus: str, rules: dict[str, str]) -> str:

@@ -50,7 +50,7 @@ from crmatrix.corpora.pins.gitstore import HISTORY, git
 from crmatrix.corpora.testfiles import is_source
 from crmatrix.datasets import swebench
 from crmatrix.datasets.patches import MODIFIED, FileDiff, PatchError, parse_patch
-from crmatrix.datasets.registry import Loaded, register
+from crmatrix.datasets.registry import Loaded, PerCommit, Resolving, register
 from crmatrix.datasets.tasks import Task
 from crmatrix.symbols import Symbol
 
@@ -266,7 +266,14 @@ def mark_leaky(loaded: Loaded, found: Iterable[swebench.Localization]) -> Loaded
     return Loaded(tasks, loaded.dropped, describe)
 
 
-@register(FORMAT, localization=True)
+def per_commit(name: str, conf: dict, resolving: Resolving) -> PerCommit:
+    """The format's resolution hook: crmatrix.datasets.histories, which reads this module's rules."""
+    from crmatrix.datasets import histories
+
+    return histories.per_commit(name, conf, resolving)
+
+
+@register(FORMAT, localization=True, per_commit=per_commit)
 def load(path: Path, corpus: str, manifest: dict, symbols: list[Symbol]) -> Loaded:
     """A history's tasks each need their parent's version of the repository: they are made in a
     matrix, from a `repositories:` entry (rule localize_tasks), never at one commit."""

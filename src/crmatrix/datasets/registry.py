@@ -12,7 +12,7 @@ job that needs no loader does not run (nor hash) the loaders' code.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -41,6 +41,43 @@ class Loaded:
 
 
 Loader = Callable[[Path, str, dict, list[Symbol]], "Loaded | list[Task]"]
+
+
+@dataclass(frozen=True)
+class Resolving:
+    """What resolving a per-commit dataset reads beside its own entry: the config's datasets (the
+    names a split must not take), its `repositories:` entries with each one's `owner/name` as rows
+    spell it, the cache directory, and the mirror directories — an explicit input: where the
+    bundles are found, which no resolved entry holds, so a config resolves alike on every machine
+    that has the bundles."""
+
+    datasets: Mapping[str, dict]
+    repositories: Mapping[str, dict]
+    repo_names: Mapping[str, str]
+    mirrors: tuple[str, ...]
+    cache_dir: str | None
+
+
+@dataclass
+class PerCommit:
+    """A per-commit dataset resolved by its format's hook (`Format.per_commit`).
+
+    datasets    name -> resolved entry, each naming its `corpus` (a `repositories:` key), its
+                `repository` (`owner/name`) and its `candidates` rule; a name other than the
+                dataset's is one of its splits, pooled under the dataset's name
+    commits     corpus -> the commits its tasks are at (the versions its store holds)
+    undeclared  `owner/name` -> how many rows name a repository no `repositories:` entry declares
+    fetch       what the corpus entry adds for fetching its store (a history's: `history: true`)
+    """
+
+    datasets: dict[str, dict] = field(default_factory=dict)
+    commits: dict[str, set[str]] = field(default_factory=dict)
+    undeclared: dict[str, int] = field(default_factory=dict)
+    fetch: dict = field(default_factory=dict)
+
+
+# (dataset name, its config entry, what else resolution reads) -> the dataset resolved
+PerCommitHook = Callable[[str, dict, Resolving], PerCommit]
 # (the corpora entry's KIND spec, with its `file`; an existing empty directory to lay the files
 # out in) -> where they came from
 CorpusWriter = Callable[[dict, Path], dict]
@@ -62,6 +99,8 @@ class Format:
     localization rows name their own repository and commit (SWE-bench): the workflow splits a
                  dataset by repository, each a store of many commits, prepares it with rule
                  localize_tasks, and the matrix reports the field's Acc@k beside recall and nDCG
+    per_commit   the hook resolution calls for such a format: a dataset's rows -> the
+                 repositories and commits they name (`PerCommit`); localization formats have it
     """
 
     name: str
@@ -74,8 +113,12 @@ class Format:
     documents: bool = False
     reads_tree: bool = False
     localization: bool = False
+    per_commit: PerCommitHook | None = None
 
     def __post_init__(self):
+        if self.localization != (self.per_commit is not None):
+            raise CrmatrixError(f"dataset format {self.name}: localization and per_commit go together (a format "
+                                "whose rows name their own commits says which, for resolution to split it)")
         if (self.corpus_kind is None) != (self.write_corpus is None) or (self.documents and not self.corpus_kind):
             raise CrmatrixError(f"dataset format {self.name}: corpus_kind and write_corpus go together, "
                                 "and documents needs them")

@@ -42,9 +42,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from crmatrix import CrmatrixError
+from crmatrix.corpora import candidates
+from crmatrix.corpora.pins.gitstore import bundle_commits
 from crmatrix.datasets.patches import ADDED, COPIED, FileDiff, PatchError, parse_patch, relocate
 from crmatrix.datasets.records import read_records
-from crmatrix.datasets.registry import Loaded, register
+from crmatrix.datasets.registry import Loaded, PerCommit, Resolving, register
 from crmatrix.datasets.rows import check_fields
 from crmatrix.datasets.tasks import Task
 from crmatrix.symbols import Symbol
@@ -252,7 +254,37 @@ def commit_of(corpus: str) -> str:
     return corpus.rpartition("@")[2]
 
 
-@register(FORMAT, localization=True, reads_tree=True)
+def per_commit(name: str, conf: dict, resolving: Resolving) -> PerCommit:
+    """Dataset `name` split into one dataset per declared repository its rows name
+    (`NAME-REPOSITORY`), each on that repository's corpus at the commits its rows name that a
+    mirror holds (all of them when no mirror holds the repository: the fetch names what is
+    missing); the rows of undeclared repositories counted. The rows are read here by `read_rows`,
+    as the loader and rule localize_tasks read them: they name the corpora."""
+    where = f"datasets.{name}"
+    for key in ("repository", "history"):
+        if key in conf:
+            raise CrmatrixError(f"{where}.{key}: only a history dataset (format: history) has it")
+    rule = candidates.check(conf.get("candidates", candidates.DEFAULT), f"{where}.candidates")
+    rows = read_rows(Path(conf["file"]))
+    declared = {repo: key for key, repo in resolving.repo_names.items()}
+    out = PerCommit()
+    for repo in sorted({r.repo for r in rows}):
+        mine = {r.base_commit for r in rows if r.repo == repo}
+        if repo not in declared:
+            out.undeclared[repo] = sum(1 for r in rows if r.repo == repo)
+            continue
+        corpus = declared[repo]
+        split = f"{name}-{corpus}"
+        if split in resolving.datasets:
+            raise CrmatrixError(f"datasets.{split}: the name of dataset {name}'s rows of repository {repo}; "
+                                "rename one of them")
+        out.datasets[split] = {**conf, "candidates": rule, "corpus": corpus, "repository": repo}
+        mirrored = bundle_commits(resolving.repositories[corpus]["git"], list(resolving.mirrors))
+        out.commits[corpus] = mine & set(mirrored) if mirrored else mine
+    return out
+
+
+@register(FORMAT, localization=True, reads_tree=True, per_commit=per_commit)
 def load(path: Path, corpus: str, manifest: dict, symbols: list[Symbol], tree: Path) -> Loaded:
     """The rows at the one commit a git corpus is pinned at, localized against its tree (as
     `crmatrix dataset show swe-bench FILE --corpus DIR` reads a checkout), file-level gold; a

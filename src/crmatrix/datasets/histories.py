@@ -1,8 +1,8 @@
-"""A history dataset (crmatrix.datasets.history) resolved: the `repositories:` entry it names
-becomes its corpus, its history bundle its file (what a run's provenance hashes), its options
-and candidate rule are filled in, and the parents of the commits its rules keep are the versions its repository
-corpus must hold — so the history is read while the config is resolved, as a swe-bench
-dataset's rows are.
+"""A history dataset (crmatrix.datasets.history) resolved, its format's `per_commit` hook: the
+`repositories:` entry it names becomes its corpus, its history bundle its file (what a run's
+provenance hashes), its options and candidate rule are filled in, and the parents of the
+commits its rules keep are the versions its repository corpus must hold — so the history is
+read while the config is resolved, as a swe-bench dataset's rows are.
 
 Reading a history takes a second or two (a fetch of the bundle into a scratch repository and
 two `git log`s); the commits it gives are kept under the cache directory, keyed by the bundle
@@ -28,20 +28,20 @@ from crmatrix import CrmatrixError, atomic
 from crmatrix.corpora import candidates, languages, testfiles
 from crmatrix.corpora.pins import gitstore
 from crmatrix.datasets import history, patches
+from crmatrix.datasets.registry import PerCommit, Resolving
 
 CACHE = "history"  # under the cache directory: one JSON of parent commits per history and options
 RULES = (candidates.LANGUAGE, candidates.ALL)  # the candidate rules a history dataset takes, its default first
 
 
-def resolve(name: str, conf: dict, repositories: dict, mirrors: list[str], repo_name,
-            cache_dir: str | None) -> tuple[dict, str, list[str]]:
-    """Dataset `name`'s resolved conf, its corpus (the `repositories:` entry), and the parent
-    commits of its tasks, sorted. `repo_name(key, conf)`: an entry's `owner/name`."""
+def per_commit(name: str, conf: dict, resolving: Resolving) -> PerCommit:
+    """Dataset `name` resolved (the format's `per_commit` hook): on the `repositories:` entry it
+    names, at the parent commits of its tasks, fetched from the entry's history bundle."""
     where = f"datasets.{name}"
     key = conf["repository"]
-    if key not in repositories:
+    if key not in resolving.repositories:
         raise CrmatrixError(f"{where}.repository: {key!r} is not an entry of repositories: "
-                            f"(known: {', '.join(sorted(repositories)) or 'none'})")
+                            f"(known: {', '.join(sorted(resolving.repositories)) or 'none'})")
     if "corpus" in conf or "file" in conf:
         raise CrmatrixError(f"{where}: a history dataset names its repository (repository:), not a corpus or file")
     opts = history.Options.from_conf(conf.get("history"), f"{where}.history")
@@ -50,25 +50,19 @@ def resolve(name: str, conf: dict, repositories: dict, mirrors: list[str], repo_
         raise CrmatrixError(f"{where}.candidates: {rule!r}: a history dataset ranks its language's source files "
                             f"without tests ({RULES[0]}, the default: its gold is drawn from them) or all of them "
                             f"({RULES[1]}); {rule} is a Python benchmark's rule")
-    url, repo = repositories[key]["git"], repo_name(key, repositories[key])
+    url, repo = resolving.repositories[key]["git"], resolving.repo_names[key]
+    mirrors = list(resolving.mirrors)
     bundle = gitstore.history_bundle(url, mirrors)
     if bundle is None:
         raise CrmatrixError(f"{where}: no mirror holds a history bundle of {url} ({gitstore.bundle_stem(url)}@"
                             f"{gitstore.HISTORY_STEM}.bundle; mirrors: {', '.join(mirrors) or 'none'})")
-    parents = _parents(bundle, repo, opts, cache_dir)
+    parents = _parents(bundle, repo, opts, resolving.cache_dir)
     if not parents:
         raise CrmatrixError(f"{where}: the rules keep no commit of {bundle} (options: {opts.to_conf()})")
     resolved = {k: v for k, v in conf.items() if k != "history"}
-    return ({**resolved, "corpus": key, "repository": repo, "file": str(bundle), "history": opts.to_conf(),
-             "candidates": rule},
-            key, parents)
-
-
-def check_other(name: str, conf: dict) -> None:
-    """A dataset of another format names no history's keys."""
-    for key in ("repository", history.FORMAT):
-        if key in conf:
-            raise CrmatrixError(f"datasets.{name}.{key}: only a history dataset (format: history) has it")
+    return PerCommit({name: {**resolved, "corpus": key, "repository": repo, "file": str(bundle),
+                             "history": opts.to_conf(), "candidates": rule}},
+                     {key: set(parents)}, fetch={"history": True})
 
 
 def _parents(bundle: Path, repo: str, opts: history.Options, cache_dir: str | None) -> list[str]:

@@ -10,7 +10,6 @@ arm's, a model's) where its definition is what counts, never where a thing lies.
 
 from __future__ import annotations
 
-import copy
 import math
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -20,6 +19,7 @@ from crmatrix.config.matrix import Matrix, SystemConfig
 from crmatrix.config.targets import Targets
 from crmatrix.embed.models import content_key
 from crmatrix.evaluation.cell import Cell
+from crmatrix.frozen import thaw
 from crmatrix.systems import codefiles, install
 
 # What a system's config says to the DAG rather than to its jobs: which arms and datasets it
@@ -70,7 +70,7 @@ class Plan(Targets):
         any; with the definition of each model its `{model:NAME}` placeholders name, when it
         names any."""
         sc = self.matrix.systems[system]
-        conf = {k: copy.deepcopy(v) for k, v in sc.conf.items() if k not in _DAG_KEYS}
+        conf = {k: thaw(v) for k, v in sc.conf.items() if k not in _DAG_KEYS}
         files = sc.cls.code_files(sc.options)
         if files:
             conf[codefiles.FILES_KEY] = files
@@ -272,7 +272,7 @@ class Plan(Targets):
         from crmatrix.corpora.pins import path_fingerprint
 
         c = self.matrix.corpora[corpus]
-        conf = copy.deepcopy(c.conf)
+        conf = thaw(c.conf)
         if "path" in conf:
             conf["fingerprint"] = path_fingerprint(conf["path"])
         if c.written_kind is not None:

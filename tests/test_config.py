@@ -315,3 +315,43 @@ def test_an_arms_variables_cannot_drift_from_its_parsed_knobs():
         m.arms["baseline"].knobs.values.clear()
     assert m.arms["baseline"].env == env == {"CODELENS_EMBED_HINT_AUTO": "0"}
     assert m.arms["baseline"].knobs.values == values == {"auto": False}
+
+
+def test_the_embeds_flag_is_read_by_the_system_classes_alone():
+    """What the workflow plans by whether crmatrix embeds for a system, it asks the system's class
+    (`System.crmatrix_builds_index`, `embeds_with_arm_model`, `runs_on_repository`)."""
+    import re
+
+    flag = re.compile(r"\bEMBEDS\b|\.embeds\b")
+    systems = ROOT / "src" / "crmatrix" / "systems"
+    sources = [*sorted((ROOT / "src" / "crmatrix").rglob("*.py")), *sorted((ROOT / "workflow").rglob("*.smk")),
+               *sorted((ROOT / "workflow").rglob("*.py")), ROOT / "Snakefile"]
+    assert len(sources) > 100 and any(p.is_relative_to(systems) for p in sources)
+    readers = [f"{p.relative_to(ROOT)}:{i}" for p in sources if not p.is_relative_to(systems)
+               for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if flag.search(line)]
+    assert readers == []
+    assert flag.search((systems / "base.py").read_text(encoding="utf-8"))  # the pattern does find the flag
+
+
+def test_what_the_workflow_plans_by_the_embeds_flag():
+    from crmatrix.config.plan import Plan
+
+    cfg = copy.deepcopy(MINIMAL)
+    cfg["systems"] = {"dense": {"type": "builtin"}, "words": {"type": "builtin", "methods": ["lexical", "bm25"]},
+                      "rg": {"type": "command", "options": {"search": ["rg", "{query}"]}}}
+    m = config.from_dict(cfg)
+    assert {s: sc.embeds_with_arm_model for s, sc in m.systems.items()} == {"dense": True, "words": False, "rg": False}
+    # crmatrix's engine selects a repository's commits through its index; a tool runs on each commit's tree
+    assert {s: sc.cls.runs_on_repository(sc.conf) for s, sc in m.systems.items()} == {
+        "dense": True, "words": False, "rg": True}
+    plan = Plan(m)
+    assert plan.embedding_systems() == ["dense", "words"] and plan.command_index_systems() == ["rg"]
+    assert plan.chart_models("dense") == {"baseline": "minilm"} and plan.chart_models("words") == {}
+    assert set(plan.cell("d", "dense", "baseline").inputs) >= {"index", "model", "query_vectors"}
+    assert not {"index", "model", "query_vectors"} & set(plan.cell("d", "words", "baseline").inputs)
+    structural = {**cfg, "datasets": {"d": {"file": "d.json", "corpus": "c", "split": "structural"}},
+                  "systems": {"words": cfg["systems"]["words"]}}
+    assert error_of(structural) == ("config: datasets.d.split: needs a builtin system with the semantic method (its "
+                                    "baseline-arm index ranks the split)")
+    structural["systems"]["dense"] = {"type": "builtin"}
+    assert Plan(config.from_dict(structural)).split_ranker("d")["system"] == "dense"

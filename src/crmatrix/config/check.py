@@ -72,7 +72,7 @@ def _datasets(m: Matrix) -> None:
                 raise CrmatrixError(f"datasets.{name}.seed: shuffles only a held-out split (split: dev, test, "
                                     f"small_dev or small_test) or a derived dataset's sample, not split "
                                     f"{ds.split['split']!r}")
-        if ds.derived_split and not any(s.embeds for s in m.systems.values()):
+        if ds.derived_split and not any(s.embeds_with_arm_model for s in m.systems.values()):
             raise CrmatrixError(f"datasets.{name}.split: needs a builtin system with the semantic method "
                                 "(its baseline-arm index ranks the split)")
     for i, arm in enumerate(m.comparisons or ()):
@@ -100,7 +100,7 @@ def _systems(m: Matrix) -> None:
     on each commit's tree, crmatrix.systems.commits)."""
     for name, system in m.systems.items():
         on = [d for d in m.localized_datasets if d in system.datasets]
-        if on and system.cls.EMBEDS and not system.embeds:
+        if on and not system.cls.runs_on_repository(system.conf):
             raise CrmatrixError(f"systems.{name}: runs on {on[0]}, whose tasks are each at their own commit of "
                                 f"repository {m.datasets[on[0]].corpus!r}: only the builtin with a method that "
                                 "needs its index (semantic or hybrid) searches one (limit it with datasets:)")

@@ -143,10 +143,10 @@ class SystemConfig(_Frozen):
     def needs_index(self) -> bool:
         return bool(self.cls.needs_index(self.conf))
 
-    @property
-    def embeds(self) -> bool:
-        """crmatrix's own engine with an index: the workflow prepares the arm's model for it."""
-        return self.cls.EMBEDS and self.needs_index
+    @cached_property
+    def embeds_with_arm_model(self) -> bool:
+        """Whether crmatrix embeds its index and queries with the arm's model (`System.embeds_with_arm_model`)."""
+        return bool(self.cls.embeds_with_arm_model(self.conf))
 
 
 @dataclass(frozen=True)

@@ -178,11 +178,11 @@ class Plan(Targets):
 
     def embedding_systems(self) -> list[str]:
         """The systems whose indexes crmatrix builds itself (rule build_index)."""
-        return [s for s, sc in self.matrix.systems.items() if sc.cls.EMBEDS]
+        return [s for s, sc in self.matrix.systems.items() if sc.cls.crmatrix_builds_index()]
 
     def command_index_systems(self) -> list[str]:
         """The systems whose indexes their own command builds (rule build_system_index)."""
-        return [s for s, sc in self.matrix.systems.items() if not sc.cls.EMBEDS]
+        return [s for s, sc in self.matrix.systems.items() if not sc.cls.crmatrix_builds_index()]
 
     # -- one evaluation --------------------------------------------------------------------
 
@@ -209,7 +209,7 @@ class Plan(Targets):
         if sc.needs_index:
             key = self.index_key(system, arm, corpus)
             inputs["index"] = f"{root}/index/{corpus}/{system}/{key}"
-            if sc.cls.EMBEDS:
+            if sc.embeds_with_arm_model:
                 model = m.arms[arm].model
                 inputs["model"] = f"{root}/models/{model}"
                 inputs["query_vectors"] = f"{root}/queries/{dataset}/{model}"
@@ -316,7 +316,7 @@ class Plan(Targets):
         m = self.matrix
         if not m.datasets[dataset].derived_split:
             return {}
-        system = next(s for s, sc in m.systems.items() if sc.embeds)  # config.check: there is one
+        system = next(s for s, sc in m.systems.items() if sc.embeds_with_arm_model)  # config.check: there is one
         base, corpus = m.arms[m.baseline_arm], m.datasets[dataset].corpus
         return {"system": system, "index_key": self.index_key(system, base.name, corpus), "model": base.model,
                 "env": dict(base.env)}

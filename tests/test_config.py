@@ -261,3 +261,97 @@ def test_a_dataset_split_and_its_seed_as_jobs_get_them():
     bad["datasets"]["d"]["split"] = "train"
     assert error_of(bad) == ("config: datasets.d.split: expected one of: all, dev, test, small_dev, small_test, "
                              "structural, got a string 'train'")
+
+
+def plain_containers(value, where: str, out: list[str]) -> list[str]:
+    """The paths under `value` (a Matrix, its types, and what they hold) of every plain, mutable
+    dict or list (a read-only one is a `crmatrix.frozen` type)."""
+    from dataclasses import fields, is_dataclass
+
+    if type(value) in (dict, list):
+        out.append(where)
+    if is_dataclass(value) and not isinstance(value, type):
+        for f in fields(value):
+            plain_containers(getattr(value, f.name), f"{where}.{f.name}", out)
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            plain_containers(v, f"{where}[{k!r}]", out)
+    elif isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            plain_containers(v, f"{where}[{i}]", out)
+    return out
+
+
+@pytest.mark.parametrize("name", ["config.yaml", "arena.yaml", "seed.yaml"])
+def test_the_matrix_is_read_only_all_the_way_down(name):
+    m = config.load(ROOT / "config" / name)
+    assert plain_containers(m, "m", []) == []
+    for derived in ("retrieval_datasets", "callgraph_datasets", "split_datasets", "localized_datasets"):
+        assert plain_containers(getattr(m, derived), derived, []) == []
+
+
+def test_a_nested_list_of_the_matrix_cannot_be_changed():
+    m = config.load(ROOT / "config" / "config.yaml")
+    methods = list(m.systems["builtin"].conf["methods"])
+    with pytest.raises(TypeError, match="read-only"):
+        m.systems["builtin"].conf["methods"].append("x")
+    with pytest.raises(TypeError, match="read-only"):
+        m.systems["builtin"].methods.append("x")
+    with pytest.raises(TypeError, match="read-only"):
+        m.corpora["requests"].conf["exclude"].append("tests/**")
+    with pytest.raises(TypeError, match="read-only"):
+        m.datasets["requests"].split["seed"] = 1
+    with pytest.raises(TypeError, match="read-only"):
+        m.models[m.default_model]["quantize"] = "int8"
+    assert m.systems["builtin"].conf["methods"] == methods and m.corpora["requests"].conf["exclude"] == []
+
+
+def test_an_arms_variables_cannot_drift_from_its_parsed_knobs():
+    m = config.load(ROOT / "config" / "config.yaml")
+    env, values = dict(m.arms["baseline"].env), dict(m.arms["baseline"].knobs.values)
+    with pytest.raises(TypeError, match="read-only"):
+        m.arms["baseline"].env["X"] = "1"
+    with pytest.raises(TypeError, match="read-only"):
+        m.arms["baseline"].knobs.values.clear()
+    assert m.arms["baseline"].env == env == {"CODELENS_EMBED_HINT_AUTO": "0"}
+    assert m.arms["baseline"].knobs.values == values == {"auto": False}
+
+
+def test_the_embeds_flag_is_read_by_the_system_classes_alone():
+    """What the workflow plans by whether crmatrix embeds for a system, it asks the system's class
+    (`System.crmatrix_builds_index`, `embeds_with_arm_model`)."""
+    import re
+
+    flag = re.compile(r"\bEMBEDS\b|\.embeds\b")
+    systems = ROOT / "src" / "crmatrix" / "systems"
+    sources = [*sorted((ROOT / "src" / "crmatrix").rglob("*.py")), *sorted((ROOT / "workflow").rglob("*.smk")),
+               *sorted((ROOT / "workflow").rglob("*.py")), ROOT / "Snakefile"]
+    assert len(sources) > 100 and any(p.is_relative_to(systems) for p in sources)
+    readers = [f"{p.relative_to(ROOT)}:{i}" for p in sources if not p.is_relative_to(systems)
+               for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if flag.search(line)]
+    assert readers == []
+    assert flag.search((systems / "base.py").read_text(encoding="utf-8"))  # the pattern does find the flag
+
+
+def test_what_the_workflow_plans_by_the_embeds_flag():
+    from crmatrix.config.plan import Plan
+
+    cfg = copy.deepcopy(MINIMAL)
+    cfg["systems"] = {"dense": {"type": "builtin"}, "words": {"type": "builtin", "methods": ["lexical", "bm25"]},
+                      "rg": {"type": "command", "options": {"search": ["rg", "{query}"]}}}
+    m = config.from_dict(cfg)
+    assert {s: sc.embeds_with_arm_model for s, sc in m.systems.items()} == {"dense": True, "words": False, "rg": False}
+    # crmatrix's engine selects a repository's commits through its index, with vectors or without
+    assert {s: sc.cls.crmatrix_builds_index() for s, sc in m.systems.items()} == {
+        "dense": True, "words": True, "rg": False}
+    plan = Plan(m)
+    assert plan.embedding_systems() == ["dense", "words"] and plan.command_index_systems() == ["rg"]
+    assert plan.chart_models("dense") == {"baseline": "minilm"} and plan.chart_models("words") == {}
+    assert set(plan.cell("d", "dense", "baseline").inputs) >= {"index", "model", "query_vectors"}
+    assert not {"index", "model", "query_vectors"} & set(plan.cell("d", "words", "baseline").inputs)
+    structural = {**cfg, "datasets": {"d": {"file": "d.json", "corpus": "c", "split": "structural"}},
+                  "systems": {"words": cfg["systems"]["words"]}}
+    assert error_of(structural) == ("config: datasets.d.split: needs a builtin system with the semantic method (its "
+                                    "baseline-arm index ranks the split)")
+    structural["systems"]["dense"] = {"type": "builtin"}
+    assert Plan(config.from_dict(structural)).split_ranker("d")["system"] == "dense"

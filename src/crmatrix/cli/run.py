@@ -127,7 +127,7 @@ def build_system(plan, cell, cache_dir: Path) -> None:
         prepare_model.run(model_dir.name, m.models[model_dir.name], model_dir)
     if "index" in i:
         key = Path(i["index"]).name
-        if m.systems[cell.system].cls.EMBEDS:
+        if m.systems[cell.system].cls.crmatrix_builds_index():
             build_index.run(symbols=Path(i["symbols"]), manifest=Path(i["manifest"]), model_dir=Path(i["model"]),
                             knobs=plan.index_knobs(cell.system, ds.corpus, key), cache_dir=cache_dir,
                             out=Path(i["index"]), threads=m.embed_threads)

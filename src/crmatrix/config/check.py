@@ -72,7 +72,7 @@ def _datasets(m: Matrix) -> None:
                 raise CrmatrixError(f"datasets.{name}.seed: shuffles only a held-out split (split: dev, test, "
                                     f"small_dev or small_test) or a derived dataset's sample, not split "
                                     f"{ds.split['split']!r}")
-        if ds.derived_split and not any(s.embeds for s in m.systems.values()):
+        if ds.derived_split and not any(s.embeds_with_arm_model for s in m.systems.values()):
             raise CrmatrixError(f"datasets.{name}.split: needs a builtin system with the semantic method "
                                 "(its baseline-arm index ranks the split)")
     for i, arm in enumerate(m.comparisons or ()):

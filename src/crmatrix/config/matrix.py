@@ -2,22 +2,35 @@
 models and arms, each resolved once (`crmatrix.config.resolve`) and checked
 (`crmatrix.config.check`); nothing downstream reads the config's dict.
 
-Every type is a frozen dataclass: a Matrix is made once per planning and never changed. Its
-mappings are the resolver's own copies; what hands one to a job (`crmatrix.config.plan`)
-hands a copy.
+Every type is a frozen dataclass, and every dict and list it holds, however deep, is read-only
+(`crmatrix.frozen`: a FrozenDict or FrozenList, which JSON, repr and `isinstance` see as a dict
+and a list): a Matrix is made once per planning and never changed, and an arm's variables never
+drift from its parsed knobs. What edits a value (`crmatrix.config.plan`, adding to a job's
+settings) edits a copy (`frozen.thaw`); a job gets plain values (a frozen value pickles as one).
 """
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
 from crmatrix.engine.knobs import ArmKnobs
+from crmatrix.frozen import freeze
 
 # A dataset split by repository from a per-task-commit one: that one's name, under which the
 # matrix pools its splits' queries (the benchmark's own figure, micro-averaged as the field reports).
 POOLED_AS = "pooled_as"
+
+
+class _Frozen:
+    """A frozen dataclass whose fields are frozen as it is made (`crmatrix.frozen.freeze`)."""
+
+    def __post_init__(self) -> None:
+        for f in dataclasses.fields(self):
+            object.__setattr__(self, f.name, freeze(getattr(self, f.name)))
 
 
 @dataclass(frozen=True)
@@ -30,6 +43,14 @@ class Arm:
     knobs: ArmKnobs
     model: str
 
+    def __post_init__(self) -> None:
+        # The engine's ArmKnobs is a frozen dataclass of plain dicts: the arm holds a copy with its
+        # env and values frozen, copied rather than made anew (one ArmKnobs is made per reading).
+        knobs = copy.copy(self.knobs)
+        for name in ("env", "values"):
+            object.__setattr__(knobs, name, freeze(getattr(knobs, name)))
+        object.__setattr__(self, "knobs", knobs)
+
     @property
     def env(self) -> dict[str, str]:
         """The variables as jobs get them: each knob in its one spelling."""
@@ -37,7 +58,7 @@ class Arm:
 
 
 @dataclass(frozen=True)
-class Corpus:
+class Corpus(_Frozen):
     """A corpus entry: `conf` as validated (the pin and selection, a benchmark file's KIND spec,
     or a view's); `kind` says which rule makes its tree: `fetched` (fetch_corpus), `written`
     (write_corpus, out of a benchmark file by the format named `written_by`, whose key in
@@ -59,7 +80,7 @@ class Corpus:
 
 
 @dataclass(frozen=True)
-class Dataset:
+class Dataset(_Frozen):
     """A dataset entry: `conf` as validated, with a derived dataset's view and rows filled in.
     `corpus` is the corpus it is scored on, `source` the one its rows are read against (a
     view's corpus, for a derived dataset); `split` which of the file's tasks it holds as its
@@ -93,7 +114,7 @@ class Dataset:
 
 
 @dataclass(frozen=True)
-class SystemConfig:
+class SystemConfig(_Frozen):
     """A system entry: `conf` as validated with its options and methods filled in; `cls` its
     type (`crmatrix.systems.registry.System` subclass), which says what it needs; `arms` and
     `datasets` those it runs (config order; sorted); `venv` the environment the workflow
@@ -122,14 +143,14 @@ class SystemConfig:
     def needs_index(self) -> bool:
         return bool(self.cls.needs_index(self.conf))
 
-    @property
-    def embeds(self) -> bool:
-        """crmatrix's own engine with an index: the workflow prepares the arm's model for it."""
-        return self.cls.EMBEDS and self.needs_index
+    @cached_property
+    def embeds_with_arm_model(self) -> bool:
+        """Whether crmatrix embeds its index and queries with the arm's model (`System.embeds_with_arm_model`)."""
+        return bool(self.cls.embeds_with_arm_model(self.conf))
 
 
 @dataclass(frozen=True)
-class Matrix:
+class Matrix(_Frozen):
     """The whole matrix, resolved and checked. `source`: the file(s) it was read from, for
     messages. `arms` in config order, a sweep's cells after the declared arms; `sweeps` each
     sweep's grid (axes and cells, `crmatrix.config.sweeps.grids`); `compare` each release /
@@ -162,21 +183,21 @@ class Matrix:
     @cached_property
     def retrieval_datasets(self) -> list[str]:
         """The datasets of the phase matrix: every one but the call-graph edge sets, sorted."""
-        return sorted(d for d, ds in self.datasets.items() if not ds.callgraph)
+        return freeze(sorted(d for d, ds in self.datasets.items() if not ds.callgraph))
 
     @cached_property
     def callgraph_datasets(self) -> list[str]:
-        return sorted(d for d, ds in self.datasets.items() if ds.callgraph)
+        return freeze(sorted(d for d, ds in self.datasets.items() if ds.callgraph))
 
     @cached_property
     def split_datasets(self) -> list[str]:
         """The datasets whose tasks are derived from their file's (rule derive_split)."""
-        return sorted(d for d, ds in self.datasets.items() if ds.derived_split)
+        return freeze(sorted(d for d, ds in self.datasets.items() if ds.derived_split))
 
     @cached_property
     def localized_datasets(self) -> list[str]:
         """The datasets of a repository corpus of many commits, each task at its own (rule localize_tasks)."""
-        return sorted(d for d, ds in self.datasets.items() if self.corpora[ds.corpus].kind == "repository")
+        return freeze(sorted(d for d, ds in self.datasets.items() if self.corpora[ds.corpus].kind == "repository"))
 
     def corpora_of(self, kind: str) -> list[str]:
         """The corpora a rule makes (`Corpus.kind`), sorted."""

@@ -10,7 +10,6 @@ arm's, a model's) where its definition is what counts, never where a thing lies.
 
 from __future__ import annotations
 
-import copy
 import math
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -20,6 +19,7 @@ from crmatrix.config.matrix import Matrix, SystemConfig
 from crmatrix.config.targets import Targets
 from crmatrix.embed.models import content_key
 from crmatrix.evaluation.cell import Cell
+from crmatrix.frozen import thaw
 from crmatrix.systems import codefiles, install
 
 # What a system's config says to the DAG rather than to its jobs: which arms and datasets it
@@ -70,7 +70,7 @@ class Plan(Targets):
         any; with the definition of each model its `{model:NAME}` placeholders name, when it
         names any."""
         sc = self.matrix.systems[system]
-        conf = {k: copy.deepcopy(v) for k, v in sc.conf.items() if k not in _DAG_KEYS}
+        conf = {k: thaw(v) for k, v in sc.conf.items() if k not in _DAG_KEYS}
         files = sc.cls.code_files(sc.options)
         if files:
             conf[codefiles.FILES_KEY] = files
@@ -178,11 +178,11 @@ class Plan(Targets):
 
     def embedding_systems(self) -> list[str]:
         """The systems whose indexes crmatrix builds itself (rule build_index)."""
-        return [s for s, sc in self.matrix.systems.items() if sc.cls.EMBEDS]
+        return [s for s, sc in self.matrix.systems.items() if sc.cls.crmatrix_builds_index()]
 
     def command_index_systems(self) -> list[str]:
         """The systems whose indexes their own command builds (rule build_system_index)."""
-        return [s for s, sc in self.matrix.systems.items() if not sc.cls.EMBEDS]
+        return [s for s, sc in self.matrix.systems.items() if not sc.cls.crmatrix_builds_index()]
 
     # -- one evaluation --------------------------------------------------------------------
 
@@ -208,14 +208,15 @@ class Plan(Targets):
                            "symbols": f"{root}/symbols/{corpus}.jsonl"})
         home = {"dataset": dataset, "arm": arm}
         # crmatrix's engine searches a repository through its index, with vectors or without
-        if sc.needs_index or (repository and sc.cls.EMBEDS):
+        if sc.needs_index or (repository and sc.cls.crmatrix_builds_index()):
             key = self.index_key(system, arm, corpus)
             inputs["index"] = f"{root}/index/{corpus}/{system}/{key}"
-            if sc.embeds:
+            if sc.embeds_with_arm_model:
                 model = m.arms[arm].model
                 inputs["model"] = f"{root}/models/{model}"
                 inputs["query_vectors"] = f"{root}/queries/{dataset}/{model}"
-            elif not sc.cls.EMBEDS:  # the index job's HOME (rule build_system_index), where a tool may keep its index
+            elif not sc.cls.crmatrix_builds_index():
+                # the index job's HOME (rule build_system_index), where a tool may keep its index
                 home = {"corpus": corpus, "index_key": key}
         if sc.cls.reads_graph(m.arms[arm]):
             inputs["graph"] = f"{root}/graph/{corpus}.json"
@@ -274,7 +275,7 @@ class Plan(Targets):
         from crmatrix.corpora.pins import path_fingerprint
 
         c = self.matrix.corpora[corpus]
-        conf = copy.deepcopy(c.conf)
+        conf = thaw(c.conf)
         if "path" in conf:
             conf["fingerprint"] = path_fingerprint(conf["path"])
         if c.written_kind is not None:
@@ -291,7 +292,7 @@ class Plan(Targets):
         embeds with, unless the system ranks by no vectors: its index then holds none, and no
         model is prepared for it (rule build_repository_index)."""
         inputs = self.repository_inputs(corpus)
-        if self.matrix.systems[system].embeds:
+        if self.matrix.systems[system].embeds_with_arm_model:
             inputs["model"] = self.index_model(system, corpus, index_key)
         return inputs
 
@@ -327,7 +328,7 @@ class Plan(Targets):
         m = self.matrix
         if not m.datasets[dataset].derived_split:
             return {}
-        system = next(s for s, sc in m.systems.items() if sc.embeds)  # config.check: there is one
+        system = next(s for s, sc in m.systems.items() if sc.embeds_with_arm_model)  # config.check: there is one
         base, corpus = m.arms[m.baseline_arm], m.datasets[dataset].corpus
         return {"system": system, "index_key": self.index_key(system, base.name, corpus), "model": base.model,
                 "env": dict(base.env)}

@@ -75,7 +75,7 @@ class Targets:
         """arm -> the config's name of the model the system embeds with under it (none: no
         model), the name a chart's legend gives it: a run records a model by its hash and source."""
         sc = self.matrix.systems[system]
-        return {a: self.matrix.arms[a].model for a in sc.arms} if sc.embeds else {}
+        return {a: self.matrix.arms[a].model for a in sc.arms} if sc.embeds_with_arm_model else {}
 
     @cached_property
     def row_chart_groups(self) -> list[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]]:

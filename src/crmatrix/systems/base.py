@@ -51,7 +51,8 @@ class System:
     many queries per call. `EMBEDS`: the type is crmatrix's own engine, whose index the workflow
     builds from the corpus's symbols with the arm's model (rule build_index, with the dataset's
     queries embedded once per model); any other type that `needs_index` builds it with its own
-    index command (rule build_system_index). `ANSWERS_CALLS`: it answers call-graph questions
+    index command (rule build_system_index). The flag is read here alone: what the workflow
+    plans by it, it asks of `crmatrix_builds_index` and `embeds_with_arm_model`. `ANSWERS_CALLS`: it answers call-graph questions
     (`calls`, see crmatrix.evaluation.callgraph). `GRANULARITY`: what its hits name (`crmatrix.hits`:
     FILE, SYMBOL or SPAN; None: inferred from its answers), the default of `granularity(method)`.
     """
@@ -90,6 +91,19 @@ class System:
     def needs_index(cls, conf: dict) -> bool:
         """Whether the workflow builds an index for the system before evaluating it."""
         return False
+
+    @classmethod
+    def crmatrix_builds_index(cls) -> bool:
+        """Whether crmatrix builds its index (rule build_index: the corpus's symbols embedded with
+        an arm's model) rather than its own index command (rule build_system_index)."""
+        return cls.EMBEDS
+
+    @classmethod
+    def embeds_with_arm_model(cls, conf: dict) -> bool:
+        """Whether crmatrix embeds for it under these settings: an index of vectors built with the
+        arm's model, and the dataset's queries embedded with it (the workflow prepares the model).
+        Such a system's baseline-arm index is what ranks a structural split."""
+        return cls.EMBEDS and cls.needs_index(conf)
 
     @classmethod
     def index_env(cls, conf: dict, env: dict[str, str]) -> dict[str, str]:

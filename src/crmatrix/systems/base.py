@@ -52,9 +52,10 @@ class System:
     builds from the corpus's symbols with the arm's model (rule build_index, with the dataset's
     queries embedded once per model); any other type that `needs_index` builds it with its own
     index command (rule build_system_index). The flag is read here alone: what the workflow
-    plans by it, it asks of `crmatrix_builds_index` and `embeds_with_arm_model`. `ANSWERS_CALLS`: it answers call-graph questions
-    (`calls`, see crmatrix.evaluation.callgraph). `GRANULARITY`: what its hits name (`crmatrix.hits`:
-    FILE, SYMBOL or SPAN; None: inferred from its answers), the default of `granularity(method)`.
+    plans by it, it asks of `crmatrix_builds_index` and `embeds_with_arm_model`.
+    `ANSWERS_CALLS`: it answers call-graph questions (`calls`, see crmatrix.evaluation.callgraph).
+    `GRANULARITY`: what its hits name (`crmatrix.hits`: FILE, SYMBOL or SPAN; None: inferred from
+    its answers), the default of `granularity(method)`.
     """
 
     METHODS: tuple[str, ...] = ()

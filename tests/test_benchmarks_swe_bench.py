@@ -30,13 +30,19 @@ def snakemake_log(clone, name: str, date: str, stamps: list[str], planned: dict[
                     f"total{sum(planned.values()):>26}\n\nSelect jobs to execute...\n{body}")
 
 
-def finished_clone(tmp_path):
+def empty_clone(tmp_path):
+    """A git repository of one commit, standing for a clean clone of crmatrix."""
     clone = tmp_path / "clone"
     clone.mkdir()
     git(clone, "init", "-q", "-b", "main")
     (clone / "README").write_text("a clone\n")
     git(clone, "add", "README")
     git(clone, "commit", "-qm", "a clone")
+    return clone
+
+
+def finished_clone(tmp_path):
+    clone = empty_clone(tmp_path)
     snakemake_log(clone, "2026-12-04T010000.000000.snakemake.log", "2026-12-04 01:00:00",
                   ["Fri Dec  4 01:00:30 2026", "Fri Dec  4 01:02:00 2026", "Fri Dec  4 01:03:00 2026"],
                   {"fetch_repository": 1, "evaluate_arm": 1, "all": 1}, ["fetch_repository", "evaluate_arm", "all"])

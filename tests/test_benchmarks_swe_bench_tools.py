@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 
 import fixture_runs
-from conftest import ROOT, git
-from test_benchmarks_swe_bench import snakemake_log, tracked_results
+from conftest import ROOT
+from test_benchmarks_swe_bench import empty_clone, snakemake_log, tracked_results
 
 from crmatrix import atomic, integrity
 from crmatrix.results.matrix import Matrix
@@ -86,12 +86,7 @@ def results(clone: Path) -> None:
 
 
 def finished_clone(tmp_path: Path) -> Path:
-    clone = tmp_path / "clone"
-    clone.mkdir()
-    git(clone, "init", "-q", "-b", "main")
-    (clone / "README").write_text("a clone\n")
-    git(clone, "add", "README")
-    git(clone, "commit", "-qm", "a clone")
+    clone = empty_clone(tmp_path)
     snakemake_log(clone, "2026-12-04T010000.000000.snakemake.log", "2026-12-04 01:00:00",
                   ["Fri Dec  4 01:00:30 2026", "Fri Dec  4 01:04:00 2026"], {"evaluate_arm": 1, "all": 1},
                   ["evaluate_arm", "all"])

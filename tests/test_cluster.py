@@ -15,7 +15,7 @@ from types import SimpleNamespace
 
 import pytest
 import yaml
-from conftest import ROOT, snakemake_cmd
+from conftest import ROOT, by_hand, snakemake_cmd
 from test_swebench_workflow import URL, bundle, row
 from test_workflow import PATH_CORPUS, PATH_DATASET, matrix  # noqa: F401 (the fixture)
 
@@ -115,6 +115,7 @@ def test_the_matrix_runs_through_the_cluster_generic_profile(matrix, tmp_path): 
 
 
 @pytest.mark.slow
+@by_hand
 def test_a_job_that_fails_on_the_cluster_fails_the_run(matrix, tmp_path):  # noqa: F811
     """The status script says `failed` for a job whose script exited non-zero: Snakemake stops
     and shows the job's log, instead of waiting for it."""

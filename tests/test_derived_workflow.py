@@ -6,10 +6,11 @@ import json
 import re
 
 import yaml
-from conftest import snakemake
+from conftest import by_hand, snakemake
 from test_derived import PYTHON, write
 
 
+@by_hand
 def test_two_derived_datasets_share_one_view_through_all(tmp_path):
     write(tmp_path / "local", PYTHON)
     cfg = {

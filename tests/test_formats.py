@@ -3,7 +3,7 @@
 import json
 
 import pytest
-from conftest import ROOT, SHARED, needs_shared
+from conftest import ROOT, SHARED, by_hand, needs_shared
 
 from crmatrix import CrmatrixError
 from crmatrix.corpora import pins
@@ -226,6 +226,7 @@ def test_swe_qa_flask_real_data(flask_tree):
 
 @pytest.mark.slow
 @needs_shared
+@by_hand
 def test_ds1000_real_data(tmp_path):
     manifest, symbols = corpus_of(tmp_path, "ds1000", {"file": str(DS1000)})
     assert len(symbols) == 246 and symbols[0].kind == "doc"

@@ -5,7 +5,7 @@ import json
 
 import pytest
 import yaml
-from conftest import snakemake
+from conftest import by_hand, snakemake
 
 OFF = {"CODELENS_EMBED_HINT_AUTO": "0"}
 CORPUS = {
@@ -57,6 +57,7 @@ def graph_work(tmp_path_factory):
 
 
 @pytest.mark.slow
+@by_hand
 def test_graph_split_gate_and_call_table_end_to_end(graph_work):
     work, _ = graph_work
     g = json.loads((work / "results/graph/rs.json").read_text())

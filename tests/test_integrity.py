@@ -11,7 +11,7 @@ import shutil
 import fixture_runs
 import pytest
 import yaml
-from conftest import snakemake
+from conftest import by_hand, snakemake
 from test_systems import CORPUS, DATASET, INDEXED
 from test_workflow import matrix  # noqa: F401 (a fixture)
 from test_workflow import run as run_matrix
@@ -186,6 +186,7 @@ def test_every_job_that_reads_a_run_refuses_an_edited_one_with_that_line(tmp_pat
         assert re.fullmatch(f"crmatrix: {altered(runs[1])}\n", capsys.readouterr().err), args
 
 
+@by_hand
 def test_through_snakemake_an_edited_run_stops_its_cell_and_the_matrix_keeps_its_numbers(matrix):  # noqa: F811
     """Every rank of a finished run set to 1 by hand (the checksum left), nothing else touched:
     the cell refuses it, so the matrix never shows the arm as a strong 1.000."""

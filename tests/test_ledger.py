@@ -8,6 +8,7 @@ import re
 import fixture_runs
 import pytest
 import yaml
+from conftest import by_hand
 from test_engine import model_dir  # noqa: F401 (a fixture)
 from test_systems import prepared, system_conf  # noqa: F401 (prepared is a fixture)
 from test_systems import run as score
@@ -102,6 +103,7 @@ def test_an_indexed_arm_is_keyed_with_its_model_before_scoring_as_its_run_record
 
 
 @pytest.mark.slow
+@by_hand
 def test_through_snakemake_a_test_split_is_scored_once_then_refused_until_forced(matrix):  # noqa: F811
     work, cfg = matrix
     cfg["datasets"]["gitds"]["split"] = "test"

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import BIN, ROOT, snakemake, snakemake_cmd
+from conftest import BIN, ROOT, by_hand, snakemake, snakemake_cmd
 from test_index_workflow import B2C, DATASET, OFF, RUST
 from test_workflow import matrix  # noqa: F401 (a fixture)
 
@@ -87,7 +87,7 @@ def started(work: Path, phase: str) -> bool:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("phase", ["build_index", "evaluate_arm"])
+@pytest.mark.parametrize("phase", [pytest.param("build_index", marks=by_hand), "evaluate_arm"])
 def test_kill_9_then_the_named_command_gives_the_same_runs(tmp_path, uninterrupted, phase):
     work = checkout(tmp_path)
     proc = make(work, "run", start_new_session=True)

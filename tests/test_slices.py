@@ -6,6 +6,7 @@ import json
 import re
 
 import pytest
+from conftest import by_hand
 from test_workflow import matrix, run  # noqa: F401 (the fixture)
 
 from crmatrix import config
@@ -78,6 +79,7 @@ def test_slice_targets_plan_their_runs_and_their_matrix_only(matrix):  # noqa: F
 
 
 @pytest.mark.slow
+@by_hand
 def test_a_slice_matrix_is_made_of_its_runs_alone(matrix):  # noqa: F811
     work, _ = matrix
     run(work, "dataset_pathds")

@@ -15,13 +15,13 @@ from pathlib import Path
 
 import pytest
 import real_slurm
-from conftest import make_two_commit_repo, snakemake_cmd
+from conftest import by_hand, make_two_commit_repo, snakemake_cmd
 from test_cluster import GROUPS, LOCAL, PROFILES, REMOTE, SUBMITTED, group_jobs, job_counts
 from test_recovery import runs
 from test_workflow import write_matrix
 
 UNAVAILABLE = real_slurm.unavailable()
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(UNAVAILABLE is not None, reason=UNAVAILABLE or "")]
+pytestmark = [pytest.mark.slow, by_hand, pytest.mark.skipif(UNAVAILABLE is not None, reason=UNAVAILABLE or "")]
 
 # Seconds for one Snakemake run. `timeout -k` also ends a run that ignores SIGTERM, as the
 # slurm plugin does when its status command hangs.

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import git, snakemake
+from conftest import by_hand, git, snakemake
 
 from crmatrix import bases
 from crmatrix.config.plan import Plan
@@ -141,6 +141,7 @@ def ranked(trec_dir: Path) -> dict[str, list[tuple[str, ...]]]:
 
 
 @pytest.mark.slow  # a real model embeds the hybrid's store: about a minute
+@by_hand
 def test_a_lexical_builtin_on_a_repository_embeds_nothing_and_ranks_as_the_hybrid_one(tmp_path):
     """The builtin's lexical methods alone on a repository of two commits: its index holds no
     vectors, no model is prepared and no text embedded, and each lexical method ranks exactly

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import BIN, ROOT, SHARED, chart_data, chart_spec, needs_shared, snakemake, snakemake_cmd
+from conftest import BIN, ROOT, SHARED, by_hand, chart_data, chart_spec, needs_shared, snakemake, snakemake_cmd
 
 PATH_CORPUS = {
     "lib/strings.js": (
@@ -406,6 +406,7 @@ def evaluations(arm, datasets=("gitds", "pathds")):
 
 
 @pytest.mark.slow
+@by_hand
 def test_incremental_work_is_exactly_what_changed(indexed, two_commit_repo):
     work, cfg = indexed
     indexes = {c: sorted(p.name for p in (work / "results/index" / c / "builtin").iterdir()) for c in ("gitc", "pathc")}
@@ -475,6 +476,7 @@ def chart_jobs(dry_run: str) -> list[tuple[str, str]]:
     return sorted((rule, out.removesuffix(".svg")) for rule, out in jobs)
 
 
+@by_hand
 def test_incremental_charts_an_added_arm_plans_the_charts_that_draw_it_and_leaves_the_others(matrix):
     """A query-time arm on one of two systems, beside a sweep: the chart jobs it plans are the
     ones whose inputs it changes (the input functions in common.smk), and every other chart

@@ -1,5 +1,5 @@
 """What the readers of a finished clean-clone run share (benchmarks/swe_qa.py, arena.py, ...): their
-command line (`arguments`; `parser` and `emit` for one that prints and writes only when asked),
+command line (`parser`) and output (`emit`: printed, written only when asked),
 the run's wall time from its Snakemake log (the clone's commit: `timing.commit`), and every
 Snakemake command the clone's logs record, with whether the run was cold (`invocations`,
 `history`, and the report's opening lines: `run_lines`)."""
@@ -15,27 +15,6 @@ from pathlib import Path
 
 import timing
 from clocks import STAMP, log_time
-
-
-def option(flag: str, default: str) -> str:
-    """`flag VALUE` taken off the command line (`default` when absent), before `arguments`
-    reads the rest."""
-    if flag not in sys.argv:
-        return default
-    at = sys.argv.index(flag)
-    if at + 1 == len(sys.argv):
-        sys.exit(f"{flag}: expected a value after it")
-    value = sys.argv[at + 1]
-    del sys.argv[at:at + 2]
-    return value
-
-
-def arguments(script: str) -> tuple[Path, str]:
-    """`script CLONE [--note TEXT]`: the clone, and a line about the machine for the reader."""
-    note = option("--note", "")
-    if len(sys.argv) != 2:
-        sys.exit(f"usage: benchmarks/{script} CLONE [--note TEXT]")
-    return Path(sys.argv[1]).resolve(), note
 
 
 def wall_time(clone: Path) -> tuple[float, int]:
@@ -143,11 +122,3 @@ def emit(lines: list[str], out: Path | None, tracked: bool, name: str) -> None:
 def result_path(name: str) -> Path:
     """benchmarks/results/NAME-<date>-clean.md: where a reader's figures are kept, when asked."""
     return Path(__file__).resolve().parent / "results" / f"{name}-{datetime.date.today().isoformat()}-clean.md"
-
-
-def write(name: str, lines: list[str]) -> None:
-    """Print the figures and write them to benchmarks/results/NAME-<date>-clean.md."""
-    dest = result_path(name)
-    dest.write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
-    print(f"wrote {dest}")

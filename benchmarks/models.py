@@ -1,12 +1,13 @@
 """The model axis's figures (issue 32), run by hand (not in CI):
 
     make run CONFIG=config/models.yaml             # cold: an empty results/
-    .venv/bin/python benchmarks/models.py CLONE [--note TEXT]
+    .venv/bin/python benchmarks/models.py CLONE [--note TEXT] [--out FILE | --write]
     # the seed matrix's model arms: its config, its Python corpus for the side-by-side texts
     .venv/bin/python benchmarks/models.py CLONE --config config/seed-matrix.yaml --corpus requests-git
 
-reads the finished run in CLONE and writes benchmarks/results/models-<date>-clean.md (with
-`--config`: models-<config's name>-<date>-clean.md): the run's
+reads the finished run in CLONE and prints its report; `--out FILE` writes it to FILE too,
+`--write` to benchmarks/results/models-<date>-clean.md (with `--config`: models-<config's
+name>-<date>-clean.md; a tracked file). The report: the run's
 wall time from its Snakemake log; per model and language its quality beside its cost
 (`crmatrix.plots.frames.model_costs`, the table the chart `results/plots/models.svg` draws:
 the headline metric at the baseline knobs, index throughput in texts per second of embedding,
@@ -111,9 +112,12 @@ def verdict_table(view: sources.View) -> list[str]:
 
 
 def main() -> None:
+    p = finished_run.parser("models.py", __doc__, "models")
     # config/models.yaml and its requests unless named (the seed matrix's models: --config, --corpus)
-    config_file, corpus = finished_run.option("--config", CONFIG), finished_run.option("--corpus", CORPUS)
-    clone, note = finished_run.arguments("models.py")
+    p.add_argument("--config", default=CONFIG, help=f"the run's config (default {CONFIG})")
+    p.add_argument("--corpus", default=CORPUS, help=f"the corpus whose texts each model embeds (default {CORPUS})")
+    args = p.parse_args()
+    clone, note, config_file, corpus = args.clone.resolve(), args.note, args.config, args.corpus
     matrix = config.load(clone / config_file)
     base = matrix.baseline_arm
     view = sources.view([clone / "results" / "matrix" / "phase-matrix.json"])
@@ -144,7 +148,8 @@ def main() -> None:
         lines.append(f"| {v.system} | {interval(v.pooled)} |")
     lines += ["", "## Index throughput side by side (one process, after the run)", "",
               *side_by_side(clone, matrix.default_model, corpus)]
-    finished_run.write("models" if config_file == CONFIG else f"models-{Path(config_file).stem}", lines)
+    finished_run.emit(lines, args.out, args.write,
+                      "models" if config_file == CONFIG else f"models-{Path(config_file).stem}")
 
 
 if __name__ == "__main__":

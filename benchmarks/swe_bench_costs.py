@@ -2,11 +2,12 @@
 
     make run CONFIG=config/swe-bench.yaml            # in a clean clone, cold
     .venv/bin/python benchmarks/swe_bench_costs.py CLONE [--repositories flask,sympy] [--parts distinct,commit,dag]
-        [--note TEXT]
+        [--note TEXT] [--out FILE | --write]
 
 For the stages whose work should grow with new code, not with commits — symbol extraction
-(`extract_repository`) and embedding and indexing (`build_repository_index`) — it writes
-benchmarks/results/swe-bench-costs-<date>-clean.md with, per repository:
+(`extract_repository`) and embedding and indexing (`build_repository_index`) — it prints, and
+with `--out FILE` or `--write` (benchmarks/results/swe-bench-costs-<date>-clean.md, a tracked
+file) keeps, per repository:
 
 1. **The config against its distinct contents** (target <= 1.2x): the CPU the cold run's jobs
    of those stages took (their Snakemake benchmark files), against the same stages run here,
@@ -170,11 +171,14 @@ def measure(clone: Path, repo: str, parts: frozenset[str]) -> tuple[tuple | None
 
 
 def main() -> None:
-    only = finished_run.option("--repositories", "")
-    parts = frozenset(finished_run.option("--parts", ",".join(PARTS)).split(","))
+    p = finished_run.parser("swe_bench_costs.py", __doc__, "swe-bench-costs")
+    p.add_argument("--repositories", default="", help="comma-separated: these repositories only (default: all)")
+    p.add_argument("--parts", default=",".join(PARTS), help=f"comma-separated, some of {', '.join(PARTS)}")
+    args = p.parse_args()
+    only, parts = args.repositories, frozenset(args.parts.split(","))
     if not parts <= set(PARTS):
         sys.exit(f"--parts: expected some of {', '.join(PARTS)}, got {', '.join(sorted(parts - set(PARTS)))}")
-    clone, note = finished_run.arguments("swe_bench_costs.py")
+    clone, note = args.clone.resolve(), args.note
     os.chdir(clone)  # the config's paths (../shared) are relative to the project
     matrix = config.load(clone / CONFIG)
     repos = only.split(",") if only else [n for n, c in matrix.corpora.items() if c.kind == "repository"]
@@ -201,8 +205,8 @@ def main() -> None:
         lines += commit_table(rows_commit)
     if shape:
         lines += floors.dag_table(shape)
-    finished_run.write("swe-bench-costs" if parts == set(PARTS) else f"swe-bench-costs-{'-'.join(sorted(parts))}",
-                       lines)
+    finished_run.emit(lines, args.out, args.write,
+                      "swe-bench-costs" if parts == set(PARTS) else f"swe-bench-costs-{'-'.join(sorted(parts))}")
 
 
 def distinct_table(rows: list[tuple]) -> list[str]:

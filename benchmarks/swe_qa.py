@@ -1,9 +1,10 @@
 """SWE-QA at full size, the figures of issue 22, run by hand (not in CI):
 
     make run CONFIG=config/swe-qa.yaml              # in a clean clone, cold
-    .venv/bin/python benchmarks/swe_qa.py CLONE [--note TEXT]
+    .venv/bin/python benchmarks/swe_qa.py CLONE [--note TEXT] [--out FILE | --write]
 
-reads the finished run in CLONE and writes benchmarks/results/swe-qa-<date>-clean.md: the run's
+reads the finished run in CLONE and prints its report; `--out FILE` writes it to FILE too,
+`--write` to benchmarks/results/swe-qa-<date>-clean.md (a tracked file). The report: the run's
 wall time from its Snakemake log, per repository the questions kept, the row's MDE, the headline
 method's MRR and recall@10 with their intervals, and recall@10 pooled over the nine repositories
 (random effects, each repository a study with its per-query variance) per arm, beside the matrix's
@@ -29,7 +30,8 @@ def recall_study(run: dict, method: str) -> tuple[float, float, int]:
 
 
 def main() -> None:
-    clone, note = finished_run.arguments("swe_qa.py")
+    args = finished_run.parser("swe_qa.py", __doc__, "swe-qa").parse_args()
+    clone, note = args.clone.resolve(), args.note
     matrix = json.loads((clone / "results" / "matrix" / "phase-matrix.json").read_text())
     commit = timing.commit(clone)
     wall, jobs = finished_run.wall_time(clone)
@@ -79,7 +81,7 @@ def main() -> None:
         mde = "none (no arm moved 10 % of its queries)" if group["mde"] is None else f"{group['mde']:.3f}"
         lines += ["", f"The SWE-QA pool: {group['datasets']} datasets, {group['queries']} queries, pooled MDE "
                   f"(median over the arms moving 10 % of its queries) {mde}."]
-    finished_run.write("swe-qa", lines)
+    finished_run.emit(lines, args.out, args.write, "swe-qa")
 
 
 if __name__ == "__main__":

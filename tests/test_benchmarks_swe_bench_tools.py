@@ -109,7 +109,11 @@ def figures(scored) -> str:
 def test_help_works_without_a_clone():
     for name, usage in (("swe_bench_tools.py", "usage: benchmarks/swe_bench_tools.py [-h] [--note NOTE] "
                                                "[--out OUT | --write]"),
-                        ("arena.py", "usage: benchmarks/arena.py [-h] [--note NOTE] [--out OUT | --write]")):
+                        ("arena.py", "usage: benchmarks/arena.py [-h] [--note NOTE] [--out OUT | --write]"),
+                        ("swe_qa.py", "usage: benchmarks/swe_qa.py [-h] [--note NOTE] [--out OUT | --write]"),
+                        ("models.py", "usage: benchmarks/models.py [-h] [--note NOTE] [--out OUT | --write]"),
+                        ("swe_bench_costs.py", "usage: benchmarks/swe_bench_costs.py [-h] [--note NOTE] "
+                                               "[--out OUT | --write]")):
         proc = script(name, "--help")
         assert (proc.returncode, proc.stderr) == (0, ""), name
         assert proc.stdout.startswith(usage) and "benchmarks/results/" in proc.stdout

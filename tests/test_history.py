@@ -254,6 +254,22 @@ def test_a_config_resolves_a_history_dataset_to_its_parents(made, tmp_path):
         config.from_dict({**cfg, "datasets": {"h": {"format": "history"}}})
 
 
+def test_histories_of_one_language_pool_in_the_matrix(made, tmp_path):
+    """Two histories of one language's repositories pool their queries in the matrix's benchmark
+    section (crmatrix.analysis.matrix.rollups.pooled_benchmarks); a repository of no declared
+    language pools nowhere."""
+    repo, _ = made
+    mirror = make_mirror(repo, tmp_path)
+    cfg = {"git_mirrors": [str(mirror)], "repositories": {"widget": {"git": URL, "language": "python"}},
+           "datasets": {"h1": {"format": "history", "repository": "widget"},
+                        "h2": {"format": "history", "repository": "widget", "history": {"max_files": 1}}},
+           "arms": {"baseline": {}}}
+    m = config.from_dict(cfg)
+    assert m.datasets["h1"].pooled_as == m.datasets["h2"].pooled_as == "history-python"
+    bare = config.from_dict({**cfg, "repositories": {"widget": {"git": URL}}})
+    assert bare.datasets["h1"].pooled_as is None
+
+
 def test_a_history_resolves_to_the_same_parameters_wherever_its_bundle_lies(made, tmp_path):
     """The mirrors are resolution's input: the same bundle under two directories gives the same
     corpus and job parameters; only the file a job reads (the bundle, an input) lies elsewhere."""

@@ -108,8 +108,8 @@ class Dataset(_Frozen):
 
     @property
     def pooled_as(self) -> str | None:
-        """The per-task-commit dataset this one is a repository's split of (its queries pool
-        there in the matrix), else None."""
+        """The group this dataset's queries pool in with others in the matrix: the per-task-commit
+        dataset it is a repository's split of, or a history's format and language; else None."""
         return self.conf.get(POOLED_AS)
 
 

@@ -115,7 +115,8 @@ def _per_commit(cfg: dict, mirrors: list[str]) -> tuple[dict[str, dict], dict[st
         if got.undeclared:
             undeclared[name] = got.undeclared
         for split, split_conf in got.datasets.items():
-            datasets[split] = {**split_conf, POOLED_AS: name} if split != name else split_conf
+            pool = name if split != name else got.pooled_as
+            datasets[split] = {**split_conf, POOLED_AS: pool} if pool else split_conf
             rules.setdefault(split_conf["corpus"], {})[name] = split_conf[CANDIDATES]
         for corpus, asked in got.commits.items():
             if corpus in cfg["corpora"]:

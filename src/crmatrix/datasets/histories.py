@@ -60,9 +60,12 @@ def per_commit(name: str, conf: dict, resolving: Resolving) -> PerCommit:
     if not parents:
         raise CrmatrixError(f"{where}: the rules keep no commit of {bundle} (options: {opts.to_conf()})")
     resolved = {k: v for k, v in conf.items() if k != "history"}
+    language = resolving.repositories[key].get("language")
+    # the histories of one language pool in the matrix (crmatrix.analysis.matrix.rollups.pooled_benchmarks)
     return PerCommit({name: {**resolved, "corpus": key, "repository": repo, "file": str(bundle),
                              "history": opts.to_conf(), "candidates": rule}},
-                     {key: set(parents)}, fetch={"history": True})
+                     {key: set(parents)}, fetch={"history": True},
+                     pooled_as=f"{history.FORMAT}-{language}" if language else None)
 
 
 def _parents(bundle: Path, repo: str, opts: history.Options, cache_dir: str | None) -> list[str]:

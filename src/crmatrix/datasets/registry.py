@@ -68,12 +68,15 @@ class PerCommit:
     commits     corpus -> the commits its tasks are at (the versions its store holds)
     undeclared  `owner/name` -> how many rows name a repository no `repositories:` entry declares
     fetch       what the corpus entry adds for fetching its store (a history's: `history: true`)
+    pooled_as   the group the dataset's queries pool in beside other datasets (the matrix's
+                pooled benchmarks), when it is not a split: a history's, its format and language
     """
 
     datasets: dict[str, dict] = field(default_factory=dict)
     commits: dict[str, set[str]] = field(default_factory=dict)
     undeclared: dict[str, int] = field(default_factory=dict)
     fetch: dict = field(default_factory=dict)
+    pooled_as: str | None = None
 
 
 # (dataset name, its config entry, what else resolution reads) -> the dataset resolved

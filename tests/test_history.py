@@ -2,6 +2,7 @@
 test makes (fixed dates, so the same hashes every time), through the stages that run it; and the
 four history bundles of ../shared."""
 
+import json
 import os
 import subprocess
 from collections import Counter
@@ -268,6 +269,41 @@ def test_histories_of_one_language_pool_in_the_matrix(made, tmp_path):
     assert m.datasets["h1"].pooled_as == m.datasets["h2"].pooled_as == "history-python"
     bare = config.from_dict({**cfg, "repositories": {"widget": {"git": URL}}})
     assert bare.datasets["h1"].pooled_as is None
+
+
+@pytest.mark.slow  # no model: about half a minute
+def test_a_command_tool_on_a_history_indexes_each_parent_tree_once_and_answers_every_task(made, tmp_path):
+    """An external tool (the fake CLI) on a history dataset, as on SWE-bench's: the workflow hands
+    it each parent commit's tree, it indexes each distinct tree once, and its run answers every
+    task at its parent, with no failure."""
+    import yaml
+    from conftest import snakemake
+    from test_systems import INDEXED
+
+    repo, _ = made
+    mirror = make_mirror(repo, tmp_path)
+    work = tmp_path / "work"
+    work.mkdir()
+    cfg = {"git_mirrors": [str(mirror)],
+           "repositories": {"widget": {"git": URL, "language": "python", "include": ["**/*.py"]}},
+           "datasets": {"h": {"format": "history", "repository": "widget", "history": {"min_words": 3}}},
+           "systems": {"fake": {"type": "command", "options": INDEXED}}, "arms": {"baseline": {}}}
+    (work / "config.yaml").write_text(yaml.safe_dump(cfg))
+    snakemake(work, "--configfile", str(work / "config.yaml"), "--cores", "2")
+    tasks = [json.loads(line) for line in (work / "results/datasets/h.jsonl").read_text().splitlines()]
+    parents = sorted({t["corpus"].split("@")[1] for t in tasks})
+    assert tasks and len(parents) == len(tasks)  # each task at its own parent here
+    listing, = (work / "results/index/widget/fake").glob("*/crmatrix-index.json")
+    doc = json.loads(listing.read_text())
+    # the store's commits (every parent the rules keep before localization, which drops the
+    # tasks with no Python source changed), each in the tree of its candidate files
+    stored = config.from_dict(cfg).corpora["widget"].conf["commits"]
+    assert sorted(c for t in doc["trees"].values() for c in t["commits"]) == sorted(stored)
+    assert set(parents) < set(stored)
+    assert doc["built"] == len(doc["trees"]) and doc["reused"] == 0
+    search = json.loads((work / "results/runs/h/fake/baseline.json").read_text())["methods"]["search"]
+    assert sorted(q["task_id"] for q in search["queries"]) == sorted(t["task_id"] for t in tasks)
+    assert not any(search["failures"].values()) and search["metrics"]["n"] == len(tasks)
 
 
 def test_a_history_resolves_to_the_same_parameters_wherever_its_bundle_lies(made, tmp_path):

@@ -5,6 +5,7 @@ planning's main thread sampled, ours or Snakemake's (`plan_profile`), or under c
 
 from __future__ import annotations
 
+import csv
 import datetime
 import json
 import os
@@ -13,6 +14,7 @@ import re
 import statistics
 import subprocess
 import sys
+from collections import defaultdict
 from pathlib import Path
 
 from timing import BIN, CORES, say, verdict
@@ -114,6 +116,19 @@ def benchmark_tsvs(ws: Path) -> dict[str, dict]:
             "rule": tsv.relative_to(ws / "logs" / "benchmarks").parts[0], "s": float(values["s"]),
             "cpu": float(values["cpu_time"]) if values["cpu_time"] not in ("", "NA", "-") else None}
     return out
+
+
+def cpu_by_rule(clone: Path) -> dict[str, tuple[int, float, float]]:
+    """rule -> (jobs, wall seconds, CPU seconds) from each job's Snakemake benchmark file."""
+    out: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0.0])
+    for tsv in sorted((clone / "logs" / "benchmarks").rglob("*.tsv")):
+        rule = tsv.relative_to(clone / "logs" / "benchmarks").parts[0]
+        with tsv.open() as f:
+            row = next(csv.DictReader(f, delimiter="\t"))
+        out[rule][0] += 1
+        out[rule][1] += float(row["s"])
+        out[rule][2] += float(row["cpu_time"])
+    return {r: tuple(v) for r, v in sorted(out.items())}
 
 
 # A time stamp line of Snakemake's log, to the second.

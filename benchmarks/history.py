@@ -23,12 +23,11 @@ statistic again.
 
 from __future__ import annotations
 
-import csv
 import sys
-from collections import defaultdict
 from pathlib import Path
 
 import finished_run
+from clocks import cpu_by_rule
 from compared import MATRIX
 
 from crmatrix.results.matrix import Matrix
@@ -44,21 +43,8 @@ def read_matrix(clone: Path) -> Matrix:
     return Matrix.read(path)
 
 
-def rule_seconds(clone: Path) -> dict[str, tuple[int, float, float]]:
-    """Rule -> its jobs, wall seconds and CPU seconds summed (logs/benchmarks/RULE/...tsv)."""
-    out: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0.0])
-    for tsv in sorted((clone / "logs" / "benchmarks").rglob("*.tsv")):
-        rule = tsv.relative_to(clone / "logs" / "benchmarks").parts[0]
-        with tsv.open() as f:
-            for row in csv.DictReader(f, delimiter="\t"):
-                out[rule][0] += 1
-                out[rule][1] += float(row["s"])
-                out[rule][2] += float(row["cpu_time"])
-    return {rule: (int(n), s, cpu) for rule, (n, s, cpu) in sorted(out.items(), key=lambda kv: -kv[1][2])}
-
-
 def cost_lines(clone: Path) -> list[str]:
-    rules = rule_seconds(clone)
+    rules = dict(sorted(cpu_by_rule(clone).items(), key=lambda kv: -kv[1][2]))
     lines = ["| rule | jobs | wall s | CPU s |", "|---|---:|---:|---:|"]
     lines += [f"| {rule} | {n} | {s:.1f} | {cpu:.1f} |" for rule, (n, s, cpu) in rules.items()]
     total = sum(cpu for _, _, cpu in rules.values())

@@ -23,17 +23,15 @@ where swerank-bm25 is SweRank's BM25) each method's file Acc@1/3/5/10, recall@10
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import subprocess
 import sys
-from collections import defaultdict
 from pathlib import Path
 
 import finished_run
 import numpy as np
 import timing
-from clocks import job_clock, overhead_rows
+from clocks import cpu_by_rule, job_clock, overhead_rows
 
 from crmatrix.analysis import stats
 from crmatrix.evaluation import metrics
@@ -49,19 +47,6 @@ PUBLISHED = [
     ("MTEB SWEbenchCodeRetrieval, Verified (500 tasks, files as documents), all-MiniLM-L6-v2",
      {"ndcg@10": 0.0376, "recall@10": 0.0765}),
 ]
-
-
-def cpu_by_rule(clone: Path) -> dict[str, tuple[int, float, float]]:
-    """rule -> (jobs, wall seconds, CPU seconds) from each job's Snakemake benchmark file."""
-    out: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0.0])
-    for tsv in sorted((clone / "logs" / "benchmarks").rglob("*.tsv")):
-        rule = tsv.relative_to(clone / "logs" / "benchmarks").parts[0]
-        with tsv.open() as f:
-            row = next(csv.DictReader(f, delimiter="\t"))
-        out[rule][0] += 1
-        out[rule][1] += float(row["s"])
-        out[rule][2] += float(row["cpu_time"])
-    return {r: tuple(v) for r, v in sorted(out.items())}
 
 
 def scored(rows: list[dict]) -> dict[str, str]:

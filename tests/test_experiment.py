@@ -136,7 +136,7 @@ def test_an_external_index_key_holds_its_command_and_the_variables_it_sees():
     key = lambda arm, system="tool": plan.index_key(system, arm, "c")  # noqa: E731
     assert key("chunky") == key("chunky-q") != key("other")  # TOOL_TOPN is not an index variable
     sc = c.systems["tool"]
-    assert sc.cls.index_env(sc.conf, c.arms["chunky-q"].env) == {"TOOL_CHUNK": "40"}
+    assert sc.cls.index_env(sc.spec, c.arms["chunky-q"].env) == {"TOOL_CHUNK": "40"}
     assert plan.index_env("tool", "c", key("chunky-q")) == {"TOOL_CHUNK": "40"}
     assert key("chunky", "moved") == key("chunky")  # the search command is no part of the index
     assert key("chunky", "rebuilt") != key("chunky")

@@ -16,6 +16,7 @@ from crmatrix import atomic
 from crmatrix.analysis import meta, stats
 from crmatrix.analysis.matrix import assemble as matrix
 from crmatrix.analysis.matrix import power
+from crmatrix.config.settings import check_system
 from crmatrix.datasets import ledger
 from crmatrix.evaluation.cell import Cell
 from crmatrix.hits import Hit
@@ -64,7 +65,7 @@ def stage(tmp_path, monkeypatch):
                         r / "tasks.jsonl")
 
     def run(system: str, conf: dict, arm: str, env: dict):
-        conf = systems.check_system_config(system, conf)
+        conf = check_system(system, conf)
         out = r / "runs" / system / f"{arm}.json"
         inputs = {"tasks": r / "tasks.jsonl", "symbols": r / "symbols.jsonl", "manifest": r / "manifest.json",
                   "tree": r / "tree", "dataset_file": tmp_path / "ds.json"}

@@ -16,6 +16,7 @@ import pytest
 from crmatrix import CrmatrixError, config
 from crmatrix.config.matrix import Matrix
 from crmatrix.config.plan import Plan
+from crmatrix.config.settings import SystemSpec
 from crmatrix.evaluation.cell import Cell
 from crmatrix.hits import Hit
 from crmatrix.stages import (
@@ -98,9 +99,9 @@ def run(prepared, tmp_path, conf, env=None, split=None, cache_dir=None, **files)
 
 
 def build_index(prepared, tmp_path, conf, env=None) -> Path:
-    out = tmp_path / "index"
+    out, spec = tmp_path / "index", SystemSpec.from_conf(conf)
     build_system_index.run(system="fake", system_conf=conf, tree=prepared / "tree",
-                           env=systems.system_class(conf["type"]).index_env(conf, env or {}), out=out,
+                           env=spec.cls.index_env(spec, env or {}), out=out,
                            home_dir=tmp_path / "home")
     return out
 

@@ -38,7 +38,9 @@ for _warning in crconfig.clamp_warnings(
 ):  # valid, but an arm measures another value
     print(f"crmatrix: warning: {CONFIG_SOURCE}: {_warning}", file=sys.stderr)
 locations.export(MATRIX)
-install.export_sources({s: c.conf for s, c in MATRIX.systems.items()})
+install.export_sources(
+    {s: c.spec.install for s, c in MATRIX.systems.items() if c.spec.install}
+)
 # force_test changes no result: it reaches the jobs as a variable, never as a param
 ledger.export(MATRIX.force_test)
 

@@ -85,7 +85,7 @@ class Plan(Targets):
     def index_conf(self, system: str) -> dict:
         """The settings an external system's index job runs with (`ExternalSystem.index_conf`)."""
         sc = self.matrix.systems[system]
-        return sc.cls.index_conf(sc.conf, self.model_keys)
+        return sc.cls.index_conf(sc.spec, self.model_keys)
 
     def system_models(self, system: str, index_only: bool = False) -> list[str]:
         """The exports (rule prepare_model) of the models a system's `{model:NAME}` name."""
@@ -103,7 +103,7 @@ class Plan(Targets):
         """An evaluation's runtime bound (minutes): its system's `budget_s` on queries, plus
         loading (index, model, an MCP server's start) and the token benchmark. A scheduler
         kills a job at its runtime, so it follows the config instead of a guess."""
-        return math.ceil(self.matrix.systems[system].conf["budget_s"] / 60) + 10
+        return math.ceil(self.matrix.systems[system].spec.budget_s / 60) + 10
 
     def system_index_minutes(self, system: str) -> int:
         """An external index command's runtime bound (minutes): its `index_timeout_s`."""
@@ -117,8 +117,8 @@ class Plan(Targets):
 
     def install_inputs(self, system: str) -> dict[str, str]:
         """An install's constraints file, when it names one (its contents are in the key)."""
-        constraints = self.matrix.systems[system].conf["install"].get("constraints")
-        return {"constraints": constraints} if constraints else {}
+        inst = self.matrix.systems[system].spec.install
+        return {"constraints": inst.constraints} if inst is not None and inst.constraints else {}
 
     def venv_inputs(self, system: str) -> dict[str, str]:
         """The system's own environment as an input, for a system the workflow installs."""
@@ -137,9 +137,9 @@ class Plan(Targets):
         the system's type says its index is built from (`System.index_spec`), and for a system
         that may run from an environment of its own, that environment (by its key)."""
         m, sc = self.matrix, self.matrix.systems[system]
-        spec = sc.cls.index_spec(sc.conf, m.arms[arm], m.corpora[corpus].language, self.model_keys)
+        spec = sc.cls.index_spec(sc.spec, m.arms[arm], m.corpora[corpus].language, self.model_keys)
         if sc.cls.installable():
-            spec["install"] = install.key(sc.conf["install"]) if sc.conf.get("install") else None
+            spec["install"] = install.key(sc.spec.install) if sc.spec.install is not None else None
         return atomic.hash_obj(spec)[:12]
 
     def index_arms(self, system: str, corpus: str) -> dict[str, str]:
@@ -170,7 +170,7 @@ class Plan(Targets):
         lists (the builtin's index takes knob fields, `index_knobs`)."""
         sc = self.matrix.systems[system]
         arm = self.matrix.arms[self.index_arm(system, corpus, index_key)]
-        return dict(sorted(sc.cls.index_env(sc.conf, arm.env).items()))
+        return dict(sorted(sc.cls.index_env(sc.spec, arm.env).items()))
 
     def index_model(self, system: str, corpus: str, index_key: str) -> str:
         """The prepared model the builtin's index is embedded with: its first arm's."""

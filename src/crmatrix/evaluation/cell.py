@@ -6,8 +6,10 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cached_property
 
 from crmatrix import CrmatrixError
+from crmatrix.config.settings import SystemSpec
 
 # The parameters of an evaluation: what its result depends on besides its input files (and the
 # dataset file's sha256: Snakemake sees a file's mtime, never its bytes).
@@ -29,8 +31,13 @@ class Cell:
     params: dict
     outputs: dict[str, str]
 
+    @cached_property
+    def spec(self) -> SystemSpec:
+        """The system's settings its params carry (`system_conf`), typed."""
+        return SystemSpec.from_conf(self.params["system_conf"], f"systems.{self.system}")
+
     def name(self) -> str:
-        return job_name(self.params["system_conf"]["type"], self.system, self.dataset, self.arm)
+        return job_name(self.spec.type, self.system, self.dataset, self.arm)
 
 
 def job_name(system_type: str, system: str, dataset: str, arm: str | None = None) -> str:

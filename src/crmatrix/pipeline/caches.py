@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from crmatrix import CrmatrixError, atomic, bases
+from crmatrix.config.settings import SystemSpec
 from crmatrix.embed.cache import SUBDIR, EmbeddingCache, text_sha
 from crmatrix.engine.knobs import table
 from crmatrix.pipeline import treecaches
@@ -166,10 +167,10 @@ class Index:
             return (knob_values is not None and run.model_sha() == self.model_sha
                     and table.index_fields(knob_values) == table.index_fields(self.meta["knobs"]))
         if self.info is not None:
-            options = prov["system"].get("options") or {}
+            spec = SystemSpec(prov["system"]["type"], prov["system"].get("options") or {})
             env = (prov.get("arm") or {}).get("env") or {}
-            return (options.get("index") == self.info.get("argv")
-                    and ExternalSystem.index_env({"options": options}, env) == self.info.get("env"))
+            return (spec.options.get("index") == self.info.get("argv")
+                    and ExternalSystem.index_env(spec, env) == self.info.get("env"))
         return False
 
     def texts(self) -> set[str]:

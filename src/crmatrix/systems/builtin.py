@@ -107,10 +107,10 @@ class BuiltinSystem(System):
             raise CrmatrixError(f"{key}: not an option of builtin, which takes none ({where})")
 
     @classmethod
-    def needs_index(cls, conf: dict) -> bool:
+    def needs_index(cls, spec) -> bool:
         """An embedding index, for the methods that rank by vectors (without one, a repository
         corpus still gets an index, of its lexical parts alone: `crmatrix.config.plan`)."""
-        return bool(VECTOR_METHODS & set(conf["methods"]))
+        return bool(VECTOR_METHODS & set(spec.methods))
 
     @classmethod
     def optional_methods(cls, options: dict) -> tuple[str, ...]:
@@ -119,13 +119,13 @@ class BuiltinSystem(System):
         return FUNCTION_METHODS + FILE_METHODS
 
     @classmethod
-    def index_spec(cls, conf: dict, arm, language: str | None, models: dict) -> dict:
+    def index_spec(cls, spec, arm, language: str | None, models: dict) -> dict:
         """Its index fields (`ArmKnobs.index_spec`) and the key of the arm's model (`models`: its
         definition, its files by their contents), never the arm's or the model's name; no model
         for a system that ranks by no vectors, whose index (a repository's) holds none, so arms
         with other models share it."""
         return {"knobs": arm.knobs.index_spec(language),
-                "model": models[arm.model] if cls.needs_index(conf) else None}
+                "model": models[arm.model] if cls.needs_index(spec) else None}
 
     @classmethod
     def reads_graph(cls, arm) -> bool:

@@ -77,5 +77,6 @@ rule evaluate_callgraph:
         code=code("evaluate_callgraph"),
         system=by(PLAN.job_conf, "system"),
         env=MATRIX.arms[BASELINE].env,
+        knobs=PLAN.knob_spec(BASELINE),
     script:
         "../scripts/evaluate_callgraph.py"

@@ -66,7 +66,7 @@ def cmd_try(args) -> int:
         build_system(plan, cell, cache_dir)
         i = cell.inputs
         symbols = read_symbols(Path(i["symbols"]))
-        guard = system_guard(cell.spec)
+        guard = system_guard(cell.spec.system)
         ctx = system_context(cell, Path(i["tree"]), atomic.read_json(Path(i["manifest"])), symbols, guard,
                              cache_dir, matrix.embed_threads)
         try:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from crmatrix import atomic
 from crmatrix.config.matrix import Matrix, SystemConfig
+from crmatrix.config.settings import KnobSpec
 from crmatrix.config.targets import Targets
 from crmatrix.embed.models import content_key
 from crmatrix.evaluation.cell import Cell
@@ -225,12 +226,17 @@ class Plan(Targets):
         named = self.system_models(system)
         if named:
             inputs["system_models"] = named
-        params = {"system_conf": self.job_conf(system), "env": dict(m.arms[arm].env), "top_k": m.top_k,
+        params = {"system_conf": self.job_conf(system), "env": dict(m.arms[arm].env),
+                  "knobs": self.knob_spec(arm), "top_k": m.top_k,
                   "split": dict(ds.split), "home_dir": self.home_dir(system, home),
                   "dataset_sha256": self.dataset_sha256(dataset)}
         outputs = {"run": f"{root}/runs/{dataset}/{system}/{arm}.json",
                    "trec_dir": f"{root}/trec/{dataset}/{system}/{arm}"}
         return Cell(dataset, system, arm, inputs, params, outputs)
+
+    def knob_spec(self, arm: str) -> dict:
+        """The arm's knobs as a job gets them: parsed once, here (`KnobSpec`), never again by the job."""
+        return KnobSpec.of(self.matrix.arms[arm].knobs).to_json()
 
     def cell_inputs(self, dataset: str, system: str, arm: str) -> dict[str, str]:
         """A cell's run, and the baseline's run of its dataset and system to compare it with (the
@@ -331,7 +337,7 @@ class Plan(Targets):
         system = next(s for s, sc in m.systems.items() if sc.embeds_with_arm_model)  # config.check: there is one
         base, corpus = m.arms[m.baseline_arm], m.datasets[dataset].corpus
         return {"system": system, "index_key": self.index_key(system, base.name, corpus), "model": base.model,
-                "env": dict(base.env)}
+                "knobs": self.knob_spec(base.name)}
 
     def split_inputs(self, dataset: str) -> dict[str, str]:
         """A split dataset's file, its corpus's symbols and graph, and the dense ranker's index."""

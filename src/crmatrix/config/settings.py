@@ -1,6 +1,7 @@
 """The typed settings of a config's entries that jobs and plugins read: a system's (`SystemSpec`),
 its install's (`Install`), an embedding model's (`ModelDef`), a dataset's as its format's
-`per_commit` hook reads it (`DatasetEntry`).
+`per_commit` hook reads it (`DatasetEntry`); an arm's knobs as a job gets them parsed
+(`KnobSpec`), and all an evaluation runs with, typed (`JobSpec`).
 
 Each is read here, once, out of the entry as validated (`crmatrix.config.resolve`) or out of the
 job parameters that carry it (a job's parameters stay the plain values they were, byte for byte:
@@ -17,7 +18,9 @@ from functools import cached_property
 from typing import Any
 
 from crmatrix import CrmatrixError
-from crmatrix.frozen import freeze
+from crmatrix.engine.knobs import ArmKnobs
+from crmatrix.frozen import freeze, thaw
+from crmatrix.jsontypes import JsonType
 from crmatrix.systems import templates
 from crmatrix.systems.guard import DEFAULT_BUDGET_S, DEFAULT_TIMEOUT_S
 from crmatrix.systems.registry import TYPES, system_class
@@ -153,3 +156,39 @@ class DatasetEntry:
     def from_conf(cls, conf: Mapping) -> DatasetEntry:
         return cls(freeze(dict(conf)), conf.get("file"), conf.get("corpus"), conf.get("candidates"),
                    conf.get("repository"), freeze(conf.get("history")))
+
+
+@dataclass(frozen=True)
+class KnobSpec(JsonType):
+    """An arm's knobs as the config layer parsed them (`crmatrix.engine.knobs.read`, once per arm:
+    each knob's value and a note per clamped one), as a job's parameters carry them. The job
+    settles them on its corpus's language (`ArmKnobs.knobs`), never reading the arm's variables
+    again, so a knob is parsed once from the config to the engine (`fusion.fuse` included)."""
+
+    values: dict[str, Any]
+    notes: tuple[str, ...]
+
+    @classmethod
+    def of(cls, knobs: ArmKnobs) -> KnobSpec:
+        return cls(thaw(knobs.values), tuple(knobs.notes))
+
+    def arm_knobs(self, env: Mapping[str, str]) -> ArmKnobs:
+        """The arm's knobs, with its variables (`env`, in the one spelling the plan gave the job)."""
+        return ArmKnobs(dict(env), dict(self.values), tuple(self.notes))
+
+
+@dataclass(frozen=True)
+class JobSpec:
+    """What one evaluation runs with, read back from its parameters (`crmatrix.config.plan.Plan.cell`):
+    the system's settings (`system_conf`, whose type names its class) and the arm's knobs as the
+    config layer parsed them (`knobs`, with its variables `env`; None for a cell made without a
+    plan, whose system reads `env` itself)."""
+
+    system: SystemSpec
+    knobs: ArmKnobs | None
+
+    @classmethod
+    def of(cls, system_conf: Mapping, env: Mapping[str, str], knobs: Mapping | None, where: str) -> JobSpec:
+        """The spec of a job's parameters: its system's settings, the arm's variables and knobs."""
+        return cls(SystemSpec.from_conf(system_conf, where),
+                   None if knobs is None else KnobSpec.from_json(knobs, f"{where}: knobs").arm_knobs(env))

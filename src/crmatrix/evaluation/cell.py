@@ -9,11 +9,11 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from crmatrix import CrmatrixError
-from crmatrix.config.settings import SystemSpec
+from crmatrix.config.settings import JobSpec
 
 # The parameters of an evaluation: what its result depends on besides its input files (and the
 # dataset file's sha256: Snakemake sees a file's mtime, never its bytes).
-PARAMS = ("system_conf", "env", "top_k", "split", "home_dir", "dataset_sha256")
+PARAMS = ("system_conf", "env", "knobs", "top_k", "split", "home_dir", "dataset_sha256")
 
 
 @dataclass(frozen=True)
@@ -32,12 +32,13 @@ class Cell:
     outputs: dict[str, str]
 
     @cached_property
-    def spec(self) -> SystemSpec:
-        """The system's settings its params carry (`system_conf`), typed."""
-        return SystemSpec.from_conf(self.params["system_conf"], f"systems.{self.system}")
+    def spec(self) -> JobSpec:
+        """What its params carry, typed: the system's settings and the arm's parsed knobs."""
+        p = self.params
+        return JobSpec.of(p["system_conf"], p["env"], p.get("knobs"), f"systems.{self.system}")
 
     def name(self) -> str:
-        return job_name(self.spec.type, self.system, self.dataset, self.arm)
+        return job_name(self.spec.system.type, self.system, self.dataset, self.arm)
 
 
 def job_name(system_type: str, system: str, dataset: str, arm: str | None = None) -> str:

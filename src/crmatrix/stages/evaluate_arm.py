@@ -53,7 +53,7 @@ def system_guard(spec: SystemSpec) -> Guard:
 def system_context(cell: Cell, corpus_dir: Path, manifest: dict, symbols: list, guard: Guard,
                    cache_dir: Path | None, threads: int | None) -> SystemContext:
     """What the cell's system is given: its inputs and params as the plan names them."""
-    i, p, spec = cell.inputs, cell.params, cell.spec
+    i, p, spec = cell.inputs, cell.params, cell.spec.system
 
     def path(key: str) -> Path | None:
         return Path(i[key]) if i.get(key) else None
@@ -64,13 +64,13 @@ def system_context(cell: Cell, corpus_dir: Path, manifest: dict, symbols: list, 
                          query_vectors=path("query_vectors"), graph_file=path("graph"),
                          home_dir=Path(p["home_dir"]) if p.get("home_dir") else None, venv_dir=path("venv"),
                          system_models=_system_models(i.get("system_models")),
-                         timeout_s=guard.timeout_s, name=cell.system, methods=spec.methods)
+                         timeout_s=guard.timeout_s, name=cell.system, methods=spec.methods, knobs=cell.spec.knobs)
 
 
 def _run(cell: Cell, cache_dir: Path | None, threads: int | None, tracking: Path | None) -> Run:
     i, p = cell.inputs, cell.params
     dataset, system, arm = cell.dataset, cell.system, cell.arm
-    spec, system_conf, env, top_k = cell.spec, p["system_conf"], p["env"], p["top_k"]
+    spec, system_conf, env, top_k = cell.spec.system, p["system_conf"], p["env"], p["top_k"]
     split = p.get("split") or {"split": "all", "seed": None}
     planned = p.get("dataset_sha256")
     if planned is not None and atomic.sha256_file(Path(i["dataset_file"])) != planned:

@@ -6,12 +6,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from crmatrix import CrmatrixError
 from crmatrix.hits import Hit
 from crmatrix.symbols import Symbol
 from crmatrix.systems.answers import Answer
 from crmatrix.systems.guard import DEFAULT_TIMEOUT_S
+
+if TYPE_CHECKING:
+    from crmatrix.engine.knobs import ArmKnobs, Knobs
 
 
 @dataclass
@@ -36,6 +40,18 @@ class SystemContext:
     timeout_s: float = DEFAULT_TIMEOUT_S  # per query; external systems enforce it on their process
     name: str = ""  # the system's name in the config, for messages
     methods: tuple[str, ...] | None = None  # the methods the job will ask for (None: any), so the rest go unloaded
+    # the arm's knobs as the config layer parsed them (crmatrix.config.settings.KnobSpec); None: read from `env`
+    knobs: ArmKnobs | None = None
+
+    def arm_knobs(self) -> Knobs:
+        """The arm's knobs on this corpus: auto gating follows its dominant language unless the
+        arm names one. Parsed once, by the config layer, for a job the plan made; read from `env`
+        here for a context made by hand (a notebook, a test)."""
+        from crmatrix.corpora.languages import dominant_language
+        from crmatrix.engine import knobs
+
+        parsed = self.knobs if self.knobs is not None else knobs.read(self.env)
+        return parsed.knobs(dominant_language(self.manifest))
 
 
 class System:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from crmatrix import CrmatrixError
-from crmatrix.corpora.languages import dominant_language
 from crmatrix.engine.methods import FILE_METHODS, FUNCTION_METHODS, VECTOR_METHODS
 from crmatrix.engine.methods import METHODS as BUILTIN_METHODS
 from crmatrix.hits import FILE, SYMBOL, Hit
@@ -20,10 +19,7 @@ class BuiltinSystem(System):
 
     def __init__(self, ctx):
         super().__init__(ctx)
-        from crmatrix.engine import knobs
-
-        # Auto gating follows the corpus's dominant language unless the arm names one.
-        self.knobs = knobs.resolve(ctx.env, dominant_language(ctx.manifest))
+        self.knobs = ctx.arm_knobs()
         self.methods = BUILTIN_METHODS if ctx.methods is None else tuple(ctx.methods)
         self.graph, self.index_meta, self._queries, self._versions = None, None, [], None
         if ctx.store_dir is not None:

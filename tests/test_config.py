@@ -356,6 +356,21 @@ def test_no_config_entry_is_read_outside_the_config_layer():
     assert read.search((config_dir / "resolve.py").read_text(encoding="utf-8"))  # the pattern does find a read
 
 
+def test_matrix_cell_and_run_each_name_one_class():
+    """One name per concept: the config's Matrix and the phase matrix (`PhaseMatrix`), a cell's
+    statistics and one evaluation's job (`CellJob`), a run and a run file the cache tool reads
+    (`RunFile`) are classes of their own names."""
+    import re
+
+    defined = [(m.group(1), p.relative_to(ROOT).as_posix()) for p in sorted((ROOT / "src").rglob("*.py"))
+               for m in re.finditer(r"^class (\w+)\b", p.read_text(encoding="utf-8"), re.M)]
+    where = {name: [p for n, p in defined if n == name] for name in ("Matrix", "Cell", "Run", "PhaseMatrix",
+                                                                      "CellJob", "RunFile")}
+    assert where == {"Matrix": ["src/crmatrix/config/matrix.py"], "Cell": ["src/crmatrix/results/cell.py"],
+                     "Run": ["src/crmatrix/results/run.py"], "PhaseMatrix": ["src/crmatrix/results/matrix.py"],
+                     "CellJob": ["src/crmatrix/evaluation/cell.py"], "RunFile": ["src/crmatrix/pipeline/caches.py"]}
+
+
 def test_what_the_workflow_plans_by_the_embeds_flag():
     from crmatrix.config.plan import Plan
 

@@ -10,7 +10,7 @@ from conftest import ROOT
 from crmatrix import CrmatrixError, config
 from crmatrix.config.matrix import Matrix
 from crmatrix.config.plan import Plan
-from crmatrix.evaluation.cell import PARAMS, Cell
+from crmatrix.evaluation.cell import PARAMS, CellJob
 from crmatrix.stages import evaluate_arm
 
 OFF = {"CODELENS_EMBED_HINT_AUTO": "0"}
@@ -188,7 +188,7 @@ def test_a_cell_plans_the_files_and_parameters_of_its_evaluation():
     # every key is one the stage that runs the cell reads, and one of the rule that runs it
     assert set(tool.params) == set(plan.params) == set(PARAMS)
     assert set(tool.outputs) == set(plan.outputs) == {"run", "trec_dir"}
-    stage = inspect.getsource(evaluate_arm) + inspect.getsource(Cell)  # and what the cell's `spec` reads
+    stage = inspect.getsource(evaluate_arm) + inspect.getsource(CellJob)  # and what the cell's `spec` reads
     assert all(f'"{k}"' in stage for k in [*tool.inputs, *plan.inputs, *PARAMS, *plan.outputs])
     rule = re.search(r"^rule evaluate_arm:\n(.*?)^\S", (ROOT / "workflow/rules/evaluate.smk").read_text(),
                      flags=re.M | re.S).group(1)

@@ -18,7 +18,7 @@ from crmatrix.analysis.matrix import assemble as matrix
 from crmatrix.analysis.matrix import power
 from crmatrix.config.settings import check_system
 from crmatrix.datasets import ledger
-from crmatrix.evaluation.cell import Cell
+from crmatrix.evaluation.cell import CellJob
 from crmatrix.hits import Hit
 from crmatrix.results.pool import Pooled
 from crmatrix.results.run import Run
@@ -69,7 +69,7 @@ def stage(tmp_path, monkeypatch):
         out = r / "runs" / system / f"{arm}.json"
         inputs = {"tasks": r / "tasks.jsonl", "symbols": r / "symbols.jsonl", "manifest": r / "manifest.json",
                   "tree": r / "tree", "dataset_file": tmp_path / "ds.json"}
-        evaluate_arm.run(Cell("ds", system, arm, inputs, {"system_conf": conf, "env": env, "top_k": 10},
+        evaluate_arm.run(CellJob("ds", system, arm, inputs, {"system_conf": conf, "env": env, "top_k": 10},
                               {"run": out}))
         return out
 

@@ -17,7 +17,7 @@ from crmatrix import CrmatrixError, config
 from crmatrix.config.matrix import Matrix
 from crmatrix.config.plan import Plan
 from crmatrix.config.settings import SystemSpec
-from crmatrix.evaluation.cell import Cell
+from crmatrix.evaluation.cell import CellJob
 from crmatrix.hits import Hit
 from crmatrix.stages import (
     build_system_index,
@@ -94,7 +94,7 @@ def run(prepared, tmp_path, conf, env=None, split=None, cache_dir=None, **files)
               **{k: v for k, v in files.items() if v is not None}}
     params = {"system_conf": conf, "env": env or {}, "top_k": 10, "split": split or {"split": "all", "seed": None},
               "home_dir": tmp_path / "home"}
-    return evaluate_arm.run(Cell("ds", "fake", "a", inputs, params, {"run": tmp_path / "run.json"}),
+    return evaluate_arm.run(CellJob("ds", "fake", "a", inputs, params, {"run": tmp_path / "run.json"}),
                             cache_dir=cache_dir).to_json()
 
 

@@ -93,7 +93,7 @@ def by(answer, *names):
 
 
 def cell(wildcards):
-    """The plan of an evaluation cell (crmatrix.config.plan.Cell): what `crmatrix run` builds too."""
+    """The plan of an evaluation cell (crmatrix.evaluation.cell.CellJob): what `crmatrix run` builds too."""
     return PLAN.cell(wildcards.dataset, wildcards.system, wildcards.arm)
 
 

@@ -25,7 +25,7 @@ rule embed_queries:
         "../scripts/embed_queries.py"
 
 
-# What a cell reads and the parameters it takes are its plan (crmatrix.config.plan.Cell), as in `crmatrix run`.
+# What a cell reads and the parameters it takes are its plan (crmatrix.evaluation.cell.CellJob), as in `crmatrix run`.
 rule evaluate_arm:
     input:
         unpack(lambda wc: cell(wc).inputs),

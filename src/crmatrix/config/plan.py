@@ -19,7 +19,7 @@ from crmatrix.config.matrix import Matrix, SystemConfig
 from crmatrix.config.settings import KnobSpec
 from crmatrix.config.targets import Targets
 from crmatrix.embed.models import content_key
-from crmatrix.evaluation.cell import Cell
+from crmatrix.evaluation.cell import CellJob
 from crmatrix.frozen import thaw
 from crmatrix.systems import codefiles, install
 
@@ -57,7 +57,7 @@ class Plan(Targets):
     def __init__(self, matrix: Matrix, root: str = "results"):
         self.matrix = matrix
         self.root = root
-        self._cells: dict[tuple[str, str, str], Cell] = {}
+        self._cells: dict[tuple[str, str, str], CellJob] = {}
         self._sha256: dict[str, str | None] = {}
         self._index_arms: dict[tuple[str, str], dict[str, str]] = {}
         self.model_keys = ModelKeys(matrix.models)
@@ -187,7 +187,7 @@ class Plan(Targets):
 
     # -- one evaluation --------------------------------------------------------------------
 
-    def cell(self, dataset: str, system: str, arm: str) -> Cell:
+    def cell(self, dataset: str, system: str, arm: str) -> CellJob:
         """The plan of one cell, its files under the root, except a system's installed
         environment, which is where the workflow keeps it."""
         key = (dataset, system, arm)
@@ -195,7 +195,7 @@ class Plan(Targets):
             self._cells[key] = self._cell(dataset, system, arm)
         return self._cells[key]
 
-    def _cell(self, dataset: str, system: str, arm: str) -> Cell:
+    def _cell(self, dataset: str, system: str, arm: str) -> CellJob:
         m, root = self.matrix, self.root
         sc, ds = m.systems[system], m.datasets[dataset]
         corpus = ds.corpus
@@ -232,7 +232,7 @@ class Plan(Targets):
                   "dataset_sha256": self.dataset_sha256(dataset)}
         outputs = {"run": f"{root}/runs/{dataset}/{system}/{arm}.json",
                    "trec_dir": f"{root}/trec/{dataset}/{system}/{arm}"}
-        return Cell(dataset, system, arm, inputs, params, outputs)
+        return CellJob(dataset, system, arm, inputs, params, outputs)
 
     def knob_spec(self, arm: str) -> dict:
         """The arm's knobs as a job gets them: parsed once, here (`KnobSpec`), never again by the job."""

@@ -17,7 +17,7 @@ PARAMS = ("system_conf", "env", "knobs", "top_k", "split", "home_dir", "dataset_
 
 
 @dataclass(frozen=True)
-class Cell:
+class CellJob:
     """One evaluation (dataset × system × arm) as `stages.evaluate_arm.run` takes it: the files
     it reads (`inputs`: tasks, grep, dataset_file, tree, manifest, symbols; and as the system
     and arm need them index, model, query_vectors, graph, venv, system_models), the other

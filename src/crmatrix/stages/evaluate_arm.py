@@ -11,14 +11,14 @@ from crmatrix.corpora.repository import MANIFEST as REPOSITORY_MANIFEST
 from crmatrix.datasets import ledger
 from crmatrix.datasets.tasks import read_tasks
 from crmatrix.evaluation import evaluate, provenance, tokenbench, trec
-from crmatrix.evaluation.cell import Cell, named_errors
+from crmatrix.evaluation.cell import CellJob, named_errors
 from crmatrix.results.run import MethodResult, Provenance, Run
 from crmatrix.symbols import read_symbols
 from crmatrix.systems.guard import Guard
 from crmatrix.systems.registry import SystemContext
 
 
-def run(cell: Cell, *, cache_dir: Path | None = None, threads: int | None = None,
+def run(cell: CellJob, *, cache_dir: Path | None = None, threads: int | None = None,
         tracking: Path | None = None) -> Run:
     """The cell as its plan names it (`crmatrix.config.plan.Plan.cell`): its inputs (tasks,
     grep, dataset_file, tree, manifest, symbols; index, model, query_vectors, graph, venv and
@@ -50,7 +50,7 @@ def system_guard(spec: SystemSpec) -> Guard:
     return Guard(spec.timeout_s, spec.budget_s)
 
 
-def system_context(cell: Cell, corpus_dir: Path, manifest: dict, symbols: list, guard: Guard,
+def system_context(cell: CellJob, corpus_dir: Path, manifest: dict, symbols: list, guard: Guard,
                    cache_dir: Path | None, threads: int | None) -> SystemContext:
     """What the cell's system is given: its inputs and params as the plan names them."""
     i, p, spec = cell.inputs, cell.params, cell.spec.system
@@ -67,7 +67,7 @@ def system_context(cell: Cell, corpus_dir: Path, manifest: dict, symbols: list, 
                          timeout_s=guard.timeout_s, name=cell.system, methods=spec.methods, knobs=cell.spec.knobs)
 
 
-def _run(cell: Cell, cache_dir: Path | None, threads: int | None, tracking: Path | None) -> Run:
+def _run(cell: CellJob, cache_dir: Path | None, threads: int | None, tracking: Path | None) -> Run:
     i, p = cell.inputs, cell.params
     dataset, system, arm = cell.dataset, cell.system, cell.arm
     spec, system_conf, env, top_k = cell.spec.system, p["system_conf"], p["env"], p["top_k"]

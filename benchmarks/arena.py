@@ -22,7 +22,7 @@ import finished_run
 
 from crmatrix.hits import FILE
 from crmatrix.results.leaderboard import Standing
-from crmatrix.results.matrix import Matrix
+from crmatrix.results.matrix import PhaseMatrix
 from crmatrix.results.run import Run
 
 CONFIG = "config/arena.yaml"
@@ -38,7 +38,7 @@ def file_cells(runs: list[Run], s: Standing) -> list[str]:
     return [f"{sum(t[m] for t in tables) / len(tables):.3f}" for m in FILE_METRICS]
 
 
-def dataset_lines(m: Matrix) -> list[str]:
+def dataset_lines(m: PhaseMatrix) -> list[str]:
     """Each dataset's MRR per system at the leaderboard's level, from the matrix's rows (the
     baseline arm's cells: at file level, a gold finer than files scores its file level)."""
     systems = [s.system for s in m.leaderboard.standings]

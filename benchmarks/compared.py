@@ -14,7 +14,7 @@ from pathlib import Path
 
 from crmatrix.hits import FILE, SYMBOL
 from crmatrix.results.leaderboard import Leaderboard, Standing
-from crmatrix.results.matrix import Matrix
+from crmatrix.results.matrix import PhaseMatrix
 from crmatrix.results.run import Run, outcome
 
 MATRIX = Path("results") / "matrix" / "phase-matrix.json"
@@ -25,12 +25,12 @@ STAGES = {"install": ("install_system",),
           "evaluation": ("evaluate_arm",)}
 
 
-def matrix(clone: Path) -> Matrix:
+def matrix(clone: Path) -> PhaseMatrix:
     """The clone's phase matrix, with its leaderboard; one line naming the file when it has none."""
     path = clone / MATRIX
     if not path.is_file():
         sys.exit(f"{path}: no phase matrix, so no finished run to read")
-    m = Matrix.read(path)
+    m = PhaseMatrix.read(path)
     if m.leaderboard is None:
         sys.exit(f"{path}: no leaderboard (it needs two systems or more, the reference among them)")
     return m

@@ -30,17 +30,17 @@ import finished_run
 from clocks import cpu_by_rule
 from compared import MATRIX
 
-from crmatrix.results.matrix import Matrix
+from crmatrix.results.matrix import PhaseMatrix
 
 CONFIG = "config/history.yaml"
 METRICS = {"acc_all@1": "Acc@1", "acc_all@5": "Acc@5", "acc_all@10": "Acc@10", "mrr": "MRR"}
 
 
-def read_matrix(clone: Path) -> Matrix:
+def read_matrix(clone: Path) -> PhaseMatrix:
     path = clone / MATRIX
     if not path.is_file():
         sys.exit(f"{path}: no phase matrix, so no finished run to read")
-    return Matrix.read(path)
+    return PhaseMatrix.read(path)
 
 
 def cost_lines(clone: Path) -> list[str]:
@@ -55,7 +55,7 @@ def _figure(s) -> str:
     return f"{s.mean:.3f} [{s.ci_low:.2f}, {s.ci_high:.2f}]"
 
 
-def task_lines(m: Matrix) -> list[str]:
+def task_lines(m: PhaseMatrix) -> list[str]:
     lines = ["| dataset | language | tasks | leaky | leaky share | dropped | dropped by reason |",
              "|---|---|---:|---:|---:|---:|---|"]
     languages = language_of(m)
@@ -68,11 +68,11 @@ def task_lines(m: Matrix) -> list[str]:
     return lines
 
 
-def language_of(m: Matrix) -> dict[str, str]:
+def language_of(m: PhaseMatrix) -> dict[str, str]:
     return {d: r.language for r in m.by_language for d in r.datasets}
 
 
-def score_lines(m: Matrix) -> list[str]:
+def score_lines(m: PhaseMatrix) -> list[str]:
     languages = language_of(m)
     lines = []
     for e in m.benchmarks:
@@ -92,7 +92,7 @@ def score_lines(m: Matrix) -> list[str]:
     return lines
 
 
-def decided_lines(m: Matrix) -> list[str]:
+def decided_lines(m: PhaseMatrix) -> list[str]:
     p = m.power
     lines = [f"Per language, each arm against `{m.baseline_arm}` on the headline method ({p.method}), "
              f"{p.metric}: its pooled Δ with its 95 % interval, and the verdict (positive or negative: the "

@@ -33,7 +33,7 @@ from timing import ROOT, TODAY, out_lines, say, uptime
 
 from crmatrix import atomic
 from crmatrix.results.cell import Cell
-from crmatrix.results.matrix import Matrix
+from crmatrix.results.matrix import PhaseMatrix
 from crmatrix.results.run import Run
 
 try:
@@ -90,7 +90,7 @@ def kinds(results: Path) -> dict[str, tuple[type, list[Path]]]:
     """The files tests/roundtrip.py reads back, by kind, with their types."""
     return {"runs": (Run, sorted(results.glob("runs/*/*/*.json"))),
             "cells": (Cell, sorted(results.glob("cells/*/*/*.json"))),
-            "phase matrix": (Matrix, [results / "matrix" / "phase-matrix.json"])}
+            "phase matrix": (PhaseMatrix, [results / "matrix" / "phase-matrix.json"])}
 
 
 def shown(written: bytes) -> str:

@@ -34,7 +34,7 @@ from crmatrix.datasets.swebench import commit_of
 from crmatrix.datasets.tasks import read_tasks
 from crmatrix.evaluation import metrics
 from crmatrix.results.cell import Scored
-from crmatrix.results.matrix import Matrix
+from crmatrix.results.matrix import PhaseMatrix
 from crmatrix.results.run import Run
 from crmatrix.systems.commits import INDEX_INFO, tree_indexes
 
@@ -46,7 +46,7 @@ SHORT = 8  # a commit's characters shown
 Groups = dict[str, dict[str, tuple[tuple[str, ...], dict[str, dict[str, Scored]]]]]
 
 
-def benchmark_groups(m: Matrix) -> Groups:
+def benchmark_groups(m: PhaseMatrix) -> Groups:
     """Every method's figures per benchmark and system under the baseline arm: a benchmark split
     over datasets as the matrix pooled it, a dataset no pool holds under its own name."""
     out: Groups = {}
@@ -62,7 +62,7 @@ def benchmark_groups(m: Matrix) -> Groups:
     return dict(sorted(out.items()))
 
 
-def score_lines(m: Matrix, runs: list[Run]) -> list[str]:
+def score_lines(m: PhaseMatrix, runs: list[Run]) -> list[str]:
     """Per benchmark, each system's methods (its headline first) in leaderboard order."""
     lines = []
     for bench, systems in benchmark_groups(m).items():
@@ -114,7 +114,7 @@ def commit_latency(clone: Path, runs: list[Run], method: str) -> dict[str, list[
     return out
 
 
-def cost_lines(clone: Path, m: Matrix, runs: list[Run]) -> list[str]:
+def cost_lines(clone: Path, m: PhaseMatrix, runs: list[Run]) -> list[str]:
     """Per tool (a system whose runs record their trees), its trees' totals, then per commit."""
     summary = ["| system | repositories | commits | trees | built | reused | index s | index bytes |",
                "|---|---:|---:|---:|---:|---:|---:|---:|"]

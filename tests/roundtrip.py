@@ -18,7 +18,7 @@ from pathlib import Path
 from crmatrix import CrmatrixError
 from crmatrix.analysis.matrix.markdown import to_markdown
 from crmatrix.results.cell import Cell
-from crmatrix.results.matrix import Matrix
+from crmatrix.results.matrix import PhaseMatrix
 from crmatrix.results.run import Run
 
 
@@ -31,14 +31,14 @@ def roundtrip(results: Path) -> dict[str, int]:
     """How many files of each kind came back byte for byte; the first that did not is a CrmatrixError."""
     kinds = {"runs": (Run, sorted(results.glob("runs/*/*/*.json"))),
              "cells": (Cell, sorted(results.glob("cells/*/*/*.json"))),
-             "matrix": (Matrix, [results / "matrix" / "phase-matrix.json"])}
+             "matrix": (PhaseMatrix, [results / "matrix" / "phase-matrix.json"])}
     counts = {}
     for kind, (cls, paths) in kinds.items():
         for path in paths:
             value = cls.read(path)
             if as_written(value.to_json()) != path.read_bytes():
                 raise CrmatrixError(f"{path}: read as {cls.__name__} and written again, its bytes differ")
-            if cls is Matrix and to_markdown(value) != path.with_suffix(".md").read_text(encoding="utf-8"):
+            if cls is PhaseMatrix and to_markdown(value) != path.with_suffix(".md").read_text(encoding="utf-8"):
                 raise CrmatrixError(f"{path.with_suffix('.md')}: not the Markdown of the matrix read as its type")
         counts[kind] = len(paths)
     return counts

@@ -10,7 +10,7 @@ import pytest
 
 from crmatrix import config, integrity
 from crmatrix.cli import main
-from crmatrix.evaluation.cell import Cell
+from crmatrix.evaluation.cell import CellJob
 from crmatrix.stages import build_system_index, evaluate_arm, extract_symbols, fetch_corpus, prepare_dataset
 
 FAKE_CLI = [sys.executable, str(Path(__file__).parent / "fakes" / "fake_search.py")]
@@ -68,7 +68,7 @@ def evaluate(root: Path, out: Path, env: dict, dataset: Path | None = None) -> P
     inputs = {"tasks": tasks, "symbols": root / "symbols.jsonl", "manifest": root / "manifest.json",
               "tree": root / "tree", "dataset_file": dataset or root / "ds.json", "index": index}
     params = {"system_conf": conf, "env": env, "top_k": 10, "home_dir": root / "home"}
-    evaluate_arm.run(Cell("d", "fake", "a", inputs, params, {"run": out}))
+    evaluate_arm.run(CellJob("d", "fake", "a", inputs, params, {"run": out}))
     return out
 
 

@@ -7,7 +7,15 @@ from test_benchmarks_swe_bench import empty_clone, snakemake_log, tracked_result
 from test_benchmarks_swe_bench_tools import script
 
 from crmatrix.results.cell import Scored, Stratum
-from crmatrix.results.matrix import BenchmarkEntry, Dropped, Matrix, MethodBenchmark, Rollup, RollupCell, Statistics
+from crmatrix.results.matrix import (
+    BenchmarkEntry,
+    Dropped,
+    MethodBenchmark,
+    PhaseMatrix,
+    Rollup,
+    RollupCell,
+    Statistics,
+)
 from crmatrix.results.pool import Judged, Power, PowerGroup
 
 METRICS = ("acc_all@1", "acc_all@5", "acc_all@10", "mrr")
@@ -42,7 +50,7 @@ def finished_clone(tmp_path):
     judged = Judged(delta=-0.05, ci=(-0.09, -0.01), half_width=0.04, mde=0.03, verdict="negative", moved=2)
     group = PowerGroup(group="go", kind="language", system="builtin", datasets=1, queries=4, mde=0.03,
                        mde_arms=("rrf",), arms={"rrf": judged})
-    m = Matrix(metric="mrr", baseline_arm="baseline", arms=("baseline", "2e-only", "rrf"), rows=(),
+    m = PhaseMatrix(metric="mrr", baseline_arm="baseline", arms=("baseline", "2e-only", "rrf"), rows=(),
                by_language=(Rollup(system="builtin", datasets=("history-gin",), language="go",
                                    arms={"baseline": RollupCell(mean=0.4, datasets=1)}),),
                by_archetype=(), knobs=(), gates=(), pooled=(),

@@ -15,7 +15,7 @@ from conftest import ROOT
 from test_benchmarks_swe_bench import empty_clone, snakemake_log, tracked_results
 
 from crmatrix import atomic, integrity
-from crmatrix.results.matrix import Matrix
+from crmatrix.results.matrix import PhaseMatrix
 from crmatrix.stages import collect_matrix
 from crmatrix.systems.commits import FORMAT, INDEX_INFO
 
@@ -128,7 +128,7 @@ def test_the_tools_report_reads_the_matrix_and_each_commits_costs(tmp_path):
     assert "cold: the one Snakemake command of the clone that ran jobs" in out and "Machine: load 3." in out
     assert "Snakemake wall time of the run: **4.0 min** for 1 jobs" in out
     assert "The leaderboard ranks at the **symbol** level (no system answers whole files)" in out
-    m = Matrix.read(clone / "results" / "matrix" / "phase-matrix.json")
+    m = PhaseMatrix.read(clone / "results" / "matrix" / "phase-matrix.json")
     board = {s.system: s for s in m.leaderboard.standings}
     assert [s.system for s in m.leaderboard.standings] == ["builtin", "fake"]
     fake = board["fake"]
@@ -167,7 +167,7 @@ def test_the_arena_report_names_the_level_file_figures_and_what_named_nothing(tm
     proc = script("arena.py", clone)
     assert proc.returncode == 0, proc.stderr
     assert tracked_results() == before
-    m = Matrix.read(clone / "results" / "matrix" / "phase-matrix.json")
+    m = PhaseMatrix.read(clone / "results" / "matrix" / "phase-matrix.json")
     fake = m.leaderboard.standings[1]
     assert "cold: the one Snakemake command of the clone that ran jobs" in proc.stdout
     assert "2 datasets, 2 systems, arm `baseline`" in proc.stdout

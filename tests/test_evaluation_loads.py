@@ -20,10 +20,10 @@ from crmatrix.symbols import read_symbols
 HEAVY = ("bm25s", "scipy", "tiktoken", "pandas", "altair", "torch", "onnxruntime", "transformers", "importlib.metadata")
 CHILD = """
 import json, sys
-from crmatrix.evaluation.cell import Cell
+from crmatrix.evaluation.cell import CellJob
 from crmatrix.stages import evaluate_arm
 job = json.loads(sys.argv[1])
-run = evaluate_arm.run(Cell(**job["cell"]), cache_dir=job["cache_dir"]).to_json()
+run = evaluate_arm.run(CellJob(**job["cell"]), cache_dir=job["cache_dir"]).to_json()
 print(json.dumps({"loaded": sorted(m for m in json.loads(sys.argv[2]) if m in sys.modules),
                   "ranks": {m: [q["rank"] for q in r["queries"]] for m, r in run["methods"].items()},
                   "tokens": {m: [q["response_tokens"] for q in r["queries"]] for m, r in run["methods"].items()}}))

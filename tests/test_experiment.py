@@ -10,7 +10,7 @@ from conftest import ROOT
 from crmatrix import CrmatrixError, config
 from crmatrix.config.matrix import Matrix
 from crmatrix.config.plan import Plan
-from crmatrix.evaluation.cell import PARAMS
+from crmatrix.evaluation.cell import PARAMS, CellJob
 from crmatrix.stages import evaluate_arm
 
 OFF = {"CODELENS_EMBED_HINT_AUTO": "0"}
@@ -136,7 +136,7 @@ def test_an_external_index_key_holds_its_command_and_the_variables_it_sees():
     key = lambda arm, system="tool": plan.index_key(system, arm, "c")  # noqa: E731
     assert key("chunky") == key("chunky-q") != key("other")  # TOOL_TOPN is not an index variable
     sc = c.systems["tool"]
-    assert sc.cls.index_env(sc.conf, c.arms["chunky-q"].env) == {"TOOL_CHUNK": "40"}
+    assert sc.cls.index_env(sc.spec, c.arms["chunky-q"].env) == {"TOOL_CHUNK": "40"}
     assert plan.index_env("tool", "c", key("chunky-q")) == {"TOOL_CHUNK": "40"}
     assert key("chunky", "moved") == key("chunky")  # the search command is no part of the index
     assert key("chunky", "rebuilt") != key("chunky")
@@ -165,6 +165,8 @@ def test_a_cell_plans_the_files_and_parameters_of_its_evaluation():
                            "model": "results/models/minilm", "query_vectors": "results/queries/d/minilm",
                            "graph": "results/graph/c.json"}
     assert plan.params == {"system_conf": c.systems["builtin"].conf, "env": {**OFF, "CRMATRIX_GRAPH_EXPAND": "1"},
+                           # the arm's knobs as planning parsed them: the job settles them, never reads env again
+                           "knobs": {"values": {"auto": False, "graph_expand": True}, "notes": []},
                            "top_k": 100, "split": {"split": "all", "seed": None},
                            "home_dir": "results/home/builtin/arm=expand/dataset=d",
                            "dataset_sha256": None}  # d.json is not there: no content key
@@ -186,7 +188,7 @@ def test_a_cell_plans_the_files_and_parameters_of_its_evaluation():
     # every key is one the stage that runs the cell reads, and one of the rule that runs it
     assert set(tool.params) == set(plan.params) == set(PARAMS)
     assert set(tool.outputs) == set(plan.outputs) == {"run", "trec_dir"}
-    stage = inspect.getsource(evaluate_arm)
+    stage = inspect.getsource(evaluate_arm) + inspect.getsource(CellJob)  # and what the cell's `spec` reads
     assert all(f'"{k}"' in stage for k in [*tool.inputs, *plan.inputs, *PARAMS, *plan.outputs])
     rule = re.search(r"^rule evaluate_arm:\n(.*?)^\S", (ROOT / "workflow/rules/evaluate.smk").read_text(),
                      flags=re.M | re.S).group(1)

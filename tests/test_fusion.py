@@ -118,3 +118,53 @@ def test_the_engine_expands_from_its_top_seeds_only_when_on():
         ("open_file", 50.0), ("parse_line", 50.0), ("read_config", 25.0), ("zeta", 25.0)]
     with pytest.raises(CrmatrixError, match="CRMATRIX_GRAPH_EXPAND=1 needs the corpus's graph"):
         engine({"CRMATRIX_GRAPH_EXPAND": "1"})
+
+
+def test_the_fusion_knob_is_parsed_once_from_the_config_to_the_engine(tmp_path, monkeypatch):
+    """Followed from the config to the engine, which hands its knobs to `fusion.fuse`: an arm's
+    CRMATRIX_FUSION is parsed once, while the config resolves; its evaluation gets the parsed
+    knobs in its cell (`Plan.cell`, `KnobSpec`) and never reads the arm's variables again."""
+    import json
+    from dataclasses import replace
+    from pathlib import Path
+
+    from test_systems import CORPUS, DATASET
+
+    from crmatrix import config
+    from crmatrix.config.plan import Plan
+    from crmatrix.engine.engine import Engine
+    from crmatrix.engine.knobs import kinds
+    from crmatrix.stages import evaluate_arm, extract_symbols, fetch_corpus, prepare_dataset
+
+    parsed, engines = [], []
+    parse, init = kinds.Choice.parse, Engine.__init__
+
+    def counted(self, var, raw):
+        if var == "CRMATRIX_FUSION":
+            parsed.append(raw)
+        return parse(self, var, raw)
+
+    def seen(self, symbols, kn, *args, **kwargs):
+        engines.append(kn)
+        init(self, symbols, kn, *args, **kwargs)
+
+    monkeypatch.setattr(kinds.Choice, "parse", counted)
+    monkeypatch.setattr(Engine, "__init__", seen)
+    for rel, text in CORPUS.items():
+        (tmp_path / "src" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "src" / rel).write_text(text)
+    (tmp_path / "d.json").write_text(json.dumps(DATASET))
+    m = config.from_dict({"corpora": {"c": {"path": str(tmp_path / "src")}},
+                          "datasets": {"d": {"file": str(tmp_path / "d.json"), "corpus": "c"}},
+                          "arms": {"baseline": {}, "rrf": {"CRMATRIX_FUSION": " RRF"}},
+                          "systems": {"builtin": {"type": "builtin", "methods": ["lexical"]}}})
+    assert parsed == [" RRF"]
+    cell = Plan(m, root=str(tmp_path / "results")).cell("d", "builtin", "rrf")
+    i = {k: Path(v) for k, v in cell.inputs.items() if k != "grep"}  # the grep baseline: run by the job
+    fetch_corpus.run("c", m.corpora["c"].conf, i["tree"], i["manifest"], [], {})
+    extract_symbols.run(i["tree"], i["manifest"], i["symbols"])
+    prepare_dataset.run(i["dataset_file"], "codelens", "c", i["manifest"], i["symbols"], i["tasks"])
+    run = evaluate_arm.run(replace(cell, inputs=i))
+    assert parsed == [" RRF"]  # the evaluation parsed nothing
+    assert [kn.fusion for kn in engines] == ["rrf"]
+    assert run.provenance.system_run["knobs"]["fusion"] == "rrf" and run.methods["lexical"].metrics["n"] == 4

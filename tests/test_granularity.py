@@ -18,7 +18,7 @@ from crmatrix.analysis import versus
 from crmatrix.analysis.matrix import assemble
 from crmatrix.analysis.matrix.markdown import to_markdown
 from crmatrix.datasets.tasks import Task
-from crmatrix.evaluation.cell import Cell
+from crmatrix.evaluation.cell import CellJob
 from crmatrix.evaluation.evaluate import evaluate as evaluate_run
 from crmatrix.hits import Hit
 from crmatrix.plots import leaderboard as plots_leaderboard
@@ -74,7 +74,7 @@ def evaluate(prepared: Path, tmp_path: Path, system: str, conf: dict, env: dict 
     params = {"system_conf": conf, "env": env or {}, "top_k": 10, "split": {"split": "all", "seed": None},
               "home_dir": tmp_path / system / "home"}
     out = {"run": tmp_path / system / "run.json"}
-    return evaluate_arm.run(Cell("ds", system, "baseline", inputs, params, out))
+    return evaluate_arm.run(CellJob("ds", system, "baseline", inputs, params, out))
 
 
 def test_a_tool_answering_paths_is_scored_at_file_level(prepared, tmp_path):

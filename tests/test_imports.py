@@ -116,9 +116,9 @@ JOB = """
 import json, sys
 job = json.loads(sys.argv[1])
 if job["stage"] == "evaluate_arm":
-    from crmatrix.evaluation.cell import Cell
+    from crmatrix.evaluation.cell import CellJob
     from crmatrix.stages import evaluate_arm
-    evaluate_arm.run(Cell(**job["cell"]), tracking=job["tracking"])
+    evaluate_arm.run(CellJob(**job["cell"]), tracking=job["tracking"])
 else:
     from crmatrix.stages import cell_stats
     cell_stats.run(job["run"], job["base"], "lexical", None, job["out"])

@@ -18,6 +18,7 @@ from conftest import BIN, git, snakemake_cmd
 
 from crmatrix import CrmatrixError, config
 from crmatrix.config.plan import Plan
+from crmatrix.config.settings import Install
 from crmatrix.systems import install
 
 FAKES = Path(__file__).parent / "fakes"
@@ -108,7 +109,7 @@ def test_an_installed_peer_runs_its_baseline_arm_from_its_own_environment(work, 
     cfg = write_config(work, FAKE, compare={"knob-as-default": {"release": "builtin", "candidate": "builtin@knob"}})
     env = offline_pip(wheelhouse)
     smk(work, "all", env=env)
-    venv = work / install.venv_dir("fake", FAKE["install"])
+    venv = work / install.venv_dir("fake", Install.from_conf(FAKE["install"]))
     assert (venv / "bin" / "fake-search").is_file()
     assert sorted(p.name for p in (work / "results/runs/d/fake").iterdir()) == ["baseline.json"]  # its one arm
     run = json.loads((work / "results/runs/d/fake/baseline.json").read_text())
@@ -153,7 +154,7 @@ def test_an_installed_peer_runs_its_baseline_arm_from_its_own_environment(work, 
                                   "plot_heatmap": 1, "plot_latency": 1, "plot_gallery": 1,
                                   # the peer's baseline run: the systems compared
                                   "plot_leaderboard": 1, "plot_versus": 1, "plot_costs": 1}
-    assert install.venv_dir("fake", {"pip": "crmatrix-fake-tool==0.2"}) != str(venv.relative_to(work))
+    assert install.venv_dir("fake", Install(pip="crmatrix-fake-tool==0.2")) != str(venv.relative_to(work))
 
 
 @pytest.mark.slow
@@ -180,7 +181,7 @@ def test_a_git_commit_installs_from_a_mirror_bundle_and_runs_where_it_lands(work
     git(repo, "bundle", "create", str(tmp_path / "mirror" / f"acme+tool@{commit[:8]}.bundle"), "main")
     fake = {**FAKE, "install": {"git": "https://git.invalid/acme/tool", "commit": commit}}
     write_config(work, fake, git_mirrors=[str(tmp_path / "mirror")])
-    venv = install.venv_dir("fake", fake["install"])
+    venv = install.venv_dir("fake", Install.from_conf(fake["install"]))
     env = {**os.environ, "PIP_NO_INDEX": "1"}
     smk(work, venv, env=env)
     # the same commit at another URL is the same environment: nothing to do
@@ -209,18 +210,20 @@ def test_the_install_is_recorded_as_the_config_writes_it(wheelhouse, tmp_path, m
                           "arms": {"baseline": {}}, "systems": {"fake": {**FAKE, "install": {
                               "pip": "crmatrix-fake-tool==0.1.0"}}}})
     environ: dict[str, str] = {}
-    install.export_sources({s: c.conf for s, c in m.systems.items()}, environ)
-    what = install.spec(m.systems["fake"].conf["install"])
+    install.export_sources({s: c.spec.install for s, c in m.systems.items() if c.spec.install}, environ)
+    what = install.spec(m.systems["fake"].spec.install)
     assert what == {"pip": "crmatrix-fake-tool==0.1"}  # the job's parameter: one spelling
     info = install.create(install.job_install("fake", what, None, environ), tmp_path / "venv", name="fake",
                           mirrors=[])
     assert info["install"] == {"pip": "crmatrix-fake-tool==0.1.0"}
-    assert info["version"] == "crmatrix-fake-tool==0.1" and info["key"] == install.key(what)
+    assert info["version"] == "crmatrix-fake-tool==0.1" and info["key"] == install.key(Install.from_conf(what))
     assert json.loads((tmp_path / "venv" / "crmatrix-install.json").read_text())["install"] == info["install"]
 
 
 def test_the_install_key_holds_what_is_installed_not_where_it_came_from(tmp_path):
-    key = install.key
+    def key(conf: dict) -> str:
+        return install.key(Install.from_conf(conf))
+
     assert key({"pip": "crmatrix-fake-tool==0.1"}) != key({"pip": "crmatrix-fake-tool==0.2"})
     assert key({"pip": "Crmatrix_Fake.Tool==0.1.0"}) == key({"pip": "crmatrix-fake-tool==0.1"})  # one spelling
     sha = "a" * 40

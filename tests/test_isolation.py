@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from crmatrix import CrmatrixError, config
-from crmatrix.evaluation.cell import Cell
+from crmatrix.evaluation.cell import CellJob
 from crmatrix.stages import build_system_index, evaluate_arm, extract_symbols, fetch_corpus, prepare_dataset
 from crmatrix.systems import isolation
 
@@ -85,7 +85,7 @@ def evaluate(project: Path, index_dir: Path | None, env: dict | None = None, sys
     params = {"system_conf": system_conf or conf(), "env": env or {}, "top_k": 10,
               "split": {"split": "all", "seed": None},
               "home_dir": project / "results/home/fake/index"}
-    cell = Cell("ds", "fake", "a", inputs, params, {"run": project / "results/runs/run.json"})
+    cell = CellJob("ds", "fake", "a", inputs, params, {"run": project / "results/runs/run.json"})
     return evaluate_arm.run(cell).to_json()
 
 

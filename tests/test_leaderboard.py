@@ -11,6 +11,7 @@ from conftest import ROOT, chart_data, chart_spec, snakemake
 
 from crmatrix import CrmatrixError, atomic, config
 from crmatrix.analysis import meta, versus
+from crmatrix.config.settings import SystemSpec
 from crmatrix.plots import frames, names
 from crmatrix.plots import leaderboard as plots_leaderboard
 from crmatrix.results.run import Run
@@ -70,7 +71,7 @@ def test_the_comparison_is_deterministic():
 
 def test_reference_system_defaults_to_the_first_builtin_and_must_be_a_system():
     systems = {"peer": {"type": "command", "options": {"search": ["peer", "{query}"]}}, "engine": {"type": "builtin"}}
-    assert default_reference(systems) == "engine"
+    assert default_reference({s: SystemSpec.from_conf(c) for s, c in systems.items()}) == "engine"
     cfg = {"corpora": {"c": {"path": "."}}, "datasets": {"d": {"file": "d.json", "corpus": "c"}},
            "arms": {"baseline": {}}, "systems": systems}
     assert config.from_dict(cfg).reference_system == "engine"

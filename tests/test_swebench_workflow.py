@@ -367,9 +367,9 @@ def test_resolution_calls_any_per_commit_formats_hook(tmp_path, monkeypatch):
 
     seen = []
 
-    def hook(name, conf, resolving):
-        seen.append((name, resolving.mirrors, dict(resolving.repo_names)))
-        return PerCommit({f"{name}-widget": {**conf, "corpus": "widget", "repository": "acme/widget",
+    def hook(name, entry, resolving):
+        seen.append((name, entry.file, resolving.mirrors, dict(resolving.repo_names)))
+        return PerCommit({f"{name}-widget": {**entry.conf, "corpus": "widget", "repository": "acme/widget",
                                              "candidates": "all"}},
                          {"widget": {"b" * 40, "a" * 40}}, {"acme/gone": 3})
 
@@ -383,7 +383,7 @@ def test_resolution_calls_any_per_commit_formats_hook(tmp_path, monkeypatch):
                           "datasets": {"m": {"format": "commits-of-mine", "file": "m.jsonl", "corpus": "widget"}},
                           "systems": {"builtin": {"type": "builtin", "methods": ["hybrid"]}},
                           "arms": {"baseline": {}}}, machine_mirrors=["/mirrors/x"])
-    assert seen == [("m", ("/mirrors/x",), {"widget": "acme/widget"})]
+    assert seen == [("m", "m.jsonl", ("/mirrors/x",), {"widget": "acme/widget"})]
     assert list(m.datasets) == ["m-widget"] and m.datasets["m-widget"].pooled_as == "m"
     assert m.corpora["widget"].conf["commits"] == ["a" * 40, "b" * 40] and m.undeclared == {"m": {"acme/gone": 3}}
     with pytest.raises(CrmatrixError, match=r"^dataset format x: localization and per_commit go together"):

@@ -115,10 +115,11 @@ def test_the_model_s_definition_and_contents_are_in_the_keys_and_its_paths_are_n
     plan = Plan(m)
     cell = plan.cell("ds", "peer", "baseline")
     assert cell.inputs["system_models"] == ["results/models/m"]
-    model_key = {**m.models["m"], "source": {"sha256": model_files_sha256(Path(m.models["m"]["source"]))["sha256"]}}
+    source = {"sha256": model_files_sha256(Path(m.models["m"].source))["sha256"]}
+    model_key = {**m.models["m"].to_conf(), "source": source}
     assert cell.params["system_conf"]["models"] == {"m": model_key}
     assert plan.index_conf("peer")["models"] == {"m": model_key}
-    assert m.models["m"]["source"] not in json.dumps([cell.params, plan.index_conf("peer")])
+    assert m.models["m"].source not in json.dumps([cell.params, plan.index_conf("peer")])
     key = cell.inputs["index"].rsplit("/", 1)[1]
     assert plan.index_key("peer", "baseline", "fake") == key
     # another definition of the model is another index, though the argv is the same

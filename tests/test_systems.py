@@ -16,7 +16,8 @@ import pytest
 from crmatrix import CrmatrixError, config
 from crmatrix.config.matrix import Matrix
 from crmatrix.config.plan import Plan
-from crmatrix.evaluation.cell import Cell
+from crmatrix.config.settings import SystemSpec
+from crmatrix.evaluation.cell import CellJob
 from crmatrix.hits import Hit
 from crmatrix.stages import (
     build_system_index,
@@ -93,14 +94,14 @@ def run(prepared, tmp_path, conf, env=None, split=None, cache_dir=None, **files)
               **{k: v for k, v in files.items() if v is not None}}
     params = {"system_conf": conf, "env": env or {}, "top_k": 10, "split": split or {"split": "all", "seed": None},
               "home_dir": tmp_path / "home"}
-    return evaluate_arm.run(Cell("ds", "fake", "a", inputs, params, {"run": tmp_path / "run.json"}),
+    return evaluate_arm.run(CellJob("ds", "fake", "a", inputs, params, {"run": tmp_path / "run.json"}),
                             cache_dir=cache_dir).to_json()
 
 
 def build_index(prepared, tmp_path, conf, env=None) -> Path:
-    out = tmp_path / "index"
+    out, spec = tmp_path / "index", SystemSpec.from_conf(conf)
     build_system_index.run(system="fake", system_conf=conf, tree=prepared / "tree",
-                           env=systems.system_class(conf["type"]).index_env(conf, env or {}), out=out,
+                           env=spec.cls.index_env(spec, env or {}), out=out,
                            home_dir=tmp_path / "home")
     return out
 

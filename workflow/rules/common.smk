@@ -38,7 +38,9 @@ for _warning in crconfig.clamp_warnings(
 ):  # valid, but an arm measures another value
     print(f"crmatrix: warning: {CONFIG_SOURCE}: {_warning}", file=sys.stderr)
 locations.export(MATRIX)
-install.export_sources({s: c.conf for s, c in MATRIX.systems.items()})
+install.export_sources(
+    {s: c.spec.install for s, c in MATRIX.systems.items() if c.spec.install}
+)
 # force_test changes no result: it reaches the jobs as a variable, never as a param
 ledger.export(MATRIX.force_test)
 
@@ -91,7 +93,7 @@ def by(answer, *names):
 
 
 def cell(wildcards):
-    """The plan of an evaluation cell (crmatrix.config.plan.Cell): what `crmatrix run` builds too."""
+    """The plan of an evaluation cell (crmatrix.evaluation.cell.CellJob): what `crmatrix run` builds too."""
     return PLAN.cell(wildcards.dataset, wildcards.system, wildcards.arm)
 
 

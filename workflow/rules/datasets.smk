@@ -51,7 +51,7 @@ rule derive_split:
         format=lambda wc: MATRIX.datasets[wc.dataset].format,
         split=lambda wc: MATRIX.datasets[wc.dataset].derived_split,
         corpus=lambda wc: MATRIX.datasets[wc.dataset].corpus,
-        env=lambda wc: PLAN.split_ranker(wc.dataset)["env"],
+        knobs=lambda wc: PLAN.split_ranker(wc.dataset)["knobs"],
         embed_threads=MATRIX.embed_threads,
     script:
         "../scripts/derive_split.py"

@@ -25,7 +25,7 @@ rule embed_queries:
         "../scripts/embed_queries.py"
 
 
-# What a cell reads and the parameters it takes are its plan (crmatrix.config.plan.Cell), as in `crmatrix run`.
+# What a cell reads and the parameters it takes are its plan (crmatrix.evaluation.cell.CellJob), as in `crmatrix run`.
 rule evaluate_arm:
     input:
         unpack(lambda wc: cell(wc).inputs),
@@ -77,5 +77,6 @@ rule evaluate_callgraph:
         code=code("evaluate_callgraph"),
         system=by(PLAN.job_conf, "system"),
         env=MATRIX.arms[BASELINE].env,
+        knobs=PLAN.knob_spec(BASELINE),
     script:
         "../scripts/evaluate_callgraph.py"

@@ -25,6 +25,6 @@ rule install_system:
         runtime=30,
     params:
         code=code("install_system"),
-        install=lambda wc: install.spec(MATRIX.systems[wc.system].conf["install"]),
+        install=lambda wc: install.spec(MATRIX.systems[wc.system].spec.install),
     script:
         "../scripts/install_system.py"

@@ -19,7 +19,7 @@ rule prepare_model:
         runtime=30,
     params:
         code=code("prepare_model"),
-        model=lambda wc: MATRIX.models[wc.model],
+        model=lambda wc: MATRIX.models[wc.model].to_conf(),
         # its files by their contents: a new release of a model's package changes them, not the
         # config's words for them (the index key holds the same)
         files=lambda wc: PLAN.model_keys[wc.model],

@@ -108,9 +108,9 @@ rule localize_tasks:
         code=code("localize_tasks"),
         dataset_sha256=by(PLAN.dataset_sha256, "dataset"),
         corpus=lambda wc: MATRIX.datasets[wc.dataset].corpus,
-        repo=lambda wc: MATRIX.datasets[wc.dataset].conf["repository"],
-        level=lambda wc: MATRIX.datasets[wc.dataset].conf.get("level", "files"),
-        tasks=lambda wc: MATRIX.datasets[wc.dataset].conf.get("tasks", "all"),
-        history=lambda wc: MATRIX.datasets[wc.dataset].conf.get("history"),
+        repo=lambda wc: MATRIX.datasets[wc.dataset].repository,
+        level=lambda wc: MATRIX.datasets[wc.dataset].level,
+        tasks=lambda wc: MATRIX.datasets[wc.dataset].tasks,
+        history=lambda wc: MATRIX.datasets[wc.dataset].history,
     script:
         "../scripts/localize_tasks.py"

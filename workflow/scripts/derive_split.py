@@ -12,7 +12,7 @@ with jobs.job(snakemake.log[0], snakemake.output):
         graph_file=snakemake.input.graph,
         index_dir=snakemake.input.index,
         model=snakemake.input.model,
-        env=dict(snakemake.params.env),
+        knobs=dict(snakemake.params.knobs),
         cache_dir=locations.cache_dir(),
         out=snakemake.output.tasks,
         qrels=snakemake.output.qrels,

@@ -1,10 +1,10 @@
-from crmatrix.evaluation.cell import Cell
+from crmatrix.evaluation.cell import CellJob
 from crmatrix.pipeline import jobs, locations
 from crmatrix.stages import evaluate_arm
 
 with jobs.job(snakemake.log[0], snakemake.output):
     evaluate_arm.run(
-        Cell(  # as its plan names it (crmatrix.config.plan.Plan.cell)
+        CellJob(  # as its plan names it (crmatrix.config.plan.Plan.cell)
             snakemake.wildcards.dataset,
             snakemake.wildcards.system,
             snakemake.wildcards.arm,

@@ -13,4 +13,5 @@ with jobs.job(snakemake.log[0], snakemake.output):
         system=snakemake.wildcards.system,
         system_conf=dict(snakemake.params.system),
         env=dict(snakemake.params.env),
+        knobs=dict(snakemake.params.knobs),
     )

@@ -24,7 +24,7 @@ def cmd_validate(args) -> int:
     check.files(matrix)
     for name, system in matrix.systems.items():
         try:
-            check_programs(name, system.conf)
+            check_programs(name, system.spec)
         except CrmatrixError as e:
             raise CrmatrixError(f"{args.config}: {e}") from None
     for line in config.clamp_warnings(matrix):

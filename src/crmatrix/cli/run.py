@@ -122,9 +122,9 @@ def build_system(plan, cell, cache_dir: Path) -> None:
         _install(m, cell.system, Path(i["venv"]))
     if "model" in i:
         model = m.arms[cell.arm].model
-        prepare_model.run(model, m.models[model], Path(i["model"]))
+        prepare_model.run(model, m.models[model].to_conf(), Path(i["model"]))
     for model_dir in map(Path, i.get("system_models", [])):  # an external system's {model:NAME}
-        prepare_model.run(model_dir.name, m.models[model_dir.name], model_dir)
+        prepare_model.run(model_dir.name, m.models[model_dir.name].to_conf(), model_dir)
     if "index" in i:
         key = Path(i["index"]).name
         if m.systems[cell.system].cls.crmatrix_builds_index():
@@ -146,5 +146,5 @@ def _install(matrix, system: str, venv: Path) -> None:
     if not venv.is_dir():
         print(f"installing {system} into {venv}", file=sys.stderr)
         locations.export(matrix)
-        install_system.run(system=system, install_conf=matrix.systems[system].conf["install"], out=venv,
+        install_system.run(system=system, install_conf=matrix.systems[system].spec.install, out=venv,
                            mirrors=locations.mirrors())

@@ -57,7 +57,7 @@ def cmd_try(args) -> int:
 
     matrix, arm = trial_matrix(args)
     sc = matrix.systems[args.system]
-    method = args.method or sc.conf["methods"][0]
+    method = args.method or sc.methods[0]
     cache_dir = Path(args.cache_dir or matrix.cache_dir)
     with tempfile.TemporaryDirectory(prefix="crmatrix-try-") as tmp:
         plan = Plan(matrix, root=tmp)
@@ -66,7 +66,7 @@ def cmd_try(args) -> int:
         build_system(plan, cell, cache_dir)
         i = cell.inputs
         symbols = read_symbols(Path(i["symbols"]))
-        guard = system_guard(cell.params["system_conf"])
+        guard = system_guard(cell.spec.system)
         ctx = system_context(cell, Path(i["tree"]), atomic.read_json(Path(i["manifest"])), symbols, guard,
                              cache_dir, matrix.embed_threads)
         try:

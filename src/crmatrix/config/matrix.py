@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from crmatrix.config.settings import ModelDef, SystemSpec
 from crmatrix.engine.knobs import ArmKnobs
 from crmatrix.frozen import freeze
 
@@ -85,7 +86,9 @@ class Dataset(_Frozen):
     `corpus` is the corpus it is scored on, `source` the one its rows are read against (a
     view's corpus, for a derived dataset); `split` which of the file's tasks it holds as its
     jobs get it ({split, seed}); `derived_split` the split its tasks are derived by from the
-    file's (structural), else None; `sample` a derived dataset's {max_queries, seed}."""
+    file's (structural), else None; `sample` a derived dataset's {max_queries, seed}. A dataset
+    of a repository's commits (rule localize_tasks) has its `repository` (`owner/name`), the
+    `level` its gold is scored at, the `tasks` it keeps and a history's `history` options."""
 
     name: str
     conf: dict[str, Any]
@@ -97,6 +100,10 @@ class Dataset(_Frozen):
     split: dict[str, Any]
     derived_split: str | None
     sample: dict[str, Any] | None
+    repository: str | None = None
+    level: str = "files"
+    tasks: str = "all"
+    history: dict[str, Any] | None = None
 
     @property
     def archetype(self) -> str | None:
@@ -115,38 +122,43 @@ class Dataset(_Frozen):
 
 @dataclass(frozen=True)
 class SystemConfig(_Frozen):
-    """A system entry: `conf` as validated with its options and methods filled in; `cls` its
-    type (`crmatrix.systems.registry.System` subclass), which says what it needs; `arms` and
-    `datasets` those it runs (config order; sorted); `venv` the environment the workflow
-    installs for it, if it names one."""
+    """A system entry: `conf` as validated with its options and methods filled in (what its jobs'
+    parameters are made of, `crmatrix.config.plan`); `spec` its settings typed, which its type's
+    class methods and its jobs read (`crmatrix.config.settings.SystemSpec`: its type, resolved to
+    `cls`, which says what it needs); `arms` and `datasets` those it runs (config order; sorted);
+    `venv` the environment the workflow installs for it, if it names one."""
 
     name: str
     conf: dict[str, Any]
-    cls: type
+    spec: SystemSpec
     arms: tuple[str, ...]
     datasets: tuple[str, ...]
     venv: str | None
 
     @property
-    def type(self) -> str:
-        return self.conf["type"]
+    def cls(self) -> type:
+        return self.spec.cls
 
     @property
-    def methods(self) -> list[str]:
-        return self.conf["methods"]
+    def type(self) -> str:
+        return self.spec.type
+
+    @property
+    def methods(self) -> tuple[str, ...]:
+        return self.spec.methods
 
     @property
     def options(self) -> dict[str, Any]:
-        return self.conf["options"]
+        return self.spec.options
 
     @cached_property
     def needs_index(self) -> bool:
-        return bool(self.cls.needs_index(self.conf))
+        return bool(self.cls.needs_index(self.spec))
 
     @cached_property
     def embeds_with_arm_model(self) -> bool:
         """Whether crmatrix embeds its index and queries with the arm's model (`System.embeds_with_arm_model`)."""
-        return bool(self.cls.embeds_with_arm_model(self.conf))
+        return bool(self.cls.embeds_with_arm_model(self.spec))
 
 
 @dataclass(frozen=True)
@@ -160,7 +172,7 @@ class Matrix(_Frozen):
     corpora: dict[str, Corpus]
     datasets: dict[str, Dataset]
     systems: dict[str, SystemConfig]
-    models: dict[str, dict[str, Any]]
+    models: dict[str, ModelDef]
     arms: dict[str, Arm]
     sweeps: dict[str, dict[str, Any]]
     compare: dict[str, dict[str, Any]]

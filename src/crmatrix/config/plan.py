@@ -16,9 +16,10 @@ from pathlib import Path
 
 from crmatrix import atomic
 from crmatrix.config.matrix import Matrix, SystemConfig
+from crmatrix.config.settings import KnobSpec
 from crmatrix.config.targets import Targets
 from crmatrix.embed.models import content_key
-from crmatrix.evaluation.cell import Cell
+from crmatrix.evaluation.cell import CellJob
 from crmatrix.frozen import thaw
 from crmatrix.systems import codefiles, install
 
@@ -56,7 +57,7 @@ class Plan(Targets):
     def __init__(self, matrix: Matrix, root: str = "results"):
         self.matrix = matrix
         self.root = root
-        self._cells: dict[tuple[str, str, str], Cell] = {}
+        self._cells: dict[tuple[str, str, str], CellJob] = {}
         self._sha256: dict[str, str | None] = {}
         self._index_arms: dict[tuple[str, str], dict[str, str]] = {}
         self.model_keys = ModelKeys(matrix.models)
@@ -85,7 +86,7 @@ class Plan(Targets):
     def index_conf(self, system: str) -> dict:
         """The settings an external system's index job runs with (`ExternalSystem.index_conf`)."""
         sc = self.matrix.systems[system]
-        return sc.cls.index_conf(sc.conf, self.model_keys)
+        return sc.cls.index_conf(sc.spec, self.model_keys)
 
     def system_models(self, system: str, index_only: bool = False) -> list[str]:
         """The exports (rule prepare_model) of the models a system's `{model:NAME}` name."""
@@ -103,7 +104,7 @@ class Plan(Targets):
         """An evaluation's runtime bound (minutes): its system's `budget_s` on queries, plus
         loading (index, model, an MCP server's start) and the token benchmark. A scheduler
         kills a job at its runtime, so it follows the config instead of a guess."""
-        return math.ceil(self.matrix.systems[system].conf["budget_s"] / 60) + 10
+        return math.ceil(self.matrix.systems[system].spec.budget_s / 60) + 10
 
     def system_index_minutes(self, system: str) -> int:
         """An external index command's runtime bound (minutes): its `index_timeout_s`."""
@@ -117,8 +118,8 @@ class Plan(Targets):
 
     def install_inputs(self, system: str) -> dict[str, str]:
         """An install's constraints file, when it names one (its contents are in the key)."""
-        constraints = self.matrix.systems[system].conf["install"].get("constraints")
-        return {"constraints": constraints} if constraints else {}
+        inst = self.matrix.systems[system].spec.install
+        return {"constraints": inst.constraints} if inst is not None and inst.constraints else {}
 
     def venv_inputs(self, system: str) -> dict[str, str]:
         """The system's own environment as an input, for a system the workflow installs."""
@@ -137,9 +138,9 @@ class Plan(Targets):
         the system's type says its index is built from (`System.index_spec`), and for a system
         that may run from an environment of its own, that environment (by its key)."""
         m, sc = self.matrix, self.matrix.systems[system]
-        spec = sc.cls.index_spec(sc.conf, m.arms[arm], m.corpora[corpus].language, self.model_keys)
+        spec = sc.cls.index_spec(sc.spec, m.arms[arm], m.corpora[corpus].language, self.model_keys)
         if sc.cls.installable():
-            spec["install"] = install.key(sc.conf["install"]) if sc.conf.get("install") else None
+            spec["install"] = install.key(sc.spec.install) if sc.spec.install is not None else None
         return atomic.hash_obj(spec)[:12]
 
     def index_arms(self, system: str, corpus: str) -> dict[str, str]:
@@ -170,7 +171,7 @@ class Plan(Targets):
         lists (the builtin's index takes knob fields, `index_knobs`)."""
         sc = self.matrix.systems[system]
         arm = self.matrix.arms[self.index_arm(system, corpus, index_key)]
-        return dict(sorted(sc.cls.index_env(sc.conf, arm.env).items()))
+        return dict(sorted(sc.cls.index_env(sc.spec, arm.env).items()))
 
     def index_model(self, system: str, corpus: str, index_key: str) -> str:
         """The prepared model the builtin's index is embedded with: its first arm's."""
@@ -186,7 +187,7 @@ class Plan(Targets):
 
     # -- one evaluation --------------------------------------------------------------------
 
-    def cell(self, dataset: str, system: str, arm: str) -> Cell:
+    def cell(self, dataset: str, system: str, arm: str) -> CellJob:
         """The plan of one cell, its files under the root, except a system's installed
         environment, which is where the workflow keeps it."""
         key = (dataset, system, arm)
@@ -194,7 +195,7 @@ class Plan(Targets):
             self._cells[key] = self._cell(dataset, system, arm)
         return self._cells[key]
 
-    def _cell(self, dataset: str, system: str, arm: str) -> Cell:
+    def _cell(self, dataset: str, system: str, arm: str) -> CellJob:
         m, root = self.matrix, self.root
         sc, ds = m.systems[system], m.datasets[dataset]
         corpus = ds.corpus
@@ -225,12 +226,17 @@ class Plan(Targets):
         named = self.system_models(system)
         if named:
             inputs["system_models"] = named
-        params = {"system_conf": self.job_conf(system), "env": dict(m.arms[arm].env), "top_k": m.top_k,
+        params = {"system_conf": self.job_conf(system), "env": dict(m.arms[arm].env),
+                  "knobs": self.knob_spec(arm), "top_k": m.top_k,
                   "split": dict(ds.split), "home_dir": self.home_dir(system, home),
                   "dataset_sha256": self.dataset_sha256(dataset)}
         outputs = {"run": f"{root}/runs/{dataset}/{system}/{arm}.json",
                    "trec_dir": f"{root}/trec/{dataset}/{system}/{arm}"}
-        return Cell(dataset, system, arm, inputs, params, outputs)
+        return CellJob(dataset, system, arm, inputs, params, outputs)
+
+    def knob_spec(self, arm: str) -> dict:
+        """The arm's knobs as a job gets them: parsed once, here (`KnobSpec`), never again by the job."""
+        return KnobSpec.of(self.matrix.arms[arm].knobs).to_json()
 
     def cell_inputs(self, dataset: str, system: str, arm: str) -> dict[str, str]:
         """A cell's run, and the baseline's run of its dataset and system to compare it with (the
@@ -331,7 +337,7 @@ class Plan(Targets):
         system = next(s for s, sc in m.systems.items() if sc.embeds_with_arm_model)  # config.check: there is one
         base, corpus = m.arms[m.baseline_arm], m.datasets[dataset].corpus
         return {"system": system, "index_key": self.index_key(system, base.name, corpus), "model": base.model,
-                "env": dict(base.env)}
+                "knobs": self.knob_spec(base.name)}
 
     def split_inputs(self, dataset: str) -> dict[str, str]:
         """A split dataset's file, its corpus's symbols and graph, and the dense ranker's index."""

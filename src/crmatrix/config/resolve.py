@@ -15,13 +15,14 @@ from crmatrix import CrmatrixError, did_you_mean
 from crmatrix.analysis import check as run_check
 from crmatrix.config import sweeps
 from crmatrix.config.matrix import POOLED_AS, Arm, Corpus, Dataset, Matrix, SystemConfig
+from crmatrix.config.settings import DatasetEntry, ModelDef, SystemSpec, check_system
 from crmatrix.corpora import views
 from crmatrix.datasets import derived, holdout
 from crmatrix.datasets.registry import FORMATS, Resolving, written_by
 from crmatrix.engine import knobs
 from crmatrix.engine.knobs import MODEL_VAR
 from crmatrix.systems import install
-from crmatrix.systems.registry import check_system_config, default_reference, system_class
+from crmatrix.systems.registry import default_reference
 
 # Where the dataset stage writes a dataset's tasks (rule prepare_dataset's output): a derived
 # dataset's rows, which runs' provenance hashes as its file.
@@ -83,11 +84,12 @@ def _resolve(cfg: dict, source: str, mirror_dirs: list[str]) -> Matrix:
         raise CrmatrixError(f"reference_system: {reference!r} is not one of the systems ({', '.join(systems)})")
     return Matrix(
         source=source, corpora={name: _corpus(name, conf) for name, conf in corpora_conf.items()},
-        datasets=datasets, systems=systems, models=cfg["models"], arms=arms, sweeps=sweeps.grids(cfg),
+        datasets=datasets, systems=systems, arms=arms,
+        models={n: ModelDef.from_conf(d, f"models.{n}") for n, d in cfg["models"].items()}, sweeps=sweeps.grids(cfg),
         compare={name: _pair(systems, cfg["baseline_arm"], headline, name, entry)
                  for name, entry in cfg["compare"].items()},
         baseline_arm=cfg["baseline_arm"], default_model=cfg["default_model"], headline_method=headline,
-        reference_system=reference or default_reference({s: c.conf for s, c in systems.items()}),
+        reference_system=reference or default_reference({s: c.spec for s, c in systems.items()}),
         comparisons=tuple(cfg["comparisons"]) if cfg.get("comparisons") else None, top_k=cfg["top_k"],
         embed_threads=cfg["embed_threads"], cache_dir=cfg["cache_dir"], trackers=cfg["trackers"],
         git_mirrors=tuple(cfg["git_mirrors"]), registries=cfg["registries"],
@@ -111,7 +113,7 @@ def _per_commit(cfg: dict, mirrors: list[str]) -> tuple[dict[str, dict], dict[st
             _check_one_commit(name, conf)
             datasets[name] = conf
             continue
-        got = hook(name, conf, resolving)
+        got = hook(name, DatasetEntry.from_conf(conf), resolving)
         if got.undeclared:
             undeclared[name] = got.undeclared
         for split, split_conf in got.datasets.items():
@@ -172,11 +174,16 @@ def _arm(name: str, env: dict[str, str], default_model: str) -> Arm:
 
 
 def _corpus(name: str, conf: dict) -> Corpus:
-    view_of = views.source(conf)
+    view_of = _view_of(conf)
     fmt = written_by(conf)
     kind = ("view" if view_of else REPOSITORY if REPOSITORY in conf else "written" if fmt is not None
             else "fetched")
     return Corpus(name, conf, conf.get("language"), kind, view_of, fmt.corpus_kind if fmt else None)
+
+
+def _view_of(conf: dict) -> str | None:
+    """The corpus a corpus entry is a docs-withheld view of, None for a corpus of its own."""
+    return conf.get(views.NODOCS)
 
 
 def _derive(name: str, conf: dict, corpora: dict) -> dict:
@@ -195,7 +202,7 @@ def _derive(name: str, conf: dict, corpora: dict) -> dict:
         raise CrmatrixError(f"{where}.corpus: corpus {corpus!r} is a documents corpus ({written.corpus_kind}), "
                             "no source the symbol extractor parses: it has no leading docs to derive queries from")
     view = views.view_name(corpus)
-    corpora.setdefault(view, views.view_conf(corpus, corpora[corpus]))
+    corpora.setdefault(view, views.view_conf(corpus, corpora[corpus].get("language")))
     return {**conf, "max_queries": conf.get("max_queries", derived.DEFAULT_MAX_QUERIES), "corpus": view,
             "file": TASKS_FILE.format(dataset=name)}
 
@@ -207,17 +214,20 @@ def _dataset(name: str, conf: dict, corpora: dict) -> Dataset:
               if "max_queries" in conf else None)
     return Dataset(
         name=name, conf=conf, format=conf["format"], corpus=conf["corpus"],
-        source=views.source(corpora[conf["corpus"]]) or conf["corpus"], file=conf["file"],
+        source=_view_of(corpora[conf["corpus"]]) or conf["corpus"], file=conf["file"],
         callgraph=FORMATS.get(conf["format"]).callgraph,
         # a dataset without `seed:` and one with the default are one cache key
         split={"split": split, "seed": seed},
-        derived_split=split if split in DERIVED_SPLITS else None, sample=sample)
+        derived_split=split if split in DERIVED_SPLITS else None, sample=sample,
+        repository=conf.get(REPOSITORY), level=conf.get("level", "files"), tasks=conf.get("tasks", "all"),
+        history=conf.get("history"))
 
 
 def _system(name: str, conf: dict, arms: dict, baseline_arm: str, datasets: list[str]) -> SystemConfig:
-    conf = check_system_config(name, conf)
-    if "install" in conf:
-        install.check(f"systems.{name}.install", conf["install"])
+    conf = check_system(name, conf)
+    spec = SystemSpec.from_conf(conf, f"systems.{name}")
+    if spec.install is not None:
+        install.check(f"systems.{name}.install", spec.install)
     for key, known in (("arms", list(arms)), ("datasets", datasets)):
         unknown = [x for x in conf.get(key) or [] if x not in known]
         if unknown:
@@ -229,10 +239,10 @@ def _system(name: str, conf: dict, arms: dict, baseline_arm: str, datasets: list
                             "(every other arm is compared with it)")
     own_datasets = conf.get("datasets")
     return SystemConfig(
-        name=name, conf=conf, cls=system_class(conf["type"]),
+        name=name, conf=conf, spec=spec,
         arms=tuple(a for a in arms if own_arms is None or a in own_arms),
         datasets=tuple(d for d in datasets if own_datasets is None or d in own_datasets),
-        venv=install.venv_dir(name, conf["install"]) if conf.get("install") else None)
+        venv=install.venv_dir(name, spec.install) if spec.install is not None else None)
 
 
 def _check_headline(headline: str, systems: dict[str, SystemConfig]) -> None:

@@ -35,15 +35,10 @@ def view_name(corpus: str) -> str:
     return f"{corpus}{SEPARATOR}{NODOCS}"
 
 
-def view_conf(corpus: str, conf: dict) -> dict:
+def view_conf(corpus: str, language: str | None) -> dict:
     """The config entry of `corpus`'s view: the corpus it is made of, and its declared language
     (the plan resolves language-gated arms by it, as for the corpus)."""
-    return {NODOCS: corpus, **({"language": conf["language"]} if "language" in conf else {})}
-
-
-def source(conf: dict) -> str | None:
-    """The corpus a config entry is a view of, None for a corpus of its own."""
-    return conf.get(NODOCS)
+    return {NODOCS: corpus, **({"language": language} if language is not None else {})}
 
 
 def blank(data: bytes, ranges: list[tuple[int, int]]) -> bytes:

@@ -23,6 +23,7 @@ import hashlib
 import json
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from crmatrix import CrmatrixError, atomic
 from crmatrix.corpora import candidates, languages, testfiles
@@ -30,22 +31,25 @@ from crmatrix.corpora.pins import gitstore
 from crmatrix.datasets import history, patches
 from crmatrix.datasets.registry import PerCommit, Resolving
 
+if TYPE_CHECKING:
+    from crmatrix.config.settings import DatasetEntry
+
 CACHE = "history"  # under the cache directory: one JSON of parent commits per history and options
 RULES = (candidates.LANGUAGE, candidates.ALL)  # the candidate rules a history dataset takes, its default first
 
 
-def per_commit(name: str, conf: dict, resolving: Resolving) -> PerCommit:
+def per_commit(name: str, entry: DatasetEntry, resolving: Resolving) -> PerCommit:
     """Dataset `name` resolved (the format's `per_commit` hook): on the `repositories:` entry it
     names, at the parent commits of its tasks, fetched from the entry's history bundle."""
     where = f"datasets.{name}"
-    key = conf["repository"]
+    key = entry.repository
     if key not in resolving.repositories:
         raise CrmatrixError(f"{where}.repository: {key!r} is not an entry of repositories: "
                             f"(known: {', '.join(sorted(resolving.repositories)) or 'none'})")
-    if "corpus" in conf or "file" in conf:
+    if entry.corpus is not None or entry.file is not None:
         raise CrmatrixError(f"{where}: a history dataset names its repository (repository:), not a corpus or file")
-    opts = history.Options.from_conf(conf.get("history"), f"{where}.history")
-    rule = candidates.check(conf.get("candidates", RULES[0]), f"{where}.candidates")
+    opts = history.Options.from_conf(entry.history, f"{where}.history")
+    rule = candidates.check(entry.candidates or RULES[0], f"{where}.candidates")
     if rule not in RULES:
         raise CrmatrixError(f"{where}.candidates: {rule!r}: a history dataset ranks its language's source files "
                             f"without tests ({RULES[0]}, the default: its gold is drawn from them) or all of them "
@@ -59,7 +63,7 @@ def per_commit(name: str, conf: dict, resolving: Resolving) -> PerCommit:
     parents = _parents(bundle, repo, opts, resolving.cache_dir)
     if not parents:
         raise CrmatrixError(f"{where}: the rules keep no commit of {bundle} (options: {opts.to_conf()})")
-    resolved = {k: v for k, v in conf.items() if k != "history"}
+    resolved = {k: v for k, v in entry.conf.items() if k != "history"}
     language = resolving.repositories[key].get("language")
     # the histories of one language pool in the matrix (crmatrix.analysis.matrix.rollups.pooled_benchmarks)
     return PerCommit({name: {**resolved, "corpus": key, "repository": repo, "file": str(bundle),

@@ -15,11 +15,15 @@ from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from crmatrix import CrmatrixError
 from crmatrix.datasets.tasks import Task
 from crmatrix.registry import Registry
 from crmatrix.symbols import Symbol
+
+if TYPE_CHECKING:
+    from crmatrix.config.settings import DatasetEntry
 
 
 @dataclass
@@ -79,8 +83,8 @@ class PerCommit:
     pooled_as: str | None = None
 
 
-# (dataset name, its config entry, what else resolution reads) -> the dataset resolved
-PerCommitHook = Callable[[str, dict, Resolving], PerCommit]
+# (dataset name, its config entry, typed, what else resolution reads) -> the dataset resolved
+PerCommitHook = Callable[[str, "DatasetEntry", Resolving], PerCommit]
 # (the corpora entry's KIND spec, with its `file`; an existing empty directory to lay the files
 # out in) -> where they came from
 CorpusWriter = Callable[[dict, Path], dict]

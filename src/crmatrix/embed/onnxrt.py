@@ -124,28 +124,28 @@ def check_vocabulary(onnx_file: Path, tokenizer_json: Path, where: str) -> None:
 @register(FORMAT)
 class OnnxKind:
     @classmethod
-    def check(cls, conf: dict, where: str) -> None:
-        given = conf["source"].lower().endswith(ONNX_SUFFIX)
-        if given and TAKES_TOKENIZER not in conf:
-            raise CrmatrixError(f"{where}: source {conf['source']!r} is an ONNX file, which holds no tokenizer: "
+    def check(cls, model, where: str) -> None:
+        given = model.source.lower().endswith(ONNX_SUFFIX)
+        if given and model.tokenizer is None:
+            raise CrmatrixError(f"{where}: source {model.source!r} is an ONNX file, which holds no tokenizer: "
                                 f"name the one it was trained with as {TAKES_TOKENIZER}: ({_TOKENIZER_HINT})")
-        if not given and TAKES_TOKENIZER in conf:
+        if not given and model.tokenizer is not None:
             raise CrmatrixError(f"{where}.{TAKES_TOKENIZER}: a model exported here keeps its source's tokenizer; "
                                 f"{TAKES_TOKENIZER}: goes with a source that is an {ONNX_SUFFIX} file")
 
     @classmethod
-    def prepare(cls, conf: dict, out: Path, where: str) -> dict:
+    def prepare(cls, model, out: Path, where: str) -> dict:
         from crmatrix.embed.export import export_onnx, package_onnx
 
-        cls.check(conf, where)
-        quantize = None if conf["quantize"] == "none" else conf["quantize"]
-        source = resolve_source(conf["source"], f"{where}.source")
+        cls.check(model, where)
+        quantize = None if model.quantize == "none" else model.quantize
+        source = resolve_source(model.source, f"{where}.source")
         if source.is_dir():
             try:
                 return export_onnx(source, out, quantize)
             except CrmatrixError as e:
                 raise CrmatrixError(f"{where}.source: {e}") from None
-        tokenizer = tokenizer_file(conf[TAKES_TOKENIZER], f"{where}.{TAKES_TOKENIZER}")
+        tokenizer = tokenizer_file(model.tokenizer, f"{where}.{TAKES_TOKENIZER}")
         output = graph_output(source, where)
         check_vocabulary(source, tokenizer, where)
         return package_onnx(source, tokenizer, out, quantize, output)

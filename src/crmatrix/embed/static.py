@@ -78,8 +78,8 @@ class StaticEmbedder(BatchedEmbedder):
 @register(FORMAT)
 class StaticKind(NoOnnxKeys):
     @classmethod
-    def prepare(cls, conf: dict, out: Path, where: str) -> dict:
-        source = resolve_model_dir(conf["source"], f"{where}.source")
+    def prepare(cls, model, out: Path, where: str) -> dict:
+        source = resolve_model_dir(model.source, f"{where}.source")
         dim = check_files(source, where)
         with atomic.staged_dir(Path(out)) as d:
             for name in FILES:

@@ -66,8 +66,8 @@ class SentenceTransformerEmbedder(BatchedEmbedder):
 @register(FORMAT)
 class SentenceTransformersKind(NoOnnxKeys):
     @classmethod
-    def prepare(cls, conf: dict, out: Path, where: str) -> dict:
-        meta = describe_st_model(conf["source"], where)
+    def prepare(cls, model, out: Path, where: str) -> dict:
+        meta = describe_st_model(model.source, where)
         with atomic.staged_dir(Path(out)) as d:
             write_meta(d, meta)
         return meta

@@ -57,13 +57,13 @@ class Tokenizer:
     with a Python call per identifier was most of an index build's BM25 time (this is 3x faster
     on sympy's and xarray's symbols)."""
 
-    def __init__(self, conf: dict):
-        if conf.get("pattern") != WORD_PATTERN:  # the loaders name the file this came from
-            raise ValueError(f"token pattern {conf.get('pattern')!r}, expected {WORD_PATTERN!r}")
-        self.conf = conf
-        stemmer = Stemmer.Stemmer(conf["stemmer"]) if conf["stemmer"] is not None else None
-        self._tokens = IdentifierTokens(re.compile(conf["pattern"]).findall, frozenset(conf["stopwords"]),
-                                        stemmer, bool(conf.get("whole_identifiers", False)))
+    def __init__(self, tokenizer: dict):
+        if tokenizer.get("pattern") != WORD_PATTERN:  # the loaders name the file this came from
+            raise ValueError(f"token pattern {tokenizer.get('pattern')!r}, expected {WORD_PATTERN!r}")
+        self.conf = tokenizer
+        stemmer = Stemmer.Stemmer(tokenizer["stemmer"]) if tokenizer["stemmer"] is not None else None
+        self._tokens = IdentifierTokens(re.compile(tokenizer["pattern"]).findall, frozenset(tokenizer["stopwords"]),
+                                        stemmer, bool(tokenizer.get("whole_identifiers", False)))
 
     @staticmethod
     def settings(knobs: Knobs | None = None) -> dict:

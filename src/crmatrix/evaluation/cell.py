@@ -6,16 +6,18 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cached_property
 
 from crmatrix import CrmatrixError
+from crmatrix.config.settings import JobSpec
 
 # The parameters of an evaluation: what its result depends on besides its input files (and the
 # dataset file's sha256: Snakemake sees a file's mtime, never its bytes).
-PARAMS = ("system_conf", "env", "top_k", "split", "home_dir", "dataset_sha256")
+PARAMS = ("system_conf", "env", "knobs", "top_k", "split", "home_dir", "dataset_sha256")
 
 
 @dataclass(frozen=True)
-class Cell:
+class CellJob:
     """One evaluation (dataset × system × arm) as `stages.evaluate_arm.run` takes it: the files
     it reads (`inputs`: tasks, grep, dataset_file, tree, manifest, symbols; and as the system
     and arm need them index, model, query_vectors, graph, venv, system_models), the other
@@ -29,8 +31,14 @@ class Cell:
     params: dict
     outputs: dict[str, str]
 
+    @cached_property
+    def spec(self) -> JobSpec:
+        """What its params carry, typed: the system's settings and the arm's parsed knobs."""
+        p = self.params
+        return JobSpec.of(p["system_conf"], p["env"], p.get("knobs"), f"systems.{self.system}")
+
     def name(self) -> str:
-        return job_name(self.params["system_conf"]["type"], self.system, self.dataset, self.arm)
+        return job_name(self.spec.system.type, self.system, self.dataset, self.arm)
 
 
 def job_name(system_type: str, system: str, dataset: str, arm: str | None = None) -> str:

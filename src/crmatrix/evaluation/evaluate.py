@@ -346,10 +346,10 @@ def outcome_lines(where: str, results: dict, methods: list[str]) -> tuple[str, l
     return line, warnings
 
 
-def start_system(conf: dict, ctx: SystemContext, guard: Guard) -> System:
+def start_system(spec, ctx: SystemContext, guard: Guard) -> System:
     """Construct the system on the guard's worker (a plugin's constructor may hang too), within the budget."""
     try:
-        sysobj = guard.call(make_system, conf, ctx, timeout_s=guard.remaining_s(), what="start")
+        sysobj = guard.call(make_system, spec, ctx, timeout_s=guard.remaining_s(), what="start")
     except QueryFailure as e:
         raise CrmatrixError(f"systems.{ctx.name}: {e}") from None
     guard.for_system(sysobj)

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from crmatrix import CrmatrixError, atomic, bases
+from crmatrix.config.settings import SystemSpec
 from crmatrix.embed.cache import SUBDIR, EmbeddingCache, text_sha
 from crmatrix.engine.knobs import table
 from crmatrix.pipeline import treecaches
@@ -103,7 +104,7 @@ def _footprint(base: Path) -> dict[str, int]:
 
 
 @dataclass
-class Run:
+class RunFile:
     name: str  # dataset/system/arm
     mtime: float
     record: dict
@@ -122,7 +123,7 @@ class Run:
         return {q["query"] for m in self.record.get("methods", {}).values() for q in m.get("queries", [])}
 
 
-def read_runs(results: Path) -> list[Run]:
+def read_runs(results: Path) -> list[RunFile]:
     """Every run under results/runs; a file that is not a readable run is skipped with a warning."""
     out = []
     for path in sorted((Path(results) / "runs").glob("*/*/*.json")):
@@ -133,7 +134,7 @@ def read_runs(results: Path) -> list[Run]:
             print(f"crmatrix: cache: skipped {path}: {e}", file=sys.stderr)
             continue
         if isinstance(record, dict):
-            out.append(Run("/".join(path.with_suffix("").parts[-3:]), mtime, record))
+            out.append(RunFile("/".join(path.with_suffix("").parts[-3:]), mtime, record))
     return out
 
 
@@ -147,7 +148,7 @@ class Index:
     built: float
     meta: dict | None  # the builtin's meta.json
     info: dict | None  # an external system's crmatrix-index.json
-    runs: list[Run] = field(default_factory=list)
+    runs: list[RunFile] = field(default_factory=list)
 
     @property
     def model_sha(self) -> str | None:
@@ -157,7 +158,7 @@ class Index:
     def last_used(self) -> float:
         return max([self.built, *(r.mtime for r in self.runs)])
 
-    def serves(self, run: Run) -> bool:
+    def serves(self, run: RunFile) -> bool:
         prov = run.provenance
         if run.corpus() != self.corpus or (prov.get("system") or {}).get("name") != self.system:
             return False
@@ -166,10 +167,10 @@ class Index:
             return (knob_values is not None and run.model_sha() == self.model_sha
                     and table.index_fields(knob_values) == table.index_fields(self.meta["knobs"]))
         if self.info is not None:
-            options = prov["system"].get("options") or {}
+            spec = SystemSpec(prov["system"]["type"], prov["system"].get("options") or {})
             env = (prov.get("arm") or {}).get("env") or {}
-            return (options.get("index") == self.info.get("argv")
-                    and ExternalSystem.index_env({"options": options}, env) == self.info.get("env"))
+            return (spec.options.get("index") == self.info.get("argv")
+                    and ExternalSystem.index_env(spec, env) == self.info.get("env"))
         return False
 
     def texts(self) -> set[str]:
@@ -178,7 +179,7 @@ class Index:
         return {row["text_sha"] for row in atomic.read_jsonl(texts)} if self.meta and texts.is_file() else set()
 
 
-def read_indexes(results: Path, runs: list[Run]) -> list[Index]:
+def read_indexes(results: Path, runs: list[RunFile]) -> list[Index]:
     """Every finished index under results/index (staging directories, hidden, are not)."""
     out = []
     for path in sorted((Path(results) / "index").glob("[!.]*/[!.]*/[!.]*")):
@@ -205,7 +206,7 @@ def model_names(results: Path) -> dict[str, list[str]]:
     return names
 
 
-def _query_refs(runs: list[Run], model_sha: str) -> set[str]:
+def _query_refs(runs: list[RunFile], model_sha: str) -> set[str]:
     return {text_sha(q) for r in runs if r.model_sha() == model_sha for q in r.queries()}
 
 

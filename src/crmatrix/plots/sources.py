@@ -1,5 +1,5 @@
 """What the charts draw from: a `View` of the statistics of the matrix's cells, in the phase
-matrix's shape (`crmatrix.results.matrix.Matrix`): `metric`, `baseline_arm`, `arms` (column
+matrix's shape (`crmatrix.results.matrix.PhaseMatrix`): `metric`, `baseline_arm`, `arms` (column
 order), `rows` (one per dataset and system: each arm's cell and the per-query decomposition
 against the baseline), `pooled` (per system and arm), `alpha` and the datasets' `notes`.
 
@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from crmatrix import CrmatrixError
-from crmatrix.results.matrix import Matrix
+from crmatrix.results.matrix import PhaseMatrix
 from crmatrix.results.pool import PoolEntry
 from crmatrix.results.row import PlainRow
 
@@ -37,10 +37,10 @@ def view(paths: list[Path]) -> View:
     if len(paths) != 1:
         raise CrmatrixError(f"plots: expected the statistics in one phase matrix file, got {len(paths)} files: "
                             f"{', '.join(map(str, paths)) or 'none'}")
-    return of_matrix(Matrix.read(Path(paths[0])), str(paths[0]))
+    return of_matrix(PhaseMatrix.read(Path(paths[0])), str(paths[0]))
 
 
-def of_matrix(m: Matrix, source: str) -> View:
+def of_matrix(m: PhaseMatrix, source: str) -> View:
     """The phase matrix `m` as the charts read it; `source`: where it was read."""
     return View(metric=m.metric, baseline_arm=m.baseline_arm, arms=m.arms, rows=m.rows, pooled=m.pooled,
                 alpha=m.statistics.alpha, source=source, notes=m.notes)

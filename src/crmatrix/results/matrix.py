@@ -162,7 +162,7 @@ class LedgerEntry(JsonType):
 
 
 @dataclass(frozen=True, kw_only=True)
-class Matrix(JsonType):
+class PhaseMatrix(JsonType):
     """The phase matrix (`results/matrix/phase-matrix.json` is its `to_json`)."""
     KIND = "a phase matrix"
 

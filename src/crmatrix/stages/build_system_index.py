@@ -5,16 +5,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from crmatrix.config.settings import SystemSpec
 from crmatrix.systems.external import build_index, models_by_name
 
 
 def run(*, system: str, system_conf: dict, tree: Path, env: dict, out: Path, home_dir: Path,
         venv: Path | None = None, models: list[Path] | None = None) -> dict:
-    """`env` is the arm's part that the system's index sees (`systems.index_env`); `venv` the
+    """`system_conf`: the system's settings as its index job gets them (`ExternalSystem.index_conf`);
+    `env` the arm's part that the system's index sees (`systems.index_env`); `venv` the
     environment the system's `install` made; `models` the prepared model directories
     (results/models/NAME) its index command's `{model:NAME}` placeholders name."""
-    return build_index(system_conf, corpus_dir=Path(tree), env=env, out=Path(out), home_dir=Path(home_dir),
-                       name=system, venv_dir=Path(venv) if venv else None,
+    spec = SystemSpec.from_conf(system_conf, f"systems.{system}")
+    return build_index(spec, corpus_dir=Path(tree), env=env, out=Path(out), home_dir=Path(home_dir), name=system,
+                       venv_dir=Path(venv) if venv else None,
                        model_dirs=models_by_name(models))
 
 

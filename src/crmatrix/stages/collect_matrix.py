@@ -10,14 +10,14 @@ from crmatrix import atomic
 from crmatrix.analysis.matrix import assemble as matrix
 from crmatrix.datasets import ledger
 from crmatrix.results.cell import Cell
-from crmatrix.results.matrix import Matrix
+from crmatrix.results.matrix import PhaseMatrix
 
 
 def run(cells: list[Path], baseline_arm: str, headline_method: str, arm_order: list[str], archetypes: dict[str, str],
         json_out: Path, md_out: Path, splits: dict[str, str] | None = None, comparisons: list[str] | None = None,
         ledger_path: Path = ledger.PATH, summaries: dict[str, Path] | None = None,
         notes: dict[str, str] | None = None, reference: str | None = None,
-        pooled_as: dict[str, str] | None = None) -> Matrix:
+        pooled_as: dict[str, str] | None = None) -> PhaseMatrix:
     """`summaries`: dataset -> its dataset stage's summary file (dropped rows by reason);
     `notes`: dataset -> its caveat (config `note`), shown beside its name; `reference`: the
     system the leaderboard compares the others with (config `reference_system`); `pooled_as`:

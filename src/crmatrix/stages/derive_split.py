@@ -7,24 +7,27 @@ from __future__ import annotations
 from pathlib import Path
 
 from crmatrix import atomic, graph
+from crmatrix.config.settings import KnobSpec
 from crmatrix.corpora.languages import dominant_language
 from crmatrix.datasets import registry, relevance, splits
 from crmatrix.datasets.tasks import Task
 from crmatrix.embed.queries import query_encoder
-from crmatrix.engine import Engine, index, knobs
+from crmatrix.engine import Engine, index
 from crmatrix.evaluation import trec
 from crmatrix.stages import prepare_dataset
 from crmatrix.symbols import read_symbols
 
 
 def run(*, file: Path, fmt: str, split: str, corpus_name: str, manifest: Path, symbols: Path, graph_file: Path,
-        index_dir: Path, model: Path, env: dict, cache_dir: Path, out: Path, qrels: Path | None = None,
+        index_dir: Path, model: Path, knobs: dict, cache_dir: Path, out: Path, qrels: Path | None = None,
         threads: int | None = None, summary: Path | None = None) -> list[Task]:
+    """`knobs`: the dense ranker's arm's knobs as the plan parsed them (`Plan.split_ranker`, a
+    `KnobSpec`), settled here on the corpus's dominant language."""
     syms = read_symbols(symbols)
     man = atomic.read_json(manifest)
     loaded = registry.load_all(Path(file), fmt, corpus_name, man, syms)
     base = loaded.tasks
-    kn = knobs.resolve(env, dominant_language(man))
+    kn = KnobSpec.from_json(knobs, "derive_split: knobs").arm_knobs({}).knobs(dominant_language(man))
     vectors, _ = index.load(Path(index_dir), syms, kn, Path(model))
     dense = Engine(syms, kn, vectors, query_encoder(Path(model), Path(cache_dir), threads))
     tasks = splits.derive(split, base, syms, graph.read(Path(graph_file), syms), dense, str(file))

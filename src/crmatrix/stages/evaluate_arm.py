@@ -6,18 +6,19 @@ import logging
 from pathlib import Path
 
 from crmatrix import TERMINAL, CrmatrixError, atomic
+from crmatrix.config.settings import SystemSpec
 from crmatrix.corpora.repository import MANIFEST as REPOSITORY_MANIFEST
 from crmatrix.datasets import ledger
 from crmatrix.datasets.tasks import read_tasks
 from crmatrix.evaluation import evaluate, provenance, tokenbench, trec
-from crmatrix.evaluation.cell import Cell, named_errors
+from crmatrix.evaluation.cell import CellJob, named_errors
 from crmatrix.results.run import MethodResult, Provenance, Run
 from crmatrix.symbols import read_symbols
-from crmatrix.systems.guard import DEFAULT_BUDGET_S, DEFAULT_TIMEOUT_S, Guard
+from crmatrix.systems.guard import Guard
 from crmatrix.systems.registry import SystemContext
 
 
-def run(cell: Cell, *, cache_dir: Path | None = None, threads: int | None = None,
+def run(cell: CellJob, *, cache_dir: Path | None = None, threads: int | None = None,
         tracking: Path | None = None) -> Run:
     """The cell as its plan names it (`crmatrix.config.plan.Plan.cell`): its inputs (tasks,
     grep, dataset_file, tree, manifest, symbols; index, model, query_vectors, graph, venv and
@@ -44,32 +45,32 @@ def _system_models(model_dirs) -> dict[str, Path]:
     return models_by_name(model_dirs)
 
 
-def system_guard(system_conf: dict) -> Guard:
+def system_guard(spec: SystemSpec) -> Guard:
     """The guard of the system's calls: its `timeout_s` per query, its `budget_s` in all."""
-    return Guard(system_conf.get("timeout_s", DEFAULT_TIMEOUT_S), system_conf.get("budget_s", DEFAULT_BUDGET_S))
+    return Guard(spec.timeout_s, spec.budget_s)
 
 
-def system_context(cell: Cell, corpus_dir: Path, manifest: dict, symbols: list, guard: Guard,
+def system_context(cell: CellJob, corpus_dir: Path, manifest: dict, symbols: list, guard: Guard,
                    cache_dir: Path | None, threads: int | None) -> SystemContext:
     """What the cell's system is given: its inputs and params as the plan names them."""
-    i, p, system_conf = cell.inputs, cell.params, cell.params["system_conf"]
+    i, p, spec = cell.inputs, cell.params, cell.spec.system
 
     def path(key: str) -> Path | None:
         return Path(i[key]) if i.get(key) else None
 
-    return SystemContext(corpus_dir, manifest, symbols, p["env"], system_conf.get("options", {}),
+    return SystemContext(corpus_dir, manifest, symbols, p["env"], spec.options,
                          store_dir=path("store"), index_dir=path("index"),
                          cache_dir=Path(cache_dir) if cache_dir else None, threads=threads, model_dir=path("model"),
                          query_vectors=path("query_vectors"), graph_file=path("graph"),
                          home_dir=Path(p["home_dir"]) if p.get("home_dir") else None, venv_dir=path("venv"),
                          system_models=_system_models(i.get("system_models")),
-                         timeout_s=guard.timeout_s, name=cell.system, methods=tuple(system_conf["methods"]))
+                         timeout_s=guard.timeout_s, name=cell.system, methods=spec.methods, knobs=cell.spec.knobs)
 
 
-def _run(cell: Cell, cache_dir: Path | None, threads: int | None, tracking: Path | None) -> Run:
+def _run(cell: CellJob, cache_dir: Path | None, threads: int | None, tracking: Path | None) -> Run:
     i, p = cell.inputs, cell.params
     dataset, system, arm = cell.dataset, cell.system, cell.arm
-    system_conf, env, top_k = p["system_conf"], p["env"], p["top_k"]
+    spec, system_conf, env, top_k = cell.spec.system, p["system_conf"], p["env"], p["top_k"]
     split = p.get("split") or {"split": "all", "seed": None}
     planned = p.get("dataset_sha256")
     if planned is not None and atomic.sha256_file(Path(i["dataset_file"])) != planned:
@@ -85,20 +86,20 @@ def _run(cell: Cell, cache_dir: Path | None, threads: int | None, tracking: Path
         man = atomic.read_json(Path(i["manifest"]))
         grep_runs = (atomic.read_json(Path(i["grep"])) if i.get("grep")
                      else tokenbench.grep_and_read(corpus_dir, man, task_list, syms))
-    guard = system_guard(system_conf)
+    guard = system_guard(spec)
     ctx = system_context(cell, corpus_dir, man, syms, guard, cache_dir, threads)
-    sysobj = evaluate.start_system(system_conf, ctx, guard)
+    sysobj = evaluate.start_system(spec, ctx, guard)
     try:
         if ledger.is_test(split["split"]):  # refused before any query is spent on it
             key = ledger.config_key(atomic.sha256_file(Path(i["dataset_file"])), split["split"], system_conf, env,
                                     sysobj.provenance().get("model"))
             ledger.check(key, dataset, split["split"], ledger.forced())
-        methods, ranked, prepare_s = evaluate.evaluate(sysobj, task_list, syms, system_conf["methods"], top_k,
+        methods, ranked, prepare_s = evaluate.evaluate(sysobj, task_list, syms, list(spec.methods), top_k,
                                                        guard, grep_runs)
         system_run = sysobj.provenance() or None
     finally:
         evaluate.stop_system(sysobj, guard)
-    line, warnings = evaluate.outcome_lines(f"run {dataset}/{system}/{arm}", methods, system_conf["methods"])
+    line, warnings = evaluate.outcome_lines(f"run {dataset}/{system}/{arm}", methods, list(spec.methods))
     told = logging.getLogger(TERMINAL)
     told.log(logging.WARNING if any(m["errors"] for m in methods.values()) else logging.INFO, line)
     for warning in warnings:

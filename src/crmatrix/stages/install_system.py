@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from crmatrix.config.settings import Install
 from crmatrix.systems import install
 
 
-def run(*, system: str, install_conf: dict, out: Path, mirrors: list[str]) -> dict:
+def run(*, system: str, install_conf: Install, out: Path, mirrors: list[str]) -> dict:
     """`install_conf`: the system's `install` (crmatrix.systems.install.job_install, in the workflow)."""
     return install.create(install_conf, Path(out), name=system, mirrors=mirrors)

@@ -8,7 +8,7 @@ from pathlib import Path
 from crmatrix import atomic
 from crmatrix.analysis.matrix.panels import labelled, leaderboard_md
 from crmatrix.plots import gallery, names, power
-from crmatrix.results.matrix import Matrix
+from crmatrix.results.matrix import PhaseMatrix
 
 
 def run(*, svgs: list[Path], charts_dir: Path, matrix: Path, matrix_md: Path, out: Path) -> list[str]:
@@ -20,7 +20,7 @@ def run(*, svgs: list[Path], charts_dir: Path, matrix: Path, matrix_md: Path, ou
         figures.append((stem, names.CAPTIONS[names.kind(stem)], svg.read_text(encoding="utf-8")))
     order = {k: i for i, k in enumerate(names.CAPTIONS)}
     figures.sort(key=lambda f: order[names.kind(f[0])])
-    m = Matrix.read(Path(matrix))
+    m = PhaseMatrix.read(Path(matrix))
     board = leaderboard_md(labelled(m))
     panels = (gallery.section("leaderboard", "\n".join(board)) + "\n" if board else "") + power.panel(
         m.power, m.arms, m.baseline_arm)

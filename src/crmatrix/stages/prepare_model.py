@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from crmatrix.config.settings import ModelDef
 from crmatrix.embed.backends import prepare
 
 
 def run(name: str, conf: dict, out: Path) -> dict:
-    """`name` is the model's key under `models:`, named by every error."""
-    return prepare(name, conf, Path(out))
+    """`name` is the model's key under `models:`, named by every error; `conf` its definition as
+    the job's parameter carries it (`ModelDef.to_conf`)."""
+    return prepare(name, ModelDef.from_conf(conf, f"models.{name}"), Path(out))

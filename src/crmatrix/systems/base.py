@@ -6,12 +6,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from crmatrix import CrmatrixError
 from crmatrix.hits import Hit
 from crmatrix.symbols import Symbol
 from crmatrix.systems.answers import Answer
 from crmatrix.systems.guard import DEFAULT_TIMEOUT_S
+
+if TYPE_CHECKING:
+    from crmatrix.engine.knobs import ArmKnobs, Knobs
 
 
 @dataclass
@@ -36,12 +40,25 @@ class SystemContext:
     timeout_s: float = DEFAULT_TIMEOUT_S  # per query; external systems enforce it on their process
     name: str = ""  # the system's name in the config, for messages
     methods: tuple[str, ...] | None = None  # the methods the job will ask for (None: any), so the rest go unloaded
+    # the arm's knobs as the config layer parsed them (crmatrix.config.settings.KnobSpec); None: read from `env`
+    knobs: ArmKnobs | None = None
+
+    def arm_knobs(self) -> Knobs:
+        """The arm's knobs on this corpus: auto gating follows its dominant language unless the
+        arm names one. Parsed once, by the config layer, for a job the plan made; read from `env`
+        here for a context made by hand (a notebook, a test)."""
+        from crmatrix.corpora.languages import dominant_language
+        from crmatrix.engine import knobs
+
+        parsed = self.knobs if self.knobs is not None else knobs.read(self.env)
+        return parsed.knobs(dominant_language(self.manifest))
 
 
 class System:
     """The base of every system type: what the workflow asks of a type while it plans (class
-    methods over the system's config entry `conf`, or its `options`), and what a job asks of an
-    instance. Every optional member has its default here, so callers never probe for one.
+    methods over the system's settings `spec`, a `crmatrix.config.settings.SystemSpec`, or its
+    `options`), and what a job asks of an instance. Every optional member has its default here,
+    so callers never probe for one.
 
     A type answers `search(query, method, k)` with hits or an `Answer`, and may raise
     `crmatrix.systems.answers.QueryFailure` to name the kind of failure. `RESPONSE = "blob"`:
@@ -85,11 +102,11 @@ class System:
         with the option's key."""
 
     @classmethod
-    def check_programs(cls, conf: dict) -> None:
+    def check_programs(cls, spec) -> None:
         """The programs the system runs are on this host (`crmatrix validate`)."""
 
     @classmethod
-    def needs_index(cls, conf: dict) -> bool:
+    def needs_index(cls, spec) -> bool:
         """Whether the workflow builds an index for the system before evaluating it."""
         return False
 
@@ -100,23 +117,23 @@ class System:
         return cls.EMBEDS
 
     @classmethod
-    def embeds_with_arm_model(cls, conf: dict) -> bool:
+    def embeds_with_arm_model(cls, spec) -> bool:
         """Whether crmatrix embeds for it under these settings: an index of vectors built with the
         arm's model, and the dataset's queries embedded with it (the workflow prepares the model).
         Such a system's baseline-arm index is what ranks a structural split."""
-        return cls.EMBEDS and cls.needs_index(conf)
+        return cls.EMBEDS and cls.needs_index(spec)
 
     @classmethod
-    def index_env(cls, conf: dict, env: dict[str, str]) -> dict[str, str]:
+    def index_env(cls, spec, env: dict[str, str]) -> dict[str, str]:
         """The arm variables its index build sees: arms that agree on them share one index."""
         return {}
 
     @classmethod
-    def index_spec(cls, conf: dict, arm, language: str | None, models: dict) -> dict:
+    def index_spec(cls, spec, arm, language: str | None, models: dict) -> dict:
         """What its index of a corpus (whose declared language is given) is built from under
         the arm (`crmatrix.config.matrix.Arm`): arms with equal specs share the index, whose key
         hashes it. `models`: the config's model definitions."""
-        return {"type": conf["type"], "env": cls.index_env(conf, arm.env)}
+        return {"type": spec.type, "env": cls.index_env(spec, arm.env)}
 
     @classmethod
     def reads_graph(cls, arm) -> bool:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from crmatrix import CrmatrixError
-from crmatrix.corpora.languages import dominant_language
 from crmatrix.engine.methods import FILE_METHODS, FUNCTION_METHODS, VECTOR_METHODS
 from crmatrix.engine.methods import METHODS as BUILTIN_METHODS
 from crmatrix.hits import FILE, SYMBOL, Hit
@@ -20,10 +19,7 @@ class BuiltinSystem(System):
 
     def __init__(self, ctx):
         super().__init__(ctx)
-        from crmatrix.engine import knobs
-
-        # Auto gating follows the corpus's dominant language unless the arm names one.
-        self.knobs = knobs.resolve(ctx.env, dominant_language(ctx.manifest))
+        self.knobs = ctx.arm_knobs()
         self.methods = BUILTIN_METHODS if ctx.methods is None else tuple(ctx.methods)
         self.graph, self.index_meta, self._queries, self._versions = None, None, [], None
         if ctx.store_dir is not None:
@@ -107,10 +103,10 @@ class BuiltinSystem(System):
             raise CrmatrixError(f"{key}: not an option of builtin, which takes none ({where})")
 
     @classmethod
-    def needs_index(cls, conf: dict) -> bool:
+    def needs_index(cls, spec) -> bool:
         """An embedding index, for the methods that rank by vectors (without one, a repository
         corpus still gets an index, of its lexical parts alone: `crmatrix.config.plan`)."""
-        return bool(VECTOR_METHODS & set(conf["methods"]))
+        return bool(VECTOR_METHODS & set(spec.methods))
 
     @classmethod
     def optional_methods(cls, options: dict) -> tuple[str, ...]:
@@ -119,13 +115,13 @@ class BuiltinSystem(System):
         return FUNCTION_METHODS + FILE_METHODS
 
     @classmethod
-    def index_spec(cls, conf: dict, arm, language: str | None, models: dict) -> dict:
+    def index_spec(cls, spec, arm, language: str | None, models: dict) -> dict:
         """Its index fields (`ArmKnobs.index_spec`) and the key of the arm's model (`models`: its
         definition, its files by their contents), never the arm's or the model's name; no model
         for a system that ranks by no vectors, whose index (a repository's) holds none, so arms
         with other models share it."""
         return {"knobs": arm.knobs.index_spec(language),
-                "model": models[arm.model] if cls.needs_index(conf) else None}
+                "model": models[arm.model] if cls.needs_index(spec) else None}
 
     @classmethod
     def reads_graph(cls, arm) -> bool:

@@ -111,42 +111,42 @@ class ExternalSystem(System):
         return tuple(method_specs(options))
 
     @classmethod
-    def needs_index(cls, conf: dict) -> bool:
-        return bool(conf["options"].get("index"))
+    def needs_index(cls, spec) -> bool:
+        return bool(spec.options.get("index"))
 
     @classmethod
-    def index_env(cls, conf: dict, env: dict[str, str]) -> dict[str, str]:
+    def index_env(cls, spec, env: dict[str, str]) -> dict[str, str]:
         """`options.index_env` lists the index-time arm variables; absent, every variable is,
         so an unlisted knob can never be missed by a shared index (at the cost of one per arm)."""
-        names = conf["options"].get("index_env")
+        names = spec.options.get("index_env")
         return dict(env) if names is None else {k: env[k] for k in names if k in env}
 
     @classmethod
-    def index_spec(cls, conf: dict, arm, language: str | None, models: dict) -> dict:
+    def index_spec(cls, spec, arm, language: str | None, models: dict) -> dict:
         """Its index command with the variables it sees under the arm (its environment is the
         plan's to add: `crmatrix.config.plan.Plan.index_key`); the contents of the project files
         and the definitions of the models its index command names, when it names any (absent
         otherwise, so such a system keeps its key; `models`: NAME -> the model's key, its
         definition with its files by their contents)."""
-        options = conf["options"]
-        spec = {"type": conf["type"],
-                "options": {k: options.get(k) for k in INDEX_OPTIONS},
-                "env": dict(sorted(cls.index_env(conf, arm.env).items()))}
+        options = spec.options
+        out = {"type": spec.type,
+               "options": {k: options.get(k) for k in INDEX_OPTIONS},
+               "env": dict(sorted(cls.index_env(spec, arm.env).items()))}
         files = cls.code_files(options, index_only=True)
         if files:
-            spec["files"] = files
+            out["files"] = files
         named = {n: models[n] for n in cls.model_names(options, index_only=True)}
         if named:
-            spec["models"] = named
-        return spec
+            out["models"] = named
+        return out
 
     @classmethod
-    def index_conf(cls, conf: dict, models: dict) -> dict:
+    def index_conf(cls, spec, models: dict) -> dict:
         """The settings its index job runs with: index-time ones only, so a query-time change
         (`timeout_s`, `budget_s`, the search argv or tool) re-runs no index; and the definitions
         of the models its index command names (`models`: NAME -> the model's key)."""
-        options = conf["options"]
-        out = {"type": conf["type"],
+        options = spec.options
+        out = {"type": spec.type,
                "options": {k: options[k] for k in (*INDEX_OPTIONS, "index_env", "index_timeout_s") if k in options}}
         named = {n: models[n] for n in cls.model_names(options, index_only=True)}
         return {**out, "models": named} if named else out
@@ -196,13 +196,13 @@ class ExternalSystem(System):
         return {"index": options.get("index")}
 
     @classmethod
-    def check_programs(cls, conf: dict) -> None:
+    def check_programs(cls, spec) -> None:
         """Each program the system runs is on this host's PATH (or at its absolute path), so a
         missing one stops `crmatrix validate`, not the first query. Not checked: one the workflow
         installs (`install:`), one a placeholder names, one relative to the system's `cwd`."""
-        if conf.get("install"):
+        if spec.install is not None:
             return
-        for key, argv in cls.argvs(conf["options"]).items():
+        for key, argv in cls.argvs(spec.options).items():
             program = argv[0] if argv else None
             if program is None or templates.names(program) or (os.sep in program and not os.path.isabs(program)):
                 continue
@@ -274,23 +274,25 @@ class ExternalSystem(System):
             mirror.check()
 
 
-def build_index(conf: dict, *, corpus_dir: Path, env: dict[str, str], out: Path, home_dir: Path,
+def build_index(spec, *, corpus_dir: Path, env: dict[str, str], out: Path, home_dir: Path,
                 name: str = "", venv_dir: Path | None = None, model_dirs: dict[str, Path] | None = None) -> dict:
-    """Run the system's index command once for (corpus, index-time env) into `out`; `model_dirs`:
+    """Run the system's index command (`spec`: its `SystemSpec`, as `index_conf` gives it) once for
+    (corpus, index-time env) into `out`; `model_dirs`:
     the prepared models its `{model:NAME}` placeholders name (NAME -> directory).
 
     The tool writes straight into `out` (not a staged copy renamed afterwards), since many
     tools record absolute paths inside their index; a failed build removes `out`, and so does
     one that wrote into its corpus (crmatrix.systems.isolation), which also stops the job.
     """
-    options, out, home = conf["options"], Path(out).resolve(), Path(home_dir).resolve()
-    model_dirs = _given_models(options, model_dirs, True, f"systems.{name or conf['type']}")
+    options, out, home = spec.options, Path(out).resolve(), Path(home_dir).resolve()
+    label = name or spec.type
+    model_dirs = _given_models(options, model_dirs, True, f"systems.{label}")
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
     mirror = isolation.Mirror(corpus_dir, name)
     values = static_values(mirror.path, out, home, venv_dir, model_dirs)
-    index_vars = ExternalSystem.index_env(conf, env)
+    index_vars = ExternalSystem.index_env(spec, env)
     run_env, cwd = process_env(options, values, home, index_vars, venv_dir, mirror)
     argv = templates.fill_argv(options["index"], values)
     t0 = time.perf_counter()
@@ -300,13 +302,13 @@ def build_index(conf: dict, *, corpus_dir: Path, env: dict[str, str], out: Path,
     except QueryFailure as e:
         failed = e
     try:  # a write into its corpus is the first thing to tell, even of a command that then failed
-        mirror.check(f"{conf['type']} system {name or conf['type']!r}: its index command")
+        mirror.check(f"{spec.type} system {label!r}: its index command")
     except CrmatrixError:
         shutil.rmtree(out, ignore_errors=True)
         raise
     if failed is not None:
         shutil.rmtree(out, ignore_errors=True)
-        raise CrmatrixError(f"systems.{name or conf['type']}: index command failed ({failed.kind}): {failed}")
+        raise CrmatrixError(f"systems.{label}: index command failed ({failed.kind}): {failed}")
     info = {"argv": options["index"], "env": dict(sorted(index_vars.items())),
             "seconds": round(time.perf_counter() - t0, 3), "stdout_tail": stdout[-2000:]}
     models = models_provenance({n: model_dirs[n] for n in model_names(options, index_only=True)})

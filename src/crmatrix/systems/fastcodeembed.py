@@ -25,7 +25,6 @@ import time
 from pathlib import Path
 
 from crmatrix import CrmatrixError
-from crmatrix.corpora.languages import dominant_language
 from crmatrix.hits import Hit, ranked
 from crmatrix.systems.registry import System, register
 
@@ -66,7 +65,6 @@ class FastCodeEmbedSystem(System):
             raise CrmatrixError(f"text: {options['text']!r}, expected one of {', '.join(TEXTS)}")
 
     def __init__(self, ctx):
-        from crmatrix.engine import knobs
         from crmatrix.engine.embedtext import embedding_text
 
         super().__init__(ctx)
@@ -78,7 +76,7 @@ class FastCodeEmbedSystem(System):
         fce.set_idf_weighting(self.options["idf_weighting"])
         fce.set_abbrev_expansion(self.options["abbrev_expansion"])
         self.symbols = ctx.symbols
-        kn = knobs.resolve(ctx.env, dominant_language(ctx.manifest))
+        kn = ctx.arm_knobs()
         texts = [embedding_text(s, kn) if self.options["text"] == "embedding" else s.body for s in self.symbols]
         t0 = time.perf_counter()
         self.corpus = fce.Corpus()

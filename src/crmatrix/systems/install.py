@@ -21,6 +21,7 @@ records the install as the config wrote it (`repomap-cli==1.0.0`, where the key 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import os
@@ -34,6 +35,7 @@ from pathlib import Path
 from packaging.utils import canonicalize_name, canonicalize_version
 
 from crmatrix import CrmatrixError, atomic
+from crmatrix.config.settings import Install
 from crmatrix.corpora import pins
 from crmatrix.evaluation.provenance import INSTALL_INFO
 from crmatrix.systems.processes import stop_group
@@ -54,67 +56,65 @@ _FOREIGN = ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "PYTHONSTARTUP")
 _LAUNCHER = b"#!/bin/sh\n'''exec' \"$(dirname -- \"$(realpath -- \"$0\")\")/python\" \"$0\" \"$@\"\n' '''\n"
 
 
-def check(key: str, conf: dict) -> None:
+def check(key: str, inst: Install) -> None:
     """An install is a pinned requirement (`pip`) or a commit (`git` + `commit`); errors name `key`."""
-    kinds = [k for k in ("pip", "git") if k in conf]
+    kinds = [k for k in ("pip", "git") if getattr(inst, k) is not None]
     if len(kinds) != 1:
         raise CrmatrixError(f"{key}: needs exactly one of pip, git (found {kinds or 'none'})")
-    if "pip" in conf:
-        pins.pinned_requirement(conf["pip"], f"{key}.pip", extras=True)
-        if "commit" in conf or "subdirectory" in conf:
+    if inst.pip is not None:
+        pins.pinned_requirement(inst.pip, f"{key}.pip", extras=True)
+        if inst.commit is not None or inst.subdirectory is not None:
             raise CrmatrixError(f"{key}: commit and subdirectory belong to a git install, not pip")
     else:
-        if "commit" not in conf:
+        if inst.commit is None:
             raise CrmatrixError(f"{key}: a git install needs 'commit' to pin it")
-        pins.check_commit(f"{key}.commit", conf["commit"])
+        pins.check_commit(f"{key}.commit", inst.commit)
 
 
-def spec(conf: dict) -> dict:
+def spec(inst: Install) -> dict:
     """What is installed, in one spelling: the normalized requirement, or the commit."""
-    if "pip" in conf:
-        req, version = pins.pinned_requirement(conf["pip"], "pip", extras=True)
+    if inst.pip is not None:
+        req, version = pins.pinned_requirement(inst.pip, "pip", extras=True)
         extras = f"[{','.join(sorted(req.extras))}]" if req.extras else ""
         return {"pip": f"{canonicalize_name(req.name)}{extras}=={canonicalize_version(version)}"}
-    return {"commit": conf["commit"], "subdirectory": conf.get("subdirectory")}
+    return {"commit": inst.commit, "subdirectory": inst.subdirectory}
 
 
-def key(conf: dict, key_name: str = "install") -> str:
+def key(inst: Install, key_name: str = "install") -> str:
     """The environment's cache key: what is installed, the Python version, the constraints' contents."""
     constraints = None
-    if conf.get("constraints"):
+    if inst.constraints:
         try:
-            constraints = atomic.sha256_file(Path(conf["constraints"]))
+            constraints = atomic.sha256_file(Path(inst.constraints))
         except OSError as e:
-            raise CrmatrixError(f"{key_name}.constraints: cannot read {conf['constraints']}: {e.strerror}") from None
-    return atomic.hash_obj({**spec(conf), "python": PYTHON, "constraints": constraints})[:12]
+            raise CrmatrixError(f"{key_name}.constraints: cannot read {inst.constraints}: {e.strerror}") from None
+    return atomic.hash_obj({**spec(inst), "python": PYTHON, "constraints": constraints})[:12]
 
 
-def export_sources(systems: dict[str, dict], environ: MutableMapping[str, str] = os.environ) -> None:
+def export_sources(installs: dict[str, Install], environ: MutableMapping[str, str] = os.environ) -> None:
     """Put each system's git URL or pip requirement, as written, into `environ` (for the install
-    jobs); `systems`: name -> config entry."""
-    environ[SOURCES_VAR] = json.dumps({name: {k: c["install"][k] for k in ("git", "pip") if k in c["install"]}
-                                       for name, c in sorted(systems.items()) if "install" in c})
+    jobs); `installs`: system name -> its install."""
+    environ[SOURCES_VAR] = json.dumps({name: {k: v for k, v in (("git", i.git), ("pip", i.pip)) if v is not None}
+                                       for name, i in sorted(installs.items())})
 
 
 def job_install(system: str, what: dict, constraints: str | None,
-                environ: MutableMapping[str, str] = os.environ) -> dict:
-    """The install an install job carries out: what it installs (`spec`), the constraints file
-    it was handed, and from the environment the URL of a git install or the requirement as the
-    config writes it."""
-    conf = dict(what)
+                environ: MutableMapping[str, str] = os.environ) -> Install:
+    """The install an install job carries out: what it installs (`spec`'s, its parameter), the
+    constraints file it was handed, and from the environment the URL of a git install or the
+    requirement as the config writes it."""
+    inst = Install.from_conf(what, f"systems.{system}.install")
     written = json.loads(environ.get(SOURCES_VAR) or "{}").get(system, {})
-    if "commit" in conf:
-        conf["git"] = written["git"]
+    if inst.commit is not None:
+        inst = dataclasses.replace(inst, git=written["git"])
     else:
-        conf["pip"] = written.get("pip", conf["pip"])
-    if constraints:
-        conf["constraints"] = constraints
-    return {k: v for k, v in conf.items() if v is not None}
+        inst = dataclasses.replace(inst, pip=written.get("pip", inst.pip))
+    return dataclasses.replace(inst, constraints=constraints or None)
 
 
-def venv_dir(system: str, conf: dict) -> str:
-    """Where the workflow keeps the environment of `system` (whose `install` is `conf`)."""
-    return f"results/systems/{system}/{key(conf, f'systems.{system}.install')}/venv"
+def venv_dir(system: str, inst: Install) -> str:
+    """Where the workflow keeps the environment of `system` (whose `install` is `inst`)."""
+    return f"results/systems/{system}/{key(inst, f'systems.{system}.install')}/venv"
 
 
 def _env() -> dict[str, str]:
@@ -183,33 +183,33 @@ def _installed(report: Path) -> tuple[dict[str, str], dict[str, str], list[str]]
             [i.get("download_info", {}).get("url", "?") for i in asked])
 
 
-def create(conf: dict, out: Path, *, name: str, mirrors: list[str], python: str = sys.executable,
+def create(inst: Install, out: Path, *, name: str, mirrors: list[str], python: str = sys.executable,
            timeout_s: float = TIMEOUT_S) -> dict:
-    """Install `conf` (a system's `install`) into a new virtual environment at `out`."""
+    """Install `inst` (a system's `install`) into a new virtual environment at `out`."""
     where = f"systems.{name}.install"
     out = Path(out).resolve()
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="crmatrix-install-") as scratch, atomic.staged_dir(out) as stage:
         scratch = Path(scratch)
-        if "pip" in conf:
-            target, origin = spec(conf)["pip"], None
+        if inst.pip is not None:
+            target, origin = spec(inst)["pip"], None
         else:
             try:
-                origin = pins.fetch_git(conf["git"], conf["commit"], scratch / "src", mirrors)
+                origin = pins.fetch_git(inst.git, inst.commit, scratch / "src", mirrors)
             except CrmatrixError as e:
                 raise CrmatrixError(f"{where}: {e}") from None
-            target = str(scratch / "src" / (conf.get("subdirectory") or ""))
+            target = str(scratch / "src" / (inst.subdirectory or ""))
         _run([python, "-m", "venv", str(stage)], f"{where}: python -m venv", timeout_s)
         argv = [str(stage / "bin" / "python"), "-m", "pip", "install", "--report", str(scratch / "report.json")]
-        if conf.get("constraints"):
-            argv += ["--constraint", str(Path(conf["constraints"]).resolve())]
-        _run([*argv, target], f"{where}: pip install {target if 'pip' in conf else conf['commit'][:12]}",
+        if inst.constraints:
+            argv += ["--constraint", str(Path(inst.constraints).resolve())]
+        _run([*argv, target], f"{where}: pip install {target if inst.pip is not None else inst.commit[:12]}",
              timeout_s)
         packages, requested, found = _installed(scratch / "report.json")
         origin = origin or {"source": ", ".join(found)}
         _relocate(stage / "bin", stage, out)
-        written = {"pip": conf["pip"]} if "pip" in conf else spec(conf)
-        info = {"install": written, "key": key(conf, where), "python": PYTHON, "origin": origin,
+        written = {"pip": inst.pip} if inst.pip is not None else spec(inst)
+        info = {"install": written, "key": key(inst, where), "python": PYTHON, "origin": origin,
                 "version": ", ".join(f"{n}=={v}" for n, v in requested.items()), "requested": requested,
                 "packages": packages, "seconds": round(time.perf_counter() - t0, 3)}
         atomic.write_json(stage / INSTALL_INFO, info)

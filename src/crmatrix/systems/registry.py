@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from crmatrix import CrmatrixError
 from crmatrix.registry import Registry
-from crmatrix.systems import templates
 from crmatrix.systems.base import System, SystemContext
 
 __all__ = ["BUILTIN", "TYPES", "System", "SystemContext", "register", "system_class"]
@@ -56,51 +55,27 @@ def system_class(type_name: str) -> type[System]:
     return TYPES.get(type_name)
 
 
-def check_system_config(name: str, conf: dict) -> dict:
-    """The system's entry with its options and methods filled in, its type resolved and its
-    options checked (config resolution calls this after the schema); `conf` is left as it is."""
-    cls = TYPES.get(conf["type"], f"systems.{name}.type")
-    conf = {**conf, "options": dict(conf.get("options", {}))}
-    try:
-        cls.check_options(conf["options"])
-    except CrmatrixError as e:
-        raise CrmatrixError(f"systems.{name}.options.{e}") from None
-    if "install" in conf:
-        if not cls.installable():
-            raise CrmatrixError(f"systems.{name}.install: only command and mcp systems run from an environment "
-                                f"of their own (type {conf['type']} runs in crmatrix's)")
-    elif templates.uses(conf["options"], "bin"):
-        raise CrmatrixError(f"systems.{name}.options: uses {{bin}}, but the system installs nothing "
-                            "(expected install: {pip: NAME==VERSION} or {git: URL, commit: SHA})")
-    supported = (*cls.methods_for(conf["options"]), *cls.optional_methods(conf["options"]))
-    conf.setdefault("methods", list(cls.methods_for(conf["options"])))
-    unknown = [m for m in conf["methods"] if m not in supported]
-    if unknown:
-        raise CrmatrixError(f"systems.{name}.methods: {', '.join(unknown)} not supported by {conf['type']} "
-                            f"(expected some of: {', '.join(supported)})")
-    return conf
-
-
-def default_reference(systems: dict[str, dict]) -> str:
+def default_reference(systems: dict) -> str:
     """The system a config without `reference_system` compares every other one with: its first
-    system of the reference engine's type, else its first system (`systems`: name -> entry)."""
-    return next((s for s, conf in systems.items() if conf["type"] == BUILTIN), next(iter(systems)))
+    system of the reference engine's type, else its first system (`systems`: name -> its
+    `crmatrix.config.settings.SystemSpec`)."""
+    return next((s for s, spec in systems.items() if spec.type == BUILTIN), next(iter(systems)))
 
 
-def check_programs(name: str, conf: dict) -> None:
-    """The programs the system runs are on this host (`crmatrix validate`; the workflow itself
-    does not ask, since its jobs may run on other hosts than the one that plans them)."""
+def check_programs(name: str, spec) -> None:
+    """The programs the system (its `SystemSpec`) runs are on this host (`crmatrix validate`; the
+    workflow itself does not ask, since its jobs may run on other hosts than the one that plans them)."""
     try:
-        system_class(conf["type"]).check_programs(conf)
+        spec.cls.check_programs(spec)
     except CrmatrixError as e:
         raise CrmatrixError(f"systems.{name}.{e}") from None
 
 
-def make_system(conf: dict, ctx: SystemContext) -> System:
-    """The system a job runs: on a repository of many commits (`ctx.store_dir`) a type other than
-    crmatrix's own engine (which selects commits itself) runs on each commit's tree in turn
-    (crmatrix.systems.commits)."""
-    cls = system_class(conf["type"])
+def make_system(spec, ctx: SystemContext) -> System:
+    """The system a job runs (`spec`: its `crmatrix.config.settings.SystemSpec`): on a repository
+    of many commits (`ctx.store_dir`) a type other than crmatrix's own engine (which selects
+    commits itself) runs on each commit's tree in turn (crmatrix.systems.commits)."""
+    cls = spec.cls
     if ctx.store_dir is None or cls.EMBEDS:
         return cls(ctx)
     from crmatrix.systems.commits import CommitTrees  # only then: a plain corpus's job loads none of it

@@ -29,7 +29,7 @@ from crmatrix.analysis import stats
 from crmatrix.analysis.matrix import leaderboard, pooling, power, rollups, rows
 from crmatrix.analysis.matrix.markdown import to_markdown
 from crmatrix.results.cell import METRIC, Cell, FormatFacts
-from crmatrix.results.matrix import LedgerEntry, Matrix, Statistics
+from crmatrix.results.matrix import LedgerEntry, PhaseMatrix, Statistics
 from crmatrix.results.run import Run
 
 
@@ -37,7 +37,7 @@ def assemble(cells: list[Cell], baseline_arm: str, headline_method: str, arm_ord
              archetypes: dict[str, str] | None = None, splits: dict[str, str] | None = None,
              comparisons: list[str] | None = None, test_ledger: list[dict] | None = None,
              summaries: dict[str, dict] | None = None, notes: dict[str, str] | None = None,
-             reference: str | None = None, pooled_as: dict[str, str] | None = None) -> Matrix:
+             reference: str | None = None, pooled_as: dict[str, str] | None = None) -> PhaseMatrix:
     """The matrix of these cells' statistics (`cells.cell`), in any order: rows come sorted by
     dataset and system, columns in `arm_order` (the config's order) with the baseline first, so
     the same cells give the same bytes. `headline_method`: the method the config prefers (each
@@ -62,7 +62,7 @@ def assemble(cells: list[Cell], baseline_arm: str, headline_method: str, arm_ord
     matrix_rows = [replace(r, note=notes.get(r.dataset)) for r in matrix_rows]
     formats: dict[str, FormatFacts | None] = {d: next(iter(docs.values())).format for (d, _), docs in table.items()}
     pools = pooling.pooled(matrix_rows, arms, baseline_arm)
-    return Matrix(
+    return PhaseMatrix(
         metric=METRIC, baseline_arm=baseline_arm, arms=tuple(arms), rows=tuple(matrix_rows),
         by_language=tuple(rollups.rollup(matrix_rows, "language", arms, baseline_arm)),
         by_archetype=tuple(rollups.rollup(matrix_rows, "archetype", arms, baseline_arm)),
@@ -90,7 +90,7 @@ def build(runs: list[Run], baseline_arm: str, preferred_method: str, arm_order: 
           comparisons: list[str] | None = None, test_ledger: list[dict] | None = None,
           formats: dict[str, dict] | None = None, summaries: dict[str, dict] | None = None,
           notes: dict[str, str] | None = None, reference: str | None = None,
-          pooled_as: dict[str, str] | None = None) -> Matrix:
+          pooled_as: dict[str, str] | None = None) -> PhaseMatrix:
     """The matrix straight from runs, each cell's statistics computed in turn here (a
     notebook's way; the workflow computes each cell in a job of its own). `formats`: the facts
     of each dataset's format (crmatrix.config.plan.Plan.matrix_format); the rest as `assemble`'s."""
@@ -102,6 +102,6 @@ def build(runs: list[Run], baseline_arm: str, preferred_method: str, arm_order: 
                     summaries, notes, reference, pooled_as)
 
 
-def write(matrix: Matrix, json_path, md_path) -> None:
+def write(matrix: PhaseMatrix, json_path, md_path) -> None:
     atomic.write_json(json_path, matrix.to_json())
     atomic.write_text(md_path, to_markdown(matrix))

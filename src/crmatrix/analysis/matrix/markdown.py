@@ -26,7 +26,7 @@ from crmatrix.analysis.matrix.panels import p_text as _p
 from crmatrix.analysis.matrix.rows import significant
 from crmatrix.analysis.stats import HYBRID_CATEGORIES
 from crmatrix.results.cell import GATE_METRIC
-from crmatrix.results.matrix import LedgerEntry, Matrix, Rollup
+from crmatrix.results.matrix import LedgerEntry, PhaseMatrix, Rollup
 from crmatrix.results.pool import Judged, PoolEntry, PoolGroup, PowerGroup
 from crmatrix.results.row import Detectable, MatrixCell, Row
 from crmatrix.results.run import TokenEfficiency
@@ -70,7 +70,7 @@ def _cell_text(cell: MatrixCell | None, minimum: int) -> str:
     return text + (f"<br>⚠ {', '.join(flags)}" if flags else "")
 
 
-def _untestable_legend(matrix: Matrix) -> str:
+def _untestable_legend(matrix: PhaseMatrix) -> str:
     """The legend of `not testable`, where a cell of the matrix is."""
     if all(c.corrected is None or c.corrected.testable for r in matrix.rows for c in r.cells.values()):
         return ""
@@ -130,7 +130,7 @@ def _decided(g: PowerGroup, arms: tuple[str, ...]) -> tuple[str, str]:
     return decided or "—", undecided or "—"
 
 
-def _power_md(matrix: Matrix) -> list[str]:
+def _power_md(matrix: PhaseMatrix) -> list[str]:
     power, arms = matrix.power, matrix.arms
     if not power.groups:
         return []
@@ -179,7 +179,7 @@ def _rollup_md(title: str, key: str, entries: tuple[Rollup, ...], arms: tuple[st
     return lines + [""]
 
 
-def to_markdown(matrix: Matrix) -> str:
+def to_markdown(matrix: PhaseMatrix) -> str:
     matrix = labelled(matrix)
     arms, base = matrix.arms, matrix.baseline_arm
     lines = [
@@ -255,7 +255,7 @@ def to_markdown(matrix: Matrix) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _file_level_md(matrix: Matrix) -> list[str]:
+def _file_level_md(matrix: PhaseMatrix) -> list[str]:
     """The rows whose gold is finer than files, their cells at file level (none without one)."""
     rows = [r for r in matrix.rows if any(c.file_level for c in r.cells.values())]
     if not rows:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from crmatrix.hits import FILE
 from crmatrix.labels import dataset_label
 from crmatrix.results.leaderboard import Board, Leaderboard, Separation, Standing
-from crmatrix.results.matrix import Matrix
+from crmatrix.results.matrix import PhaseMatrix
 from crmatrix.results.pool import PowerGroup
 from crmatrix.results.row import Row
 
@@ -35,9 +35,11 @@ def _labelled(obj, notes: dict[str, str]):
     return out
 
 
-def labelled(matrix: Matrix) -> Matrix:
+def labelled(matrix: PhaseMatrix) -> PhaseMatrix:
     """The matrix with every dataset named by its label (put in its JSON, read back as the matrix)."""
-    return Matrix.from_json(_labelled(matrix.to_json(), matrix.notes), "the phase matrix") if matrix.notes else matrix
+    if not matrix.notes:
+        return matrix
+    return PhaseMatrix.from_json(_labelled(matrix.to_json(), matrix.notes), "the phase matrix")
 
 
 def p_text(p: float) -> str:
@@ -73,7 +75,7 @@ def _beaten(rows: tuple[Row, ...]) -> list[tuple[Row, str]]:
             for r in rows for m, c in sorted(r.beaten_by.items())]
 
 
-def beaten_md(matrix: Matrix) -> list[str]:
+def beaten_md(matrix: PhaseMatrix) -> list[str]:
     """The note under the first table: each row whose headline another method beats beyond noise."""
     beaten = _beaten(matrix.rows)
     if not beaten:
@@ -85,7 +87,7 @@ def beaten_md(matrix: Matrix) -> list[str]:
                 f"of such a row is against the weaker method: {GUIDE}."]
 
 
-def _caption_beaten(matrix: Matrix) -> list[str]:
+def _caption_beaten(matrix: PhaseMatrix) -> list[str]:
     """Per system whose headline is beaten somewhere, one line of the leaderboard's caption."""
     out = []
     for system in sorted({r.system for r in matrix.rows}):
@@ -117,7 +119,7 @@ def _failed_text(s: Standing) -> str:
     return f"{s.failed} ({kinds})" if s.failed else "0"
 
 
-def leaderboard_md(matrix: Matrix) -> list[str]:
+def leaderboard_md(matrix: PhaseMatrix) -> list[str]:
     """The leaderboard section (none for a matrix of one system), ending with a blank line."""
     board: Leaderboard | None = matrix.leaderboard
     if board is None:
@@ -179,7 +181,7 @@ def _board_md(board: Board, metric: str, minimum: int) -> list[str]:
     return lines
 
 
-def arm_ranks_md(matrix: Matrix) -> list[str]:
+def arm_ranks_md(matrix: PhaseMatrix) -> list[str]:
     """Each system's arms ranked across its plain datasets (none without an arm to rank)."""
     if not matrix.arm_ranks:
         return []
@@ -206,7 +208,7 @@ def group_mde_text(g: PowerGroup, share: float) -> str:
     return f"— (no arm moved {share * 100:.0f} % of its queries)" if g.arms else "— (no arm moved a query)"
 
 
-def one_arm(matrix: Matrix) -> bool:
+def one_arm(matrix: PhaseMatrix) -> bool:
     """Whether the matrix has the baseline arm alone: nothing is compared with it."""
     return matrix.arms == (matrix.baseline_arm,)
 

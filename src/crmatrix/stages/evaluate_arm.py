@@ -6,7 +6,6 @@ import logging
 from pathlib import Path
 
 from crmatrix import TERMINAL, CrmatrixError, atomic
-from crmatrix.corpora.repository import MANIFEST as REPOSITORY_MANIFEST
 from crmatrix.datasets import ledger
 from crmatrix.datasets.tasks import read_tasks
 from crmatrix.evaluation import evaluate, provenance, tokenbench, trec
@@ -15,6 +14,7 @@ from crmatrix.results.run import MethodResult, Provenance, Run
 from crmatrix.symbols import read_symbols
 from crmatrix.systems.guard import DEFAULT_BUDGET_S, DEFAULT_TIMEOUT_S, Guard
 from crmatrix.systems.registry import SystemContext
+from crmatrix.versions.repository import MANIFEST as REPOSITORY_MANIFEST
 
 
 def run(cell: Cell, *, cache_dir: Path | None = None, threads: int | None = None,

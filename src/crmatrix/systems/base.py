@@ -28,7 +28,7 @@ class SystemContext:
     threads: int | None = None
     model_dir: Path | None = None  # the prepared model the arm names, when the builtin's index needs one
     query_vectors: Path | None = None  # the dataset's queries embedded with that model (crmatrix.embed.queries)
-    store_dir: Path | None = None  # a repository's store of many commits (crmatrix.symbols.versioned), for `select`
+    store_dir: Path | None = None  # a repository's store of many commits (crmatrix.versions.store), for `select`
     graph_file: Path | None = None  # the corpus's reference graph (crmatrix.graph), when the job needs it
     home_dir: Path | None = None  # an external system's own HOME and caches (see sandbox)
     venv_dir: Path | None = None  # the virtual environment the system's `install` made (crmatrix.systems.install)

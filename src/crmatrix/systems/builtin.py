@@ -53,10 +53,10 @@ class BuiltinSystem(System):
 
     def _open_versions(self, ctx) -> None:
         """A repository of many commits (a store of its distinct symbol contents and an index of
-        them, crmatrix.engine.versioned): each commit's engine is made by `select`. Without a
+        them, crmatrix.versions.index): each commit's engine is made by `select`. Without a
         model (no method ranks by vectors) the index holds none, and no query is embedded."""
-        from crmatrix.engine import versioned
-        from crmatrix.symbols.versioned import SymbolStore
+        from crmatrix.versions import index as versioned
+        from crmatrix.versions.store import SymbolStore
 
         if ctx.index_dir is None:
             raise CrmatrixError(f"{ctx.store_dir}: a repository of many commits is searched through its index "
@@ -85,7 +85,7 @@ class BuiltinSystem(System):
         """The engine of the commit `corpus` names, on a repository of many commits."""
         if self._versions is None:  # one corpus: the job's symbols
             return None
-        from crmatrix.datasets.swebench import commit_of
+        from crmatrix.versions import commit_of
 
         commit = commit_of(corpus)
         self.engine = self._versions.engine(commit, self.knobs, self._encode,

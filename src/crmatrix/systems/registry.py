@@ -99,10 +99,10 @@ def check_programs(name: str, conf: dict) -> None:
 def make_system(conf: dict, ctx: SystemContext) -> System:
     """The system a job runs: on a repository of many commits (`ctx.store_dir`) a type other than
     crmatrix's own engine (which selects commits itself) runs on each commit's tree in turn
-    (crmatrix.systems.commits)."""
+    (crmatrix.versions.commits)."""
     cls = system_class(conf["type"])
     if ctx.store_dir is None or cls.EMBEDS:
         return cls(ctx)
-    from crmatrix.systems.commits import CommitTrees  # only then: a plain corpus's job loads none of it
+    from crmatrix.versions.commits import CommitTrees  # only then: a plain corpus's job loads none of it
 
     return CommitTrees(cls, ctx)

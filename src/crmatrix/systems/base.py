@@ -149,8 +149,11 @@ class System:
         """Run once before the timed searches (e.g. embed every query)."""
 
     def select(self, corpus: str) -> list[Symbol] | None:
-        """Switch to the version `corpus` names of a corpus of many (a repository at a task's
-        commit) and give its symbols; None: the system answers for the job's corpus alone."""
+        """Switch to the version `corpus` names (a task's corpus: a repository's `NAME@COMMIT`,
+        crmatrix.versions) and give its symbols; None: the system answers for the job's corpus
+        alone. Every system is handed its version so: the builtin opens that version's engine
+        (crmatrix.versions.engines), any other type on a repository is started on the version's
+        tree (crmatrix.versions.commits)."""
         return None
 
     def search(self, query: str, method: str, k: int) -> list[Hit] | Answer:

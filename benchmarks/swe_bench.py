@@ -121,9 +121,9 @@ def arguments() -> argparse.Namespace:
 def cache_lines(results: Path) -> list[str]:
     """Per repository, what its symbol and index stages took from a cache."""
     lines = ["## What each stage took from a cache", "",
-             "Symbols: the previous store of the repository (`crmatrix.bases`: none in a cold run) and the per-file "
-             "symbol cache (a file's blob parsed once, ever); embeddings: the previous index of the same key and "
-             "the embedding cache (a text embedded once, ever), over each repository's index keys.", "",
+             "Symbols: the previous store of the repository (`crmatrix.versions.bases`: none in a cold run) and the "
+             "per-file symbol cache (a file's blob parsed once, ever); embeddings: the previous index of the same key "
+             "and the embedding cache (a text embedded once, ever), over each repository's index keys.", "",
              "| repository | commits | file instances | distinct files | from the previous store | parsed | "
              "from the symbol cache | texts embedded | from the embedding cache | from the previous index |",
              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]

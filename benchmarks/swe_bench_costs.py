@@ -21,7 +21,7 @@ file) keeps, per repository:
    one's blob, so every (path, blob) occurred before while the set is new — against the
    stages run cold (empty caches) over that last commit alone. This is what the DAG reruns for such a commit
    (its repository's store and index are one job each, grown from the run's, which its cache
-   keeps: `crmatrix.bases`; a run made before builds were kept has its stages run once more
+   keeps: `crmatrix.versions.bases`; a run made before builds were kept has its stages run once more
    first, untimed, to keep them); the evaluations of the repository's datasets rerun too and
    are not counted here.
 3. **The DAG** (targets: planning <= 60 s, a no-op <= 1.3x Snakemake's fair floor): planning
@@ -62,10 +62,11 @@ import finished_run
 import floors
 import timing
 
-from crmatrix import atomic, bases, config
+from crmatrix import atomic, config
 from crmatrix.config.plan import Plan
-from crmatrix.corpora.repository import COMMITS, GIT, MANIFEST
 from crmatrix.stages import build_repository_index, extract_repository
+from crmatrix.versions import bases
+from crmatrix.versions.repository import COMMITS, GIT, MANIFEST
 
 CONFIG = "config/swe-bench.yaml"
 SYSTEM = "builtin"

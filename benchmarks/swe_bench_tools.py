@@ -30,13 +30,13 @@ from pathlib import Path
 import compared
 import finished_run
 
-from crmatrix.datasets.swebench import commit_of
 from crmatrix.datasets.tasks import read_tasks
 from crmatrix.evaluation import metrics
 from crmatrix.results.cell import Scored
 from crmatrix.results.matrix import PhaseMatrix
 from crmatrix.results.run import Run
-from crmatrix.systems.commits import INDEX_INFO, tree_indexes
+from crmatrix.versions import commit_of
+from crmatrix.versions.commits import INDEX_INFO, tree_indexes
 
 CONFIG = "config/swe-bench-tools.yaml"
 METRICS = {"acc_all@1": "Acc@1", "acc_all@5": "Acc@5", "acc_all@10": "Acc@10", "mrr": "MRR"}
@@ -149,7 +149,7 @@ def cost_lines(clone: Path, m: PhaseMatrix, runs: list[Run]) -> list[str]:
                           if indexed else "— | — | — | — |"))
         detail.append("")
     return ["## Per tool and commit: its tree, its index, its queries", "",
-            "Each commit's candidate files are a tree (crmatrix.systems.trees); a tool indexes each distinct tree "
+            "Each commit's candidate files are a tree (crmatrix.versions.trees); a tool indexes each distinct tree "
             "once (rule build_system_index_commits), so commits with the same files share one index. `built`: this "
             "run's index job built it; `reused`: found built by an earlier run (its seconds are that build's). "
             "Queries: the commit's tasks asked over the tool's runs (a task of Lite and Verified twice); latency: "

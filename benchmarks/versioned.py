@@ -32,12 +32,13 @@ from pathlib import Path
 import numpy as np
 
 from crmatrix import atomic
-from crmatrix.engine import Engine, index, knobs, versioned
+from crmatrix.engine import Engine, index, knobs
 from crmatrix.engine.bm25 import BM25Index
 from crmatrix.engine.embedtext import embedding_text
 from crmatrix.engine.methods import METHODS
 from crmatrix.symbols import Symbol
-from crmatrix.symbols.versioned import SymbolStore, build
+from crmatrix.versions import index as versioned
+from crmatrix.versions.store import SymbolStore, build
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMITS, FILES, PER_FILE, MEAN_VERSIONS, CHANGED = 124, 1310, 29, 12.5, 6

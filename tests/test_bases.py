@@ -4,7 +4,7 @@ superseded unless another build reads them, and never a reason for a build to fa
 import logging
 import os
 
-from crmatrix import bases
+from crmatrix.versions import bases
 
 
 def built(tmp_path, name, rows):

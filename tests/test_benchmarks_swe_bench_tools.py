@@ -17,7 +17,7 @@ from test_benchmarks_swe_bench import empty_clone, snakemake_log, tracked_result
 from crmatrix import atomic, integrity
 from crmatrix.results.matrix import PhaseMatrix
 from crmatrix.stages import collect_matrix
-from crmatrix.systems.commits import FORMAT, INDEX_INFO
+from crmatrix.versions.commits import FORMAT, INDEX_INFO
 
 C1, C2, C3 = "1111aaaa" + "1" * 32, "2222bbbb" + "2" * 32, "3333cccc" + "3" * 32
 D1, D2 = "4444dddd" + "4" * 32, "5555eeee" + "5" * 32

@@ -1,5 +1,5 @@
-"""`crmatrix cache info|evict` on a repository corpus's commits' trees (crmatrix.systems.trees)
-and an external tool's indexes of them (crmatrix.systems.commits), with exact figures: a file
+"""`crmatrix cache info|evict` on a repository corpus's commits' trees (crmatrix.versions.trees)
+and an external tool's indexes of them (crmatrix.versions.commits), with exact figures: a file
 hard-linked from many trees is counted once."""
 
 import os
@@ -10,10 +10,10 @@ import pytest
 from test_swebench_workflow import FILES_1, URL, bundle
 
 from crmatrix import atomic, integrity
-from crmatrix.corpora.repository import commit_files
 from crmatrix.pipeline import caches
 from crmatrix.stages import fetch_repository
-from crmatrix.systems import commits, trees
+from crmatrix.versions import commits, trees
+from crmatrix.versions.repository import commit_files
 
 NOW = 1_000_000_000.0
 DAY = 86400.0

@@ -7,10 +7,11 @@ import shutil
 import numpy as np
 import pytest
 
-from crmatrix import CrmatrixError, atomic, bases, cli
+from crmatrix import CrmatrixError, atomic, cli
 from crmatrix.embed.cache import EmbeddingCache, text_sha
 from crmatrix.engine.knobs import resolve
 from crmatrix.pipeline import caches
+from crmatrix.versions import bases
 
 NOW = 1_000_000_000.0
 DAY = 86400.0

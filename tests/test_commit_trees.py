@@ -1,4 +1,4 @@
-"""Any system on a repository of many commits (crmatrix.systems.commits): the command fake's
+"""Any system on a repository of many commits (crmatrix.versions.commits): the command fake's
 index built once per distinct tree of the commits, each task answered at its own commit's tree
 and resolved against that commit's symbols, and a later commit indexing its tree alone; an MCP
 server and an in-process plugin reading files started on each commit's tree."""
@@ -14,8 +14,9 @@ from crmatrix import CrmatrixError, atomic
 from crmatrix.evaluation.cell import CellJob
 from crmatrix.hits import Hit
 from crmatrix.stages import build_system_index, evaluate_arm, extract_repository, fetch_repository, localize_tasks
-from crmatrix.systems import registry, trees
+from crmatrix.systems import registry
 from crmatrix.systems.registry import System
+from crmatrix.versions import trees
 
 INDEXED = {"index": [*FAKE_CLI, "index", "{corpus}", "{index}"],
            "search": [*FAKE_CLI, "search", "{index}", "{query}", "{k}"], **HITS}

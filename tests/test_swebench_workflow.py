@@ -9,8 +9,8 @@ import pytest
 import yaml
 from conftest import by_hand, git, snakemake
 
-from crmatrix import bases
 from crmatrix.config.plan import Plan
+from crmatrix.versions import bases
 
 URL = "https://example.invalid/acme/widget.git"
 FILES_1 = {
@@ -195,7 +195,7 @@ def test_a_lexical_builtin_on_a_repository_embeds_nothing_and_ranks_as_the_hybri
     assert {m: full_ranked[m] for m in lexical} == words_ranked
     # an index opened as what it is not: one error naming it
     from crmatrix import CrmatrixError
-    from crmatrix.engine.versioned import VersionedFiles
+    from crmatrix.versions.index import VersionedFiles
 
     with pytest.raises(CrmatrixError, match=f"^{index}/files: holds no vectors, but the system ranks by those of "):
         VersionedFiles(index / "files", results / "models/minilm")
@@ -263,7 +263,7 @@ def test_a_lexical_builtin_plans_a_repository_index_without_a_model_and_a_tool_i
     assert plan.index_key("full", "int8", "widget") != full
     assert plan.repository_index_inputs("full", "widget", full)["model"] == "results/models/minilm"
     assert {"model", "query_vectors"} <= set(plan.cell("sb-widget", "full", "baseline").inputs)
-    # any other system runs on each commit's tree (crmatrix.systems.commits)
+    # any other system runs on each commit's tree (crmatrix.versions.commits)
     m = config.from_dict({**raw, "systems": {"tool": {"type": "command", "options": {
         "index": ["tool", "index", "{corpus}", "{index}"], "search": ["tool", "{index}", "{query}"]}}}})
     cell = Plan(m).cell("sb-widget", "tool", "baseline")

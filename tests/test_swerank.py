@@ -13,7 +13,7 @@ from crmatrix.datasets import relevance, swebench
 from crmatrix.engine import Engine
 from crmatrix.engine.bm25 import BM25Index
 from crmatrix.stages import extract_repository, fetch_repository, localize_tasks
-from crmatrix.symbols.versioned import SymbolStore
+from crmatrix.versions.store import SymbolStore
 
 FILES = {
     # a class whose name and docstring say "settings", whose one method does not

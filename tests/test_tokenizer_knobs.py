@@ -9,10 +9,11 @@ import pytest
 
 from crmatrix import CrmatrixError, atomic, config
 from crmatrix.config.plan import Plan
-from crmatrix.engine import Engine, files, index, knobs, versioned
+from crmatrix.engine import Engine, files, index, knobs
 from crmatrix.engine.bm25 import Tokenizer
 from crmatrix.symbols import Symbol
-from crmatrix.symbols.versioned import SymbolStore, build
+from crmatrix.versions import index as versioned
+from crmatrix.versions.store import SymbolStore, build
 
 OFF = {"CODELENS_EMBED_HINT_AUTO": "0"}
 WHOLE = {**OFF, "CRMATRIX_BM25_WHOLE_IDENTIFIERS": "1"}

@@ -10,14 +10,16 @@ import numpy as np
 import pytest
 
 from crmatrix import CrmatrixError, atomic
-from crmatrix.engine import Engine, columns, files, index, knobs, versioned
+from crmatrix.engine import Engine, files, index, knobs
 from crmatrix.engine.bm25 import BM25Index
 from crmatrix.engine.embedtext import embedding_text
 from crmatrix.engine.methods import FILE_METHODS, FUNCTION_METHODS, METHODS
 from crmatrix.symbols import Symbol
 from crmatrix.symbols.extract import extract_files
 from crmatrix.symbols.record import sort_key
-from crmatrix.symbols.versioned import CommitSymbols, SymbolStore, build, content_line
+from crmatrix.versions import index as versioned
+from crmatrix.versions.index import columns
+from crmatrix.versions.store import CommitSymbols, SymbolStore, build, content_line
 
 # --- a repository of three commits ------------------------------------------------------------
 

@@ -61,7 +61,7 @@ rule build_system_index:
 
 # On a repository of many commits: the tool's index of each distinct tree of its commits, kept
 # in a cache by the tree's content (results/tree-index/...), so a new commit costs its tree's
-# index alone; the output lists them (crmatrix.systems.commits).
+# index alone; the output lists them (crmatrix.versions.commits).
 rule build_system_index_commits:
     input:
         unpack(by(PLAN.venv_inputs, "system")),

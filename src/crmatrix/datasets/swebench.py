@@ -248,16 +248,6 @@ def describe_candidates(rule: str, outside: list[tuple[str, ...]], subset: str =
             "files_outside_candidates": sum(map(len, outside)), **({"tasks": subset} if subset != ALL_TASKS else {})}
 
 
-def corpus_of(name: str, commit: str) -> str:
-    """The version of repository corpus `name` at `commit`, as a task names its corpus."""
-    return f"{name}@{commit}"
-
-
-def commit_of(corpus: str) -> str:
-    """The commit a task's corpus names (`corpus_of`)."""
-    return corpus.rpartition("@")[2]
-
-
 def per_commit(name: str, entry: DatasetEntry, resolving: Resolving) -> PerCommit:
     """Dataset `name` split into one dataset per declared repository its rows name
     (`NAME-REPOSITORY`), each on that repository's corpus at the commits its rows name that a

@@ -13,7 +13,7 @@ the one deterministic order of `crmatrix.hits`, (-score, path, start_line, symbo
 
 An engine builds what it ranks with from its symbols, unless it is handed it already built
 (`lexical`, `sparse`, `tie`, `bm25`): a versioned index's view of one commit
-(`crmatrix.engine.versioned`) hands over what it gathered from its distinct contents, and
+(`crmatrix.versions.index`) hands over what it gathered from its distinct contents, and
 `symbols` may then be any sequence of them.
 """
 

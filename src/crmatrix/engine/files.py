@@ -12,7 +12,7 @@ file edited beyond that prefix keeps its embedding text — and its cached vecto
 
 `FileDocs` is one commit's documents, what an `Engine` ranks files with; `FileDocs.build`
 makes them plainly from (path, text) pairs, and a versioned index of a repository's files
-(`crmatrix.engine.versioned.build_files`) holds each distinct (path, blob) once and gathers a
+(`crmatrix.versions.index.build_files`) holds each distinct (path, blob) once and gathers a
 commit's into the `FileDocs` a plain build of its files gives.
 """
 

@@ -113,7 +113,7 @@ class Blob:
     @classmethod
     def joined(cls, text: str, starts: np.ndarray) -> Blob:
         """The blob of strings already joined with SEP, the i-th starting at `starts[i]` (as
-        `crmatrix.engine.columns.Column.joined` reads them)."""
+        `crmatrix.versions.index.columns.Column.joined` reads them)."""
         blob = cls.__new__(cls)
         blob.text, blob.starts, blob.n, blob._cache = text, np.asarray(starts, dtype=np.int64), len(starts), {}
         return blob

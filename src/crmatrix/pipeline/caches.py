@@ -10,11 +10,11 @@
   external system's index command and the arm variables it sees. An index was *last used*
   at the newest of its build (its meta file's mtime) and the runs using it (their mtimes).
 - The builds kept to grow the next one from, `{cache_dir}/bases/<kind>/<key>/<name>/`
-  (crmatrix.bases), hard links where they can be: the bytes that removing one frees are its
+  (crmatrix.versions.bases), hard links where they can be: the bytes that removing one frees are its
   files no result links to. It was last used when it was kept or a build last grew from it
   (its mtime).
 - A repository corpus's commits' trees and an external tool's indexes of them
-  (crmatrix.pipeline.treecaches).
+  (crmatrix.versions.treecaches).
 
 Eviction refuses while a Snakemake run holds its lock, since a running job may be reading
 what it would delete. An index directory is renamed out of the way before it is deleted, so
@@ -33,12 +33,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from crmatrix import CrmatrixError, atomic, bases
+from crmatrix import CrmatrixError, atomic
 from crmatrix.config.settings import SystemSpec
 from crmatrix.embed.cache import SUBDIR, EmbeddingCache, text_sha
 from crmatrix.engine.knobs import table
-from crmatrix.pipeline import treecaches
 from crmatrix.systems.external import INDEX_INFO, ExternalSystem
+from crmatrix.versions import bases, treecaches
 
 INDEX_META = "meta.json"  # what the builtin engine's index builder writes (crmatrix.engine.index)
 _UNITS = {"d": 86400, "h": 3600, "m": 60, "s": 1}
@@ -309,7 +309,7 @@ def evict(results: Path, cache_dir: Path, workdir: Path, *, older_than: float | 
     """Remove the indexes the filters select (all given filters must hold), then the embedding
     entries no remaining index or run uses that were only used by the removed indexes, or,
     with `older_than`, are older than it; `everything` removes all of both caches. The
-    commits' trees and the indexes of trees the filters select go too (crmatrix.pipeline.treecaches)."""
+    commits' trees and the indexes of trees the filters select go too (crmatrix.versions.treecaches)."""
     locks = held_locks(workdir)
     if locks:
         raise CrmatrixError(f"{Path(workdir) / '.snakemake' / 'locks'}: a Snakemake run holds its lock "

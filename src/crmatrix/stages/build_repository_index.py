@@ -1,7 +1,7 @@
 """build_repository_index: the builtin engine's index of every commit of a repository corpus
 under one arm's index-time knobs, from its store of distinct symbol contents, and, for the
 file methods, its distinct files as documents; each part grown from the previous one of the
-same knobs, model and code (crmatrix.bases), and each distinct embedding text embedded once
+same knobs, model and code (crmatrix.versions.bases), and each distinct embedding text embedded once
 ever (the embedding cache)."""
 
 from __future__ import annotations
@@ -13,14 +13,15 @@ from typing import Any
 
 import numpy as np
 
-from crmatrix import atomic, bases
+from crmatrix import atomic
 from crmatrix.corpora.languages import dominant_language
 from crmatrix.corpora.pins.gitstore import BlobReader
-from crmatrix.corpora.repository import GIT, MANIFEST, commit_files
 from crmatrix.embed.models import read_model
-from crmatrix.engine import versioned
 from crmatrix.engine.knobs import settle
-from crmatrix.symbols.versioned import SymbolStore
+from crmatrix.versions import bases
+from crmatrix.versions import index as versioned
+from crmatrix.versions.repository import GIT, MANIFEST, commit_files
+from crmatrix.versions.store import SymbolStore
 
 SYMBOLS, FILES = "indexes", "file-indexes"  # the kinds of bases
 _BLOB = re.compile(rb'"blob":\s*"([0-9a-f]+)"')

@@ -1,5 +1,5 @@
 """build_system_index: an external system's own index command, once per (corpus, index-time env);
-on a repository of many commits, once per distinct tree of its commits (crmatrix.systems.commits)."""
+on a repository of many commits, once per distinct tree of its commits (crmatrix.versions.commits)."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def run_commits(*, system: str, system_conf: dict, repository: Path, env: dict, 
     """The index of each distinct tree of the repository's commits, in `cache/TREE` (kept across
     runs: a tree indexed before is not indexed again), each built in its own HOME `home_dir/TREE`
     (the evaluation gives the tool the same); `out` lists them with their costs."""
-    from crmatrix.systems.commits import build_indexes
+    from crmatrix.versions.commits import build_indexes
 
     def build(tree: Path, index: Path, key: str) -> dict:
         return run(system=system, system_conf=system_conf, tree=tree, env=env, out=index,

@@ -7,7 +7,6 @@ from pathlib import Path
 
 from crmatrix import TERMINAL, CrmatrixError, atomic
 from crmatrix.config.settings import SystemSpec
-from crmatrix.corpora.repository import MANIFEST as REPOSITORY_MANIFEST
 from crmatrix.datasets import ledger
 from crmatrix.datasets.tasks import read_tasks
 from crmatrix.evaluation import evaluate, provenance, tokenbench, trec
@@ -16,6 +15,7 @@ from crmatrix.results.run import MethodResult, Provenance, Run
 from crmatrix.symbols import read_symbols
 from crmatrix.systems.guard import Guard
 from crmatrix.systems.registry import SystemContext
+from crmatrix.versions.repository import MANIFEST as REPOSITORY_MANIFEST
 
 
 def run(cell: CellJob, *, cache_dir: Path | None = None, threads: int | None = None,

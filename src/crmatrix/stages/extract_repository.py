@@ -1,6 +1,6 @@
 """extract_repository: the symbols of every commit of a repository corpus, in one store of its
-distinct symbol contents (crmatrix.symbols.versioned), grown from the repository's previous
-store (crmatrix.bases): a commit whose files occurred before costs little more than its new
+distinct symbol contents (crmatrix.versions.store), grown from the repository's previous
+store (crmatrix.versions.bases): a commit whose files occurred before costs little more than its new
 ones, which are parsed once ever (crmatrix.symbols.cache)."""
 
 from __future__ import annotations
@@ -8,12 +8,14 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from crmatrix import atomic, bases
+from crmatrix import atomic
 from crmatrix.corpora.languages import language_for
 from crmatrix.corpora.pins.gitstore import BlobReader
-from crmatrix.corpora.repository import GIT, commit_files
 from crmatrix.progress import Progress
-from crmatrix.symbols import cache, versioned
+from crmatrix.symbols import cache
+from crmatrix.versions import bases
+from crmatrix.versions import store as versioned
+from crmatrix.versions.repository import GIT, commit_files
 
 log = logging.getLogger(__name__)
 

@@ -10,8 +10,8 @@ from crmatrix import CrmatrixError, atomic
 from crmatrix.corpora import candidates
 from crmatrix.corpora.languages import language_for
 from crmatrix.corpora.pins import gitstore
-from crmatrix.corpora.repository import COMMITS, GIT, MANIFEST, OUTSIDE
 from crmatrix.corpora.tree import content_skip_reason
+from crmatrix.versions.repository import COMMITS, GIT, MANIFEST, OUTSIDE
 
 
 def run(name: str, corpus: dict, out: Path, mirrors: list[str]) -> dict:

@@ -10,23 +10,23 @@ from __future__ import annotations
 from collections import defaultdict
 from pathlib import Path
 
-from crmatrix import atomic
+from crmatrix import atomic, versions
 from crmatrix.corpora import candidates
 from crmatrix.corpora.languages import language_for
 from crmatrix.corpora.pins.gitstore import BlobReader
-from crmatrix.corpora.repository import GIT, MANIFEST, commit_files, outside_files
 from crmatrix.datasets import history, relevance, swebench
 from crmatrix.datasets.tasks import Task
 from crmatrix.evaluation import trec
 from crmatrix.stages.prepare_dataset import write_summary
 from crmatrix.symbols.extract import extract_source
-from crmatrix.symbols.versioned import SymbolStore
+from crmatrix.versions.repository import GIT, MANIFEST, commit_files, outside_files
+from crmatrix.versions.store import SymbolStore
 
 
 def run(*, file: Path, repository: Path, store: Path, corpus: str, repo: str, level: str, out: Path,
         qrels: Path, summary: Path, tasks: str = swebench.ALL_TASKS, options: dict | None = None) -> list[Task]:
     """`corpus`: the repository corpus's name (each task's corpus is its version at the task's
-    commit, `swebench.corpus_of`); `repo`: its `owner/name` as the rows spell it; `level`:
+    commit, `crmatrix.versions.corpus_of`); `repo`: its `owner/name` as the rows spell it; `level`:
     files or functions (the gold, swebench.FILES / FUNCTIONS); `tasks`: all of them, or those
     that edit a function (swebench.SUBSETS); `options`: a history dataset's
     (`history.Options`), whose rows come from the store's history, not from `file` (its bundle)."""
@@ -64,7 +64,7 @@ def run(*, file: Path, repository: Path, store: Path, corpus: str, repo: str, le
             lambda _, c, p: base_file(c, p), lambda _, c: outside.get(c, {}))
     rule = atomic.read_json(Path(repository) / MANIFEST).get("candidates", candidates.ALL)
     loaded = swebench.tasks(sorted(found, key=lambda loc: loc.row), level,
-                            lambda _, c: swebench.corpus_of(corpus, c), sorted(derived + drops, key=lambda d: d["row"]),
+                            lambda _, c: versions.corpus_of(corpus, c), sorted(derived + drops, key=lambda d: d["row"]),
                             rule, tasks)
     if options is not None:
         loaded = history.mark_leaky(loaded, found)
@@ -82,5 +82,5 @@ def by_commit(tasks: list[Task]) -> dict[str, list[Task]]:
     """The tasks grouped by the commit their corpus names, in order of first appearance."""
     out: dict[str, list[Task]] = {}
     for t in tasks:
-        out.setdefault(swebench.commit_of(t.corpus), []).append(t)
+        out.setdefault(versions.commit_of(t.corpus), []).append(t)
     return out

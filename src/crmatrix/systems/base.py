@@ -32,7 +32,7 @@ class SystemContext:
     threads: int | None = None
     model_dir: Path | None = None  # the prepared model the arm names, when the builtin's index needs one
     query_vectors: Path | None = None  # the dataset's queries embedded with that model (crmatrix.embed.queries)
-    store_dir: Path | None = None  # a repository's store of many commits (crmatrix.symbols.versioned), for `select`
+    store_dir: Path | None = None  # a repository's store of many commits (crmatrix.versions.store), for `select`
     graph_file: Path | None = None  # the corpus's reference graph (crmatrix.graph), when the job needs it
     home_dir: Path | None = None  # an external system's own HOME and caches (see sandbox)
     venv_dir: Path | None = None  # the virtual environment the system's `install` made (crmatrix.systems.install)
@@ -166,8 +166,11 @@ class System:
         """Run once before the timed searches (e.g. embed every query)."""
 
     def select(self, corpus: str) -> list[Symbol] | None:
-        """Switch to the version `corpus` names of a corpus of many (a repository at a task's
-        commit) and give its symbols; None: the system answers for the job's corpus alone."""
+        """Switch to the version `corpus` names (a task's corpus: a repository's `NAME@COMMIT`,
+        crmatrix.versions) and give its symbols; None: the system answers for the job's corpus
+        alone. Every system is handed its version so: the builtin opens that version's engine
+        (crmatrix.versions.engines), any other type on a repository is started on the version's
+        tree (crmatrix.versions.commits)."""
         return None
 
     def search(self, query: str, method: str, k: int) -> list[Hit] | Answer:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from crmatrix import CrmatrixError
 from crmatrix.engine.methods import FILE_METHODS, FUNCTION_METHODS, VECTOR_METHODS
 from crmatrix.engine.methods import METHODS as BUILTIN_METHODS
@@ -19,76 +17,25 @@ class BuiltinSystem(System):
 
     def __init__(self, ctx):
         super().__init__(ctx)
+        from crmatrix.versions.engines import open_versions
+
         self.knobs = ctx.arm_knobs()
         self.methods = BUILTIN_METHODS if ctx.methods is None else tuple(ctx.methods)
-        self.graph, self.index_meta, self._queries, self._versions = None, None, [], None
-        if ctx.store_dir is not None:
-            self._open_versions(ctx)
-        else:
-            self._open(ctx)
-
-    def _open(self, ctx) -> None:
-        """One corpus: its index (vectors, BM25) and graph, one engine."""
-        from crmatrix import graph
-        from crmatrix.engine import index
-        from crmatrix.engine.engine import Engine
-
-        vectors, encode, bm25 = None, None, None
-        if ctx.index_dir is not None:
-            if ctx.model_dir is None:
-                raise CrmatrixError(f"{ctx.index_dir}: an index needs the arm's prepared model directory")
-            vectors, self.index_meta = index.load(ctx.index_dir, ctx.symbols, self.knobs, ctx.model_dir)
-            self.vector_bytes = int(vectors.nbytes)
-            if "bm25" in self.methods:  # else never read
-                bm25 = index.load_bm25(ctx.index_dir, ctx.symbols)
-            encode = self._encoder(ctx)
-        self.graph = graph.read(ctx.graph_file, ctx.symbols) if ctx.graph_file is not None else None
-        self.engine = Engine(ctx.symbols, self.knobs, vectors, encode,
-                             self.graph.neighbours(ctx.symbols) if self.graph is not None else None, bm25,
-                             repository=ctx.manifest.get("repository"))
-
-    def _open_versions(self, ctx) -> None:
-        """A repository of many commits (a store of its distinct symbol contents and an index of
-        them, crmatrix.engine.versioned): each commit's engine is made by `select`. Without a
-        model (no method ranks by vectors) the index holds none, and no query is embedded."""
-        from crmatrix.engine import versioned
-        from crmatrix.symbols.versioned import SymbolStore
-
-        if ctx.index_dir is None:
-            raise CrmatrixError(f"{ctx.store_dir}: a repository of many commits is searched through its index "
-                                "(rule build_repository_index)")
-        index_dir = Path(ctx.index_dir)
-        self._versions = versioned.VersionedIndex(index_dir / versioned.SYMBOL_INDEX, SymbolStore(ctx.store_dir),
-                                                  self.knobs, ctx.model_dir)
-        self._files = (versioned.VersionedFiles(index_dir / versioned.FILE_INDEX, ctx.model_dir)
-                       if set(FILE_METHODS) & set(self.methods) else None)
-        self._repository, self._encode = ctx.manifest.get("repository"), None
-        if ctx.model_dir is not None:
-            self.index_meta = self._versions.meta
-            self.vector_bytes = int(self._versions.vectors.nbytes)
-            self._encode = self._encoder(ctx)
-        self.engine = None
-
-    def _encoder(self, ctx):
-        """The queries embedded once for every arm (no model loaded here), else embedded now."""
-        from crmatrix.embed import queries
-
-        if ctx.query_vectors is not None:
-            return queries.reader(ctx.query_vectors, self.index_meta["model"]["sha256"])
-        return queries.query_encoder(ctx.model_dir, ctx.cache_dir, ctx.threads)
+        self._queries: list[str] = []
+        # one way of opening, whatever the corpus's versions (crmatrix.versions.engines): a corpus of
+        # one version gives its engine now, a repository each commit's when `select` asks for it
+        self.versions = open_versions(ctx, self.knobs, self.methods)
+        self.graph, self.index_meta = self.versions.graph, self.versions.index_meta
+        self.vector_bytes = self.versions.vector_bytes
+        self.engine = self.versions.single
 
     def select(self, corpus: str):
-        """The engine of the commit `corpus` names, on a repository of many commits."""
-        if self._versions is None:  # one corpus: the job's symbols
-            return None
-        from crmatrix.datasets.swebench import commit_of
-
-        commit = commit_of(corpus)
-        self.engine = self._versions.engine(commit, self.knobs, self._encode,
-                                            files=self._files.view(commit) if self._files is not None else None,
-                                            repository=self._repository)
-        self.engine.prepare(self._queries, self.methods)
-        return self.engine.symbols
+        """The engine of the version `corpus` names (a task's corpus), and its symbols."""
+        engine = self.versions.engine(corpus)
+        if engine is not self.engine:  # a commit's, new: its queries prepared as a plain one's were
+            self.engine = engine
+            engine.prepare(self._queries, self.methods)
+        return engine.symbols
 
     @classmethod
     def check_options(cls, options: dict) -> None:
@@ -129,9 +76,8 @@ class BuiltinSystem(System):
         return arm.knobs.knobs(None).graph_expand
 
     def prepare(self, queries: list[str]) -> None:
-        if self.engine is None:  # a repository of many commits: each commit's engine, when selected
-            self._queries = queries
-        else:
+        self._queries = queries  # a repository of many commits: each commit's engine's, when selected
+        if self.engine is not None:
             self.engine.prepare(queries, self.methods)
 
     def search(self, query: str, method: str, k: int) -> list[Hit]:

@@ -147,7 +147,7 @@ def _prune(system_dir: Path) -> None:
 @contextlib.contextmanager
 def locked(parent: Path) -> Iterator[None]:
     """`parent`'s lock (made on first use) held exclusively, across processes: the jobs making
-    or removing what lies in it (a mirror, a repository's trees, crmatrix.systems.trees) take turns."""
+    or removing what lies in it (a mirror, a repository's trees, crmatrix.versions.trees) take turns."""
     parent.mkdir(parents=True, exist_ok=True)
     with open(parent / LOCK, "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)

@@ -74,10 +74,10 @@ def check_programs(name: str, spec) -> None:
 def make_system(spec, ctx: SystemContext) -> System:
     """The system a job runs (`spec`: its `crmatrix.config.settings.SystemSpec`): on a repository
     of many commits (`ctx.store_dir`) a type other than crmatrix's own engine (which selects
-    commits itself) runs on each commit's tree in turn (crmatrix.systems.commits)."""
+    commits itself) runs on each commit's tree in turn (crmatrix.versions.commits)."""
     cls = spec.cls
     if ctx.store_dir is None or cls.EMBEDS:
         return cls(ctx)
-    from crmatrix.systems.commits import CommitTrees  # only then: a plain corpus's job loads none of it
+    from crmatrix.versions.commits import CommitTrees  # only then: a plain corpus's job loads none of it
 
     return CommitTrees(cls, ctx)

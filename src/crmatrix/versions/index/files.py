@@ -12,11 +12,12 @@ import numpy as np
 from crmatrix import atomic, integrity
 from crmatrix.embed.cache import text_sha
 from crmatrix.engine import files as wholefiles
-from crmatrix.engine import index, termcounts
+from crmatrix.engine import index
 from crmatrix.engine.knobs import Knobs
-from crmatrix.engine.versioned.base import Base, check_model, read_meta, write_texts
-from crmatrix.grown import Grown
-from crmatrix.symbols.versioned import checked_files, commit_run
+from crmatrix.versions.grown import Grown
+from crmatrix.versions.index import termcounts
+from crmatrix.versions.index.base import Base, check_model, read_meta, write_texts
+from crmatrix.versions.store import checked_files, commit_run
 
 FILES_FORMAT = "crmatrix-versioned-files/2"
 
@@ -29,7 +30,7 @@ def build_files(commits: Mapping[str, Iterable[tuple[str, str]]], read: Callable
     `read(path, blob)` (its bytes or text), tokenized as `knobs` say (no knob changes its texts), and
     embedded with the model (None: no vectors; every other part is the same). `base`: a file
     index built before with the same model: the files it holds take its parts, only the
-    others are read (`crmatrix.grown`)."""
+    others are read (`crmatrix.versions.grown`)."""
     t0 = time.perf_counter()
     base = Base(base, "a versioned file index", FILES_FORMAT, model_dir)
     per_commit = {c: checked_files(c, files) for c, files in sorted(commits.items())}

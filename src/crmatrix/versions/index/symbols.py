@@ -8,17 +8,18 @@ from pathlib import Path
 import numpy as np
 
 from crmatrix import CrmatrixError, atomic, integrity
-from crmatrix.engine import columns, index, postings, termcounts
+from crmatrix.engine import index
 from crmatrix.engine.bm25 import document
 from crmatrix.engine.embedtext import embedding_text
 from crmatrix.engine.engine import Engine, QueryEncoder
 from crmatrix.engine.knobs import Knobs
 from crmatrix.engine.lexical import FUNCTION_KINDS, TYPE_KINDS, Blob, LexicalDoc, LexicalIndex, Names
-from crmatrix.engine.postings import Postings
 from crmatrix.engine.sparse import SparseIndex, symbol_words
-from crmatrix.engine.versioned.base import Base, check_model, read_meta, write_texts
-from crmatrix.grown import Grown
-from crmatrix.symbols.versioned import CommitSymbols, SymbolStore, content_symbol
+from crmatrix.versions.grown import Grown
+from crmatrix.versions.index import columns, postings, termcounts
+from crmatrix.versions.index.base import Base, check_model, read_meta, write_texts
+from crmatrix.versions.index.postings import Postings
+from crmatrix.versions.store import CommitSymbols, SymbolStore, content_symbol
 
 FORMAT = "crmatrix-versioned-index/2"
 KEYS = "contents.keys.npy"  # the store's: what a later build matches its contents by
@@ -37,7 +38,7 @@ def build(store: SymbolStore, knobs: Knobs, model_dir: Path | None, cache_dir: P
     """Index every distinct content of `store` under `knobs`' index-time fields and the model
     (None: no vectors, for a system that ranks by none; every other part is the same bytes).
     `base`: an index built before under the same knobs and model (of another store): the
-    contents it holds take its parts, only the others are computed (`crmatrix.grown`); the
+    contents it holds take its parts, only the others are computed (`crmatrix.versions.grown`); the
     arrays are those of a build without it."""
     t0 = time.perf_counter()
     base = Base(base, "a versioned index", FORMAT, model_dir)

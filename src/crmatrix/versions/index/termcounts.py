@@ -22,7 +22,7 @@ elementwise IEEE arithmetic, which vectorizing does not change (no reassociation
 multiply-add across NumPy calls).
 
 On disk (a directory): `tokenizer.json`, `params.json` (k1, b and the variant, from bm25s),
-`lengths.npy` (int32, one per text) and `terms/`, the term counts as `crmatrix.engine.postings`.
+`lengths.npy` (int32, one per text) and `terms/`, the term counts as `crmatrix.versions.index.postings`.
 """
 
 from __future__ import annotations
@@ -35,10 +35,10 @@ from pathlib import Path
 import numpy as np
 
 from crmatrix import CrmatrixError, atomic
-from crmatrix.engine import postings
 from crmatrix.engine.bm25 import SCORED_METHOD, TOKENIZER, Tokenizer
 from crmatrix.engine.knobs import Knobs
-from crmatrix.grown import Grown
+from crmatrix.versions.grown import Grown
+from crmatrix.versions.index import postings
 
 PARAMS = "params.json"
 LENGTHS = "lengths.npy"

@@ -27,8 +27,8 @@ On disk (a directory, written whole or not at all, the same inputs giving the sa
 - `crmatrix-checksums.json` — `crmatrix.integrity`'s checksums, verified on opening.
 
 A store grows from another (`build(..., base=)`, the previous store of the repository,
-`crmatrix.bases`): the files the base holds take its rows, only the others' symbols are asked
-for, and the contents are gathered (`crmatrix.grown`) — the bytes a build without it writes.
+`crmatrix.versions.bases`): the files the base holds take its rows, only the others' symbols are asked
+for, and the contents are gathered (`crmatrix.versions.grown`) — the bytes a build without it writes.
 """
 
 from __future__ import annotations
@@ -41,8 +41,8 @@ from pathlib import Path
 import numpy as np
 
 from crmatrix import CrmatrixError, atomic, integrity
-from crmatrix.grown import Grown
 from crmatrix.symbols.record import Symbol, sort_key
+from crmatrix.versions.grown import Grown
 
 FORMAT = "crmatrix-symbol-store/2"
 # A symbol's fields minus its lines: what two occurrences share when they share a content.

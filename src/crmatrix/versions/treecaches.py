@@ -1,11 +1,11 @@
 """The caches of a repository corpus's commits, for `crmatrix cache info` and `evict`:
 
-- its trees, `results/trees/CORPUS/TREE/` (crmatrix.systems.trees): each file a hard link into
+- its trees, `results/trees/CORPUS/TREE/` (crmatrix.versions.trees): each file a hard link into
   the corpus's blob store `.blobs/`, so a corpus's bytes count each file once whatever number
   of trees link it, and a tree's own bytes are those of its files (each once) and its `.git`.
   A tree was last used when it was made (its mtime) or when an index of it was last used.
 - an external tool's index of each tree, `results/tree-index/CORPUS/SYSTEM/KEY/TREE/` (the
-  rule build_system_index_commits's cache, crmatrix.systems.commits), listed by the index
+  rule build_system_index_commits's cache, crmatrix.versions.commits), listed by the index
   job's output `results/index/CORPUS/SYSTEM/KEY/`; it is whole once its checksums are
   written. It was last used when it was built or when a listing naming it was last written.
 
@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from crmatrix import atomic, integrity
-from crmatrix.systems import commits, trees
 from crmatrix.systems.isolation import locked
+from crmatrix.versions import commits, trees
 
 TREE_INDEX = "tree-index"  # results/tree-index: the cache rule build_system_index_commits gives its job
 

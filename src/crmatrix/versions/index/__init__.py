@@ -1,4 +1,4 @@
-"""The builtin engine's index of a versioned symbol store (`crmatrix.symbols.versioned`) under
+"""The builtin engine's index of a versioned symbol store (`crmatrix.versions.store`) under
 one set of index-time knobs and one model, and each commit's engine from it, built without
 rebuilding anything per commit.
 
@@ -11,10 +11,10 @@ engine (`VersionedIndex.engine`) gathers them along the commit's occurrences:
   once ever: an index of a store grown by a commit embeds only that commit's new texts),
   gathered into the commit's (symbols x dim) matrix — the very matrix a plain index of the
   commit holds, so cosines are the same bits;
-- BM25: term counts per content (`crmatrix.engine.termcounts`), scored with the commit's own
+- BM25: term counts per content (`crmatrix.versions.index.termcounts`), scored with the commit's own
   N, document frequencies and average length — bitwise the plain index's scores;
 - lexical: the lowercased name, signature, qualified name and path of each content as
-  string columns (`crmatrix.engine.columns`), gathered into the commit's blobs in one pass
+  string columns (`crmatrix.versions.index.columns`), gathered into the commit's blobs in one pass
   each; its lowercased name as an id among the distinct ones, so the commit's symbols by name
   are one sort; whether its kind is a function's or a type's;
 - 2e: each content's words as postings, a commit's coverage gathered from them;
@@ -36,8 +36,8 @@ bytes a build with vectors writes; opened without a model it gives engines witho
 and one opened as what it is not (vectors or none) is refused.
 
 Both are built again when a commit is added, and both grow from the previous build of the
-same code, model and knobs (`base`, kept by `crmatrix.bases`): the contents or files it holds
-take its parts — vectors, counts, columns, postings — gathered (`crmatrix.grown`), and only the
+same code, model and knobs (`base`, kept by `crmatrix.versions.bases`): the contents or files it holds
+take its parts — vectors, counts, columns, postings — gathered (`crmatrix.versions.grown`), and only the
 others are tokenized and embedded. The arrays are those a build without it writes.
 
 On disk: `meta.json` (the store's hash, the model, the index-time knobs, counts, what was
@@ -58,9 +58,9 @@ index and a commit's documents) and `base` (what both share: the bases' key, the
 from a base, the embedding texts). Every public name is importable from here.
 """
 
-from crmatrix.engine.versioned.base import FILE_INDEX, SYMBOL_INDEX, build_key, code_key
-from crmatrix.engine.versioned.files import FILES_FORMAT, VersionedFiles, build_files
-from crmatrix.engine.versioned.symbols import FORMAT, KEYS, CommitNames, CommitSparse, VersionedIndex, build, ranks
+from crmatrix.versions.index.base import FILE_INDEX, SYMBOL_INDEX, build_key, code_key
+from crmatrix.versions.index.files import FILES_FORMAT, VersionedFiles, build_files
+from crmatrix.versions.index.symbols import FORMAT, KEYS, CommitNames, CommitSparse, VersionedIndex, build, ranks
 
 __all__ = ["FILES_FORMAT", "FILE_INDEX", "FORMAT", "KEYS", "SYMBOL_INDEX", "CommitNames", "CommitSparse",
            "VersionedFiles", "VersionedIndex", "build", "build_files", "build_key", "code_key", "ranks"]

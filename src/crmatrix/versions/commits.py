@@ -1,6 +1,6 @@
 """Any system that is not crmatrix's own engine (command, mcp, a plugin, an installed peer) on
 a repository of many commits (a SWE-bench or history dataset): each commit's tree
-(crmatrix.systems.trees), its index built once per distinct tree, the tasks asked at their commit.
+(crmatrix.versions.trees), its index built once per distinct tree, the tasks asked at their commit.
 
 `build_indexes` is the index job: the system's own index command once per distinct tree of
 the repository's commits, into a cache keyed by the tree's content (`cache/TREE`) under the
@@ -10,7 +10,7 @@ Its output lists each tree's commits, index and what it cost (INDEX_INFO).
 
 `CommitTrees` is the system an evaluation runs: on `select` (crmatrix.evaluation.evaluate asks
 per commit) it starts the system anew on that commit's tree, its index and its own HOME
-(`home/TREE`), and gives the commit's symbols (crmatrix.symbols.versioned), which its hits
+(`home/TREE`), and gives the commit's symbols (crmatrix.versions.store), which its hits
 resolve against as on any corpus. It records per tree what the queries took.
 """
 
@@ -22,11 +22,11 @@ from pathlib import Path
 
 import numpy as np
 
-from crmatrix import CrmatrixError, atomic, integrity
-from crmatrix.corpora.repository import commit_files
-from crmatrix.systems import trees
+from crmatrix import CrmatrixError, atomic, integrity, versions
 from crmatrix.systems.base import System, SystemContext
 from crmatrix.systems.guard import GRACE_S
+from crmatrix.versions import trees
+from crmatrix.versions.repository import commit_files
 
 INDEX_INFO = "crmatrix-index.json"  # as an external system's index of one tree names its own
 FORMAT = "crmatrix-tree-indexes/1"
@@ -81,7 +81,7 @@ class CommitTrees(System):
 
     def __init__(self, cls: type[System], ctx: SystemContext):
         super().__init__(ctx)
-        from crmatrix.symbols.versioned import SymbolStore
+        from crmatrix.versions.store import SymbolStore
 
         self.cls = cls
         # read once, at the start: a tool (re)started inside a call (an MCP server) may take its start's time too
@@ -110,9 +110,8 @@ class CommitTrees(System):
         self._queries = list(queries)
 
     def select(self, corpus: str):
-        from crmatrix.datasets.swebench import commit_of
-
-        commit = commit_of(corpus)
+        """The system started on the tree of the version `corpus` names (a task's corpus), and its symbols."""
+        commit = versions.commit_of(corpus)
         if commit not in self.commits:
             raise CrmatrixError(f"{self.repository}: holds no commit {commit} (task corpus {corpus!r})")
         files = self.commits[commit]

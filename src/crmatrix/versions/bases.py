@@ -4,7 +4,7 @@ A repository's symbol store and index are each one Snakemake output, built again
 commit is added, and Snakemake removes an output before its job runs. So each such build is
 kept — as hard links, no bytes copied where the cache shares the results' filesystem — under
 `<cache_dir>/bases/<kind>/<key>/<name>`, and the next build of that kind and key grows from
-the kept one that shares the most rows with it (`crmatrix.grown`). The key holds what a
+the kept one that shares the most rows with it (`crmatrix.versions.grown`). The key holds what a
 build's rows depend on besides themselves — the code, the knobs, the model — so a build never
 grows from one of other code or knobs; `name` is the build's own hash. Which base a build
 grows from changes what it costs, never its bytes, so picking by overlap is safe.

@@ -12,8 +12,9 @@ import numpy as np
 
 from crmatrix import CrmatrixError, atomic
 from crmatrix.embed.cache import text_sha
-from crmatrix.engine import columns, index, postings, termcounts
-from crmatrix.grown import Grown
+from crmatrix.engine import index
+from crmatrix.versions.grown import Grown
+from crmatrix.versions.index import columns, postings, termcounts
 
 # A repository's index (rule build_repository_index): the symbols' part and the whole files' part
 SYMBOL_INDEX, FILE_INDEX = "symbols", "files"
@@ -22,17 +23,18 @@ SYMBOL_INDEX, FILE_INDEX = "symbols", "files"
 @functools.cache
 def code_key() -> str:
     """What an index's rows depend on besides their contents, the knobs and the model: the
-    source of the engine (tokenizing, embedding texts, lexical fields, words) and of the
-    symbol record, and the versions of the tokenizer's libraries."""
+    source of the engine (tokenizing, embedding texts, lexical fields, words), of the versioned
+    index's parts and of the symbol record, and the versions of the tokenizer's libraries."""
     root = Path(__file__).resolve().parents[2]
     sources = [[p.relative_to(root).as_posix(), p.read_text(encoding="utf-8")]
-               for p in sorted([*(root / "engine").rglob("*.py"), root / "symbols" / "record.py", root / "grown.py"])]
+               for p in sorted([*(root / "engine").rglob("*.py"), *(root / "versions" / "index").rglob("*.py"),
+                                root / "symbols" / "record.py", root / "versions" / "grown.py"])]
     return atomic.hash_obj({"modules": sources, "versions": [importlib.metadata.version(d)
                                                             for d in ("bm25s", "PyStemmer", "numpy")]})
 
 
 def build_key(model_sha: str | None, fields: dict | None = None) -> str:
-    """The key of the bases (`crmatrix.bases`) an index grows from: its code, model (None: an
+    """The key of the bases (`crmatrix.versions.bases`) an index grows from: its code, model (None: an
     index without vectors) and knob fields (`Knobs.index_fields`; a file index's:
     `Knobs.tokenizer_fields`, or None)."""
     return atomic.hash_obj([code_key(), model_sha, fields])[:16]

@@ -1,7 +1,7 @@
 """Where the rows of a table grown from a base come from.
 
 A repository's store and index are built again when a commit is added, and most of their
-rows — one per distinct content or file — are a previous build's (`crmatrix.bases`). The new
+rows — one per distinct content or file — are a previous build's (`crmatrix.versions.bases`). The new
 table lists its rows in its own canonical order, each either a row of the base or a new one,
 so every per-row part (an array, a list, postings) is the base's and the new rows' parts
 gathered by one `pick`. A build with no base is the same with no base rows: one code path,

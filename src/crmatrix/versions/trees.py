@@ -26,8 +26,8 @@ from pathlib import Path
 
 from crmatrix import CrmatrixError, atomic
 from crmatrix.corpora.pins.gitstore import BlobReader
-from crmatrix.corpora.repository import GIT, commit_files
 from crmatrix.systems.isolation import locked
+from crmatrix.versions.repository import GIT, commit_files
 
 BLOBS = ".blobs"
 FILE_TIME = 86400  # every tree file's mtime (1970-01-02): fixed, and older than its index

@@ -2,6 +2,7 @@
 
 import json
 import subprocess
+import sys
 
 import fixture_runs
 import pytest
@@ -41,6 +42,58 @@ def test_run_on_a_directory_writes_a_run(tmp_path):
     bad = crmatrix("run", "--corpus", str(src), "--dataset", str(ds), "--config", str(cfg), "--arm", "nope")
     assert bad.returncode == 2
     assert bad.stderr.strip() == "crmatrix: --arm 'nope' is not an arm of the config (known: baseline, 2e)"
+
+
+def one_cell(tmp_path, rows):
+    """A corpus directory, a dataset file of `rows` and a config of two arms, the builtin's lexical method."""
+    src = tmp_path / "proj"
+    (src / "lib").mkdir(parents=True)
+    (src / "lib" / "util.py").write_text("def slugify(title):\n    return title.lower()\n")
+    ds = tmp_path / "ds.json"
+    ds.write_text(json.dumps(rows))
+    cfg = tmp_path / "m.yaml"
+    cfg.write_text(yaml.safe_dump({"arms": {"baseline": {}, "2e": {"CODELENS_RANK_SPARSE_TERM_WEIGHT": "1"}},
+                                   "systems": {"builtin": {"type": "builtin", "methods": ["lexical"]}}},
+                                  sort_keys=False))
+    return src, ds, cfg
+
+
+SLUGIFY = {"query": "slugify", "expected_symbol": "slugify", "expected_file_suffix": "lib/util.py",
+           "query_type": "identifier"}
+
+
+def test_run_is_the_workflows_run_of_the_cell(tmp_path):
+    """`crmatrix run` asks the workflow for the cell's run: the same run a matrix of that one cell
+    makes (its provenance, parameters' hash included, and its ranks), and nothing left behind."""
+    src, ds, cfg = one_cell(tmp_path, [SLUGIFY])
+    out = tmp_path / "cli.json"
+    proc = crmatrix("run", "--corpus", str(src), "--dataset", str(ds), "--config", str(cfg), "--arm", "2e",
+                    "--cache-dir", str(tmp_path / "cache"), "--out", str(out), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cache", "cli.json", "ds.json", "m.yaml", "proj"]
+    work = tmp_path / "work"
+    work.mkdir()
+    matrix = tmp_path / "one.yaml"
+    matrix.write_text(yaml.safe_dump({**yaml.safe_load(cfg.read_text()), "cache_dir": str(tmp_path / "cache"),
+                                      "corpora": {"proj": {"path": str(src), "include": ["**"], "exclude": []}},
+                                      "datasets": {"ds": {"file": str(ds), "corpus": "proj", "format": "codelens"}}},
+                                     sort_keys=False))
+    smk = subprocess.run([sys.executable, "-m", "snakemake", "results/runs/ds/builtin/2e.json", "--cores", "1",
+                          "--snakefile", str(ROOT / "Snakefile"), "--directory", str(work), "--configfile",
+                          str(matrix)], capture_output=True, text=True, timeout=600)
+    assert smk.returncode == 0, smk.stderr[-3000:]
+    cli, made = json.loads(out.read_text()), json.loads((work / "results/runs/ds/builtin/2e.json").read_text())
+    assert cli["provenance"] == made["provenance"]
+    assert [q["rank"] for q in cli["methods"]["lexical"]["queries"]] == [1]
+
+
+def test_a_failed_job_of_run_is_its_one_line_error(tmp_path):
+    src, ds, cfg = one_cell(tmp_path, [{**SLUGIFY, "expected_file_suffix": "lib/missing.py"}])
+    proc = crmatrix("run", "--corpus", str(src), "--dataset", str(ds), "--config", str(cfg), "--arm", "baseline",
+                    "--cache-dir", str(tmp_path / "cache"), cwd=tmp_path)
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr.splitlines() == [f"crmatrix: {ds}: row 0: field 'expected_file_suffix' 'lib/missing.py' "
+                                        "matches no file of corpus 'proj'"]
 
 
 def test_run_of_a_graph_expansion_arm_builds_the_graph_its_plan_names(tmp_path):

@@ -15,7 +15,7 @@ rule cell_stats:
     input:
         unpack(by(PLAN.cell_inputs, "dataset", "system", "arm")),
     output:
-        "results/cells/{dataset}/{system}/{arm}.json",
+        layout("cell"),
     log:
         "logs/cell_stats/{dataset}/{system}/{arm}.log",
     benchmark:
@@ -42,8 +42,8 @@ rule collect_matrix:
         cells=PLAN.cell_files(),
         summaries=PLAN.summaries(DATASETS),
     output:
-        json="results/matrix/phase-matrix.json",
-        md="results/matrix/phase-matrix.md",
+        json=layout("matrix", ext="json"),
+        md=layout("matrix", ext="md"),
     log:
         "logs/collect_matrix.log",
     conda:
@@ -72,8 +72,8 @@ rule collect_callgraph:
     input:
         PLAN.callgraph_files(),
     output:
-        json="results/matrix/callgraph.json",
-        md="results/matrix/callgraph.md",
+        json=layout("callgraph_table", ext="json"),
+        md=layout("callgraph_table", ext="md"),
     log:
         "logs/collect_callgraph.log",
     conda:
@@ -92,8 +92,8 @@ rule gate_candidates:
     input:
         PLAN.compare_files(),
     output:
-        json="results/matrix/gate.json",
-        txt="results/matrix/gate.txt",
+        json=layout("gate", ext="json"),
+        txt=layout("gate", ext="txt"),
     log:
         "logs/gate_candidates.log",
     conda:
@@ -113,10 +113,10 @@ rule gate_candidates:
 # per run, so an added arm sends its own runs only.
 rule track_run:
     input:
-        run="results/runs/{dataset}/{system}/{arm}.json",
-        trec="results/trec/{dataset}/{system}/{arm}",
+        run=layout("run"),
+        trec=layout("trec"),
     output:
-        "results/tracking/{dataset}/{system}/{arm}.sent.json",
+        layout("sent"),
     log:
         "logs/track_run/{dataset}/{system}/{arm}.log",
     conda:

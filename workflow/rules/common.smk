@@ -63,6 +63,16 @@ TREE_CORPORA = sorted(set(MATRIX.corpora) - set(MATRIX.corpora_of("repository"))
 DATASET_SPLITS = {d: MATRIX.datasets[d].derived_split for d in MATRIX.split_datasets}
 
 
+# Where each kind of file lies (crmatrix.config.paths), the table the plan formats too: a rule's
+# output is its kind's template, the fields it does not give left as wildcards.
+PATHS = PLAN.paths
+
+
+def layout(kind, **fixed):
+    """The template of a kind of file, the fields not given left as wildcards (`{name}`)."""
+    return PATHS.pattern(kind, **fixed)
+
+
 wildcard_constraints:
     corpus="[^/]+",
     dataset="[^/]+",
@@ -175,7 +185,7 @@ PLOT_CATEGORIES = {
     "models": "4. Latency",
 }
 # The Vega runtime every chart's HTML loads (crmatrix.plots.runtime), written once.
-PLOT_RUNTIME = f"results/plots/{plot_runtime.PATH.as_posix()}"
+PLOT_RUNTIME = PATHS.file("plot_runtime", file=plot_runtime.PATH.as_posix())
 # The processes a system's row charts are drawn in, at most (plots.smk's plot_rows): a fourth of
 # the seed matrix's 48 charts each, on a machine with the cores for them.
 PLOT_ROW_THREADS = 4
@@ -188,7 +198,7 @@ def chart_report(stem):
     labels = {"chart": kind, **dict(zip(("system", "subject"), parts))}
     # (a line must not start with `report`: Snakemake's parser would read its directive)
     svg = report(
-        f"results/plots/{stem}.svg",
+        layout("chart", stem=stem, ext="svg"),
         caption=f"../report/{kind}.rst",
         category=PLOT_CATEGORIES[kind],
         subcategory=parts[0] if len(parts) > 1 else None,
@@ -206,7 +216,7 @@ def chart_captions(*kinds):
 # row or of the matrix (a new arm is a new bar, column or point) reads the phase matrix, which
 # changes with any run; a family of a few arms reads their cells alone (results/cells, which
 # change only with their runs and the baseline's), so an added arm leaves its charts be.
-MATRIX_STATS = ["results/matrix/phase-matrix.json"]
+MATRIX_STATS = [PATHS.file("matrix", ext="json")]
 
 
 def matrix_outputs():
@@ -218,17 +228,17 @@ def matrix_outputs():
     """
     out = [
         *PLAN.run_files(),
-        "results/matrix/phase-matrix.json",
-        "results/matrix/phase-matrix.md",
-        "results/plots/index.html",
+        PATHS.file("matrix", ext="json"),
+        PATHS.file("matrix", ext="md"),
+        PATHS.file("gallery"),
         PLOT_RUNTIME,
-        "results/matrix/gate.json",
-        "results/matrix/gate.txt",
+        PATHS.file("gate", ext="json"),
+        PATHS.file("gate", ext="txt"),
         *PLAN.tracking_files(),
         *PLAN.audit_files(),
     ]
     if PLAN.callgraph_files():
-        out += ["results/matrix/callgraph.json", "results/matrix/callgraph.md"]
+        out += [PATHS.file("callgraph_table", ext=e) for e in ("json", "md")]
     return out
 
 

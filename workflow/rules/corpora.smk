@@ -6,8 +6,8 @@ localrules:
 
 rule fetch_corpus:
     output:
-        tree=directory("results/corpora/{corpus}/tree"),
-        manifest="results/corpora/{corpus}/manifest.json",
+        tree=directory(layout("tree")),
+        manifest=layout("manifest"),
     log:
         "logs/fetch_corpus/{corpus}.log",
     benchmark:
@@ -33,8 +33,8 @@ rule write_corpus:
     input:
         file=lambda wc: MATRIX.corpora[wc.corpus].written_file,
     output:
-        tree=directory("results/corpora/{corpus}/tree"),
-        manifest="results/corpora/{corpus}/manifest.json",
+        tree=directory(layout("tree")),
+        manifest=layout("manifest"),
     log:
         "logs/write_corpus/{corpus}.log",
     benchmark:
@@ -59,11 +59,13 @@ rule write_corpus:
 # every derived dataset of it; its symbols and indexes are built by the rules of any corpus.
 rule withhold_docs:
     input:
-        tree=lambda wc: f"results/corpora/{MATRIX.corpora[wc.corpus].view_of}/tree",
-        manifest=lambda wc: f"results/corpora/{MATRIX.corpora[wc.corpus].view_of}/manifest.json",
+        tree=lambda wc: PATHS.file("tree", corpus=MATRIX.corpora[wc.corpus].view_of),
+        manifest=lambda wc: PATHS.file(
+            "manifest", corpus=MATRIX.corpora[wc.corpus].view_of
+        ),
     output:
-        tree=directory("results/corpora/{corpus}/tree"),
-        manifest="results/corpora/{corpus}/manifest.json",
+        tree=directory(layout("tree")),
+        manifest=layout("manifest"),
     log:
         "logs/withhold_docs/{corpus}.log",
     benchmark:

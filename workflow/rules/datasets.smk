@@ -2,9 +2,9 @@ rule prepare_dataset:
     input:
         unpack(by(PLAN.dataset_inputs, "dataset")),
     output:
-        tasks="results/datasets/{dataset}.jsonl",
-        qrels="results/trec/{dataset}.qrels",
-        summary="results/datasets/{dataset}.summary.json",
+        tasks=layout("tasks"),
+        qrels=layout("qrels"),
+        summary=layout("summary"),
     log:
         "logs/prepare_dataset/{dataset}.log",
     wildcard_constraints:
@@ -30,9 +30,9 @@ rule derive_split:
     input:
         unpack(by(PLAN.split_inputs, "dataset")),
     output:
-        tasks="results/datasets/{dataset}.jsonl",
-        qrels="results/trec/{dataset}.qrels",
-        summary="results/datasets/{dataset}.summary.json",
+        tasks=layout("tasks"),
+        qrels=layout("qrels"),
+        summary=layout("summary"),
     log:
         "logs/derive_split/{dataset}.log",
     wildcard_constraints:
@@ -60,12 +60,16 @@ rule derive_split:
 # The grep-and-read baseline of token efficiency: per dataset, shared by every evaluation.
 rule grep_baseline:
     input:
-        tasks="results/datasets/{dataset}.jsonl",
-        tree=lambda wc: f"results/corpora/{MATRIX.datasets[wc.dataset].corpus}/tree",
-        manifest=lambda wc: f"results/corpora/{MATRIX.datasets[wc.dataset].corpus}/manifest.json",
-        symbols=lambda wc: f"results/symbols/{MATRIX.datasets[wc.dataset].corpus}.jsonl",
+        tasks=layout("tasks"),
+        tree=lambda wc: PATHS.file("tree", corpus=MATRIX.datasets[wc.dataset].corpus),
+        manifest=lambda wc: PATHS.file(
+            "manifest", corpus=MATRIX.datasets[wc.dataset].corpus
+        ),
+        symbols=lambda wc: PATHS.file(
+            "symbols", corpus=MATRIX.datasets[wc.dataset].corpus
+        ),
     output:
-        "results/tokenbench/{dataset}.json",
+        layout("grep"),
     log:
         "logs/grep_baseline/{dataset}.log",
     benchmark:
@@ -90,12 +94,12 @@ localrules:
 
 rule audit_dataset:
     input:
-        tasks="results/datasets/{dataset}.jsonl",
+        tasks=layout("tasks"),
     output:
-        json="results/audit/{dataset}.json",
-        md="results/audit/{dataset}.md",
+        json=layout("audit", ext="json"),
+        md=layout("audit", ext="md"),
         html=report(
-            "results/audit/{dataset}.html",
+            layout("audit", ext="html"),
             caption="../report/audit.rst",
             category="2. Per dataset",
             subcategory="dataset audit",

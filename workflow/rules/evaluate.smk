@@ -1,10 +1,10 @@
 # A dataset's queries embedded once per model, read by every arm's evaluation (none loads a model).
 rule embed_queries:
     input:
-        tasks="results/datasets/{dataset}.jsonl",
-        model="results/models/{model}",
+        tasks=layout("tasks"),
+        model=layout("model"),
     output:
-        directory("results/queries/{dataset}/{model}"),
+        directory(layout("queries")),
     log:
         "logs/embed_queries/{dataset}/{model}.log",
     benchmark:
@@ -30,9 +30,9 @@ rule evaluate_arm:
     input:
         unpack(lambda wc: cell(wc).inputs),
     output:
-        run="results/runs/{dataset}/{system}/{arm}.json",
-        trec=directory("results/trec/{dataset}/{system}/{arm}"),
-        tracking="results/tracking/{dataset}/{system}/{arm}.jsonl",
+        run=layout("run"),
+        trec=directory(layout("trec")),
+        tracking=layout("tracking"),
     log:
         "logs/evaluate_arm/{dataset}/{system}/{arm}.log",
     benchmark:
@@ -58,13 +58,17 @@ rule evaluate_arm:
 # (the builtin engine's graph depends on no arm).
 rule evaluate_callgraph:
     input:
-        tasks="results/datasets/{dataset}.jsonl",
-        tree=lambda wc: f"results/corpora/{MATRIX.datasets[wc.dataset].corpus}/tree",
-        manifest=lambda wc: f"results/corpora/{MATRIX.datasets[wc.dataset].corpus}/manifest.json",
-        symbols=lambda wc: f"results/symbols/{MATRIX.datasets[wc.dataset].corpus}.jsonl",
-        graph=lambda wc: f"results/graph/{MATRIX.datasets[wc.dataset].corpus}.json",
+        tasks=layout("tasks"),
+        tree=lambda wc: PATHS.file("tree", corpus=MATRIX.datasets[wc.dataset].corpus),
+        manifest=lambda wc: PATHS.file(
+            "manifest", corpus=MATRIX.datasets[wc.dataset].corpus
+        ),
+        symbols=lambda wc: PATHS.file(
+            "symbols", corpus=MATRIX.datasets[wc.dataset].corpus
+        ),
+        graph=lambda wc: PATHS.file("graph", corpus=MATRIX.datasets[wc.dataset].corpus),
     output:
-        "results/callgraph/{dataset}/{system}.json",
+        layout("callgraph"),
     log:
         "logs/evaluate_callgraph/{dataset}/{system}.log",
     conda:

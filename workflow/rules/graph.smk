@@ -1,10 +1,10 @@
 rule extract_graph:
     input:
-        tree="results/corpora/{corpus}/tree",
-        manifest="results/corpora/{corpus}/manifest.json",
-        symbols="results/symbols/{corpus}.jsonl",
+        tree=layout("tree"),
+        manifest=layout("manifest"),
+        symbols=layout("symbols"),
     output:
-        "results/graph/{corpus}.json",
+        layout("graph"),
     log:
         "logs/extract_graph/{corpus}.log",
     benchmark:

@@ -1,10 +1,10 @@
 rule build_index:
     input:
-        symbols="results/symbols/{corpus}.jsonl",
-        manifest="results/corpora/{corpus}/manifest.json",
+        symbols=layout("symbols"),
+        manifest=layout("manifest"),
         model=by(PLAN.index_model, "system", "corpus", "index_key"),
     output:
-        directory("results/index/{corpus}/{system}/{index_key}"),
+        directory(layout("index")),
     log:
         "logs/build_index/{corpus}/{system}/{index_key}.log",
     benchmark:
@@ -33,9 +33,9 @@ rule build_system_index:
     input:
         unpack(by(PLAN.venv_inputs, "system")),
         unpack(by(PLAN.index_model_inputs, "system")),
-        tree="results/corpora/{corpus}/tree",
+        tree=layout("tree"),
     output:
-        directory("results/index/{corpus}/{system}/{index_key}"),
+        directory(layout("index")),
     log:
         "logs/build_system_index/{corpus}/{system}/{index_key}.log",
     benchmark:
@@ -66,9 +66,9 @@ rule build_system_index_commits:
     input:
         unpack(by(PLAN.venv_inputs, "system")),
         unpack(by(PLAN.index_model_inputs, "system")),
-        repository="results/repos/{corpus}",
+        repository=layout("repository"),
     output:
-        directory("results/index/{corpus}/{system}/{index_key}"),
+        directory(layout("index")),
     log:
         "logs/build_system_index_commits/{corpus}/{system}/{index_key}.log",
     benchmark:
@@ -88,6 +88,6 @@ rule build_system_index_commits:
         system=by(PLAN.index_conf, "system"),
         env=by(PLAN.index_env, "system", "corpus", "index_key"),
         home=home_dir,
-        cache="results/tree-index/{corpus}/{system}/{index_key}",
+        cache=layout("tree_index"),
     script:
         "../scripts/build_system_index_commits.py"

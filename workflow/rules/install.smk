@@ -10,7 +10,7 @@ rule install_system:
     input:
         unpack(by(PLAN.install_inputs, "system")),
     output:
-        directory("results/systems/{system}/{install_key}/venv"),
+        directory(layout("venv")),
     log:
         "logs/install_system/{system}/{install_key}.log",
     benchmark:

@@ -6,7 +6,7 @@ localrules:
 
 rule prepare_model:
     output:
-        directory("results/models/{model}"),
+        directory(layout("model")),
     log:
         "logs/prepare_model/{model}.log",
     benchmark:

@@ -45,8 +45,8 @@ for _n, (_datasets, _systems, _kinds) in enumerate(ROW_CHART_GROUPS):
                 for kind in _kinds
                 for out in (
                     chart_report(f"{kind}/{{system}}/{d}"),
-                    f"results/plots/{kind}/{{system}}/{d}.png",
-                    f"results/plots/{kind}/{{system}}/{d}.html",
+                    layout("chart", stem=f"{kind}/{{system}}/{d}", ext="png"),
+                    layout("chart", stem=f"{kind}/{{system}}/{d}", ext="html"),
                 )
             ),
         log:
@@ -81,8 +81,8 @@ rule plot_forest:
         cells=lambda wc: PLAN.system_cells(wc.system, [wc.arm]),
     output:
         svg=chart_report("forest/{system}/{arm}"),
-        png="results/plots/forest/{system}/{arm}.png",
-        html="results/plots/forest/{system}/{arm}.html",
+        png=layout("chart", stem="forest/{system}/{arm}", ext="png"),
+        html=layout("chart", stem="forest/{system}/{arm}", ext="html"),
     log:
         "logs/plot_forest/{system}/{arm}.log",
     wildcard_constraints:
@@ -112,8 +112,8 @@ rule plot_sweep:
         ),
     output:
         svg=chart_report("sweep/{system}/{sweep}"),
-        png="results/plots/sweep/{system}/{sweep}.png",
-        html="results/plots/sweep/{system}/{sweep}.html",
+        png=layout("chart", stem="sweep/{system}/{sweep}", ext="png"),
+        html=layout("chart", stem="sweep/{system}/{sweep}", ext="html"),
     log:
         "logs/plot_sweep/{system}/{sweep}.log",
     wildcard_constraints:
@@ -141,8 +141,8 @@ rule plot_heatmap:
         stats=MATRIX_STATS,
     output:
         svg=chart_report("heatmap"),
-        png="results/plots/heatmap.png",
-        html="results/plots/heatmap.html",
+        png=layout("chart", stem="heatmap", ext="png"),
+        html=layout("chart", stem="heatmap", ext="html"),
     log:
         "logs/plot_heatmap.log",
     conda:
@@ -167,14 +167,14 @@ rule plot_latency:
         stats=MATRIX_STATS,
     output:
         latency=chart_report("latency"),
-        latency_png="results/plots/latency.png",
-        latency_html="results/plots/latency.html",
+        latency_png=layout("chart", stem="latency", ext="png"),
+        latency_html=layout("chart", stem="latency", ext="html"),
         quality=chart_report("quality-latency"),
-        quality_png="results/plots/quality-latency.png",
-        quality_html="results/plots/quality-latency.html",
+        quality_png=layout("chart", stem="quality-latency", ext="png"),
+        quality_html=layout("chart", stem="quality-latency", ext="html"),
         models=chart_report("models"),
-        models_png="results/plots/models.png",
-        models_html="results/plots/models.html",
+        models_png=layout("chart", stem="models", ext="png"),
+        models_html=layout("chart", stem="models", ext="html"),
     log:
         "logs/plot_latency.log",
     conda:
@@ -201,8 +201,8 @@ rule plot_leaderboard:
         runs=PLAN.baseline_runs(SYSTEMS),
     output:
         svg=chart_report("leaderboard"),
-        png="results/plots/leaderboard.png",
-        html="results/plots/leaderboard.html",
+        png=layout("chart", stem="leaderboard", ext="png"),
+        html=layout("chart", stem="leaderboard", ext="html"),
     log:
         "logs/plot_leaderboard.log",
     conda:
@@ -227,8 +227,8 @@ rule plot_versus:
         runs=lambda wc: PLAN.baseline_runs([MATRIX.reference_system, wc.system]),
     output:
         svg=chart_report("versus/{system}"),
-        png="results/plots/versus/{system}.png",
-        html="results/plots/versus/{system}.html",
+        png=layout("chart", stem="versus/{system}", ext="png"),
+        html=layout("chart", stem="versus/{system}", ext="html"),
     log:
         "logs/plot_versus/{system}.log",
     wildcard_constraints:
@@ -255,11 +255,11 @@ rule plot_costs:
         runs=PLAN.baseline_runs(SYSTEMS),
     output:
         costs=chart_report("costs"),
-        costs_png="results/plots/costs.png",
-        costs_html="results/plots/costs.html",
+        costs_png=layout("chart", stem="costs", ext="png"),
+        costs_html=layout("chart", stem="costs", ext="html"),
         failures=chart_report("failures"),
-        failures_png="results/plots/failures.png",
-        failures_html="results/plots/failures.html",
+        failures_png=layout("chart", stem="failures", ext="png"),
+        failures_html=layout("chart", stem="failures", ext="html"),
     log:
         "logs/plot_costs.log",
     conda:
@@ -301,11 +301,11 @@ rule plot_runtime:
 rule plot_gallery:
     input:
         svgs=PLAN.plot_outputs("svg"),
-        matrix="results/matrix/phase-matrix.json",
-        md="results/matrix/phase-matrix.md",
+        matrix=layout("matrix", ext="json"),
+        md=layout("matrix", ext="md"),
     output:
         report(
-            "results/plots/index.html",
+            layout("gallery"),
             caption="../report/gallery.rst",
             category="1. Phase matrix",
             labels={"page": "tables and every chart"},

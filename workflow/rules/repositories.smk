@@ -12,7 +12,7 @@ localrules:
 
 rule fetch_repository:
     output:
-        directory("results/repos/{corpus}"),
+        directory(layout("repository")),
     log:
         "logs/fetch_repository/{corpus}.log",
     benchmark:
@@ -35,10 +35,10 @@ rule fetch_repository:
 # Each distinct file parsed once ever (the symbol cache under cache_dir), the store written whole.
 rule extract_repository:
     input:
-        "results/repos/{corpus}",
+        layout("repository"),
     output:
-        store=directory("results/symbols/{corpus}"),
-        stats="results/symbols/{corpus}.cache.json",
+        store=directory(layout("store")),
+        stats=layout("store_stats"),
     log:
         "logs/extract_repository/{corpus}.log",
     benchmark:
@@ -62,7 +62,7 @@ rule build_repository_index:
     input:
         unpack(by(PLAN.repository_index_inputs, "system", "corpus", "index_key")),
     output:
-        directory("results/index/{corpus}/{system}/{index_key}"),
+        directory(layout("index")),
     log:
         "logs/build_repository_index/{corpus}/{system}/{index_key}.log",
     benchmark:
@@ -91,9 +91,9 @@ rule localize_tasks:
     input:
         unpack(by(PLAN.localize_inputs, "dataset")),
     output:
-        tasks="results/datasets/{dataset}.jsonl",
-        qrels="results/trec/{dataset}.qrels",
-        summary="results/datasets/{dataset}.summary.json",
+        tasks=layout("tasks"),
+        qrels=layout("qrels"),
+        summary=layout("summary"),
     log:
         "logs/localize_tasks/{dataset}.log",
     wildcard_constraints:

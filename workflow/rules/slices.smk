@@ -14,14 +14,15 @@ localrules:
 use rule collect_matrix as collect_slice_matrix with:
     input:
         cells=lambda wc: [
-            f"results/cells/{d}/{s}/{a}.json" for d, s, a in SLICES[wc.slice]["cells"]
+            PATHS.file("cell", dataset=d, system=s, arm=a)
+            for d, s, a in SLICES[wc.slice]["cells"]
         ],
         summaries=lambda wc: PLAN.summaries(
             crslices.retrieval_datasets(MATRIX, SLICES[wc.slice])
         ),
     output:
-        json="results/matrix/slices/{slice}/phase-matrix.json",
-        md="results/matrix/slices/{slice}/phase-matrix.md",
+        json=layout("slice_matrix", ext="json"),
+        md=layout("slice_matrix", ext="md"),
     log:
         "logs/collect_slice_matrix/{slice}.log",
     wildcard_constraints:
@@ -59,11 +60,12 @@ use rule collect_matrix as collect_slice_matrix with:
 rule collect_slice_callgraph:
     input:
         lambda wc: [
-            f"results/callgraph/{d}/{s}.json" for d, s in SLICES[wc.slice]["calls"]
+            PATHS.file("callgraph", dataset=d, system=s)
+            for d, s in SLICES[wc.slice]["calls"]
         ],
     output:
-        json="results/matrix/slices/{slice}/callgraph.json",
-        md="results/matrix/slices/{slice}/callgraph.md",
+        json=layout("slice_callgraph", ext="json"),
+        md=layout("slice_callgraph", ext="md"),
     log:
         "logs/collect_slice_callgraph/{slice}.log",
     wildcard_constraints:

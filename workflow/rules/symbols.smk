@@ -1,9 +1,9 @@
 rule extract_symbols:
     input:
-        tree="results/corpora/{corpus}/tree",
-        manifest="results/corpora/{corpus}/manifest.json",
+        tree=layout("tree"),
+        manifest=layout("manifest"),
     output:
-        "results/symbols/{corpus}.jsonl",
+        layout("symbols"),
     log:
         "logs/extract_symbols/{corpus}.log",
     benchmark:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from crmatrix import atomic
 from crmatrix.config.matrix import Matrix, SystemConfig
+from crmatrix.config.paths import ROOT, Layout
 from crmatrix.config.settings import KnobSpec
 from crmatrix.config.targets import Targets
 from crmatrix.embed.models import content_key
@@ -54,9 +55,10 @@ class ModelKeys(Mapping):
 class Plan(Targets):
     """The DAG of a Matrix, its files under `root` (the targets that aggregate its runs: `Targets`)."""
 
-    def __init__(self, matrix: Matrix, root: str = "results"):
+    def __init__(self, matrix: Matrix, root: str = ROOT):
         self.matrix = matrix
         self.root = root
+        self.paths = Layout(root)
         self._cells: dict[tuple[str, str, str], CellJob] = {}
         self._sha256: dict[str, str | None] = {}
         self._index_arms: dict[tuple[str, str], dict[str, str]] = {}
@@ -91,14 +93,14 @@ class Plan(Targets):
     def system_models(self, system: str, index_only: bool = False) -> list[str]:
         """The exports (rule prepare_model) of the models a system's `{model:NAME}` name."""
         sc = self.matrix.systems[system]
-        return [f"{self.root}/models/{n}" for n in sc.cls.model_names(sc.options, index_only)]
+        return [self.paths.file("model", model=n) for n in sc.cls.model_names(sc.options, index_only)]
 
     def home_dir(self, system: str, where: dict[str, str]) -> str:
         """An external system's own HOME (a tool's caches and state): a directory per system, and
         in it one per index (`where`: corpus and index_key), so that the index job and the query
         jobs reading its index share it (a tool may keep its index under $HOME), else one per
         evaluation job (`where`: dataset and arm)."""
-        return f"{self.root}/home/{system}/" + "/".join(f"{k}={v}" for k, v in sorted(where.items()))
+        return self.paths.file("home", system=system) + "/" + "/".join(f"{k}={v}" for k, v in sorted(where.items()))
 
     def evaluate_minutes(self, system: str) -> int:
         """An evaluation's runtime bound (minutes): its system's `budget_s` on queries, plus
@@ -175,7 +177,7 @@ class Plan(Targets):
 
     def index_model(self, system: str, corpus: str, index_key: str) -> str:
         """The prepared model the builtin's index is embedded with: its first arm's."""
-        return f"{self.root}/models/{self.matrix.arms[self.index_arm(system, corpus, index_key)].model}"
+        return self.paths.file("model", model=self.matrix.arms[self.index_arm(system, corpus, index_key)].model)
 
     def embedding_systems(self) -> list[str]:
         """The systems whose indexes crmatrix builds itself (rule build_index)."""
@@ -196,31 +198,30 @@ class Plan(Targets):
         return self._cells[key]
 
     def _cell(self, dataset: str, system: str, arm: str) -> CellJob:
-        m, root = self.matrix, self.root
+        m, at = self.matrix, self.paths.file
         sc, ds = m.systems[system], m.datasets[dataset]
         corpus = ds.corpus
-        inputs: dict[str, str | list[str]] = {"tasks": f"{root}/datasets/{dataset}.jsonl", "dataset_file": ds.file}
+        inputs: dict[str, str | list[str]] = {"tasks": at("tasks", dataset=dataset), "dataset_file": ds.file}
         repository = m.corpora[corpus].kind == "repository"
         if repository:  # every commit: its store, and the system selects each
             inputs.update(self.repository_inputs(corpus))
         else:
-            inputs.update({"grep": f"{root}/tokenbench/{dataset}.json", "tree": f"{root}/corpora/{corpus}/tree",
-                           "manifest": f"{root}/corpora/{corpus}/manifest.json",
-                           "symbols": f"{root}/symbols/{corpus}.jsonl"})
+            inputs.update({"grep": at("grep", dataset=dataset), "tree": at("tree", corpus=corpus),
+                           "manifest": at("manifest", corpus=corpus), "symbols": at("symbols", corpus=corpus)})
         home = {"dataset": dataset, "arm": arm}
         # crmatrix's engine searches a repository through its index, with vectors or without
         if sc.needs_index or (repository and sc.cls.crmatrix_builds_index()):
             key = self.index_key(system, arm, corpus)
-            inputs["index"] = f"{root}/index/{corpus}/{system}/{key}"
+            inputs["index"] = at("index", corpus=corpus, system=system, index_key=key)
             if sc.embeds_with_arm_model:
                 model = m.arms[arm].model
-                inputs["model"] = f"{root}/models/{model}"
-                inputs["query_vectors"] = f"{root}/queries/{dataset}/{model}"
+                inputs["model"] = at("model", model=model)
+                inputs["query_vectors"] = at("queries", dataset=dataset, model=model)
             elif not sc.cls.crmatrix_builds_index():
                 # the index job's HOME (rule build_system_index), where a tool may keep its index
                 home = {"corpus": corpus, "index_key": key}
         if sc.cls.reads_graph(m.arms[arm]):
-            inputs["graph"] = f"{root}/graph/{corpus}.json"
+            inputs["graph"] = at("graph", corpus=corpus)
         if sc.venv is not None:
             inputs["venv"] = sc.venv
         named = self.system_models(system)
@@ -230,8 +231,8 @@ class Plan(Targets):
                   "knobs": self.knob_spec(arm), "top_k": m.top_k,
                   "split": dict(ds.split), "home_dir": self.home_dir(system, home),
                   "dataset_sha256": self.dataset_sha256(dataset)}
-        outputs = {"run": f"{root}/runs/{dataset}/{system}/{arm}.json",
-                   "trec_dir": f"{root}/trec/{dataset}/{system}/{arm}"}
+        outputs = {"run": at("run", dataset=dataset, system=system, arm=arm),
+                   "trec_dir": at("trec", dataset=dataset, system=system, arm=arm)}
         return CellJob(dataset, system, arm, inputs, params, outputs)
 
     def knob_spec(self, arm: str) -> dict:
@@ -241,9 +242,9 @@ class Plan(Targets):
     def cell_inputs(self, dataset: str, system: str, arm: str) -> dict[str, str]:
         """A cell's run, and the baseline's run of its dataset and system to compare it with (the
         baseline's own cell has none)."""
-        inputs = {"run": f"{self.root}/runs/{dataset}/{system}/{arm}.json"}
+        inputs = {"run": self.paths.file("run", dataset=dataset, system=system, arm=arm)}
         if arm != self.matrix.baseline_arm:
-            inputs["base"] = f"{self.root}/runs/{dataset}/{system}/{self.matrix.baseline_arm}.json"
+            inputs["base"] = self.paths.file("run", dataset=dataset, system=system, arm=self.matrix.baseline_arm)
         return inputs
 
     def matrix_format(self, dataset: str) -> dict:
@@ -291,7 +292,7 @@ class Plan(Targets):
     def repository_inputs(self, corpus: str) -> dict[str, str]:
         """A repository corpus's commits (rule fetch_repository) and its store of their symbols
         (rule extract_repository)."""
-        return {"repository": f"{self.root}/repos/{corpus}", "store": f"{self.root}/symbols/{corpus}"}
+        return {kind: self.paths.file(kind, corpus=corpus) for kind in ("repository", "store")}
 
     def repository_index_inputs(self, system: str, corpus: str, index_key: str) -> dict[str, str]:
         """A repository's commits and store, and the prepared model the builtin's index of it
@@ -319,13 +320,13 @@ class Plan(Targets):
         symbols, which it derives its rows from."""
         from crmatrix.datasets.registry import FORMATS
 
-        ds = self.matrix.datasets[dataset]
-        symbols = f"{self.root}/symbols/{ds.source}.jsonl"
+        ds, at = self.matrix.datasets[dataset], self.paths.file
+        symbols = at("symbols", corpus=ds.source)
         return {
             "file": symbols if ds.source != ds.corpus else ds.file,
-            "manifest": f"{self.root}/corpora/{ds.source}/manifest.json",
+            "manifest": at("manifest", corpus=ds.source),
             "symbols": symbols,
-            **({"tree": f"{self.root}/corpora/{ds.source}/tree"} if FORMATS.get(ds.format).reads_tree else {}),
+            **({"tree": at("tree", corpus=ds.source)} if FORMATS.get(ds.format).reads_tree else {}),
         }
 
     def split_ranker(self, dataset: str) -> dict:
@@ -341,13 +342,13 @@ class Plan(Targets):
 
     def split_inputs(self, dataset: str) -> dict[str, str]:
         """A split dataset's file, its corpus's symbols and graph, and the dense ranker's index."""
-        corpus = self.matrix.datasets[dataset].corpus
+        corpus, at = self.matrix.datasets[dataset].corpus, self.paths.file
         ranker = self.split_ranker(dataset)
         return {
             "file": self.matrix.datasets[dataset].file,
-            "manifest": f"{self.root}/corpora/{corpus}/manifest.json",
-            "symbols": f"{self.root}/symbols/{corpus}.jsonl",
-            "graph": f"{self.root}/graph/{corpus}.json",
-            "index": f"{self.root}/index/{corpus}/{ranker['system']}/{ranker['index_key']}",
-            "model": f"{self.root}/models/{ranker['model']}",
+            "manifest": at("manifest", corpus=corpus),
+            "symbols": at("symbols", corpus=corpus),
+            "graph": at("graph", corpus=corpus),
+            "index": at("index", corpus=corpus, system=ranker["system"], index_key=ranker["index_key"]),
+            "model": at("model", model=ranker["model"]),
         }

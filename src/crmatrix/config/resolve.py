@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 from crmatrix import CrmatrixError, did_you_mean
 from crmatrix.analysis import check as run_check
-from crmatrix.config import sweeps
+from crmatrix.config import paths, sweeps
 from crmatrix.config.matrix import POOLED_AS, Arm, Corpus, Dataset, Matrix, SystemConfig
 from crmatrix.config.settings import DatasetEntry, ModelDef, SystemSpec, check_system
 from crmatrix.corpora import views
@@ -24,9 +24,6 @@ from crmatrix.engine.knobs import MODEL_VAR
 from crmatrix.systems import install
 from crmatrix.systems.registry import default_reference
 
-# Where the dataset stage writes a dataset's tasks (rule prepare_dataset's output): a derived
-# dataset's rows, which runs' provenance hashes as its file.
-TASKS_FILE = "results/datasets/{dataset}.jsonl"
 # splits made by crmatrix.datasets.splits (rule derive_split), not by crmatrix.datasets.holdout
 DERIVED_SPLITS = ("structural",)
 # the method whose mrr fills the phase matrix when the config names none (a system without it
@@ -204,7 +201,8 @@ def _derive(name: str, conf: dict, corpora: dict) -> dict:
     view = views.view_name(corpus)
     corpora.setdefault(view, views.view_conf(corpus, corpora[corpus].get("language")))
     return {**conf, "max_queries": conf.get("max_queries", derived.DEFAULT_MAX_QUERIES), "corpus": view,
-            "file": TASKS_FILE.format(dataset=name)}
+            # its rows, where the dataset stage writes its tasks: what runs' provenance hashes as its file
+            "file": paths.Layout().file("tasks", dataset=name)}
 
 
 def _dataset(name: str, conf: dict, corpora: dict) -> Dataset:

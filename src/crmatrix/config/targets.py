@@ -7,41 +7,43 @@ from __future__ import annotations
 from functools import cached_property
 
 from crmatrix.config.matrix import Matrix
+from crmatrix.config.paths import Layout
 
 
 class Targets:
-    """The matrix's runs and what aggregates them, its files under `root`."""
+    """The matrix's runs and what aggregates them, its files under `root` (`paths`: the layout there)."""
 
     matrix: Matrix
     root: str
+    paths: Layout
 
     @cached_property
     def system_datasets(self) -> dict[str, list[str]]:
         """System -> the datasets of the phase matrix it runs on."""
         return {s: self.matrix.system_datasets(s) for s in sorted(self.matrix.systems)}
 
-    def cells(self, pattern: str) -> list[str]:
-        """`pattern` for every run of the matrix: each system on each of its datasets under each
-        of its arms."""
-        m = self.matrix
-        return [pattern.format(d=d, s=s, a=a) for d in m.retrieval_datasets for s in sorted(m.systems)
+    def cells(self, kind: str) -> list[str]:
+        """The file of `kind` (a run's: run, cell, tracking, ...) for every run of the matrix: each
+        system on each of its datasets under each of its arms."""
+        m, pattern = self.matrix, self.paths.pattern(kind)
+        return [pattern.format(dataset=d, system=s, arm=a) for d in m.retrieval_datasets for s in sorted(m.systems)
                 if d in self.system_datasets[s] for a in m.systems[s].arms]
 
     def run_files(self) -> list[str]:
-        return self.cells(f"{self.root}/runs/{{d}}/{{s}}/{{a}}.json")
+        return self.cells("run")
 
     def cell_files(self) -> list[str]:
-        return self.cells(f"{self.root}/cells/{{d}}/{{s}}/{{a}}.json")
+        return self.cells("cell")
 
     def tracking_files(self) -> list[str]:
         """Each run's JSONL event log, and its receipt from the trackers the config names."""
-        logs = self.cells(f"{self.root}/tracking/{{d}}/{{s}}/{{a}}.jsonl")
-        return logs + self.cells(f"{self.root}/tracking/{{d}}/{{s}}/{{a}}.sent.json") if self.matrix.trackers else logs
+        logs = self.cells("tracking")
+        return logs + self.cells("sent") if self.matrix.trackers else logs
 
     def callgraph_files(self) -> list[str]:
         m = self.matrix
-        return [f"{self.root}/callgraph/{d}/{s}.json" for d in m.callgraph_datasets for s in sorted(m.systems)
-                if m.systems[s].cls.ANSWERS_CALLS and d in m.systems[s].datasets]
+        return [self.paths.file("callgraph", dataset=d, system=s) for d in m.callgraph_datasets
+                for s in sorted(m.systems) if m.systems[s].cls.ANSWERS_CALLS and d in m.systems[s].datasets]
 
     def compare_files(self) -> list[str]:
         """The runs of both sides of every release/candidate pair, on the datasets both run."""
@@ -49,27 +51,27 @@ class Targets:
         for p in self.matrix.compare.values():
             both = set(self.system_datasets[p["release"]["system"]]) & set(
                 self.system_datasets[p["candidate"]["system"]])
-            runs |= {f"{self.root}/runs/{d}/{p[k]['system']}/{p[k]['arm']}.json"
+            runs |= {self.paths.file("run", dataset=d, system=p[k]["system"], arm=p[k]["arm"])
                      for d in both for k in ("release", "candidate")}
         return sorted(runs)
 
     def audit_files(self) -> list[str]:
-        return [f"{self.root}/audit/{d}.{ext}" for d in self.matrix.retrieval_datasets
+        return [self.paths.file("audit", dataset=d, ext=ext) for d in self.matrix.retrieval_datasets
                 for ext in ("json", "md", "html")]
 
     def baseline_runs(self, systems: list[str]) -> list[str]:
         """The baseline arm's run of each of `systems` on each dataset it runs: systems as they ship."""
-        return [f"{self.root}/runs/{d}/{s}/{self.matrix.baseline_arm}.json" for d in self.matrix.retrieval_datasets
-                for s in systems if d in self.system_datasets[s]]
+        return [self.paths.file("run", dataset=d, system=s, arm=self.matrix.baseline_arm)
+                for d in self.matrix.retrieval_datasets for s in systems if d in self.system_datasets[s]]
 
     def system_cells(self, system: str, arms: list[str]) -> list[str]:
         """The cells of these arms and the baseline's on every dataset of `system` (those it runs)."""
         wanted = {self.matrix.baseline_arm, *arms}
-        return [f"{self.root}/cells/{d}/{system}/{a}.json" for d in self.system_datasets[system]
+        return [self.paths.file("cell", dataset=d, system=system, arm=a) for d in self.system_datasets[system]
                 for a in self.matrix.systems[system].arms if a in wanted]
 
     def summaries(self, datasets: list[str]) -> list[str]:
-        return [f"{self.root}/datasets/{d}.summary.json" for d in datasets]
+        return [self.paths.file("summary", dataset=d) for d in datasets]
 
     def chart_models(self, system: str) -> dict[str, str]:
         """arm -> the config's name of the model the system embeds with under it (none: no
@@ -101,4 +103,4 @@ class Targets:
                            m.reference_system)
 
     def plot_outputs(self, fmt: str) -> list[str]:
-        return [f"{self.root}/plots/{stem}.{fmt}" for stem in self.plot_stems]
+        return [self.paths.file("chart", stem=stem, ext=fmt) for stem in self.plot_stems]

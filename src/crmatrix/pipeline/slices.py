@@ -9,6 +9,7 @@ against the baseline arm, so an arm's slice holds the baseline's runs too.
 from __future__ import annotations
 
 from crmatrix.config.matrix import Matrix
+from crmatrix.config.paths import ROOT, Layout
 
 KINDS = ("dataset", "corpus", "arm")
 
@@ -67,14 +68,14 @@ def retrieval_datasets(m: Matrix, sl: dict) -> list[str]:
     return [d for d in datasets(sl) if d in m.retrieval_datasets]
 
 
-def targets(name: str, sl: dict, root: str = "results") -> list[str]:
+def targets(name: str, sl: dict, root: str = ROOT) -> list[str]:
     """A slice's outputs, its runs named themselves (as the matrix's are)."""
-    out = []
+    at, out = Layout(root).file, []
     for c in sl["corpora"]:
-        out += [f"{root}/corpora/{c}/manifest.json", f"{root}/symbols/{c}.jsonl"]
+        out += [at("manifest", corpus=c), at("symbols", corpus=c)]
     if sl["cells"]:
-        out += [*(f"{root}/runs/{d}/{s}/{a}.json" for d, s, a in sl["cells"]),
-                f"{root}/matrix/slices/{name}/phase-matrix.json", f"{root}/matrix/slices/{name}/phase-matrix.md"]
+        out += [*(at("run", dataset=d, system=s, arm=a) for d, s, a in sl["cells"]),
+                at("slice_matrix", slice=name, ext="json"), at("slice_matrix", slice=name, ext="md")]
     if sl["calls"]:
-        out += [f"{root}/matrix/slices/{name}/callgraph.json", f"{root}/matrix/slices/{name}/callgraph.md"]
+        out += [at("slice_callgraph", slice=name, ext="json"), at("slice_callgraph", slice=name, ext="md")]
     return out

@@ -368,7 +368,7 @@ def test_resolution_calls_any_per_commit_formats_hook(tmp_path, monkeypatch):
     seen = []
 
     def hook(name, entry, resolving):
-        seen.append((name, entry.file, resolving.mirrors, dict(resolving.repo_names)))
+        seen.append((name, entry.file, resolving.mirrors, {k: r.name for k, r in resolving.repositories.items()}))
         return PerCommit({f"{name}-widget": {**entry.conf, "corpus": "widget", "repository": "acme/widget",
                                              "candidates": "all"}},
                          {"widget": {"b" * 40, "a" * 40}}, {"acme/gone": 3})

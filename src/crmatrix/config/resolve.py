@@ -15,7 +15,7 @@ from crmatrix import CrmatrixError, did_you_mean
 from crmatrix.analysis import check as run_check
 from crmatrix.config import paths, sweeps
 from crmatrix.config.matrix import POOLED_AS, Arm, Corpus, Dataset, Matrix, SystemConfig
-from crmatrix.config.settings import DatasetEntry, ModelDef, SystemSpec, check_system
+from crmatrix.config.settings import DatasetEntry, ModelDef, RepositoryEntry, SystemSpec, check_system
 from crmatrix.corpora import views
 from crmatrix.datasets import derived, holdout
 from crmatrix.datasets.registry import FORMATS, Resolving, written_by
@@ -100,9 +100,9 @@ def _per_commit(cfg: dict, mirrors: list[str]) -> tuple[dict[str, dict], dict[st
     each repository they name as a corpus (`repository:`, a version per commit); and per dataset
     the rows of repositories the config does not declare, counted by repository. `mirrors`:
     where the hooks find the bundles, no part of what they resolve."""
-    resolving = Resolving(cfg["datasets"], cfg["repositories"],
-                          {key: _repo_name(key, conf) for key, conf in cfg["repositories"].items()},
-                          tuple(mirrors), cfg.get("cache_dir"))
+    repositories = {key: RepositoryEntry(conf["git"], _repo_name(key, conf), conf.get("language"))
+                    for key, conf in cfg["repositories"].items()}
+    resolving = Resolving(cfg["datasets"], repositories, tuple(mirrors), cfg.get("cache_dir"))
     datasets, commits, fetch, rules, undeclared = {}, {}, {}, {}, {}
     for name, conf in cfg["datasets"].items():
         hook = FORMATS.get(conf["format"], f"datasets.{name}.format").per_commit

@@ -159,6 +159,16 @@ class DatasetEntry:
 
 
 @dataclass(frozen=True)
+class RepositoryEntry:
+    """A `repositories:` entry as a per-commit hook reads it: where its history is cloned from
+    (`git`), its `owner/name` as the benchmark's rows spell it, and its language (None: not declared)."""
+
+    git: str
+    name: str
+    language: str | None
+
+
+@dataclass(frozen=True)
 class KnobSpec(JsonType):
     """An arm's knobs as the config layer parsed them (`crmatrix.engine.knobs.read`, once per arm:
     each knob's value and a note per clamped one), as a job's parameters carry them. The job

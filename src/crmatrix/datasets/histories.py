@@ -54,7 +54,7 @@ def per_commit(name: str, entry: DatasetEntry, resolving: Resolving) -> PerCommi
         raise CrmatrixError(f"{where}.candidates: {rule!r}: a history dataset ranks its language's source files "
                             f"without tests ({RULES[0]}, the default: its gold is drawn from them) or all of them "
                             f"({RULES[1]}); {rule} is a Python benchmark's rule")
-    url, repo = resolving.repositories[key]["git"], resolving.repo_names[key]
+    url, repo = resolving.repositories[key].git, resolving.repositories[key].name
     mirrors = list(resolving.mirrors)
     bundle = gitstore.history_bundle(url, mirrors)
     if bundle is None:
@@ -64,7 +64,7 @@ def per_commit(name: str, entry: DatasetEntry, resolving: Resolving) -> PerCommi
     if not parents:
         raise CrmatrixError(f"{where}: the rules keep no commit of {bundle} (options: {opts.to_conf()})")
     resolved = {k: v for k, v in entry.conf.items() if k != "history"}
-    language = resolving.repositories[key].get("language")
+    language = resolving.repositories[key].language
     # the histories of one language pool in the matrix (crmatrix.analysis.matrix.rollups.pooled_benchmarks)
     return PerCommit({name: {**resolved, "corpus": key, "repository": repo, "file": str(bundle),
                              "history": opts.to_conf(), "candidates": rule}},

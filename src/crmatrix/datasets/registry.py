@@ -23,7 +23,7 @@ from crmatrix.registry import Registry
 from crmatrix.symbols import Symbol
 
 if TYPE_CHECKING:
-    from crmatrix.config.settings import DatasetEntry
+    from crmatrix.config.settings import DatasetEntry, RepositoryEntry
 
 
 @dataclass
@@ -50,14 +50,13 @@ Loader = Callable[[Path, str, dict, list[Symbol]], "Loaded | list[Task]"]
 @dataclass(frozen=True)
 class Resolving:
     """What resolving a per-commit dataset reads beside its own entry: the config's datasets (the
-    names a split must not take), its `repositories:` entries with each one's `owner/name` as rows
-    spell it, the cache directory, and the mirror directories — an explicit input: where the
+    names a split must not take), its `repositories:` entries (`RepositoryEntry`: URL, `owner/name`
+    as rows spell it, language), the cache directory, and the mirror directories — an explicit input: where the
     bundles are found, which no resolved entry holds, so a config resolves alike on every machine
     that has the bundles."""
 
     datasets: Mapping[str, dict]
-    repositories: Mapping[str, dict]
-    repo_names: Mapping[str, str]
+    repositories: Mapping[str, RepositoryEntry]
     mirrors: tuple[str, ...]
     cache_dir: str | None
 

@@ -260,7 +260,7 @@ def per_commit(name: str, entry: DatasetEntry, resolving: Resolving) -> PerCommi
             raise CrmatrixError(f"{where}.{key}: only a history dataset (format: history) has it")
     rule = candidates.check(entry.candidates or candidates.DEFAULT, f"{where}.candidates")
     rows = read_rows(Path(entry.file))
-    declared = {repo: key for key, repo in resolving.repo_names.items()}
+    declared = {r.name: key for key, r in resolving.repositories.items()}
     out = PerCommit()
     for repo in sorted({r.repo for r in rows}):
         mine = {r.base_commit for r in rows if r.repo == repo}
@@ -273,7 +273,7 @@ def per_commit(name: str, entry: DatasetEntry, resolving: Resolving) -> PerCommi
             raise CrmatrixError(f"datasets.{split}: the name of dataset {name}'s rows of repository {repo}; "
                                 "rename one of them")
         out.datasets[split] = {**entry.conf, "candidates": rule, "corpus": corpus, "repository": repo}
-        mirrored = bundle_commits(resolving.repositories[corpus]["git"], list(resolving.mirrors))
+        mirrored = bundle_commits(resolving.repositories[corpus].git, list(resolving.mirrors))
         out.commits[corpus] = mine & set(mirrored) if mirrored else mine
     return out
 

@@ -86,7 +86,9 @@ def test_an_install_runs_pins_and_processes_only_so_no_engine_edit_reinstalls_a_
     assert modules("install_system") == BASE | {
         "stages/install_system.py", "systems/__init__.py", "systems/install.py", "systems/processes.py",
         "corpora/__init__.py", "corpora/languages.py", "evaluation/__init__.py",
-        "evaluation/provenance.py", "pipeline/locations.py", "progress.py"} | PINS
+        "evaluation/provenance.py", "pipeline/locations.py", "progress.py",
+        # its `install:` entry, typed (on the standard library alone: none of the config's loading)
+        "config/__init__.py", "config/entries.py", "frozen.py"} | PINS
 
 
 def test_the_release_gate_runs_baseline_check_and_statistics_only():

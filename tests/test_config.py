@@ -6,7 +6,8 @@ import yaml
 from conftest import ROOT, snakemake
 
 from crmatrix import CrmatrixError, config
-from crmatrix.config.settings import ModelDef, SystemSpec
+from crmatrix.config.entries import ModelDef
+from crmatrix.config.settings import SystemSpec
 
 MINIMAL = {
     "corpora": {"c": {"path": "src"}},

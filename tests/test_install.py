@@ -17,8 +17,8 @@ import yaml
 from conftest import BIN, git, snakemake_cmd
 
 from crmatrix import CrmatrixError, config
+from crmatrix.config.entries import Install
 from crmatrix.config.plan import Plan
-from crmatrix.config.settings import Install
 from crmatrix.systems import install
 
 FAKES = Path(__file__).parent / "fakes"

@@ -12,7 +12,7 @@ from safetensors.numpy import save_file
 from tokenizers import Tokenizer, models, pre_tokenizers
 
 from crmatrix import CrmatrixError, config
-from crmatrix.config.settings import ModelDef
+from crmatrix.config.entries import ModelDef
 from crmatrix.embed import backends
 from crmatrix.embed.backends import KINDS, load_embedder
 

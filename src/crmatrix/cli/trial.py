@@ -82,7 +82,7 @@ def cmd_try(args) -> int:
         ctx = system_context(cell, Path(i["tree"]), atomic.read_json(Path(i["manifest"])), symbols, guard,
                              cache_dir, matrix.embed_threads)
         try:
-            system = evaluate.start_system(cell.params["system_conf"], ctx, guard)
+            system = evaluate.start_system(cell.spec.system, ctx, guard)
         except UnlistedTool as e:  # the tools it does list are what the user needs to see
             print("\n".join(trial.render_tools(e.listed)))
             raise

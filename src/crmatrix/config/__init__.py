@@ -6,37 +6,20 @@
   variables read once, each system's type resolved;
 - `check.check` — what the Matrix must satisfy beyond the schema (pins, names, files, references).
 
-`plan.Plan` is what a Matrix means for the DAG. `load` and `from_dict` run the three steps.
+`plan.Plan` is what a Matrix means for the DAG. `load` and `from_dict` (`loading`) run the three
+steps. They are found when asked for: a stage that reads its typed entries (`entries`,
+`settings`) runs none of the loading, and its code hash (`crmatrix.pipeline.codehash`, which
+follows import statements) holds none of it.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import TYPE_CHECKING
+import importlib
 
-if TYPE_CHECKING:
-    from crmatrix.config.matrix import Matrix
+_LOADING = ("from_dict", "load", "clamp_warnings")
 
 
-def from_dict(raw: dict | None, source: str = "config", machine_mirrors: list[str] | None = None) -> Matrix:
-    """The checked Matrix of a config's contents (as read from YAML); `source` names it in errors.
-    The mirror directories its bundles are looked for in are gathered here, once: the config's
-    `git_mirrors`, then the machine's (`machine_mirrors`, by default CRMATRIX_GIT_MIRRORS's)."""
-    from crmatrix.config import check, resolve, schema
-    from crmatrix.pipeline import locations
-
-    cfg = schema.apply(raw, source)
-    machine = locations.mirrors() if machine_mirrors is None else machine_mirrors
-    return check.check(resolve.resolve(cfg, source, resolve.mirrors(cfg, machine)))
-
-
-def load(path: str | Path) -> Matrix:
-    from crmatrix.config.yamlfile import read_yaml
-
-    return from_dict(read_yaml(path), str(path))
-
-
-def clamp_warnings(matrix: Matrix) -> list[str]:
-    """One line per arm value the builtin engine clamps into its range: the config is valid,
-    but that arm does not measure the value it names."""
-    return [f"arms.{name}: {note}" for name, arm in matrix.arms.items() for note in arm.knobs.notes]
+def __getattr__(name: str):
+    if name in _LOADING:
+        return getattr(importlib.import_module("crmatrix.config.loading"), name)
+    raise AttributeError(f"module 'crmatrix.config' has no attribute {name!r}")

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from crmatrix.config.settings import ModelDef, SystemSpec
+from crmatrix.config.entries import ModelDef
+from crmatrix.config.settings import SystemSpec
 from crmatrix.engine.knobs import ArmKnobs
 from crmatrix.frozen import freeze
 

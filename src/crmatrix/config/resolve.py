@@ -14,8 +14,9 @@ from collections.abc import Iterable
 from crmatrix import CrmatrixError, did_you_mean
 from crmatrix.analysis import check as run_check
 from crmatrix.config import paths, sweeps
+from crmatrix.config.entries import DatasetEntry, ModelDef, RepositoryEntry
 from crmatrix.config.matrix import POOLED_AS, Arm, Corpus, Dataset, Matrix, SystemConfig
-from crmatrix.config.settings import DatasetEntry, ModelDef, RepositoryEntry, SystemSpec, check_system
+from crmatrix.config.settings import SystemSpec, check_system
 from crmatrix.corpora import views
 from crmatrix.datasets import derived, holdout
 from crmatrix.datasets.registry import FORMATS, Resolving, written_by

@@ -32,7 +32,7 @@ from crmatrix.datasets import history, patches
 from crmatrix.datasets.registry import PerCommit, Resolving
 
 if TYPE_CHECKING:
-    from crmatrix.config.settings import DatasetEntry
+    from crmatrix.config.entries import DatasetEntry
 
 CACHE = "history"  # under the cache directory: one JSON of parent commits per history and options
 RULES = (candidates.LANGUAGE, candidates.ALL)  # the candidate rules a history dataset takes, its default first

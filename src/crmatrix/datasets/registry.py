@@ -23,7 +23,7 @@ from crmatrix.registry import Registry
 from crmatrix.symbols import Symbol
 
 if TYPE_CHECKING:
-    from crmatrix.config.settings import DatasetEntry, RepositoryEntry
+    from crmatrix.config.entries import DatasetEntry, RepositoryEntry
 
 
 @dataclass

@@ -53,7 +53,7 @@ from crmatrix.datasets.tasks import Task
 from crmatrix.symbols import Symbol
 
 if TYPE_CHECKING:
-    from crmatrix.config.settings import DatasetEntry
+    from crmatrix.config.entries import DatasetEntry
 
 FIELDS = ("instance_id", "repo", "base_commit", "problem_statement", "patch")
 QUERY_TYPE = "issue_to_edit"

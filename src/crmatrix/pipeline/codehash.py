@@ -36,13 +36,31 @@ def module_file(name: str) -> Path | None:
     return None
 
 
+def _executed(tree: ast.AST):
+    """Every node of `tree` but those under `if TYPE_CHECKING:`, which never runs: the names a
+    module imports for its annotations alone are no code a stage runs."""
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        yield node
+        if isinstance(node, ast.If) and _is_type_checking(node.test):
+            todo.extend(node.orelse)
+        else:
+            todo.extend(ast.iter_child_nodes(node))
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
 @functools.cache  # the Snakefile asks for each rule; many share modules
 def import_names(source: str, module: str | None = None, is_package: bool = False) -> frozenset[str]:
     """Every dotted name that running `source` (the text of `module`, if it is one) may import,
     with its parents (importing a.b.c runs a/__init__ and a/b/__init__ too): modules, or
     attributes of them, which only the tree tells apart (`imported_modules`)."""
     names: set[str] = set()
-    for node in ast.walk(ast.parse(source)):
+    for node in _executed(ast.parse(source)):
         if isinstance(node, ast.Import):
             names.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom):

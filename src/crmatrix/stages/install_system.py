@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from crmatrix.config.settings import Install
+from crmatrix.config.entries import Install
 from crmatrix.systems import install
 
 

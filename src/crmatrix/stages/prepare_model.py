@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from crmatrix.config.settings import ModelDef
+from crmatrix.config.entries import ModelDef
 from crmatrix.embed.backends import prepare
 
 

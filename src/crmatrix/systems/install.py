@@ -35,7 +35,7 @@ from pathlib import Path
 from packaging.utils import canonicalize_name, canonicalize_version
 
 from crmatrix import CrmatrixError, atomic
-from crmatrix.config.settings import Install
+from crmatrix.config.entries import Install
 from crmatrix.corpora import pins
 from crmatrix.evaluation.provenance import INSTALL_INFO
 from crmatrix.systems.processes import stop_group

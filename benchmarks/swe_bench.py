@@ -16,8 +16,11 @@ cache (symbols: the previous store and the per-file symbol cache; embeddings: th
 index and the embedding cache) beside each repository's commits, file instances and distinct
 files; and per benchmark (Lite, Verified: every task of the nine repositories, micro-averaged
 as the field reports them; swerank-lite: Lite's tasks that edit a function, SweRank's protocol,
-where swerank-bm25 is SweRank's BM25) each method's file Acc@1/3/5/10, recall@10, nDCG@10 and MRR with
-95 % bootstrap intervals, per repository too, beside the published figures.
+where swerank-bm25 is SweRank's BM25; lite-all: Lite over every .py file, for comparison), under
+the candidate rule its repositories' stores name, each method's file Acc@1/3/5/10 (SweRank's,
+then LocAgent's), recall@10, nDCG@10 and MRR with 95 % bootstrap intervals, the BM25 protocols'
+Acc@5 per repository, each other arm's MRR against the baseline's on the same tasks (paired), and
+the published figures.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from pathlib import Path
 
 import finished_run
 import numpy as np
+import paired
 import timing
 from clocks import cpu_by_rule, job_clock, overhead_rows
 
@@ -37,6 +41,9 @@ from crmatrix.analysis import stats
 from crmatrix.evaluation import metrics
 
 METRICS = ("acc_all@1", "acc_all@3", "acc_all@5", "acc_all@10", "recall@10", "ndcg@10", "mrr")
+LOCAGENT = ("acc_locagent@1", "acc_locagent@3", "acc_locagent@5", "acc_locagent@10")
+# the per-repository table: the three BM25 protocols (symbols, whole files, SweRank's) and the headline
+PER_REPOSITORY = ("bm25", "file-bm25", "swerank-bm25", "hybrid")
 # Published file-level figures on subsets of the same benchmarks (percent for SweRank's Acc@k).
 PUBLISHED = [
     ("SweRank Table 1, Lite (274 tasks), BM25", {"acc_all@1": 0.3869, "acc_all@3": 0.5182, "acc_all@5": 0.6168}),
@@ -49,19 +56,25 @@ PUBLISHED = [
 ]
 
 
-def scored(rows: list[dict]) -> dict[str, str]:
+def scored(rows: list[dict], names: tuple[str, ...] = METRICS) -> dict[str, str]:
     """Each metric's mean over the rows with its 95 % bootstrap interval."""
     out = {}
-    for m in METRICS:
+    for m in names:
         values = metrics.per_query(rows, m)
         low, high = stats.bootstrap_ci(values)
         out[m] = f"{float(np.mean(values)):.3f} [{low:.2f}, {high:.2f}]"
     return out
 
 
-# Each benchmark by its datasets' prefix (no prefix another's): its section's title.
+# Each benchmark by its datasets' prefix (a dataset's the longest that starts it): its section's title.
 BENCHMARKS = {"lite": "Lite", "verified": "Verified",
-              "swerank-lite": "SweRank's protocol (Lite's tasks that edit a function; swerank-bm25 its BM25)"}
+              "swerank-lite": "SweRank's protocol (Lite's tasks that edit a function; swerank-bm25 its BM25)",
+              "lite-all": "Lite over every .py file, tests too (for comparison)"}
+
+
+def benchmark_of(dataset: str) -> str | None:
+    """The benchmark whose split `dataset` is (`lite-all-flask`: lite-all, not lite)."""
+    return max((b for b in BENCHMARKS if dataset.startswith(f"{b}-")), key=len, default=None)
 
 TARGET_OVERHEAD = 0.20
 CONFIG = "config/swe-bench.yaml"
@@ -143,29 +156,60 @@ def cache_lines(results: Path) -> list[str]:
 
 def benchmark_lines(results: Path) -> list[str]:
     """Per benchmark (Lite, Verified, swerank-lite), every method of the baseline arm pooled over its
-    repositories, then per repository file-bm25's and hybrid's Acc@5."""
+    repositories (SweRank's Acc@k, then LocAgent's), per repository the BM25 protocols' and hybrid's
+    Acc@5, then every other arm against the baseline."""
     lines = []
-    runs = [json.loads(p.read_text()) for p in sorted((results / "runs").glob("*/*/baseline.json"))]
+    runs = [json.loads(p.read_text()) for p in sorted((results / "runs").glob("*/*/*.json"))]
     for bench, title in BENCHMARKS.items():
-        mine = [r for r in runs if r["dataset"].startswith(f"{bench}-")]
+        ours = [r for r in runs if benchmark_of(r["dataset"]) == bench]
+        mine = [r for r in ours if r["arm"] == "baseline"]
         if not mine:
             continue
         methods = list(mine[0]["methods"])
         n = sum(len(r["methods"][methods[0]]["queries"]) for r in mine)
-        lines += ["", f"## {title}: {n} tasks of {len(mine)} repositories, baseline arm", "",
+        rules = sorted({r["provenance"]["corpus"]["pin"].get("candidates", "all") for r in mine})
+        lines += ["", f"## {title}: {n} tasks of {len(mine)} repositories, baseline arm, candidates "
+                  + ", ".join(f"`{rule}`" for rule in rules), "",
                   "Micro-averaged over every task (as the field reports), 95 % bootstrap intervals; a file ranks "
-                  "at its first hit (symbol methods) or is itself the document (file-bm25, file-semantic).", "",
-                  "| method | " + " | ".join(METRICS) + " |", "|---|" + "---:|" * len(METRICS)]
-        for method in methods:
-            rows = [q for r in mine for q in r["methods"][method]["queries"]]
-            got = scored(rows)
-            lines.append(f"| {method} | " + " | ".join(got[m] for m in METRICS) + " |")
-        lines += ["", "Per repository (file-bm25 and hybrid, Acc@5):", "", "| dataset | tasks | file-bm25 | hybrid |",
-                  "|---|---:|---:|---:|"]
+                  "at its first hit (symbol methods) or is itself the document (file-bm25, file-semantic); "
+                  "acc_all@k is SweRank's Acc@k (every gold file in the top k).", ""]
+        lines += _method_table(mine, methods, METRICS)
+        multi = sum(q["n_relevant"] > 1 for r in mine for q in r["methods"][methods[0]]["queries"])
+        lines += ["", "LocAgent's `acc_at_k` (min(|gold|, k) gold files in the top k; looser than SweRank's where "
+                  f"a task edits more files than k: {multi} of these {n} tasks edit two or more):", ""]
+        lines += _method_table(mine, methods, LOCAGENT)
+        shown = [m for m in PER_REPOSITORY if m in methods]
+        lines += ["", f"Per repository ({', '.join(shown)}; Acc@5):", "",
+                  "| dataset | tasks | " + " | ".join(shown) + " |", "|---|---:|" + "---:|" * len(shown)]
         for r in mine:
-            cells = [scored(r["methods"][m]["queries"])["acc_all@5"] if m in r["methods"] else "—"
-                     for m in ("file-bm25", "hybrid")]
+            cells = [scored(r["methods"][m]["queries"])["acc_all@5"] for m in shown]
             lines.append(f"| {r['dataset']} | {len(r['methods'][methods[0]]['queries'])} | " + " | ".join(cells) + " |")
+        lines += arm_lines(mine, ours, methods)
+    return lines
+
+
+def _method_table(runs: list[dict], methods: list[str], names: tuple[str, ...]) -> list[str]:
+    lines = ["| method | " + " | ".join(names) + " |", "|---|" + "---:|" * len(names)]
+    for method in methods:
+        got = scored([q for r in runs for q in r["methods"][method]["queries"]], names)
+        lines.append(f"| {method} | " + " | ".join(got[m] for m in names) + " |")
+    return lines
+
+
+def arm_lines(baseline: list[dict], runs: list[dict], methods: list[str]) -> list[str]:
+    """Each other arm against the baseline on the same tasks, pooled: MRR's paired difference with
+    its 95 % bootstrap interval, per method (an arm that has not run on every dataset is left out)."""
+    datasets = {r["dataset"] for r in baseline}
+    arms = sorted({r["arm"] for r in runs} - {"baseline"})
+    arms = [a for a in arms if {r["dataset"] for r in runs if r["arm"] == a} == datasets]
+    if not arms:
+        return []
+    lines = ["", "Each arm against the baseline, the same tasks paired: MRR Δ (arm − baseline) with its 95 % "
+             "bootstrap interval, pooled over the repositories:", "",
+             "| arm | " + " | ".join(methods) + " |", "|---|" + "---:|" * len(methods)]
+    for arm in arms:
+        theirs = [r for r in runs if r["arm"] == arm]
+        lines.append(f"| {arm} | " + " | ".join(paired.cell(paired.delta(baseline, theirs, m)) for m in methods) + " |")
     return lines
 
 

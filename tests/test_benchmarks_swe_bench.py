@@ -119,3 +119,35 @@ def test_swerank_lite_has_its_own_section_and_no_share_of_lites(tmp_path):
                                             "swerank-bm25 its BM25): 2 tasks of 1 repositories, baseline arm"):]
     assert "\n| hybrid | 0.500 [0.00, 1.00] | 0.500 [0.00, 1.00] | " in section
     assert "\n| swerank-lite-a | 2 | " in section
+
+
+def test_each_benchmark_names_its_candidate_rule_locagents_acc_and_each_arm_paired(tmp_path):
+    clone = finished_clone(tmp_path)
+    # the arm lifts hybrid's second task from rank 2 to 1: MRR 0.625 -> 0.750 (lexical 0.333 -> 0.375)
+    fixture_runs.write(clone / "results" / "runs" / "lite-a" / "builtin" / "bm25-whole-ids.json",
+                       fixture_runs.run("lite-a", "bm25-whole-ids", [1, 1, None, 1], "python"))
+    # an arm that ran on another benchmark's datasets only is no row of Lite's
+    fixture_runs.write(clone / "results" / "runs" / "verified-a" / "builtin" / "rrf.json",
+                       fixture_runs.run("verified-a", "rrf", [1, 1, None, 1], "python"))
+    proc = swe_bench(clone)
+    assert proc.returncode == 0, proc.stderr
+    assert "## Lite: 4 tasks of 1 repositories, baseline arm, candidates `all`\n" in proc.stdout
+    assert "\n| method | acc_locagent@1 | acc_locagent@3 | acc_locagent@5 | acc_locagent@10 |\n" in proc.stdout
+    # one gold file a task: LocAgent's Acc@k is SweRank's
+    assert proc.stdout.count("\n| hybrid | 0.500 [0.00, 1.00] | 0.750 [0.25, 1.00] | 0.750 [0.25, 1.00] | ") == 2
+    arms = proc.stdout[proc.stdout.index("Each arm against the baseline"):]
+    assert "\n| arm | hybrid | lexical |\n" in arms
+    assert "\n| bm25-whole-ids | +0.125 [+0.000, +0.375] | +0.042 [+0.000, +0.125] |\n" in arms
+    assert "| rrf |" not in proc.stdout and "## Verified" not in proc.stdout  # no baseline there
+
+
+def test_lite_over_every_file_is_its_own_section_not_lites(tmp_path):
+    clone = finished_clone(tmp_path)
+    fixture_runs.write(clone / "results" / "runs" / "lite-all-a" / "builtin" / "baseline.json",
+                       fixture_runs.run("lite-all-a", "baseline", [2, None, None], "python"))
+    proc = swe_bench(clone)
+    assert proc.returncode == 0, proc.stderr
+    assert "## Lite: 4 tasks of 1 repositories, baseline arm" in proc.stdout
+    section = proc.stdout[proc.stdout.index("## Lite over every .py file, tests too (for comparison): 3 tasks of 1 "
+                                            "repositories, baseline arm, candidates `all`\n"):]
+    assert "\n| hybrid | 0.000 [0.00, 0.00] | 0.333 [0.00, 1.00] | " in section

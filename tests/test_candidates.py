@@ -60,17 +60,32 @@ def test_the_option_defaults_to_agentless_and_an_unknown_rule_is_one_error(tmp_p
     m = config.from_dict(raw(mirror, {"sb": sb}))
     assert m.corpora["widget"].conf["candidates"] == "agentless" == m.datasets["sb-widget"].conf["candidates"]
     m = config.from_dict(raw(mirror, {"sb": {**sb, "candidates": "swerank"}}))
-    assert m.corpora["widget"].conf["candidates"] == "swerank"
-    for datasets, error in [
-            ({"sb": {**sb, "candidates": "tests"}},
-             "config: datasets.sb.candidates: 'tests' is not a candidate rule (allowed: agentless, all, language, "
-             "locagent, swerank)"),
-            ({"sb": {**sb, "candidates": "all"}, "sb2": sb},
-             "config: repositories.widget: its datasets name different candidate rules (sb: all, sb2: agentless); "
-             "a repository's store holds one candidate set")]:
-        with pytest.raises(CrmatrixError) as e:
-            config.from_dict(raw(mirror, datasets))
-        assert str(e.value) == error
+    assert m.corpora["widget@swerank"].conf["candidates"] == "swerank"
+    with pytest.raises(CrmatrixError) as e:
+        config.from_dict(raw(mirror, {"sb": {**sb, "candidates": "tests"}}))
+    assert str(e.value) == ("config: datasets.sb.candidates: 'tests' is not a candidate rule (allowed: agentless, all, "
+                            "language, locagent, swerank)")
+
+
+def test_two_rules_on_one_repository_make_two_stores_and_rename_none(tmp_path, monkeypatch):
+    """A comparison (the field's rule beside `all`): the default rule's store keeps the repository's
+    name, the other is REPOSITORY@RULE, each holding its own candidate set of the same commits."""
+    mirror, (first, _) = bundle(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "sb.jsonl").write_text(json.dumps(row("acme__widget-1", "acme/widget", first, "x")) + "\n")
+    sb = {"format": "swe-bench", "file": "sb.jsonl"}
+    m = config.from_dict(raw(mirror, {"sb": sb, "sb-all": {**sb, "candidates": "all"}}))
+    assert sorted(m.corpora) == ["widget", "widget@all"]
+    assert (m.corpora["widget"].conf["candidates"], m.corpora["widget@all"].conf["candidates"]) == ("agentless", "all")
+    assert m.corpora["widget@all"].conf["repository"] == "acme/widget"
+    assert m.corpora["widget@all"].conf["commits"] == m.corpora["widget"].conf["commits"] == [first]
+    assert [m.datasets[d].conf["corpus"] for d in ("sb-widget", "sb-all-widget")] == ["widget", "widget@all"]
+    alone = config.from_dict(raw(mirror, {"sb": sb}))
+    assert alone.corpora["widget"].conf == m.corpora["widget"].conf
+    with pytest.raises(CrmatrixError) as e:
+        config.from_dict({**raw(mirror, {"sb": sb}), "repositories": {"wid@get": {"git": URL}}})
+    assert str(e.value) == ("config: repositories.wid@get: a repository's name holds no '@' (the stores of its other "
+                            "candidate rules are named REPOSITORY@RULE)")
 
 
 FILES = {

@@ -334,16 +334,14 @@ def test_a_history_dataset_ranks_its_language_files_without_tests_or_all(made, t
     h = {"format": "history", "repository": "widget", "history": {"max_files": 1}}
     cfg = {"git_mirrors": [str(mirror)], "repositories": {"widget": {"git": URL}}, "arms": {"baseline": {}}}
     m = config.from_dict({**cfg, "datasets": {"h": {**h, "candidates": "all"}}})
-    assert m.corpora["widget"].conf["candidates"] == "all" == m.datasets["h"].conf["candidates"]
+    assert m.corpora["widget@all"].conf["candidates"] == "all" == m.datasets["h"].conf["candidates"]
     with pytest.raises(CrmatrixError) as e:
         config.from_dict({**cfg, "datasets": {"h": {**h, "candidates": "agentless"}}})
     assert str(e.value) == ("config: datasets.h.candidates: 'agentless': a history dataset ranks its language's "
                             "source files without tests (language, the default: its gold is drawn from them) or all "
                             "of them (all); agentless is a Python benchmark's rule")
-    with pytest.raises(CrmatrixError) as e:
-        config.from_dict({**cfg, "datasets": {"h": h, "h2": {**h, "candidates": "all"}}})
-    assert str(e.value) == ("config: repositories.widget: its datasets name different candidate rules (h: language, "
-                            "h2: all); a repository's store holds one candidate set")
+    both = config.from_dict({**cfg, "datasets": {"h": h, "h2": {**h, "candidates": "all"}}})
+    assert {n: c.conf["candidates"] for n, c in both.corpora.items()} == {"widget": "language", "widget@all": "all"}
     other = {**cfg, "corpora": {"c": {"path": str(tmp_path)}},
              "datasets": {"d": {"format": "codelens", "file": "d.json", "corpus": "c", "candidates": "language"}}}
     with pytest.raises(CrmatrixError) as e:

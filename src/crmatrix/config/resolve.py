@@ -17,7 +17,7 @@ from crmatrix.config import paths, sweeps
 from crmatrix.config.entries import DatasetEntry, ModelDef, RepositoryEntry
 from crmatrix.config.matrix import POOLED_AS, Arm, Corpus, Dataset, Matrix, SystemConfig
 from crmatrix.config.settings import SystemSpec, check_system
-from crmatrix.corpora import views
+from crmatrix.corpora import candidates, views
 from crmatrix.datasets import derived, holdout
 from crmatrix.datasets.registry import FORMATS, Resolving, written_by
 from crmatrix.engine import knobs
@@ -101,6 +101,10 @@ def _per_commit(cfg: dict, mirrors: list[str]) -> tuple[dict[str, dict], dict[st
     each repository they name as a corpus (`repository:`, a version per commit); and per dataset
     the rows of repositories the config does not declare, counted by repository. `mirrors`:
     where the hooks find the bundles, no part of what they resolve."""
+    for key in cfg["repositories"]:
+        if candidates.STORE_SEP in key:
+            raise CrmatrixError(f"repositories.{key}: a repository's name holds no {candidates.STORE_SEP!r} (the "
+                                "stores of its other candidate rules are named REPOSITORY@RULE)")
     repositories = {key: RepositoryEntry(conf["git"], _repo_name(key, conf), conf.get("language"))
                     for key, conf in cfg["repositories"].items()}
     resolving = Resolving(cfg["datasets"], repositories, tuple(mirrors), cfg.get("cache_dir"))
@@ -117,7 +121,7 @@ def _per_commit(cfg: dict, mirrors: list[str]) -> tuple[dict[str, dict], dict[st
         for split, split_conf in got.datasets.items():
             pool = name if split != name else got.pooled_as
             datasets[split] = {**split_conf, POOLED_AS: pool} if pool else split_conf
-            rules.setdefault(split_conf["corpus"], {})[name] = split_conf[CANDIDATES]
+            rules[split_conf["corpus"]] = split_conf[CANDIDATES]  # one per store, by its name
         for corpus, asked in got.commits.items():
             if corpus in cfg["corpora"]:
                 raise CrmatrixError(f"repositories.{corpus}: also a corpus of corpora; rename one of them")
@@ -128,8 +132,9 @@ def _per_commit(cfg: dict, mirrors: list[str]) -> tuple[dict[str, dict], dict[st
             commits.setdefault(corpus, set()).update(asked)
     corpora = {}
     for corpus, asked in sorted(commits.items()):
-        conf = cfg["repositories"][corpus]
-        corpora[corpus] = {**conf, REPOSITORY: _repo_name(corpus, conf), CANDIDATES: _one_rule(corpus, rules[corpus]),
+        key = candidates.repository_of(corpus)
+        conf = cfg["repositories"][key]
+        corpora[corpus] = {**conf, REPOSITORY: _repo_name(key, conf), CANDIDATES: rules[corpus],
                            "commits": sorted(asked), **fetch[corpus]}
     return datasets, corpora, undeclared
 
@@ -144,16 +149,6 @@ def _check_one_commit(name: str, conf: dict) -> None:
     for key in (REPOSITORY, "history"):
         if key in conf:
             raise CrmatrixError(f"datasets.{name}.{key}: only a history dataset (format: history) has it")
-
-
-def _one_rule(corpus: str, rules: dict[str, str]) -> str:
-    """The candidate rule the datasets of repository `corpus` name (dataset -> rule): one store,
-    one candidate set."""
-    if len(set(rules.values())) > 1:
-        raise CrmatrixError(f"repositories.{corpus}: its datasets name different candidate rules ("
-                            + ", ".join(f"{d}: {r}" for d, r in sorted(rules.items()))
-                            + "); a repository's store holds one candidate set")
-    return next(iter(rules.values()))
 
 
 def _repo_name(name: str, conf: dict) -> str:

@@ -16,6 +16,11 @@ source files first (`**/*.py`); a rule then leaves test code out, as each paper 
   Jest's, Cargo's, Maven's conventions): no test. A history dataset's gold is drawn from
   exactly these files, so it is that format's default.
 
+A repository's store holds one candidate set: its datasets that name the format's default rule
+share the store named as the repository is (`repositories:` key), and each other rule gets a store
+of its own, `REPOSITORY@RULE` (`store`), so one config ranks a repository under two rules (the
+field's and `all`, for comparison) and adding one renames no store.
+
 Each rule is a plain function of the path (case as written: `Tests/` is kept by all of them but
 SweRank's, which lowercases), and SweRank's of the repository too (`keeper`).
 """
@@ -61,6 +66,21 @@ def check(rule: object, where: str) -> str:
     if rule not in RULES:
         raise CrmatrixError(f"{where}: {rule!r} is not a candidate rule (allowed: {', '.join(sorted(RULES))})")
     return rule
+
+
+# between a repository's name and a rule in the name of its store: no `repositories:` key holds it
+STORE_SEP = "@"
+
+
+def store(repository: str, rule: str, default: str) -> str:
+    """The store of `repository`'s (a `repositories:` key) files under `rule`, `default` the rule of
+    the dataset format's when it names none."""
+    return repository if rule == default else f"{repository}{STORE_SEP}{rule}"
+
+
+def repository_of(store_name: str) -> str:
+    """The `repositories:` key whose store `store_name` is."""
+    return store_name.partition(STORE_SEP)[0]
 
 
 def keeper(rule: str, repository: str | None = None) -> Callable[[str], bool]:

@@ -66,9 +66,10 @@ def per_commit(name: str, entry: DatasetEntry, resolving: Resolving) -> PerCommi
     resolved = {k: v for k, v in entry.conf.items() if k != "history"}
     language = resolving.repositories[key].language
     # the histories of one language pool in the matrix (crmatrix.analysis.matrix.rollups.pooled_benchmarks)
-    return PerCommit({name: {**resolved, "corpus": key, "repository": repo, "file": str(bundle),
+    corpus = candidates.store(key, rule, RULES[0])
+    return PerCommit({name: {**resolved, "corpus": corpus, "repository": repo, "file": str(bundle),
                              "history": opts.to_conf(), "candidates": rule}},
-                     {key: set(parents)}, fetch={"history": True},
+                     {corpus: set(parents)}, fetch={"history": True},
                      pooled_as=f"{history.FORMAT}-{language}" if language else None)
 
 

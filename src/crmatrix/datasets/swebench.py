@@ -250,10 +250,11 @@ def describe_candidates(rule: str, outside: list[tuple[str, ...]], subset: str =
 
 def per_commit(name: str, entry: DatasetEntry, resolving: Resolving) -> PerCommit:
     """Dataset `name` split into one dataset per declared repository its rows name
-    (`NAME-REPOSITORY`), each on that repository's corpus at the commits its rows name that a
-    mirror holds (all of them when no mirror holds the repository: the fetch names what is
-    missing); the rows of undeclared repositories counted. The rows are read here by `read_rows`,
-    as the loader and rule localize_tasks read them: they name the corpora."""
+    (`NAME-REPOSITORY`), each on that repository's store under the dataset's candidate rule
+    (`candidates.store`) at the commits its rows name that a mirror holds (all of them when no
+    mirror holds the repository: the fetch names what is missing); the rows of undeclared
+    repositories counted. The rows are read here by `read_rows`, as the loader and rule
+    localize_tasks read them: they name the corpora."""
     where = f"datasets.{name}"
     for key, value in (("repository", entry.repository), ("history", entry.history)):
         if value is not None:
@@ -267,13 +268,13 @@ def per_commit(name: str, entry: DatasetEntry, resolving: Resolving) -> PerCommi
         if repo not in declared:
             out.undeclared[repo] = sum(1 for r in rows if r.repo == repo)
             continue
-        corpus = declared[repo]
-        split = f"{name}-{corpus}"
+        key = declared[repo]
+        split, corpus = f"{name}-{key}", candidates.store(key, rule, candidates.DEFAULT)
         if split in resolving.datasets:
             raise CrmatrixError(f"datasets.{split}: the name of dataset {name}'s rows of repository {repo}; "
                                 "rename one of them")
         out.datasets[split] = {**entry.conf, "candidates": rule, "corpus": corpus, "repository": repo}
-        mirrored = bundle_commits(resolving.repositories[corpus].git, list(resolving.mirrors))
+        mirrored = bundle_commits(resolving.repositories[key].git, list(resolving.mirrors))
         out.commits[corpus] = mine & set(mirrored) if mirrored else mine
     return out
 

@@ -242,7 +242,8 @@ def test_a_config_resolves_a_history_dataset_to_its_parents(made, tmp_path):
         assert m.corpora["widget"].conf["candidates"] == "language" == m.datasets["h"].conf["candidates"]
         ds = m.datasets["h"]
         assert (ds.corpus, ds.file, ds.conf["repository"], ds.conf["history"]["max_files"], ds.conf["tasks"]) == (
-            "widget", str(mirror / "acme+widget@history.bundle"), "acme/widget", 1, "functions")
+            "widget", "results/datasets/h.jsonl", "acme/widget", 1, "functions")
+        assert ds.written  # its rows are the ones rule localize_tasks writes
     assert len(list((tmp_path / "cache" / "history").iterdir())) == 1
     bad = {**cfg, "datasets": {"h": {"format": "history", "repository": "nope"}}}
     with pytest.raises(CrmatrixError, match=r"datasets.h.repository: 'nope' is not an entry of repositories:"):
@@ -306,9 +307,10 @@ def test_a_command_tool_on_a_history_indexes_each_parent_tree_once_and_answers_e
     assert not any(search["failures"].values()) and search["metrics"]["n"] == len(tasks)
 
 
-def test_a_history_resolves_to_the_same_parameters_wherever_its_bundle_lies(made, tmp_path):
+def test_a_history_resolves_to_the_same_plan_wherever_its_bundle_lies(made, tmp_path):
     """The mirrors are resolution's input: the same bundle under two directories gives the same
-    corpus and job parameters; only the file a job reads (the bundle, an input) lies elsewhere."""
+    corpus, dataset and job inputs and parameters; no job reads the bundle by its path (rule
+    fetch_repository finds it in the mirrors, and the rows come from the store's history)."""
     from crmatrix.config.plan import Plan
 
     repo, _ = made
@@ -319,13 +321,14 @@ def test_a_history_resolves_to_the_same_parameters_wherever_its_bundle_lies(made
     cfg = {"repositories": {"widget": {"git": URL}}, "arms": {"baseline": {}},
            "datasets": {"h": {"format": "history", "repository": "widget", "history": {"max_files": 1}}}}
     a, b = (config.from_dict(cfg, machine_mirrors=[str(m)]) for m in (mirror_a, mirror_b))
-    assert a.corpora == b.corpora
-    assert Plan(a).corpus_params("widget") == Plan(b).corpus_params("widget")
-    assert Plan(a).dataset_sha256("h") == Plan(b).dataset_sha256("h") is not None
-    assert ({k: v for k, v in a.datasets["h"].conf.items() if k != "file"}
-            == {k: v for k, v in b.datasets["h"].conf.items() if k != "file"})
-    assert (a.datasets["h"].file, b.datasets["h"].file) == (
-        str(mirror_a / "acme+widget@history.bundle"), str(mirror_b / "acme+widget@history.bundle"))
+    assert a.corpora == b.corpora and a.datasets == b.datasets
+    plan_a, plan_b = Plan(a), Plan(b)
+    assert plan_a.corpus_params("widget") == plan_b.corpus_params("widget")
+    assert plan_a.localize_inputs("h") == plan_b.localize_inputs("h") == {
+        "repository": "results/repos/widget", "store": "results/symbols/widget"}
+    assert plan_a.dataset_sha256("h") is None  # its runs hash the tasks the workflow wrote
+    assert plan_a.cell("h", "builtin", "baseline").inputs["dataset_file"] == "results/datasets/h.jsonl"
+    assert not any(str(m) in repr(plan_a.cell("h", "builtin", "baseline")) for m in (mirror_a, mirror_b))
 
 
 def test_a_history_dataset_ranks_its_language_files_without_tests_or_all(made, tmp_path):

@@ -3,7 +3,7 @@ from crmatrix.stages import localize_tasks
 
 with jobs.job(snakemake.log[0], snakemake.output):
     localize_tasks.run(
-        file=snakemake.input.file,
+        file=snakemake.input.get("file"),
         repository=snakemake.input.repository,
         store=snakemake.input.store,
         corpus=snakemake.params.corpus,

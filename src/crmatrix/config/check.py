@@ -114,8 +114,7 @@ def _trackers(m: Matrix) -> None:
 def files(matrix: Matrix) -> None:
     """Each dataset file, path corpus and benchmark file the matrix names is there (relative to
     the working directory): a missing one is named by its key now, not by a job that misses it."""
-    named = [(f"datasets.{d}.file", ds.file, Path.is_file) for d, ds in matrix.datasets.items()
-             if ds.format != derived.FORMAT]
+    named = [(f"datasets.{d}.file", ds.file, Path.is_file) for d, ds in matrix.datasets.items() if not ds.written]
     for c, corpus in matrix.corpora.items():
         if "path" in corpus.conf:
             named.append((f"corpora.{c}.path", corpus.conf["path"], Path.is_dir))

@@ -89,7 +89,9 @@ class Dataset(_Frozen):
     jobs get it ({split, seed}); `derived_split` the split its tasks are derived by from the
     file's (structural), else None; `sample` a derived dataset's {max_queries, seed}. A dataset
     of a repository's commits (rule localize_tasks) has its `repository` (`owner/name`), the
-    `level` its gold is scored at, the `tasks` it keeps and a history's `history` options."""
+    `level` its gold is scored at, the `tasks` it keeps and a history's `history` options.
+    `written`: its rows are the workflow's (a derived dataset's, a history's): its `file` is
+    where its dataset stage writes them, which its runs read and hash, no input of the DAG."""
 
     name: str
     conf: dict[str, Any]
@@ -105,6 +107,7 @@ class Dataset(_Frozen):
     level: str = "files"
     tasks: str = "all"
     history: dict[str, Any] | None = None
+    written: bool = False
 
     @property
     def archetype(self) -> str | None:

@@ -269,7 +269,7 @@ class Plan(Targets):
     def dataset_sha256(self, dataset: str) -> str | None:
         """The dataset's file's sha256; None for a derived dataset, whose file the workflow writes."""
         ds = self.matrix.datasets[dataset]
-        return None if ds.source != ds.corpus else self.file_sha256(ds.file)
+        return None if ds.written else self.file_sha256(ds.file)
 
     def written_sha256(self, corpus: str) -> str | None:
         """The sha256 of the benchmark file a written corpus is written out of."""
@@ -304,9 +304,10 @@ class Plan(Targets):
         return inputs
 
     def localize_inputs(self, dataset: str) -> dict[str, str]:
-        """A per-task-commit dataset's file and its repository (rule localize_tasks)."""
+        """A per-task-commit dataset's file (a history's rows come from its store) and its
+        repository (rule localize_tasks)."""
         ds = self.matrix.datasets[dataset]
-        return {"file": ds.file, **self.repository_inputs(ds.corpus)}
+        return {**({} if ds.written else {"file": ds.file}), **self.repository_inputs(ds.corpus)}
 
     def indexes_files(self, system: str) -> bool:
         """Whether the system's index of a repository holds its files as documents (a file method)."""

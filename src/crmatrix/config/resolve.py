@@ -69,9 +69,12 @@ def _resolve(cfg: dict, source: str, mirror_dirs: list[str]) -> Matrix:
         if conf["corpus"] not in corpora_conf:
             raise CrmatrixError(f"datasets.{name}.corpus: names corpus {conf['corpus']!r}, which is not in corpora "
                                 f"(known: {', '.join(sorted(cfg['corpora']))})")
+        written = "file" not in conf  # its rows are the workflow's: a derived dataset's, a history's
         if conf["format"] == derived.FORMAT:
             conf = _derive(name, conf, corpora_conf)
-        datasets[name] = _dataset(name, conf, corpora_conf)
+        elif written:  # rows its format's hook derives, where rule localize_tasks writes them
+            conf = {**conf, "file": paths.Layout().file("tasks", dataset=name)}
+        datasets[name] = _dataset(name, conf, corpora_conf, written)
     systems = {name: _system(name, conf, arm_envs, cfg["baseline_arm"], sorted(datasets))
                for name, conf in cfg["systems"].items()}
     headline = cfg.get("headline_method", DEFAULT_HEADLINE)
@@ -201,7 +204,7 @@ def _derive(name: str, conf: dict, corpora: dict) -> dict:
             "file": paths.Layout().file("tasks", dataset=name)}
 
 
-def _dataset(name: str, conf: dict, corpora: dict) -> Dataset:
+def _dataset(name: str, conf: dict, corpora: dict, written: bool) -> Dataset:
     split = conf.get("split", "all")
     seed = conf.get("seed", holdout.DEFAULT_SEED) if split in holdout.SPLITS and split != "all" else None
     sample = ({"max_queries": conf["max_queries"], "seed": conf.get("seed", holdout.DEFAULT_SEED)}
@@ -214,7 +217,7 @@ def _dataset(name: str, conf: dict, corpora: dict) -> Dataset:
         split={"split": split, "seed": seed},
         derived_split=split if split in DERIVED_SPLITS else None, sample=sample,
         repository=conf.get(REPOSITORY), level=conf.get("level", "files"), tasks=conf.get("tasks", "all"),
-        history=conf.get("history"))
+        history=conf.get("history"), written=written)
 
 
 def _system(name: str, conf: dict, arms: dict, baseline_arm: str, datasets: list[str]) -> SystemConfig:

@@ -67,7 +67,9 @@ def per_commit(name: str, entry: DatasetEntry, resolving: Resolving) -> PerCommi
     language = resolving.repositories[key].language
     # the histories of one language pool in the matrix (crmatrix.analysis.matrix.rollups.pooled_benchmarks)
     corpus = candidates.store(key, rule, RULES[0])
-    return PerCommit({name: {**resolved, "corpus": corpus, "repository": repo, "file": str(bundle),
+    # no file: its rows come from the store's history (rule localize_tasks), never from where the
+    # bundle lies, so the plan is the same on every machine that has it
+    return PerCommit({name: {**resolved, "corpus": corpus, "repository": repo,
                              "history": opts.to_conf(), "candidates": rule}},
                      {corpus: set(parents)}, fetch={"history": True},
                      pooled_as=f"{history.FORMAT}-{language}" if language else None)

@@ -23,13 +23,13 @@ from crmatrix.versions.repository import GIT, MANIFEST, commit_files, outside_fi
 from crmatrix.versions.store import SymbolStore
 
 
-def run(*, file: Path, repository: Path, store: Path, corpus: str, repo: str, level: str, out: Path,
+def run(*, file: Path | None, repository: Path, store: Path, corpus: str, repo: str, level: str, out: Path,
         qrels: Path, summary: Path, tasks: str = swebench.ALL_TASKS, options: dict | None = None) -> list[Task]:
     """`corpus`: the repository corpus's name (each task's corpus is its version at the task's
     commit, `crmatrix.versions.corpus_of`); `repo`: its `owner/name` as the rows spell it; `level`:
     files or functions (the gold, swebench.FILES / FUNCTIONS); `tasks`: all of them, or those
     that edit a function (swebench.SUBSETS); `options`: a history dataset's
-    (`history.Options`), whose rows come from the store's history, not from `file` (its bundle)."""
+    (`history.Options`), whose rows come from the store's history (it has no `file`)."""
     if options is None:
         rows, derived = [r for r in swebench.read_rows(Path(file)) if r.repo == repo], []
     else:

@@ -59,6 +59,27 @@ def two_commit_repo(tmp_path: Path) -> tuple[Path, str, str]:
     return make_two_commit_repo(tmp_path / "repo")
 
 
+def tiny_project(tmp_path: Path, source: str = "def slugify(title):\n    return title.lower()\n",
+                 **entries) -> tuple[Path, Path, Path]:
+    """A directory of one Python file (`lib/util.py`, `source`), a dataset of one query for its
+    `slugify`, and a config of both with the arms baseline and 2e (and `entries`, e.g. systems):
+    (directory, dataset, config)."""
+    import yaml
+
+    src = tmp_path / "proj"
+    (src / "lib").mkdir(parents=True)
+    (src / "lib" / "util.py").write_text(source)
+    ds = tmp_path / "ds.json"
+    ds.write_text(json.dumps([{"query": "slugify", "expected_symbol": "slugify", "expected_file_suffix": "lib/util.py",
+                               "query_type": "identifier"}]))
+    cfg = tmp_path / "m.yaml"
+    cfg.write_text(yaml.safe_dump({"corpora": {"x": {"path": str(src)}},
+                                   "datasets": {"x": {"file": str(ds), "corpus": "x"}},
+                                   "arms": {"baseline": {}, "2e": {"CODELENS_RANK_SPARSE_TERM_WEIGHT": "1"}},
+                                   **entries}, sort_keys=False))
+    return src, ds, cfg
+
+
 def snakemake_cmd(workdir: Path, snakefile: Path = ROOT / "Snakefile") -> list[str]:
     return [str(BIN / "snakemake"), "--snakefile", str(snakefile), "--directory", str(workdir)]
 

@@ -7,7 +7,7 @@ import sys
 import fixture_runs
 import pytest
 import yaml
-from conftest import BIN, ROOT
+from conftest import BIN, ROOT, tiny_project
 from test_graph_workflow import CORPUS as GRAPH_CORPUS
 from test_graph_workflow import OFF
 
@@ -19,17 +19,7 @@ def crmatrix(*args, cwd=None):
 
 
 def test_run_on_a_directory_writes_a_run(tmp_path):
-    src = tmp_path / "proj"
-    (src / "lib").mkdir(parents=True)
-    (src / "lib" / "util.py").write_text("def slugify(title):\n    return title.lower()\n\n\nclass Cache:\n    pass\n")
-    ds = tmp_path / "ds.json"
-    ds.write_text(json.dumps([{"query": "slugify", "expected_symbol": "slugify", "expected_file_suffix": "lib/util.py",
-                               "query_type": "identifier"}]))
-    cfg = tmp_path / "m.yaml"
-    cfg.write_text(yaml.safe_dump({"corpora": {"x": {"path": str(src)}},
-                                   "datasets": {"x": {"file": str(ds), "corpus": "x"}},
-                                   "arms": {"baseline": {}, "2e": {"CODELENS_RANK_SPARSE_TERM_WEIGHT": "1"}}},
-                                  sort_keys=False))
+    src, ds, cfg = tiny_project(tmp_path, "def slugify(title):\n    return title.lower()\n\n\nclass Cache:\n    pass\n")
     out = tmp_path / "run.json"
     proc = crmatrix("run", "--corpus", str(src), "--dataset", str(ds), "--config", str(cfg), "--arm", "2e",
                     "--methods", "lexical,bm25", "--out", str(out))

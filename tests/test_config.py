@@ -1,5 +1,7 @@
 import copy
 import dataclasses
+import re
+from pathlib import Path
 
 import pytest
 import yaml
@@ -325,44 +327,37 @@ def test_an_arms_variables_cannot_drift_from_its_parsed_knobs():
     assert m.arms["baseline"].knobs.values == values == {"auto": False}
 
 
+def lines_matching(pattern: str, outside: Path) -> list[str]:
+    """`path:line` of each line of the library and the workflow outside `outside` (a package of
+    src/crmatrix, which the sources must hold) that `pattern` finds."""
+    sources = [*sorted((ROOT / "src").rglob("*.py")), *sorted((ROOT / "workflow").rglob("*.smk")),
+               *sorted((ROOT / "workflow").rglob("*.py")), ROOT / "Snakefile"]
+    assert len(sources) > 100 and any(p.is_relative_to(outside) for p in sources)
+    found = re.compile(pattern)
+    return [f"{p.relative_to(ROOT)}:{i}" for p in sources if not p.is_relative_to(outside)
+            for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if found.search(line)]
+
+
 def test_the_embeds_flag_is_read_by_the_system_classes_alone():
     """What the workflow plans by whether crmatrix embeds for a system, it asks the system's class
     (`System.crmatrix_builds_index`, `embeds_with_arm_model`)."""
-    import re
-
-    flag = re.compile(r"\bEMBEDS\b|\.embeds\b")
     systems = ROOT / "src" / "crmatrix" / "systems"
-    sources = [*sorted((ROOT / "src" / "crmatrix").rglob("*.py")), *sorted((ROOT / "workflow").rglob("*.smk")),
-               *sorted((ROOT / "workflow").rglob("*.py")), ROOT / "Snakefile"]
-    assert len(sources) > 100 and any(p.is_relative_to(systems) for p in sources)
-    readers = [f"{p.relative_to(ROOT)}:{i}" for p in sources if not p.is_relative_to(systems)
-               for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if flag.search(line)]
-    assert readers == []
-    assert flag.search((systems / "base.py").read_text(encoding="utf-8"))  # the pattern does find the flag
+    assert lines_matching(r"\bEMBEDS\b|\.embeds\b", systems) == []
+    assert re.search(r"\bEMBEDS\b", (systems / "base.py").read_text(encoding="utf-8"))  # the pattern finds the flag
 
 
 def test_no_config_entry_is_read_outside_the_config_layer():
     """A config entry's keys are read once, in crmatrix.config (`crmatrix.config.settings`: the
     typed settings every job, stage and plugin reads): no `conf[...]` or `conf.get(...)` elsewhere."""
-    import re
-
-    read = re.compile(r"conf\[|conf\.get\(")
     config_dir = ROOT / "src" / "crmatrix" / "config"
-    sources = [*sorted((ROOT / "src").rglob("*.py")), *sorted((ROOT / "workflow").rglob("*.smk")),
-               *sorted((ROOT / "workflow").rglob("*.py")), ROOT / "Snakefile"]
-    assert len(sources) > 100 and any(p.is_relative_to(config_dir) for p in sources)
-    readers = [f"{p.relative_to(ROOT)}:{i}" for p in sources if not p.is_relative_to(config_dir)
-               for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if read.search(line)]
-    assert readers == []
-    assert read.search((config_dir / "resolve.py").read_text(encoding="utf-8"))  # the pattern does find a read
+    assert lines_matching(r"conf\[|conf\.get\(", config_dir) == []
+    assert re.search(r"conf\[|conf\.get\(", (config_dir / "resolve.py").read_text(encoding="utf-8"))  # finds a read
 
 
 def test_matrix_cell_and_run_each_name_one_class():
     """One name per concept: the config's Matrix and the phase matrix (`PhaseMatrix`), a cell's
     statistics and one evaluation's job (`CellJob`), a run and a run file the cache tool reads
     (`RunFile`) are classes of their own names."""
-    import re
-
     defined = [(m.group(1), p.relative_to(ROOT).as_posix()) for p in sorted((ROOT / "src").rglob("*.py"))
                for m in re.finditer(r"^class (\w+)\b", p.read_text(encoding="utf-8"), re.M)]
     where = {name: [p for n, p in defined if n == name] for name in ("Matrix", "Cell", "Run", "PhaseMatrix",

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 import yaml
-from conftest import ROOT
+from conftest import ROOT, tiny_project
 
 from crmatrix import config
 from crmatrix.config import paths
@@ -49,19 +49,7 @@ TABLE = {kind: template_regex(paths.Layout().pattern(kind)) for kind in paths.TE
 
 
 def tiny_config(tmp_path):
-    src = tmp_path / "proj"
-    (src / "lib").mkdir(parents=True)
-    (src / "lib" / "util.py").write_text("def slugify(title):\n    return title.lower()\n")
-    ds = tmp_path / "ds.json"
-    ds.write_text(json.dumps([{"query": "slugify", "expected_symbol": "slugify", "expected_file_suffix": "lib/util.py",
-                               "query_type": "identifier"}]))
-    cfg = tmp_path / "m.yaml"
-    cfg.write_text(yaml.safe_dump({"corpora": {"x": {"path": str(src)}},
-                                   "datasets": {"x": {"file": str(ds), "corpus": "x"}},
-                                   "arms": {"baseline": {}, "2e": {"CODELENS_RANK_SPARSE_TERM_WEIGHT": "1"}},
-                                   "systems": {"builtin": {"type": "builtin", "methods": ["lexical"]}}},
-                                  sort_keys=False))
-    return cfg
+    return tiny_project(tmp_path, systems={"builtin": {"type": "builtin", "methods": ["lexical"]}})[2]
 
 
 def test_a_layout_formats_its_templates_and_refuses_a_field_it_lacks():

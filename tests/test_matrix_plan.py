@@ -90,3 +90,30 @@ def test_no_system_is_probed_for_a_member():
     probes = [(p, m.group(0)) for p, text in _sources()
               for m in re.finditer(r"(hasattr|getattr)\((sys\w*|system\w*|cls|self\.system\w*)\b[^)]*\)", text)]
     assert probes == []
+
+
+def test_an_index_of_bm25s_tokenizer_is_built_after_the_one_whose_embeddings_it_reads(tmp_path):
+    """Two indexes of a corpus that embed the same texts alike (the baseline's, and a tokenizer
+    arm's) are built one after the other, so the second reads the first's embeddings from the
+    cache; an index that embeds other texts, or an arm sharing the baseline's index, waits for
+    none."""
+    from crmatrix.config.plan import Plan
+
+    (tmp_path / "ds.json").write_text("[]")
+    m = config.from_dict({
+        "corpora": {"c": {"path": str(tmp_path)}}, "datasets": {"d": {"file": str(tmp_path / "ds.json"), "corpus": "c"}},
+        "systems": {"builtin": {"type": "builtin", "methods": ["hybrid", "bm25"]}},
+        "arms": {"baseline": {}, "whole-ids": {"CRMATRIX_BM25_WHOLE_IDENTIFIERS": "1"},
+                 "no-stem": {"CRMATRIX_BM25_STEM": "0"}, "2b": {"CODELENS_EMBED_HINT_INCLUDE_COMMENTS": "1"},
+                 "2b-whole-ids": {"CODELENS_EMBED_HINT_INCLUDE_COMMENTS": "1", "CRMATRIX_BM25_WHOLE_IDENTIFIERS": "1"},
+                 "2e": {"CODELENS_RANK_SPARSE_TERM_WEIGHT": "1"}}})
+    plan = Plan(m)
+    key = {arm: plan.index_key("builtin", arm, "c") for arm in m.arms}
+    assert len(set(key.values())) == 5 and key["2e"] == key["baseline"]
+    first = {arm: plan.index_inputs("builtin", "c", key[arm]).get("embedded_first") for arm in m.arms}
+    index = "results/index/c/builtin/{}".format
+    assert first == {"baseline": None, "whole-ids": index(key["baseline"]), "no-stem": index(key["baseline"]),
+                     "2b": None, "2b-whole-ids": index(key["2b"]), "2e": None}
+    assert plan.index_inputs("builtin", "c", key["baseline"]) == {
+        "symbols": "results/symbols/c.jsonl", "manifest": "results/corpora/c/manifest.json",
+        "model": plan.index_model("builtin", "c", key["baseline"])}

@@ -1,8 +1,6 @@
 rule build_index:
     input:
-        symbols=layout("symbols"),
-        manifest=layout("manifest"),
-        model=by(PLAN.index_model, "system", "corpus", "index_key"),
+        unpack(by(PLAN.index_inputs, "system", "corpus", "index_key")),
     output:
         directory(layout("index")),
     log:

@@ -139,11 +139,30 @@ class Plan(Targets):
         """Arms whose indexes of the corpus would be built alike share one: the key hashes what
         the system's type says its index is built from (`System.index_spec`), and for a system
         that may run from an environment of its own, that environment (by its key)."""
+        return atomic.hash_obj(self._index_spec(system, arm, corpus))[:12]
+
+    def _index_spec(self, system: str, arm: str, corpus: str) -> dict:
         m, sc = self.matrix, self.matrix.systems[system]
         spec = sc.cls.index_spec(sc.spec, m.arms[arm], m.corpora[corpus].language, self.model_keys)
         if sc.cls.installable():
             spec["install"] = install.key(sc.spec.install) if sc.spec.install is not None else None
-        return atomic.hash_obj(spec)[:12]
+        return spec
+
+    def embedded_first(self, system: str, corpus: str, index_key: str) -> dict[str, str]:
+        """{"embedded_first": the index built before this one}, when this one's spec is more than
+        what decides its embeddings (`System.embedding_spec`: an arm of BM25's tokenizer) and
+        another of the system's arms has an index of the corpus of that part alone (the
+        baseline's); else {}. Its embeddings are then in the cache when this one is built: two
+        such builds side by side each embedded every text (sympy's, twice)."""
+        cls = self.matrix.systems[system].cls
+        spec = self._index_spec(system, self.index_arm(system, corpus, index_key), corpus)
+        alike = cls.embedding_spec(spec)
+        if alike == spec:
+            return {}
+        first = atomic.hash_obj(alike)[:12]  # the key of an arm of that part alone
+        if first not in self.index_arms(system, corpus):
+            return {}
+        return {"embedded_first": self.paths.file("index", corpus=corpus, system=system, index_key=first)}
 
     def index_arms(self, system: str, corpus: str) -> dict[str, str]:
         """Index key -> the first of the system's arms (in config order) with that key on the
@@ -297,11 +316,20 @@ class Plan(Targets):
     def repository_index_inputs(self, system: str, corpus: str, index_key: str) -> dict[str, str]:
         """A repository's commits and store, and the prepared model the builtin's index of it
         embeds with, unless the system ranks by no vectors: its index then holds none, and no
-        model is prepared for it (rule build_repository_index)."""
+        model is prepared for it (rule build_repository_index); after the index whose embeddings
+        it reads (`embedded_first`)."""
         inputs = self.repository_inputs(corpus)
         if self.matrix.systems[system].embeds_with_arm_model:
             inputs["model"] = self.index_model(system, corpus, index_key)
-        return inputs
+        return {**inputs, **self.embedded_first(system, corpus, index_key)}
+
+    def index_inputs(self, system: str, corpus: str, index_key: str) -> dict[str, str]:
+        """A tree corpus's symbols and manifest, and the prepared model its index embeds with
+        (rule build_index), after the index whose embeddings it reads (`embedded_first`)."""
+        at = self.paths.file
+        return {"symbols": at("symbols", corpus=corpus), "manifest": at("manifest", corpus=corpus),
+                "model": self.index_model(system, corpus, index_key),
+                **self.embedded_first(system, corpus, index_key)}
 
     def localize_inputs(self, dataset: str) -> dict[str, str]:
         """A per-task-commit dataset's file (a history's rows come from its store) and its

@@ -136,6 +136,13 @@ class System:
         return {"type": spec.type, "env": cls.index_env(spec, arm.env)}
 
     @classmethod
+    def embedding_spec(cls, index_spec: dict) -> dict:
+        """The part of an index spec (`index_spec`) that decides what its index embeds and how:
+        two indexes of a corpus whose parts agree embed the same texts alike (the workflow builds
+        one first, and the other reads its embeddings from the cache)."""
+        return index_spec
+
+    @classmethod
     def reads_graph(cls, arm) -> bool:
         """Whether its evaluation under the arm reads the corpus's reference graph."""
         return False

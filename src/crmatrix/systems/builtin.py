@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from crmatrix import CrmatrixError
+from crmatrix.engine.knobs import table
 from crmatrix.engine.methods import FILE_METHODS, FUNCTION_METHODS, VECTOR_METHODS
 from crmatrix.engine.methods import METHODS as BUILTIN_METHODS
 from crmatrix.hits import FILE, SYMBOL, Hit
@@ -69,6 +70,12 @@ class BuiltinSystem(System):
         with other models share it."""
         return {"knobs": arm.knobs.index_spec(language),
                 "model": models[arm.model] if cls.needs_index(spec) else None}
+
+    @classmethod
+    def embedding_spec(cls, index_spec: dict) -> dict:
+        """Its spec without BM25's tokenizer, which changes no embedding text."""
+        tokenizer = set(table.fields(table.TOKENIZER))
+        return {**index_spec, "knobs": {k: v for k, v in index_spec["knobs"].items() if k not in tokenizer}}
 
     @classmethod
     def reads_graph(cls, arm) -> bool:

@@ -203,6 +203,39 @@ def test_a_lexical_builtin_on_a_repository_embeds_nothing_and_ranks_as_the_hybri
         VersionedFiles(full / "files", None)
 
 
+@pytest.mark.slow  # no model: about half a minute
+def test_two_candidate_rules_on_one_repository_rank_from_two_stores(tmp_path):
+    """The field's rule and `all` side by side (config/swe-bench.yaml's lite-all): the default
+    rule's store keeps the repository's name, `all`'s is widget@all, each holding its own
+    candidates of the same commits; a test file is ranked under `all` alone."""
+    test_file = {"tests/test_config.py": "def test_parse_config():\n    assert parse_config('a=b=c')\n"
+                                         "    parse_config('x=1')\n    parse_config('y=2')\n"}
+    mirror, (first,) = bundle(tmp_path, ({**FILES_1, **test_file},))
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "sb.jsonl").write_text(json.dumps(row("acme__widget-1", "acme/widget", first,
+                                                  "parse_config splits a value holding '=' in two")) + "\n")
+    cfg = {"git_mirrors": [str(mirror)],
+           "repositories": {"widget": {"git": URL, "include": ["**/*.py"], "language": "python"}},
+           "datasets": {"sb": {"format": "swe-bench", "file": "sb.jsonl"},
+                        "sb-all": {"format": "swe-bench", "file": "sb.jsonl", "candidates": "all"}},
+           "systems": {"words": {"type": "builtin", "methods": ["file-bm25"]}}, "arms": {"baseline": {}}}
+    (work / "config.yaml").write_text(yaml.safe_dump(cfg))
+    snakemake(work, "--configfile", str(work / "config.yaml"), "--cores", "2")
+    results = work / "results"
+    manifests = {store: json.loads((results / "repos" / store / "manifest.json").read_text())
+                 for store in ("widget", "widget@all")}
+    assert {s: m["candidates"] for s, m in manifests.items()} == {"widget": "agentless", "widget@all": "all"}
+    assert (manifests["widget"]["files"], manifests["widget@all"]["files"]) == (3, 4)
+    ranked_files = {d: [line.split()[2] for line in (results / f"trec/{d}/words/baseline/file-bm25.run").read_text()
+                        .splitlines()] for d in ("sb-widget", "sb-all-widget")}
+    assert ranked_files["sb-widget"][0] == "pkg/config.py" and "tests/test_config.py" not in ranked_files["sb-widget"]
+    assert "tests/test_config.py" in ranked_files["sb-all-widget"]
+    run = json.loads((results / "runs/sb-all-widget/words/baseline.json").read_text())
+    assert run["provenance"]["corpus"]["name"] == "widget@all"
+    assert run["provenance"]["corpus"]["pin"]["candidates"] == "all"
+
+
 def test_the_plan_splits_a_swe_bench_dataset_by_declared_repository_and_counts_the_rest(tmp_path, monkeypatch,
                                                                                           capsys):
     mirror, (first, _) = bundle(tmp_path)

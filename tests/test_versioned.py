@@ -441,6 +441,25 @@ def test_an_index_grown_from_another_computes_only_new_contents_and_writes_a_col
     assert file_read == sorted({pb for c in now for pb in listing([c])[c]} - held) and fmeta["grown"]["documents"]
 
 
+def test_an_index_without_vectors_grows_from_one_without_vectors(tmp_path):
+    """A system that ranks by no vectors keeps bases without vectors, and grows from them: a
+    symbol and a file index grown write a cold build's bytes (a grown one once asked its base
+    for the row texts only an index with vectors holds)."""
+    kn = knobs.resolve(ARMS["baseline"], "python")
+    build(listing(["c1"]), file_symbols, tmp_path / "s0")
+    build(listing(["c1", "c2"]), file_symbols, tmp_path / "s1")
+    store = SymbolStore(tmp_path / "s1")
+    versioned.build(SymbolStore(tmp_path / "s0"), kn, None, tmp_path / "cache", tmp_path / "i0")
+    versioned.build(store, kn, None, tmp_path / "cache", tmp_path / "cold")
+    meta = versioned.build(store, kn, None, tmp_path / "cache", tmp_path / "grown", base=tmp_path / "i0")
+    assert built_bytes(tmp_path / "grown") == built_bytes(tmp_path / "cold") and meta["grown"]["contents"] > 0
+    versioned.build_files(listing(["c1"]), lambda p, b: BLOBS[b], None, tmp_path / "cache", tmp_path / "f0")
+    versioned.build_files(listing(["c1", "c2"]), lambda p, b: BLOBS[b], None, tmp_path / "cache", tmp_path / "fcold")
+    fmeta = versioned.build_files(listing(["c1", "c2"]), lambda p, b: BLOBS[b], None, tmp_path / "cache",
+                                  tmp_path / "fgrown", base=tmp_path / "f0")
+    assert built_bytes(tmp_path / "fgrown") == built_bytes(tmp_path / "fcold") and fmeta["grown"]["documents"]
+
+
 def test_an_index_does_not_grow_from_one_of_other_knobs_or_another_model(store, model, tmp_path):
     model_dir, _ = model
     versioned.build(store, knobs.resolve(OFF, "python"), model_dir, tmp_path / "c", tmp_path / "i0")

@@ -69,17 +69,17 @@ class Base:
         return termcounts.TermCounts(self.directory / "bm25", rows) if self else None
 
 
-def write_texts(d: Path, rows: Grown, base: Base, base_texts: np.ndarray, new: list[str],
-                model_dir: Path | None, cache_dir: Path, threads: int | None,
-                rows_file: str) -> tuple[int, dict | None, dict]:
+def write_texts(d: Path, rows: Grown, base: Base, new: list[str], model_dir: Path | None, cache_dir: Path,
+                threads: int | None, rows_file: str) -> tuple[int, dict | None, dict]:
     """Write each row's embedding text into `d`: the distinct texts in the order the rows first
     hold them (`texts.jsonl`), their vectors (`vectors.npy`) and each row's text (`rows_file`).
-    A base row's text is the `base` index's row `base_texts[row]`; a new row's, `new[row]`,
-    embedded through the cache unless the base holds it. Returns (distinct texts, the model,
-    the embedding stats); with no model (`model_dir` None: the system ranks by no vectors)
-    writes nothing and returns (0, None, no stats)."""
+    A base row's text is the one the `base` index's `rows_file` gives its row; a new row's,
+    `new[row]`, embedded through the cache unless the base holds it. Returns (distinct texts,
+    the model, the embedding stats); with no model (`model_dir` None: the system ranks by no
+    vectors, and its bases hold none) writes nothing and returns (0, None, no stats)."""
     if model_dir is None:
         return 0, None, {}
+    base_texts = base.array(rows_file, np.int32)
     old = base.json("texts.jsonl", atomic.read_jsonl)
     known = {t["text_sha"]: i for i, t in enumerate(old)}
     fresh: list[dict] = []

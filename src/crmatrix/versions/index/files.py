@@ -59,8 +59,8 @@ def build_files(commits: Mapping[str, Iterable[tuple[str, str]]], read: Callable
 
     with atomic.staged_dir(Path(out)) as d:
         termcounts.build(documents(), d / "bm25", rows, base.counts(len(old)), knobs)
-        n_texts, model, stats = write_texts(d, rows, base, base.array("doc_text.npy", np.int32), texts, model_dir,
-                                            cache_dir, threads, "doc_text.npy")
+        n_texts, model, stats = write_texts(d, rows, base, texts, model_dir, cache_dir, threads,
+                                            "doc_text.npy")
         stats["seconds"] = round(time.perf_counter() - t0, 3)
         np.save(d / "occurrences.npy", np.asarray(occurrences, dtype=np.int32))
         atomic.write_jsonl(d / "docs.jsonl", rows.take_list(old, made))

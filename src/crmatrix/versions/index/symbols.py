@@ -68,8 +68,8 @@ def build(store: SymbolStore, knobs: Knobs, model_dir: Path | None, cache_dir: P
         words.add(dict.fromkeys(sorted(symbol_words(s)), 1))
         documents.append(document(s))
     with atomic.staged_dir(Path(out)) as d:
-        n_texts, model, stats = write_texts(d, rows, base, base.array("content_text.npy", np.int32), texts,
-                                            model_dir, cache_dir, threads, "content_text.npy")
+        n_texts, model, stats = write_texts(d, rows, base, texts, model_dir, cache_dir, threads,
+                                            "content_text.npy")
         at_base, at_new = rows.renumbering()
         termcounts.build(documents, d / "bm25", rows, base.counts(len(old)), knobs)
         postings.save([*base.postings("sparse", at_base), words.part().renumbered(at_new)], d / "sparse")

@@ -101,7 +101,8 @@ def test_an_index_of_bm25s_tokenizer_is_built_after_the_one_whose_embeddings_it_
 
     (tmp_path / "ds.json").write_text("[]")
     m = config.from_dict({
-        "corpora": {"c": {"path": str(tmp_path)}}, "datasets": {"d": {"file": str(tmp_path / "ds.json"), "corpus": "c"}},
+        "corpora": {"c": {"path": str(tmp_path)}},
+        "datasets": {"d": {"file": str(tmp_path / "ds.json"), "corpus": "c"}},
         "systems": {"builtin": {"type": "builtin", "methods": ["hybrid", "bm25"]}},
         "arms": {"baseline": {}, "whole-ids": {"CRMATRIX_BM25_WHOLE_IDENTIFIERS": "1"},
                  "no-stem": {"CRMATRIX_BM25_STEM": "0"}, "2b": {"CODELENS_EMBED_HINT_INCLUDE_COMMENTS": "1"},

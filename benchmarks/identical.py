@@ -5,8 +5,9 @@ refactor changes no result byte), run by hand (not in CI):
 
 compares every file of CLONE_A/results/runs and results/matrix with CLONE_B's: the JSON files
 with their timings left out (TIMINGS: each query's and method's latency, the index's seconds, a
-run's preparation seconds, and the checksums over them), every other file byte for byte, and
-names each file one run lacks. A JSON file equal but for timings counts as identical; a Markdown
+run's preparation seconds, the checksums over them, and which texts an index embedded or found
+in the cache, which the order of the jobs decides), every other file byte for byte, and names
+each file one run lacks. A JSON file equal but for timings counts as identical; a Markdown
 file whose only differing lines hold timings (the leaderboard's p50/p95, the latency panel) is
 listed with those lines, for the reader to see they are timings. `--write`:
 benchmarks/results/identical-<config name>-<date>-clean.md.
@@ -23,9 +24,12 @@ from pathlib import Path
 import finished_run
 import timing
 
-# keys whose values are measured, not computed: a second run of the same inputs changes them
+# keys whose values a second run of the same inputs changes: measured times (and the checksums
+# over them), and which of an index's texts its job embedded or found in the cache (the order the
+# jobs ran in: the index that ran first embedded the texts another shares)
 TIMINGS = frozenset({"elapsed_ms", "latency_ms", "prepare_s", "seconds", "embed_seconds", "load_seconds",
-                     "checksum", "p50_ms", "p95_ms", "latency", "query_ms", "index_s", "index_seconds"})
+                     "checksum", "p50_ms", "p95_ms", "latency", "query_ms", "index_s", "index_seconds",
+                     "embedded", "cached"})
 DIRS = ("runs", "matrix")
 
 
@@ -38,22 +42,37 @@ def without_timings(value):
     return value
 
 
+def changes(x, y, path: str = "") -> list[str]:
+    """Where two JSON values differ, as `path: x -> y` lines (timings left out beforehand)."""
+    if isinstance(x, dict) and isinstance(y, dict):
+        return [line for k in sorted(set(x) | set(y), key=str)
+                for line in changes(x.get(k, "<none>"), y.get(k, "<none>"), f"{path}.{k}")]
+    if isinstance(x, list) and isinstance(y, list) and len(x) == len(y):
+        return [line for i, (a, b) in enumerate(zip(x, y, strict=True)) for line in changes(a, b, f"{path}[{i}]")]
+    return [] if x == y else [f"{path}: {json.dumps(x)[:100]} -> {json.dumps(y)[:100]}"]
+
+
 def files(clone: Path) -> dict[str, Path]:
     return {str(p.relative_to(clone / "results")): p for d in DIRS
             for p in sorted((clone / "results" / d).rglob("*")) if p.is_file()}
 
 
 def compare(a: Path, b: Path) -> tuple[list[str], list[str], dict[str, list[str]], list[str]]:
-    """(identical files, JSON files equal but for timings, other differing files and their
-    differing lines, files one side lacks)."""
+    """(identical files, JSON files equal but for timings, other differing files and where they
+    differ: a JSON file's values by their paths, timings aside, another file's lines; files one
+    side lacks)."""
     fa, fb = files(a), files(b)
     same, timed, differ = [], [], {}
     for name in sorted(set(fa) & set(fb)):
         x, y = fa[name].read_bytes(), fb[name].read_bytes()
         if x == y:
             same.append(name)
-        elif name.endswith(".json") and without_timings(json.loads(x)) == without_timings(json.loads(y)):
-            timed.append(name)
+        elif name.endswith(".json"):
+            found = changes(without_timings(json.loads(x)), without_timings(json.loads(y)))
+            if found:
+                differ[name] = found
+            else:
+                timed.append(name)
         else:
             diff = difflib.unified_diff(x.decode().splitlines(), y.decode().splitlines(), lineterm="", n=0)
             differ[name] = [line for line in diff if line[:1] in "+-" and line[:3] not in ("+++", "---")]
@@ -84,7 +103,7 @@ def main() -> None:
              f"{len(timed)} files", f"- differing otherwise: {len(differ)} files", f"- in one run only: {len(missing)}"]
     lines += [f"  - `{m}`" for m in missing]
     for name, changed in differ.items():
-        lines += ["", f"## `{name}`: {len(changed)} differing lines", "", "```"]
+        lines += ["", f"## `{name}`: {len(changed)} differences", "", "```"]
         lines += [line[:240] for line in changed[:40]] + (["..."] if len(changed) > 40 else []) + ["```"]
     finished_run.emit(lines, args.out, args.write, f"identical-{Path(args.config).stem}")
 

@@ -42,7 +42,7 @@ def test_timings_aside_the_same_and_each_difference_named(tmp_path):
     assert "- identical but for timings (" in out and "): 1 files\n" in out  # alpha: its elapsed_ms alone
     assert "- differing otherwise: 1 files\n- in one run only: 1\n  - `runs/gamma/builtin/baseline.json`\n" in out
     section = out[out.index("## `runs/beta/builtin/baseline.json`"):]
-    assert '"rank": 3' in section and '"rank": 1' in section
+    assert "\n.methods.hybrid.queries[1].rank: 1 -> 3\n" in section
 
 
 def test_a_clone_without_a_run_is_one_error(tmp_path):

@@ -1,0 +1,190 @@
+"""The work floor of a finished run (issue 48, points 1 and 3), run by hand (not in CI):
+
+    .venv/bin/python benchmarks/work_floor.py CLONE --config CONFIG [--sample N] [--threads T] \
+        [--note TEXT] [--out FILE | --write]
+
+What the run's work needs at the least, measured here beside what its jobs took (their CPU from
+Snakemake's benchmark files):
+
+- embedding: the distinct texts its indexes and queries hold, per prepared model
+  (`results/models/*`), at the speed of a bare ONNX Runtime loop on that model's file and
+  tokenizer (one text a run, as crmatrix's embedder runs it, on T threads: the config's
+  `embed_threads`), timed on a seeded sample of N texts of each model (its CPU seconds per text,
+  times the distinct texts); crmatrix's own embedder is timed on the same sample, each warmed up
+  and the two in turns, the least of two turns each, and the two speeds' ratio is point 3's
+  figure (>= 0.9);
+- search: every query's search as the runs timed it inside their jobs (`elapsed_ms`);
+- Snakemake: a trivial Snakefile running as many jobs cold, each touching a file (the CPU of
+  Snakemake and its jobs).
+
+The figure: the jobs' CPU against the floor of embedding and search (the jobs' part of the work),
+and, with Snakemake's, against the whole. Machines are noisy: compare within one report. `--write`:
+benchmarks/results/work-floor-<config name>-<date>-clean.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import resource
+import subprocess
+from pathlib import Path
+
+import finished_run
+import yaml
+from clocks import cpu_by_rule
+from timing import BIN, CORES, workspace
+
+from crmatrix import atomic
+from crmatrix.embed.backends import load_embedder
+
+TARGET_RATIO, TARGET_SPEED = 1.5, 0.9
+
+
+def cpu_now() -> float:
+    """CPU seconds of this process and of its finished children."""
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def models(results: Path) -> dict[str, Path]:
+    """Model sha256 -> its prepared directory."""
+    return {atomic.read_json(m)["sha256"]: m.parent for m in sorted((results / "models").glob("*/model.json"))}
+
+
+def distinct_texts(results: Path) -> dict[str, dict[str, str]]:
+    """Model sha256 -> {text sha: text} of every text an index or a query set of the run embedded."""
+    out: dict[str, dict[str, str]] = {}
+    for texts in sorted((results / "index").rglob("texts.jsonl")):
+        model = (atomic.read_json(texts.parent / "meta.json").get("model") or {}).get("sha256")
+        if model:
+            out.setdefault(model, {}).update((t["text_sha"], t["text"]) for t in atomic.read_jsonl(texts))
+    for meta in sorted((results / "queries").glob("*/*/meta.json")):
+        q = atomic.read_json(meta)
+        out.setdefault(q["model"]["sha256"], {}).update((t["text_sha"], t["query"]) for t in q["queries"])
+    return out
+
+
+class BareLoop:
+    """A plain ONNX Runtime loop on a prepared model's file and tokenizer: each text tokenized
+    alone (truncated as crmatrix truncates), run, mean-pooled over the mask, normalized."""
+
+    def __init__(self, model_dir: Path, threads: int):
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        self.meta = atomic.read_json(model_dir / "model.json")
+        self.tokenizer = Tokenizer.from_file(str(model_dir / self.meta["tokenizer"]))
+        self.tokenizer.enable_truncation(max_length=256)
+        self.tokenizer.no_padding()  # the file may pad every text to a fixed length; one text needs none
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads, opts.inter_op_num_threads = threads, 1
+        self.session = ort.InferenceSession(str(model_dir / self.meta["onnx"]), opts,
+                                            providers=["CPUExecutionProvider"])
+        self.names = {i.name for i in self.session.get_inputs()}
+
+    def encode(self, texts: list[str]) -> None:
+        import numpy as np
+
+        for text in texts:
+            e = self.tokenizer.encode(text)
+            feeds = {"input_ids": np.array([e.ids], dtype=np.int64),
+                     "attention_mask": np.array([e.attention_mask], dtype=np.int64),
+                     "token_type_ids": np.array([e.type_ids], dtype=np.int64)}
+            states = self.session.run([self.meta["output"]], {k: v for k, v in feeds.items() if k in self.names})[0]
+            vector = states[0].mean(axis=0)
+            vector / np.linalg.norm(vector)
+
+
+def timed(texts: list[str], model_dir: Path, threads: int, turns: int = 2) -> tuple[float, float]:
+    """CPU seconds of the bare loop and of crmatrix's embedder over `texts`, each built and warmed
+    up first, in turns (bare, crmatrix, bare, ...), the least of each's turns."""
+    bare = BareLoop(model_dir, threads)
+    mine = load_embedder(atomic.read_json(model_dir / "model.json"), model_dir, threads)
+    seconds: dict[str, list[float]] = {"bare": [], "crmatrix": []}
+    for embedder in (bare, mine):
+        embedder.encode(texts[:5])
+    for _ in range(turns):
+        for name, embedder in (("bare", bare), ("crmatrix", mine)):
+            start = cpu_now()
+            embedder.encode(texts)
+            seconds[name].append(cpu_now() - start)
+    return min(seconds["bare"]), min(seconds["crmatrix"])
+
+
+def search_seconds(results: Path) -> tuple[float, int]:
+    """Every query's search as its run timed it, summed; and the searches."""
+    total, n = 0.0, 0
+    for run in sorted((results / "runs").glob("*/*/*.json")):
+        for method in json.loads(run.read_text())["methods"].values():
+            for q in method["queries"]:
+                total, n = total + q["elapsed_ms"] / 1000, n + 1
+    return total, n
+
+
+def snakemake_run_floor(jobs: int) -> float:
+    """CPU seconds of a trivial Snakefile running `jobs` jobs cold, each touching a file."""
+    trivial = workspace("trivial-run")
+    (trivial / "Snakefile").write_text(f"rule all:\n    input: expand('out/{{i}}.txt', i=range({jobs}))\n\n\n"
+                                       "rule one:\n    output: 'out/{i}.txt'\n    shell: 'touch {output}'\n")
+    start = cpu_now()
+    subprocess.run([str(BIN / "snakemake"), "--cores", str(CORES)], cwd=trivial, capture_output=True, check=True,
+                   timeout=3600)
+    return cpu_now() - start
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(prog="benchmarks/work_floor.py", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("clone", type=Path, help="the clean clone holding the finished run")
+    p.add_argument("--config", required=True, help="the config the run made")
+    p.add_argument("--sample", type=int, default=500, help="texts timed per model (default 500)")
+    p.add_argument("--threads", type=int, help="the embedding threads (default: the config's embed_threads)")
+    p.add_argument("--note", default="", help="a line about the machine for the reader")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--out", type=Path, help="write the report to this file too")
+    where.add_argument("--write", action="store_true", help="write it to benchmarks/results/ too (a tracked file)")
+    args = p.parse_args()
+    clone = args.clone.resolve()
+    results = clone / "results"
+    if args.threads is None:  # the config's, else the schema's default
+        args.threads = (yaml.safe_load((clone / args.config).read_text()) or {}).get("embed_threads", 2)
+    by_rule = cpu_by_rule(clone)
+    jobs, job_cpu = sum(n for n, _, _ in by_rule.values()), sum(c for _, _, c in by_rule.values())
+    lines = finished_run.run_lines(clone, args.note, "The work floor", args.config)
+    lines += [f"The jobs' CPU: **{job_cpu:.0f} s** over {jobs} jobs (Snakemake's benchmark files).", "",
+              "## Embedding", "",
+              f"Per model, {args.sample} of its distinct texts (seeded) through a bare ONNX Runtime loop and "
+              f"through crmatrix's embedder, {args.threads} thread(s), CPU seconds; the floor is every distinct "
+              "text at the bare loop's speed.", "",
+              "| model | distinct texts | bare texts/CPU s | crmatrix texts/CPU s | crmatrix / bare | floor CPU s |",
+              "|---|---:|---:|---:|---:|---:|"]
+    dirs, embed_floor, speeds = models(results), 0.0, []
+    for model, texts in sorted(distinct_texts(results).items()):
+        if model not in dirs:
+            raise SystemExit(f"{results}/models: no prepared model of sha256 {model}, which the run embedded with")
+        sample = random.Random(0).sample(sorted(texts.values()), min(args.sample, len(texts)))
+        bare, mine = timed(sample, dirs[model], args.threads)
+        floor = len(texts) * bare / len(sample)
+        embed_floor += floor
+        speeds.append(bare / mine)
+        lines.append(f"| {dirs[model].name} | {len(texts):,} | {len(sample) / bare:.1f} | {len(sample) / mine:.1f} | "
+                     f"{bare / mine:.2f} | {floor:.0f} |")
+    searched, searches = search_seconds(results)
+    smk = snakemake_run_floor(jobs)
+    worked = embed_floor + searched
+    lines += ["", f"crmatrix's embedder at {min(speeds, default=0):.2f}x the bare loop's speed at the least (issue 48: "
+              f">= {TARGET_SPEED}).", "", "## The floor", "",
+              "| part | CPU s |", "|---|---:|",
+              f"| embedding (above) | {embed_floor:.0f} |",
+              f"| search ({searches:,} searches, as the runs timed them) | {searched:.0f} |",
+              f"| Snakemake running {jobs} trivial jobs cold | {smk:.0f} |", "",
+              f"The jobs' CPU against the floor of their work (embedding and search): **{job_cpu / worked:.2f}x**; "
+              f"against the whole floor, Snakemake's part too: **{job_cpu / (worked + smk):.2f}x** (issue 48: "
+              f"<= {TARGET_RATIO}x; the jobs' CPU leaves out Snakemake's own process, the whole floor holds it)."]
+    finished_run.emit(lines, args.out, args.write, f"work-floor-{Path(args.config).stem}")
+
+
+if __name__ == "__main__":
+    main()

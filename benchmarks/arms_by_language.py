@@ -10,8 +10,8 @@ arm and language the paired difference of METHOD's MRR (arm − baseline, the sa
 its 95 % bootstrap interval and its verdict (better or worse when the interval leaves out 0):
 the phase matrix judges its headline method, and an arm of BM25's tokenizer moves `bm25` alone.
 Datasets as written (hand-written or a benchmark's) and derived ones (scored on a view of their
-corpus: hundreds of queries each) are pooled apart, then together; structural splits (the same
-queries, other gold) are left out. `--write`: to
+corpus: hundreds of queries each) are pooled apart, then the languages of each together; structural
+splits (the same queries, other gold) are left out. `--write`: to
 benchmarks/results/arms-by-language-<config name>-<date>-clean.md (a tracked file).
 """
 
@@ -55,8 +55,10 @@ def main() -> None:
         raise SystemExit(f"--arms: {', '.join(unknown)} not in the run's arms ({', '.join(matrix['arms'])})")
     by_group = groups(matrix, args.system)
     kinds = sorted({k for _, k in by_group})
-    for kind in kinds:  # every language of a kind pooled too
-        by_group[("all", kind)] = [d for (lang, k), ds in list(by_group.items()) if k == kind for d in ds]
+    for kind in kinds:  # the languages of a kind pooled too, when it has more than one
+        languages = [lang for lang, k in by_group if k == kind]
+        if len(languages) > 1:
+            by_group[("all", kind)] = [d for (lang, k), ds in list(by_group.items()) if k == kind for d in ds]
 
     def runs(datasets: list[str], arm: str) -> list[dict]:
         return [json.loads((clone / "results" / "runs" / d / args.system / f"{arm}.json").read_text())

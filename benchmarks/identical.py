@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import difflib
+import fnmatch
 import json
 from pathlib import Path
 
@@ -52,16 +53,22 @@ def changes(x, y, path: str = "") -> list[str]:
     return [] if x == y else [f"{path}: {json.dumps(x)[:100]} -> {json.dumps(y)[:100]}"]
 
 
-def files(clone: Path) -> dict[str, Path]:
-    return {str(p.relative_to(clone / "results")): p for d in DIRS
-            for p in sorted((clone / "results" / d).rglob("*")) if p.is_file()}
+def files(clone: Path, datasets: list[str]) -> dict[str, Path]:
+    """The run and matrix files of a clone by their path under results/; with `datasets`
+    (patterns), the runs of the datasets they match alone (a slice of two configs' runs)."""
+    out = {str(p.relative_to(clone / "results")): p for d in DIRS
+           for p in sorted((clone / "results" / d).rglob("*")) if p.is_file()}
+    if not datasets:
+        return out
+    return {name: p for name, p in out.items()
+            if name.startswith("runs/") and any(fnmatch.fnmatch(name.split("/")[1], d) for d in datasets)}
 
 
-def compare(a: Path, b: Path) -> tuple[list[str], list[str], dict[str, list[str]], list[str]]:
+def compare(a: Path, b: Path, datasets: list[str] = ()) -> tuple[list[str], list[str], dict[str, list[str]], list[str]]:
     """(identical files, JSON files equal but for timings, other differing files and where they
     differ: a JSON file's values by their paths, timings aside, another file's lines; files one
     side lacks)."""
-    fa, fb = files(a), files(b)
+    fa, fb = files(a, datasets), files(b, datasets)
     same, timed, differ = [], [], {}
     for name in sorted(set(fa) & set(fb)):
         x, y = fa[name].read_bytes(), fb[name].read_bytes()
@@ -86,6 +93,8 @@ def main() -> None:
     p.add_argument("a", type=Path, help="a clone holding a finished run")
     p.add_argument("b", type=Path, help="another, of the same config")
     p.add_argument("--config", required=True, help="the config both runs made")
+    p.add_argument("--datasets", nargs="*", default=[],
+                   help="compare the runs of these datasets alone (patterns, e.g. '*-flask'): a slice of two runs")
     p.add_argument("--note", default="", help="a line about the runs for the reader")
     where = p.add_mutually_exclusive_group()
     where.add_argument("--out", type=Path, help="write the report to this file too")
@@ -95,9 +104,10 @@ def main() -> None:
     for clone in (a, b):
         if not (clone / "results" / "runs").is_dir():
             raise SystemExit(f"{clone}/results/runs: no finished run to compare")
-    same, timed, differ, missing = compare(a, b)
+    same, timed, differ, missing = compare(a, b, args.datasets)
     lines = [f"# The same results, timings aside — {datetime.date.today().isoformat()}", "",
-             f"`{args.config}`, A: {a.name} at {timing.commit(a)}; B: {b.name} at {timing.commit(b)}. "
+             f"`{args.config}`{', the runs of ' + ', '.join(args.datasets) if args.datasets else ''}, "
+             f"A: {a.name} at {timing.commit(a)}; B: {b.name} at {timing.commit(b)}. "
              f"{args.note}".rstrip(), "",
              f"- byte-identical: {len(same)} files", f"- identical but for timings ({', '.join(sorted(TIMINGS))}): "
              f"{len(timed)} files", f"- differing otherwise: {len(differ)} files", f"- in one run only: {len(missing)}"]

@@ -50,3 +50,13 @@ def test_a_clone_without_a_run_is_one_error(tmp_path):
     proc = identical(a, tmp_path, "--config", "c.yaml")
     assert (proc.returncode, proc.stdout) == (1, "")
     assert proc.stderr == f"{tmp_path}/results/runs: no finished run to compare\n"
+
+
+def test_a_slice_compares_the_runs_of_its_datasets_alone(tmp_path):
+    a = clone_with(tmp_path, "a", {"lite-flask": [1, 2], "lite-sympy": [1]})
+    b = clone_with(tmp_path, "b", {"lite-flask": [1, 2], "lite-sympy": [2], "lite-all-flask": [1]}, elapsed=1.0)
+    proc = identical(a, b, "--config", "c.yaml", "--datasets", "lite-flask", "lite-req*")
+    assert proc.returncode == 0, proc.stderr
+    assert "`c.yaml`, the runs of lite-flask, lite-req*, A: clone at " in proc.stdout
+    assert "- byte-identical: 0 files\n" in proc.stdout and "): 1 files\n" in proc.stdout  # lite-flask's run
+    assert "- differing otherwise: 0 files\n- in one run only: 0\n" in proc.stdout  # sympy, lite-all and gate not read

@@ -55,13 +55,11 @@ def changes(x, y, path: str = "") -> list[str]:
 
 def files(clone: Path, datasets: list[str]) -> dict[str, Path]:
     """The run and matrix files of a clone by their path under results/; with `datasets`
-    (patterns), the runs of the datasets they match alone (a slice of two configs' runs)."""
+    (patterns), of the runs those of the datasets they match alone (a slice of a run)."""
     out = {str(p.relative_to(clone / "results")): p for d in DIRS
            for p in sorted((clone / "results" / d).rglob("*")) if p.is_file()}
-    if not datasets:
-        return out
-    return {name: p for name, p in out.items()
-            if name.startswith("runs/") and any(fnmatch.fnmatch(name.split("/")[1], d) for d in datasets)}
+    return {name: p for name, p in out.items() if not datasets or not name.startswith("runs/")
+            or any(fnmatch.fnmatch(name.split("/")[1], d) for d in datasets)}
 
 
 def compare(a: Path, b: Path, datasets: list[str] = ()) -> tuple[list[str], list[str], dict[str, list[str]], list[str]]:
@@ -94,7 +92,7 @@ def main() -> None:
     p.add_argument("b", type=Path, help="another, of the same config")
     p.add_argument("--config", required=True, help="the config both runs made")
     p.add_argument("--datasets", nargs="*", default=[],
-                   help="compare the runs of these datasets alone (patterns, e.g. '*-flask'): a slice of two runs")
+                   help="of the runs, compare those of these datasets alone (patterns, e.g. '*-flask')")
     p.add_argument("--note", default="", help="a line about the runs for the reader")
     where = p.add_mutually_exclusive_group()
     where.add_argument("--out", type=Path, help="write the report to this file too")

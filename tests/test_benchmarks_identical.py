@@ -58,5 +58,5 @@ def test_a_slice_compares_the_runs_of_its_datasets_alone(tmp_path):
     proc = identical(a, b, "--config", "c.yaml", "--datasets", "lite-flask", "lite-req*")
     assert proc.returncode == 0, proc.stderr
     assert "`c.yaml`, the runs of lite-flask, lite-req*, A: clone at " in proc.stdout
-    assert "- byte-identical: 0 files\n" in proc.stdout and "): 1 files\n" in proc.stdout  # lite-flask's run
-    assert "- differing otherwise: 0 files\n- in one run only: 0\n" in proc.stdout  # sympy, lite-all and gate not read
+    assert "- byte-identical: 1 files\n" in proc.stdout and "): 1 files\n" in proc.stdout  # gate.txt; lite-flask's run
+    assert "- differing otherwise: 0 files\n- in one run only: 0\n" in proc.stdout  # sympy's and lite-all's not read

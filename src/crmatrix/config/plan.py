@@ -286,7 +286,8 @@ class Plan(Targets):
         return self._sha256[path]
 
     def dataset_sha256(self, dataset: str) -> str | None:
-        """The dataset's file's sha256; None for a derived dataset, whose file the workflow writes."""
+        """The dataset's file's sha256; None for a derived or history dataset, whose file the
+        workflow writes (`Dataset.written`)."""
         ds = self.matrix.datasets[dataset]
         return None if ds.written else self.file_sha256(ds.file)
 

@@ -17,6 +17,7 @@ benchmarks/results/arms-by-language-<config name>-<date>-clean.md (a tracked fil
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 
@@ -60,9 +61,12 @@ def main() -> None:
         if len(languages) > 1:
             by_group[("all", kind)] = [d for (lang, k), ds in list(by_group.items()) if k == kind for d in ds]
 
+    @functools.cache  # a run is in its language's group and in the pool of all: read once
+    def run(dataset: str, arm: str) -> dict:
+        return json.loads((clone / "results" / "runs" / dataset / args.system / f"{arm}.json").read_text())
+
     def runs(datasets: list[str], arm: str) -> list[dict]:
-        return [json.loads((clone / "results" / "runs" / d / args.system / f"{arm}.json").read_text())
-                for d in datasets]
+        return [run(d, arm) for d in datasets]
 
     lines = finished_run.run_lines(clone, args.note, f"Each arm against the baseline per language ({args.method})",
                                    args.config)

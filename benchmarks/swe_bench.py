@@ -185,7 +185,7 @@ def benchmark_lines(results: Path) -> list[str]:
         lines += ["", f"Per repository ({', '.join(shown)}; Acc@5):", "",
                   "| dataset | tasks | " + " | ".join(shown) + " |", "|---|---:|" + "---:|" * len(shown)]
         for r in mine:
-            cells = [scored(r["methods"][m]["queries"])["acc_all@5"] for m in shown]
+            cells = [scored(r["methods"][m]["queries"], ("acc_all@5",))["acc_all@5"] for m in shown]
             lines.append(f"| {r['dataset']} | {len(r['methods'][methods[0]]['queries'])} | " + " | ".join(cells) + " |")
         lines += arm_lines(mine, ours, methods)
     return lines

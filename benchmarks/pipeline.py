@@ -2,7 +2,7 @@
 
 Prints, and writes to benchmarks/results/pipeline-<date>.md (and the seed matrix's phase matrix
 to seed-matrix-<date>.md), with their targets:
-  S1-S6. (issues 20 and 22, `seed`) the cold seed matrix (`config/seed-matrix.yaml`, its derived
+  S1-S7. (issues 20, 22 and 48, `seed`) the cold seed matrix (`config/seed-matrix.yaml`, its derived
      datasets included: empty results, empty embedding cache, models exported on the way) on this
      machine's cores (target <= 25 min on 2 cores) with its core utilisation (target >= 80 %) and
      what an idle core waited behind; each language's pooled MDE (target <= 0.03); every

@@ -10,7 +10,8 @@ only when one command alone ran jobs, every one it planned (else "not cold"). Wi
 `--run`, it makes the cold run in CLONE itself first (the clone's venv installed untimed, then the
 run's Snakemake command as `make run` gives it), each job's process reporting its CPU (clocks.py's
 JOB_CLOCK): the report then holds the per-job overhead (issue 29: <= 20 % of the CPU), the jobs'
-wrappers and Snakemake's main process against the stages' own work. The report: the run's wall
+wrappers and Snakemake's main process against the stages' own work, and the run's CPU against
+its work floor (work_floor.py: issue 48, <= 1.5x). The report: the run's wall
 time; CPU seconds per rule (from the jobs' benchmark files); per stage the share served from a
 cache (symbols: the previous store and the per-file symbol cache; embeddings: the previous
 index and the embedding cache) beside each repository's commits, file instances and distinct
@@ -36,6 +37,7 @@ import numpy as np
 import paired
 import timing
 from clocks import cpu_by_rule, job_clock, overhead_rows
+from work_floor import floor_lines
 
 from crmatrix.analysis import stats
 from crmatrix.evaluation import metrics
@@ -231,6 +233,9 @@ def main() -> None:
     lines += ["", f"Jobs' CPU in all: {total:.0f} s over {sum(n for n, _, _ in by_rule.values())} jobs.", ""]
     if (clone / "job-clock" / "run.json").exists():
         lines += overhead_lines(clone, finished_run.history(clone).jobs)
+        run_cpu = json.loads((clone / "job-clock" / "run.json").read_text())["cpu"]
+        lines += ["## The cold run against its work floor (issue 48)", "",
+                  *floor_lines(clone, CONFIG, run_cpu=run_cpu, heading="###"), ""]
     lines += cache_lines(clone / "results") + benchmark_lines(clone / "results")
     lines += ["", "## Published figures (other subsets; comparable in kind, not in value)", "",
               "| source | " + " | ".join(METRICS[:6]) + " |", "|---|" + "---:|" * 6]

@@ -8,11 +8,16 @@ import subprocess
 import sys
 
 import fixture_runs
+import numpy as np
+import pytest
+import test_models
 from conftest import ROOT
 from test_benchmarks_swe_bench import empty_clone, snakemake_log
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
 import work_floor
+
+from crmatrix.embed.backends import load_embedder
 
 
 def texts_file(path, texts, model):
@@ -50,3 +55,27 @@ def test_a_run_embedded_with_a_model_it_does_not_hold_is_one_error(tmp_path):
                            "c.yaml", "--threads", "1"], capture_output=True, text=True, env=env, timeout=120)
     assert (proc.returncode, proc.stdout) == (1, "")
     assert proc.stderr == f"{clone}/results/models: no prepared model of sha256 m1, which the run embedded with\n"
+
+
+@pytest.mark.parametrize("kind", ["onnx-mean", "onnx-pooled", "static", "static-quantized"])
+def test_the_bare_loops_embed_as_crmatrix_embeds(tmp_path, kind):
+    """What the floor times is the model's own work: each bare loop's vectors are crmatrix's, on a
+    tiny model of each kind (an unknown word beside known ones: model2vec drops it, an ONNX graph
+    keeps it)."""
+    if kind.startswith("onnx"):
+        conf = test_models.onnx_conf(tmp_path, pooled=kind == "onnx-pooled")
+    else:
+        extra = {}
+        table = test_models.TABLE.copy()
+        table[0] = [0, 0, 0, 5]  # [UNK]'s row, which model2vec leaves out of the mean
+        if kind == "static-quantized":
+            table = np.array([[0, 0, 0, 0], [2, 0, 0, 0], [0, 2, 1, 0]], dtype=np.int8)
+            extra = {"mapping": np.array([0, 0, 1, 2, 1, 2, 2, 1], dtype=np.int64),
+                     "weights": np.array([0, 0, 1, 0.5, 2, 1, 1, 3], dtype=np.float32)}
+        conf = {"format": "static", "source": str(test_models.write_static(tmp_path / "m2v", table, **extra)),
+                "quantize": "none"}
+    out = tmp_path / "out"
+    meta = test_models.prepare("m", conf, out)
+    texts = [*test_models.TEXTS, "parse unheard config"]
+    bare = work_floor.BARE[meta["backend"]](out, 1).encode(texts)
+    np.testing.assert_allclose(np.array(bare), load_embedder(meta, out, threads=1).encode(texts), atol=1e-6)

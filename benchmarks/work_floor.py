@@ -24,7 +24,6 @@ benchmarks/results/work-floor-<config name>-<date>-clean.md.
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
 import resource
@@ -226,16 +225,10 @@ def floor_lines(clone: Path, config: str, sample: int = 500, threads: int | None
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(prog="benchmarks/work_floor.py", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("clone", type=Path, help="the clean clone holding the finished run")
+    p = finished_run.parser("work_floor.py", __doc__, "work-floor-CONFIG")
     p.add_argument("--config", required=True, help="the config the run made")
     p.add_argument("--sample", type=int, default=500, help="texts timed per model (default 500)")
     p.add_argument("--threads", type=int, help="the embedding threads (default: the config's embed_threads)")
-    p.add_argument("--note", default="", help="a line about the machine for the reader")
-    where = p.add_mutually_exclusive_group()
-    where.add_argument("--out", type=Path, help="write the report to this file too")
-    where.add_argument("--write", action="store_true", help="write it to benchmarks/results/ too (a tracked file)")
     args = p.parse_args()
     clone = args.clone.resolve()
     lines = finished_run.run_lines(clone, args.note, "The work floor", args.config)

@@ -8,6 +8,12 @@ from snakemake.utils import min_version
 from crmatrix import CrmatrixError
 from crmatrix.config.yamlfile import read_yaml
 
+# No garbage collection while the plan and the DAG are made: the objects they build all live
+# until Snakemake exits, so each collection traverses them for almost nothing; on by the time
+# any job runs (onstart below). A no-op of the seed matrix: 3.30 s instead of 3.55, the same
+# peak RSS (266 MB); its report: 560 MB instead of 488 (benchmarks/results/dag-seed-plus-2026-12-06.md).
+gc.disable()
+
 min_version("9.0")
 
 DEFAULT_CONFIG = "config/config.yaml"
@@ -36,6 +42,7 @@ include: "workflow/rules/common.smk"
 # run it would replace): the lock gets its owner's PID, and a planned second scoring of a test
 # split is refused here (crmatrix.pipeline.rescoring).
 onstart:
+    gc.enable()
     record_lock_owner()
     refuse_rescoring(workflow.dag)
 
@@ -64,7 +71,7 @@ include: "workflow/rules/slices.smk"
 CODE_MEMO.save()
 sign_functions(workflow.rules)
 # Everything made so far (our modules and their imports, the config, the plan, the rules) lives
-# until Snakemake exits, and Python's collector would traverse all of it again at each full
-# collection while Snakemake builds the DAG: out of its sight, a no-op of the 1k-job scaling
-# matrix takes 2.9 s instead of 3.6 s (benchmarks/results/scaling-31-160-2026-12-03.md).
+# until Snakemake exits: frozen, the collector (on again once jobs run) never traverses it again
+# (a no-op of the 1k-job scaling matrix took 2.9 s instead of 3.6 s when the collector ran
+# while the DAG was built: benchmarks/results/scaling-31-160-2026-12-03.md).
 gc.freeze()

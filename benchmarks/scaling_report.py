@@ -8,7 +8,7 @@ import subprocess
 
 import numpy as np
 from clocks import overhead_rows
-from floors import TARGET_NOOP, TARGET_PLAN_S
+from floors import OUR_GC, TARGET_NOOP, TARGET_PLAN_S
 from timing import BIN, CORES, REPEATS, TODAY, commit, say, verdict
 
 TARGET_OVERHEAD = 0.20  # the wrappers' share of the jobs' CPU
@@ -73,10 +73,10 @@ def figures(results: list[dict]) -> None:
         ("fair floor (its no-op), s", lambda r: f"{r['floor']['noop']:.1f}"),
         ("fair floor per job, ms", lambda r: f"{1000 * r['floor']['noop'] / r['jobs']:.1f}"),
         ("**no-op / floor**", lambda r: f"**{r['noop'] / r['floor']['noop']:.2f}x**"),
-        ("the floor ending in `gc.freeze()` as our Snakefile does (its no-op), s",
+        (f"{OUR_GC} (its no-op), s",
          lambda r: f"{r['floor']['frozen']:.1f}"),
         ("no-op / that floor", lambda r: f"{r['noop'] / r['floor']['frozen']:.2f}x"),
-        ("runs timed: planning; no-op; floor; floor ending in `gc.freeze()`, s", lambda r: "; ".join(
+        ("runs timed: planning; no-op; floor; floor collecting as ours does, s", lambda r: "; ".join(
             ", ".join(f"{t:.1f}" for t in ts)
             for ts in (r["plans"], r["noops"], r["floor"]["noops"], r["floor"]["frozen_noops"]))),
     ]
@@ -114,7 +114,7 @@ def targets(results: list[dict]) -> None:
         say(f"- {r['label']} ({r['jobs']} jobs): planning {r['plan']:.1f} s (<= {TARGET_PLAN_S:.0f} s): "
             f"{verdict(r['plan'] <= TARGET_PLAN_S)}; no-op {r['noop']:.1f} s = {ratio:.2f}x the fair floor's "
             f"{r['floor']['noop']:.1f} s (<= {TARGET_NOOP}x): {verdict(ratio <= TARGET_NOOP)}; against the floor "
-            f"ending in `gc.freeze()` as ours does, {r['noop'] / r['floor']['frozen']:.2f}x.")
+            f"collecting as ours does, {r['noop'] / r['floor']['frozen']:.2f}x.")
     _, cpu, stage, share = wrapper_share(one)
     say(f"- per-job overhead (the {one['label']} run, every job): the wrapper's CPU is {share:.0%} of the jobs' CPU "
         f"(<= {TARGET_OVERHEAD:.0%}): {verdict(share <= TARGET_OVERHEAD)}; {(cpu - stage) / stage:.0%} of the "

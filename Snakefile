@@ -10,8 +10,8 @@ from crmatrix.config.yamlfile import read_yaml
 
 # No garbage collection while the plan and the DAG are made: the objects they build all live
 # until Snakemake exits, so each collection traverses them for almost nothing; on by the time
-# any job runs (onstart below). A no-op of the seed matrix: 3.30 s instead of 3.55, the same
-# peak RSS (266 MB); its report: 560 MB instead of 488 (benchmarks/results/dag-seed-plus-2026-12-06.md).
+# any job runs (onstart below). A no-op of the seed matrix: 3.34 s instead of 3.62
+# (benchmarks/results/dag-seed-plus-2026-12-06*.md); its report's peak RSS 560 MB, not 488.
 gc.disable()
 
 min_version("9.0")

@@ -32,7 +32,9 @@ import atexit, contextlib, json, os, re, resource, sys, time
 _stage = {}
 
 def _report(rule):
-    job = getattr(sys.modules["__main__"], "snakemake", None)
+    # Snakemake's object for a `script:` job, crmatrix.pipeline.shell_job's for a `light` one
+    main = sys.modules["__main__"]
+    job = getattr(main, "snakemake", None) or getattr(main, "job", None)
     if job is None:
         return
     ticks = int(open("/proc/self/stat").read().rsplit(")", 1)[1].split()[19])  # starttime, field 22
@@ -42,7 +44,7 @@ def _report(rule):
     # start time, each process's report has a name of its own
     out = os.path.join(os.environ["JOB_CLOCK_DIR"], f"{os.getpid()}-{ticks}.json")
     with open(out, "w") as f:
-        json.dump({"rule": rule, "run": job.output.run if "run" in job.output.keys() else None,
+        json.dump({"rule": rule, "run": dict(job.output.items()).get("run"),
                    "wall": wall, "cpu": use.ru_utime + use.ru_stime,
                    "stage_wall": _stage.get("wall"), "stage_cpu": _stage.get("cpu")}, f)
 
@@ -57,8 +59,9 @@ def _timed(job):
                 _stage.update(cpu=time.process_time() - cpu, wall=time.perf_counter() - wall)
     return timed
 
-# Snakemake runs a rule's script as .snakemake/scripts/tmpXXXX.<rule>.py
-_script = re.search(r"\\.(\\w+)\\.py$", sys.argv[0]) if sys.argv and sys.argv[0] else None
+# Snakemake runs a rule's script as .snakemake/scripts/tmpXXXX.<rule>.py; a `light` rule's
+# shell command runs workflow/scripts/<rule>.py itself
+_script = re.search(r"(?:\\.|/workflow/scripts/)(\\w+)\\.py$", sys.argv[0]) if sys.argv and sys.argv[0] else None
 if _script and "JOB_CLOCK_DIR" in os.environ:
     from crmatrix.pipeline import jobs as _jobs  # the script imports it first thing anyway
 

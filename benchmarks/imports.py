@@ -5,16 +5,18 @@ Prints, and writes to benchmarks/results/imports-<date>.md (issue 48, "jobs that
      import time, the cumulative time `python -X importtime -c "import crmatrix.stages.<rule>"`
      reports for it, median of 5 fresh interpreters, and the heavy packages it loads; the heaviest named;
   2. one `cell_stats` job's CPU (user + system, /usr/bin/time, median of 5): the job's own process as
-     Snakemake runs it (its script kept with --skip-script-cleanup: Snakemake's preamble included),
-     on two hand-made runs of tests/fixture_runs.py, an arm's cell and the baseline's; and where
-     the arm's job's imports go (`-X importtime` of its process: Snakemake's preamble, the stage, numpy).
+     its rule's shell command starts it (common.smk's `light`), on two hand-made runs of
+     tests/fixture_runs.py, an arm's cell and the baseline's; and where the arm's job's imports go
+     (`-X importtime` of its process: the stage, numpy).
 With REV (a git revision), the same of REV's library (a copy of it), timed in turns with this
 checkout's, so the two compare within one run on a shared machine; the cells both write are
-compared byte for byte.
+compared byte for byte. (Part 2 runs this checkout's script, which needs a library with
+crmatrix.pipeline.shell_job: a REV from before it compares in part 1 only.)
 """
 
 from __future__ import annotations
 
+import re
 import shutil
 import statistics
 import subprocess
@@ -48,13 +50,16 @@ def import_time(src: Path, module: str) -> tuple[float, set[str]]:
 
 
 def stage_imports(srcs: dict[str, Path]) -> None:
-    rules = sorted(p.stem for p in (ROOT / "workflow" / "scripts").glob("*.py"))
+    # each script's stage (build_system_index_commits runs build_system_index's)
+    stages = {p.stem: re.search(r"from crmatrix\.stages import (\w+)", p.read_text()).group(1)
+              for p in (ROOT / "workflow" / "scripts").glob("*.py")}
+    rules = sorted(stages)
     times: dict[str, dict[str, list[float]]] = {label: {r: [] for r in rules} for label in srcs}
     heavy: dict[str, dict[str, set[str]]] = {label: {} for label in srcs}
     for _ in range(RUNS):
         for rule in rules:
             for label, src in srcs.items():  # in turns: both meet the same load
-                ms, loaded = import_time(src, f"crmatrix.stages.{rule}")
+                ms, loaded = import_time(src, f"crmatrix.stages.{stages[rule]}")
                 times[label][rule].append(ms)
                 heavy[label][rule] = loaded & set(HEAVY)
     say("## 1. Each rule's stage module: import time (ms, median of 5 fresh interpreters)")
@@ -83,41 +88,38 @@ for doc in f.varied_run_docs():
     if (doc["dataset"], doc["system"]) == ("gamma", "builtin") and doc["arm"] in ("baseline", "stacked"):
         f.write(Path("runs") / f"{doc['arm']}.json", doc)
 """
-SNAKEFILE = """
-rule all:
-    input: "cells/stacked.json", "cells/baseline.json"
-
-rule arm:
-    input: run="runs/stacked.json", base="runs/baseline.json"
-    output: "cells/stacked.json"
-    log: "logs/stacked.log"
-    params: headline_method="hybrid", format=None
-    script: "{script}"
-
-rule base:
-    input: run="runs/baseline.json"
-    output: "cells/baseline.json"
-    log: "logs/baseline.log"
-    params: headline_method="hybrid", format=None
-    script: "{script}"
-"""
+# The two cells' jobs, as the rule's shell command starts them (common.smk's `light`): the script,
+# the job's log, its files and its parameters (crmatrix.pipeline.shell_job)
+CELLS = {
+    "arm": {"input": {"run": "runs/stacked.json", "base": "runs/baseline.json"}, "output": "cells/stacked.json"},
+    "baseline": {"input": {"run": "runs/baseline.json"}, "output": "cells/baseline.json"},
+}
 
 
-def job_cpu(ws: Path, script: Path, src: Path) -> float:
-    """CPU seconds (user + system) of one run of a kept job script, `src` first on its path."""
+def cell_command(job: str) -> list[str]:
+    from crmatrix.pipeline import shell_job
+
+    cell = CELLS[job]
+    files = shell_job.files(cell["input"], {"cell": cell["output"]}, [cell["output"]], {})
+    return [str(ROOT / "workflow" / "scripts" / "cell_stats.py"), f"logs/{job}.log", files,
+            shell_job.parameters({"headline_method": "hybrid", "format": None})]
+
+
+def job_cpu(ws: Path, command: list[str], src: Path) -> float:
+    """CPU seconds (user + system) of one run of a job's command, `src` first on its path."""
     env = {"PYTHONPATH": str(src), "HF_HUB_OFFLINE": "1", "PATH": f"{BIN}:/usr/bin:/bin"}
-    subprocess.run(["/usr/bin/time", "-f", "%U %S", "-o", "time.txt", sys.executable, str(script)], cwd=ws,
+    subprocess.run(["/usr/bin/time", "-f", "%U %S", "-o", "time.txt", sys.executable, *command], cwd=ws,
                    env=env, check=True, capture_output=True)
     return sum(float(x) for x in (ws / "time.txt").read_text().split()[-2:])
 
 
-def job_imports(ws: Path, script: Path, src: Path) -> dict[str, float]:
-    """Milliseconds `-X importtime` gives each top-level import of one run of a kept job script
-    (Snakemake's preamble among them), numpy's wherever it is imported, median of RUNS runs."""
+def job_imports(ws: Path, command: list[str], src: Path) -> dict[str, float]:
+    """Milliseconds `-X importtime` gives each top-level import of one run of a job's command,
+    numpy's wherever it is imported, median of RUNS runs."""
     env = {"PYTHONPATH": str(src), "HF_HUB_OFFLINE": "1", "PATH": f"{BIN}:/usr/bin:/bin"}
     runs: dict[str, list[float]] = {}
     for _ in range(RUNS):
-        err = subprocess.run([sys.executable, "-X", "importtime", str(script)], cwd=ws, env=env, check=True,
+        err = subprocess.run([sys.executable, "-X", "importtime", *command], cwd=ws, env=env, check=True,
                              capture_output=True, text=True).stderr
         for line in err.splitlines():
             if line.startswith("import time:") and "cumulative" not in line:
@@ -128,22 +130,20 @@ def job_imports(ws: Path, script: Path, src: Path) -> dict[str, float]:
 
 
 def cell_jobs(srcs: dict[str, Path]) -> None:
+    srcs = {label: src for label, src in srcs.items() if (src / "crmatrix" / "pipeline" / "shell_job.py").exists()}
     ws = Path(tempfile.mkdtemp(prefix="crmatrix-bench-cells-"))
     WORKSPACES.append(ws)
     env = {"PYTHONPATH": str(ROOT / "src"), "HF_HUB_OFFLINE": "1", "PATH": f"{BIN}:/usr/bin:/bin"}
     subprocess.run([sys.executable, "-c", FIXTURE, str(ROOT / "tests")], cwd=ws, env=env, check=True)
-    (ws / "Snakefile").write_text(SNAKEFILE.format(script=ROOT / "workflow" / "scripts" / "cell_stats.py"))
-    subprocess.run([str(BIN / "snakemake"), "--cores", "1", "--skip-script-cleanup", "-q"], cwd=ws, env=env,
-                   check=True, capture_output=True)
-    kept = sorted((ws / ".snakemake" / "scripts").glob("*.cell_stats.py"))
-    jobs = {("arm" if "stacked.json" in p.read_text() else "baseline"): p for p in kept}
-    written = {"arm": ws / "cells" / "stacked.json", "baseline": ws / "cells" / "baseline.json"}
+    (ws / "logs").mkdir()
+    jobs = {job: cell_command(job) for job in CELLS}
+    written = {job: ws / cell["output"] for job, cell in CELLS.items()}
     cpu = {(label, job): [] for label in srcs for job in jobs}
     outputs: dict[str, list[bytes]] = {label: [] for label in srcs}
     for _ in range(RUNS):
-        for job, script in sorted(jobs.items()):
+        for job, command in sorted(jobs.items()):
             for label, src in srcs.items():
-                cpu[label, job].append(job_cpu(ws, script, src))
+                cpu[label, job].append(job_cpu(ws, command, src))
                 outputs[label].append(written[job].read_bytes())
     say("## 2. One cell_stats job's CPU (s, user + system, median of 5)")
     say("")
@@ -152,8 +152,7 @@ def cell_jobs(srcs: dict[str, Path]) -> None:
     for job in sorted(jobs):
         say(f"| {job}'s cell | " + " | ".join(f"{statistics.median(cpu[label, job]):.3f}" for label in srcs) + " |")
     say("")
-    say("Where an arm's cell_stats job's imports go (ms, `-X importtime` of the job's process, median of 5; "
-        "`snakemake.*`: the preamble Snakemake puts before the script):")
+    say("Where an arm's cell_stats job's imports go (ms, `-X importtime` of the job's process, median of 5):")
     say("")
     spent = {label: job_imports(ws, jobs["arm"], src) for label, src in srcs.items()}
     here = list(srcs)[-1]

@@ -193,5 +193,5 @@ def test_a_cell_plans_the_files_and_parameters_of_its_evaluation():
     rule = re.search(r"^rule evaluate_arm:\n(.*?)^\S", (ROOT / "workflow/rules/evaluate.smk").read_text(),
                      flags=re.M | re.S).group(1)
     # the rule passes the cell's parameters whole, and its script hands them to the stage as they are
-    assert re.search(r"^ {8}cell=lambda wc: cell\(wc\)\.params,$", rule, flags=re.M)
-    assert "params=dict(snakemake.params.cell)" in (ROOT / "workflow/scripts/evaluate_arm.py").read_text()
+    assert re.search(r"^ {8}args=job_args\(\s+cell=lambda wc: cell\(wc\)\.params, ", rule, flags=re.M)
+    assert 'params=job.params["cell"]' in (ROOT / "workflow/scripts/evaluate_arm.py").read_text()

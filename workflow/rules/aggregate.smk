@@ -15,7 +15,7 @@ rule cell_stats:
     input:
         unpack(by(PLAN.cell_inputs, "dataset", "system", "arm")),
     output:
-        layout("cell"),
+        cell=layout("cell"),
     log:
         "logs/cell_stats/{dataset}/{system}/{arm}.log",
     benchmark:
@@ -28,10 +28,13 @@ rule cell_stats:
         runtime=10,
     params:
         code=code("cell_stats"),
-        headline_method=MATRIX.headline_method,
-        format=by(PLAN.matrix_format, "dataset"),
-    script:
-        "../scripts/cell_stats.py"
+        args=job_args(
+            headline_method=MATRIX.headline_method,
+            format=by(PLAN.matrix_format, "dataset"),
+        ),
+        files=job_files,
+    shell:
+        light("cell_stats")
 
 
 # The phase matrix from the cells alone, its leaderboard of systems and its arms ranked too: each

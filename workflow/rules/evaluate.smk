@@ -48,10 +48,12 @@ rule evaluate_arm:
         code=code("evaluate_arm"),
         # the cell's parameters (crmatrix.evaluation.cell.PARAMS) as one: one function each of the
         # thousands of jobs calls at every check, not six
-        cell=lambda wc: cell(wc).params,
-        embed_threads=MATRIX.embed_threads,
-    script:
-        "../scripts/evaluate_arm.py"
+        args=job_args(
+            cell=lambda wc: cell(wc).params, embed_threads=MATRIX.embed_threads
+        ),
+        files=job_files,
+    shell:
+        light("evaluate_arm")
 
 
 # Call-graph edge datasets: the system's callers/callees answers under the baseline arm

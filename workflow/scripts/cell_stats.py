@@ -1,11 +1,12 @@
-from crmatrix.pipeline import jobs
+from crmatrix.pipeline import jobs, shell_job
 from crmatrix.stages import cell_stats
 
-with jobs.job(snakemake.log[0], snakemake.output):
+job = shell_job.read()
+with jobs.job(job.log, job.files):
     cell_stats.run(
-        snakemake.input.run,
-        snakemake.input.get("base"),
-        snakemake.params.headline_method,
-        snakemake.params.format,
-        snakemake.output[0],
+        job.input["run"],
+        job.input.get("base"),
+        job.params["headline_method"],
+        job.params["format"],
+        job.output["cell"],
     )

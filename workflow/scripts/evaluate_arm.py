@@ -1,18 +1,19 @@
 from crmatrix.evaluation.cell import CellJob
-from crmatrix.pipeline import jobs, locations
+from crmatrix.pipeline import jobs, locations, shell_job
 from crmatrix.stages import evaluate_arm
 
-with jobs.job(snakemake.log[0], snakemake.output):
+job = shell_job.read()
+with jobs.job(job.log, job.files):
     evaluate_arm.run(
         CellJob(  # as its plan names it (crmatrix.config.plan.Plan.cell)
-            snakemake.wildcards.dataset,
-            snakemake.wildcards.system,
-            snakemake.wildcards.arm,
-            inputs=dict(snakemake.input.items()),
-            params=dict(snakemake.params.cell),
-            outputs={"run": snakemake.output.run, "trec_dir": snakemake.output.trec},
+            job.wildcards["dataset"],
+            job.wildcards["system"],
+            job.wildcards["arm"],
+            inputs=job.input,
+            params=job.params["cell"],
+            outputs={"run": job.output["run"], "trec_dir": job.output["trec"]},
         ),
         cache_dir=locations.cache_dir(),
-        tracking=snakemake.output.tracking,
-        threads=snakemake.params.embed_threads,
+        tracking=job.output["tracking"],
+        threads=job.params["embed_threads"],
     )

@@ -1,0 +1,29 @@
+"""A job started by its rule's shell command (common.smk's `light`): its log, files and
+parameters through its arguments."""
+
+import pytest
+
+from crmatrix.pipeline import shell_job
+
+
+def test_a_jobs_files_and_parameters_come_back_as_the_rule_named_them():
+    files = shell_job.files({"run": "runs/a.json", "base": "runs/b.json", "many": ["x", "y"]},
+                            {"cell": "cells/a.json"}, ["cells/a.json"], {"dataset": "d", "arm": "a"})
+    params = shell_job.parameters({"format": None, "cell": {"top_k": 100, "env": {"K": "1"}}})
+    job = shell_job.read(["cell_stats.py", "logs/a.log", files, params])
+    assert job == shell_job.ShellJob(
+        log="logs/a.log", input={"run": "runs/a.json", "base": "runs/b.json", "many": ["x", "y"]},
+        output={"cell": "cells/a.json"}, files=["cells/a.json"], wildcards={"dataset": "d", "arm": "a"},
+        params={"format": None, "cell": {"top_k": 100, "env": {"K": "1"}}})
+
+
+def test_the_same_parameters_are_the_same_argument_whatever_their_order():
+    # Snakemake's params trigger compares the argument with the last run's
+    one = shell_job.parameters({"y": 1, "x": {"b": 2, "a": [1]}})
+    two = shell_job.parameters({"x": {"a": [1], "b": 2}, "y": 1})
+    assert one == two == '{"x":{"a":[1],"b":2},"y":1}'
+
+
+def test_a_script_started_without_its_job_says_what_it_takes():
+    with pytest.raises(SystemExit, match=r"^crmatrix: cell_stats.py takes a job's log, its files and its parameters"):
+        shell_job.read(["cell_stats.py", "logs/a.log"])

@@ -6,8 +6,9 @@ Prints, and writes to benchmarks/results/imports-<date>.md (issue 48, "jobs that
      reports for it, median of 5 fresh interpreters, and the heavy packages it loads; the heaviest named;
   2. one `cell_stats` job's CPU (user + system, /usr/bin/time, median of 5): the job's own process as
      its rule's shell command starts it (common.smk's `light`), on two hand-made runs of
-     tests/fixture_runs.py, an arm's cell and the baseline's; and where the arm's job's imports go
-     (`-X importtime` of its process: the stage, numpy).
+     tests/fixture_runs.py, an arm's cell and the baseline's, and the arm's with what `script:`'s
+     preamble imports put first, in turns; and where the arm's job's imports go (`-X importtime`
+     of its process: the stage, numpy).
 With REV (a git revision), the same of REV's library (a copy of it), timed in turns with this
 checkout's, so the two compare within one run on a shared machine; the cells both write are
 compared byte for byte. (Part 2 runs this checkout's script, which needs a library with
@@ -96,6 +97,11 @@ CELLS = {
 }
 
 
+# What `script:`'s preamble imports in each job to unpickle it (snakemake.iocontainers.Snakemake
+# and snakemake.io's lists), before the script's own imports: the cost a shell-started job spares.
+PREAMBLE = "import pickle\nimport snakemake.io\nimport snakemake.iocontainers\n"
+
+
 def cell_command(job: str) -> list[str]:
     from crmatrix.pipeline import shell_job
 
@@ -137,20 +143,27 @@ def cell_jobs(srcs: dict[str, Path]) -> None:
     subprocess.run([sys.executable, "-c", FIXTURE, str(ROOT / "tests")], cwd=ws, env=env, check=True)
     (ws / "logs").mkdir()
     jobs = {job: cell_command(job) for job in CELLS}
+    # the same job with what `script:`'s preamble imports to unpickle the job put first
+    (ws / "with_preamble.py").write_text(PREAMBLE + Path(jobs["arm"][0]).read_text())
     written = {job: ws / cell["output"] for job, cell in CELLS.items()}
     cpu = {(label, job): [] for label in srcs for job in jobs}
+    preamble = {label: [] for label in srcs}
     outputs: dict[str, list[bytes]] = {label: [] for label in srcs}
     for _ in range(RUNS):
         for job, command in sorted(jobs.items()):
             for label, src in srcs.items():
                 cpu[label, job].append(job_cpu(ws, command, src))
                 outputs[label].append(written[job].read_bytes())
-    say("## 2. One cell_stats job's CPU (s, user + system, median of 5)")
+                if job == "arm":
+                    preamble[label].append(job_cpu(ws, [str(ws / "with_preamble.py"), *command[1:]], src))
+    say(f"## 2. One cell_stats job's CPU (s, user + system, median of {RUNS})")
     say("")
     say("| job | " + " | ".join(srcs) + " |")
     say("|---|" + "---:|" * len(srcs))
     for job in sorted(jobs):
         say(f"| {job}'s cell | " + " | ".join(f"{statistics.median(cpu[label, job]):.3f}" for label in srcs) + " |")
+    say("| arm's cell, with `script:`'s preamble imports | "
+        + " | ".join(f"{statistics.median(preamble[label]):.3f}" for label in srcs) + " |")
     say("")
     say("Where an arm's cell_stats job's imports go (ms, `-X importtime` of the job's process, median of 5):")
     say("")

@@ -39,12 +39,15 @@ include: "workflow/rules/common.smk"
 
 
 # Once the plan is made and the lock taken, before any job starts (so before Snakemake removes a
-# run it would replace): the lock gets its owner's PID, and a planned second scoring of a test
-# split is refused here (crmatrix.pipeline.rescoring).
+# run it would replace): the lock gets its owner's PID, a planned second scoring of a test
+# split is refused here (crmatrix.pipeline.rescoring), and a local run's scheduler loses the job
+# rate limit that makes it pass over the ready jobs hundreds of times a second
+# (crmatrix.pipeline.scheduling).
 onstart:
     gc.enable()
     record_lock_owner()
     refuse_rescoring(workflow.dag)
+    scheduling.drop_local_rate_limit(workflow.scheduler, workflow.local_exec)
 
 
 rule all:

@@ -15,7 +15,7 @@ from crmatrix.config import check as crcheck
 from crmatrix.config.plan import Plan
 from crmatrix.datasets import ledger
 from crmatrix.embed.models import keep_hashes_in
-from crmatrix.pipeline import codehash, locations, rescoring, shell_job
+from crmatrix.pipeline import codehash, locations, rescoring, scheduling, shell_job
 from crmatrix.pipeline import slices as crslices
 from crmatrix.plots import names as plot_names
 from crmatrix.plots import runtime as plot_runtime

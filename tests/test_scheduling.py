@@ -1,0 +1,56 @@
+"""A local run's scheduler without Snakemake's job rate limit (crmatrix.pipeline.scheduling)."""
+
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+from crmatrix.pipeline import scheduling
+
+SNAKEMAKE = Path(sys.executable).with_name("snakemake")
+
+
+def limited(max_jobs: int, timespan: int) -> SimpleNamespace:
+    return SimpleNamespace(job_rate_limiter=SimpleNamespace(max_jobs=max_jobs, timespan=timespan))
+
+
+def test_a_local_run_at_the_default_limit_loses_it():
+    scheduler = limited(100, 1)
+    assert scheduling.drop_local_rate_limit(scheduler, local=True) is True
+    assert scheduler.job_rate_limiter is None
+
+
+def test_a_cluster_run_or_a_limit_the_user_set_keeps_it():
+    cluster, chosen = limited(100, 1), limited(5, 1)
+    assert scheduling.drop_local_rate_limit(cluster, local=False) is False
+    assert scheduling.drop_local_rate_limit(chosen, local=True) is False
+    assert (cluster.job_rate_limiter.max_jobs, chosen.job_rate_limiter.max_jobs) == (100, 5)
+
+
+def test_no_limiter_is_left_alone():
+    assert scheduling.drop_local_rate_limit(SimpleNamespace(job_rate_limiter=None), local=True) is False
+    assert scheduling.drop_local_rate_limit(SimpleNamespace(), local=True) is False
+
+
+def test_the_default_is_snakemakes():
+    from snakemake.cli import get_argument_parser
+    from snakemake.settings.types import MaxJobsPerTimespan
+
+    default = MaxJobsPerTimespan.parse_choice(get_argument_parser().get_default("max_jobs_per_timespan"))
+    assert (default.max_jobs, default.timespan) == scheduling.DEFAULT_LIMIT
+
+
+def test_a_local_snakemake_run_schedules_without_the_limit(tmp_path):
+    """The Snakefile's onstart sees the scheduler Snakemake made, and its runs still finish."""
+    (tmp_path / "Snakefile").write_text(
+        "from crmatrix.pipeline import scheduling\n\n"
+        "onstart:\n"
+        "    dropped = scheduling.drop_local_rate_limit(workflow.scheduler, workflow.local_exec)\n"
+        "    open('dropped.txt', 'w').write(f'{dropped} {workflow.scheduler.job_rate_limiter}')\n\n"
+        "rule all:\n    input: expand('out/{i}.txt', i=range(12))\n\n"
+        "rule one:\n    output: 'out/{i}.txt'\n    shell: 'sleep 0.05; touch {output}'\n")
+    done = subprocess.run([str(SNAKEMAKE), "--cores", "2", "--quiet"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "dropped.txt").read_text() == "True None"
+    assert len(list((tmp_path / "out").glob("*.txt"))) == 12

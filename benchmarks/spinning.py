@@ -1,0 +1,82 @@
+"""crmatrix's embedder beside another job (issue 48, point 3), run by hand (not in CI):
+
+    .venv/bin/python benchmarks/spinning.py CLONE [--model NAME] [--sample N] [--threads T] \
+        [--note TEXT] [--out FILE | --write]
+
+ONNX Runtime's pool threads spin between runs by default; crmatrix's embedder turns that off
+(crmatrix.embed.onnxrt), since it runs one short text at a time and a matrix's other jobs want
+the cores. This times a seeded sample of a finished run's distinct texts of one prepared model
+(`results/models/NAME`) through the bare loop (ONNX Runtime's defaults, work_floor.BareLoop) and
+crmatrix's embedder, in turns, CPU and wall seconds: alone, and beside a process that keeps one
+core busy (as another job of the matrix would). `--write`: benchmarks/results/spinning-<date>.md.
+"""
+
+from __future__ import annotations
+
+import datetime
+import random
+import subprocess
+import sys
+import time
+
+import finished_run
+import numpy as np
+from timing import commit, uptime
+from work_floor import BARE, cpu_now, distinct_texts, models
+
+from crmatrix import atomic
+from crmatrix.embed.backends import load_embedder
+
+BUSY = "while True: pass"  # one core kept busy, as another job would
+
+
+def turns(texts: list[str], embedders: dict, n: int = 2) -> dict[str, tuple[float, float]]:
+    """Each embedder's least CPU and wall seconds over `texts` in `n` turns, the embedders in turn."""
+    best: dict[str, tuple[float, float]] = {}
+    for _ in range(n):
+        for name, embedder in embedders.items():
+            cpu, wall = cpu_now(), time.perf_counter()
+            embedder.encode(texts)
+            took = (cpu_now() - cpu, time.perf_counter() - wall)
+            best[name] = tuple(map(min, zip(best.get(name, took), took, strict=True)))
+    return best
+
+
+def main() -> None:
+    p = finished_run.parser("spinning.py", __doc__, "spinning")
+    p.add_argument("--model", default="minilm", help="the prepared model (results/models/NAME; default minilm)")
+    p.add_argument("--sample", type=int, default=300, help="texts timed (default 300)")
+    p.add_argument("--threads", type=int, default=2, help="the embedding threads (default 2)")
+    args = p.parse_args()
+    clone = args.clone.resolve()
+    model_dir = clone / "results" / "models" / args.model
+    sha = atomic.read_json(model_dir / "model.json")["sha256"]
+    if models(clone / "results").get(sha) != model_dir:
+        raise SystemExit(f"{model_dir}: not a prepared model of the run")
+    texts = random.Random(0).sample(sorted(distinct_texts(clone / "results")[sha].values()), args.sample)
+    embedders = {"bare (ONNX Runtime's defaults)": BARE["onnx"](model_dir, args.threads),
+                 "crmatrix (no spinning)": load_embedder(atomic.read_json(model_dir / "model.json"), model_dir,
+                                                        args.threads)}
+    vectors = [np.asarray(e.encode(texts[:20]), dtype=np.float32) for e in embedders.values()]
+    same = np.allclose(*vectors, atol=1e-5)
+    lines = [f"# Embedding beside another job — {datetime.date.today().isoformat()}", "",
+             f"crmatrix at {commit()}; the texts and model of the finished run in `{clone.name}`. {args.note}".rstrip(),
+             f"Load before: {uptime()}.", "",
+             f"{args.sample} distinct texts of `{args.model}` (seeded), {args.threads} threads, the least of two "
+              "turns each.", "", "| beside | embedder | texts/CPU s | texts/s |", "|---|---|---:|---:|"]
+    for beside in ("nothing", "one busy core"):
+        busy = subprocess.Popen([sys.executable, "-c", BUSY]) if beside != "nothing" else None
+        try:
+            for name, (cpu, wall) in turns(texts, embedders).items():
+                lines.append(f"| {beside} | {name} | {args.sample / cpu:.1f} | {args.sample / wall:.1f} |")
+        finally:
+            if busy is not None:
+                busy.kill()
+                busy.wait()
+    lines += ["", f"Load after: {uptime()}.", "",
+              f"The two embedders' vectors of the first 20 texts agree (within 1e-5): {'yes' if same else 'NO'}."]
+    finished_run.emit(lines, args.out, args.write, "spinning")
+
+
+if __name__ == "__main__":
+    main()

@@ -70,7 +70,7 @@ class BareLoop:
     alone (truncated as crmatrix truncates), run, mean-pooled over the mask (or the graph's own
     sentence vector, `pooling` "none"), normalized."""
 
-    def __init__(self, model_dir: Path, threads: int):
+    def __init__(self, model_dir: Path, threads: int, spinning: bool = True):
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
@@ -80,6 +80,8 @@ class BareLoop:
         self.tokenizer.no_padding()  # the file may pad every text to a fixed length; one text needs none
         opts = ort.SessionOptions()
         opts.intra_op_num_threads, opts.inter_op_num_threads = threads, 1
+        if not spinning:  # ONNX Runtime's pool threads spin between runs by default (spinning.py)
+            opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self.session = ort.InferenceSession(str(model_dir / self.meta["onnx"]), opts,
                                             providers=["CPUExecutionProvider"])
         self.names = {i.name for i in self.session.get_inputs()}

@@ -46,11 +46,6 @@ class OnnxEmbedder(BatchedEmbedder):
         if threads:
             opts.intra_op_num_threads = threads
         opts.inter_op_num_threads = 1
-        # Its pool's threads otherwise spin between runs: one short text per run leaves them
-        # spinning through every tokenization, and beside another job they take its cores.
-        # Measured here (2 threads, MiniLM, django's symbols, a busy machine): 30 texts per CPU
-        # second against 20 spinning, and faster in wall time too; the same vectors byte for byte.
-        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self.session = ort.InferenceSession(str(onnx_path), opts, providers=["CPUExecutionProvider"])
         self.input_names = {i.name for i in self.session.get_inputs()}
         out = next(o for o in self.session.get_outputs() if output is None or o.name == output)

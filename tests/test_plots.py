@@ -22,6 +22,7 @@ from conftest import chart_data, chart_spec
 from crmatrix import CrmatrixError, atomic
 from crmatrix.analysis.matrix import assemble as matrix
 from crmatrix.plots import arms, cellview, forest, frames, latency, names, sources, style
+from crmatrix.results.times import RunTimes
 from crmatrix.stages import (
     plot_forest,
     plot_gallery,
@@ -67,7 +68,8 @@ def drawn(tmp_path_factory):
     for system in MODELS:  # each system's rows, in one job
         plot_rows.run(stats=stats, out_dir=out, system=system, datasets=["alpha", "beta", "gamma"],
                       models=MODELS[system], runtime=runtime)
-    plot_latency.run(runs=paths, stats=stats, out_dir=out, models=MODELS, runtime=runtime)
+    plot_latency.run(times=[p.with_suffix(".times.json") for p in paths], stats=stats, out_dir=out, models=MODELS,
+                     runtime=runtime)
     shown = plot_gallery.run(svgs=[out / f"{s}.svg" for s in stems], charts_dir=out, matrix=d / "m.json",
                              matrix_md=d / "m.md", out=out / "index.html")
     assert sorted(shown) == sorted(stems)
@@ -308,12 +310,12 @@ def test_runs_of_other_inputs_are_not_drawn_side_by_side(drawn):
     with pytest.raises(CrmatrixError, match=r"plots: dataset 'gamma': runs builtin/baseline and builtin/sparse were "
                                             r"made from different inputs \(.*content gamma-conten.* content "
                                             r"another-comm.*cannot be drawn side by side"):
-        latency.draw(moved, m, MODELS)
+        latency.draw([RunTimes.of(r) for r in moved], m, MODELS)
     other_file = [fixture_runs.typed(fixture_runs.run("alpha", "auto", fixture_runs.RANKS["alpha"][1]["auto"], "python",
                                                       dataset_sha="edited"))
                   if (r.dataset, r.arm) == ("alpha", "auto") else r for r in runs]
     with pytest.raises(CrmatrixError, match="dataset sha256 alpha-sha vs .* dataset sha256 edited"):
-        latency.draw(other_file, m, MODELS)
+        latency.draw([RunTimes.of(r) for r in other_file], m, MODELS)
 
 
 def test_a_forest_from_its_cells_is_the_forest_from_the_matrix(tmp_path):
@@ -387,7 +389,7 @@ def test_model_costs_put_each_model_at_the_baseline_knobs_beside_what_its_indexe
     alpha = next(r for r in view.rows if r.dataset == "alpha")
     peer_row = dataclasses.replace(alpha, system="peer", method="lexical")
     peer_view = dataclasses.replace(view, rows=(*view.rows, peer_row))
-    df = frames.model_costs([fixture_runs.typed(r) for r in [*runs, peer]], peer_view, MODELS)
+    df = frames.model_costs([RunTimes.of(fixture_runs.typed(r)) for r in [*runs, peer]], peer_view, MODELS)
 
     def mrr(dataset, arm, system="builtin", method="hybrid"):
         r = next(x for x in [*runs, peer] if (x["dataset"], x["arm"], x["system"]) == (dataset, arm, system))

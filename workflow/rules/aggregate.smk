@@ -10,12 +10,14 @@ localrules:
 
 
 # A cell's statistics against the baseline come from its run and the baseline's run alone, so
-# a new or changed run costs its own cells and the matrix only assembles them.
+# a new or changed run costs its own cells and the matrix only assembles them. The job also
+# writes its run's times, so that the latency charts read no run.
 rule cell_stats:
     input:
         unpack(by(PLAN.cell_inputs, "dataset", "system", "arm")),
     output:
         cell=layout("cell"),
+        times=layout("times"),
     log:
         "logs/cell_stats/{dataset}/{system}/{arm}.log",
     benchmark:

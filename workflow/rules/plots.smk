@@ -162,8 +162,8 @@ rule plot_heatmap:
 # The latency charts and quality against cost per model: each reads every run, so one job reads them once.
 rule plot_latency:
     input:
-        # every run (the matrix leaves latency out on purpose), and its headline metric and method
-        runs=PLAN.run_files(),
+        # every run's times (the matrix leaves latency out on purpose), and its headline metric and method
+        times=PLAN.times_files(),
         stats=MATRIX_STATS,
     output:
         latency=chart_report("latency"),

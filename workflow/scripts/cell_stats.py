@@ -9,4 +9,5 @@ with jobs.job(job.log, job.files):
         job.params["headline_method"],
         job.params["format"],
         job.output["cell"],
+        job.output["times"],
     )

@@ -41,6 +41,7 @@ TEMPLATES: dict[str, str] = {
     "tracking": "{root}/tracking/{dataset}/{system}/{arm}.jsonl",
     "sent": "{root}/tracking/{dataset}/{system}/{arm}.sent.json",
     "cell": "{root}/cells/{dataset}/{system}/{arm}.json",
+    "times": "{root}/times/{dataset}/{system}/{arm}.json",
     "callgraph": "{root}/callgraph/{dataset}/{system}.json",
     # the aggregates (`ext`: json, md; txt for the gate)
     "matrix": "{root}/matrix/phase-matrix.{ext}",

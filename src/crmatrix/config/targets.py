@@ -35,6 +35,9 @@ class Targets:
     def cell_files(self) -> list[str]:
         return self.cells("cell")
 
+    def times_files(self) -> list[str]:
+        return self.cells("times")
+
     def tracking_files(self) -> list[str]:
         """Each run's JSONL event log, and its receipt from the trackers the config names."""
         logs = self.cells("tracking")

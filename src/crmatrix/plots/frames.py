@@ -18,16 +18,17 @@ from crmatrix.plots.sources import View
 from crmatrix.results.pool import PoolEntry
 from crmatrix.results.row import PlainRow, Row
 from crmatrix.results.run import NAMED_NOTHING, OUTCOMES, QueryRow, Run, outcome
+from crmatrix.results.times import RunTimes
 from crmatrix.results.versus import Compared, Versus
 
 NO_MODEL = "no model"
 
 
-def check_comparable(runs: list[Run]) -> None:
+def check_comparable(runs: list[Run] | list[RunTimes]) -> None:
     """Refuse to draw runs of one dataset side by side unless they searched the same corpus
     (pin and content hash) with the same dataset file (sha256): a difference between them
     would be a difference between inputs, not between arms."""
-    seen: dict[str, tuple[Run, tuple]] = {}
+    seen: dict[str, tuple[Run | RunTimes, tuple]] = {}
     for r in runs:
         prov = r.provenance
         key = (prov.corpus.pin, prov.corpus.content_hash, prov.dataset.sha256)
@@ -118,18 +119,18 @@ def transitions(row: Row, arm_order: tuple[str, ...]) -> pd.DataFrame:
             .rename(columns={"size": "queries"}))
 
 
-def latency(runs: list[Run]) -> pd.DataFrame:
+def latency(runs: list[RunTimes]) -> pd.DataFrame:
     """Search latency p50 and p95 per (system, method, arm) over the queries of all its datasets."""
     by: dict[tuple, list[float]] = {}
     for r in runs:
         for method, res in r.methods.items():
-            by.setdefault((r.system, method, r.arm), []).extend(q.elapsed_ms for q in res.queries)
+            by.setdefault((r.system, method, r.arm), []).extend(res.elapsed_ms)
     return pd.DataFrame([{"system": s, "method": m, "arm": a, "queries": len(ms), **{
         f"{k}_ms": v for k, v in metrics.latency(ms).items() if k in ("p50", "p95")}}
         for (s, m, a), ms in sorted(by.items())])
 
 
-def quality(runs: list[Run], metric: str, models: dict[str, dict[str, str]]) -> pd.DataFrame:
+def quality(runs: list[RunTimes], metric: str, models: dict[str, dict[str, str]]) -> pd.DataFrame:
     """Per (system, method, arm): the metric's macro mean over datasets, the latency p50 over
     all their queries (the same p50 as `latency`) and the arm's model (`models`: system -> arm
     -> name)."""
@@ -235,11 +236,11 @@ def failures(by: dict[str, list[QueryRow]]) -> pd.DataFrame:
 MODEL_VAR = "CRMATRIX_MODEL"  # (crmatrix.engine.knobs.MODEL_VAR; the charts load no engine)
 
 
-def _model_swaps(runs: list[Run], baseline_arm: str, models: dict[str, dict[str, str]]) -> set[tuple[str, str]]:
+def _model_swaps(runs: list[RunTimes], baseline_arm: str, models: dict[str, dict[str, str]]) -> set[tuple[str, str]]:
     """(system, arm): for each model a system embeds with, the arm that is the system's baseline
     but for the model it names (the model swap alone, at the baseline's knobs): the baseline
     itself for its own model, else the first such arm by name."""
-    def knobs(r: Run) -> dict:
+    def knobs(r: RunTimes) -> dict:
         return {k: v for k, v in r.provenance.arm.env.items() if k != MODEL_VAR}
 
     base = {r.system: knobs(r) for r in runs if r.arm == baseline_arm}
@@ -250,7 +251,7 @@ def _model_swaps(runs: list[Run], baseline_arm: str, models: dict[str, dict[str,
     return {(system, arm) for (system, _), arm in chosen.items()}
 
 
-def model_costs(runs: list[Run], view, models: dict[str, dict[str, str]]) -> pd.DataFrame:
+def model_costs(runs: list[RunTimes], view, models: dict[str, dict[str, str]]) -> pd.DataFrame:
     """One line per embedder and language: each model of a system at the baseline knobs (its
     name under `models:`; a system that embeds with no model of the config is its own embedder,
     named as the system), its headline method's metric (macro mean over the language's
@@ -270,7 +271,7 @@ def model_costs(runs: list[Run], view, models: dict[str, dict[str, str]]) -> pd.
         g = groups.setdefault((model, corpus.language),
                               {"system": r.system, "arm": r.arm, "method": m, "values": [], "ms": [], "indexes": {}})
         g["values"].append(r.methods[m].metrics[view.metric])
-        g["ms"] += [q.elapsed_ms for q in r.methods[m].queries]
+        g["ms"] += r.methods[m].elapsed_ms
         index = (r.provenance.system_run or {}).get("index_embedding")
         g["indexes"].setdefault(corpus.name, index)  # one index per corpus and arm
     out = []

@@ -8,11 +8,11 @@ import pandas as pd
 from crmatrix.plots import frames
 from crmatrix.plots.sources import View
 from crmatrix.plots.style import categorical, title
-from crmatrix.results.run import Run
+from crmatrix.results.times import RunTimes
 
 
-def draw(runs: list[Run], view: View, models: dict[str, dict[str, str]]) -> dict[str, alt.TopLevelMixin]:
-    """`latency` and `quality-latency` from every run of the matrix and its statistics (the
+def draw(runs: list[RunTimes], view: View, models: dict[str, dict[str, str]]) -> dict[str, alt.TopLevelMixin]:
+    """`latency` and `quality-latency` from every run's times and the matrix's statistics (the
     headline metric and method); `models`: system -> arm -> the config's name of its model.
     Refuses runs of one dataset made from other inputs (`frames.check_comparable`)."""
     frames.check_comparable(runs)

@@ -186,16 +186,17 @@ def varied_run_docs() -> list[dict]:
 
 
 def cell_files(run_paths: list[Path], baseline: str, headline_method: str, formats: dict[str, str] | None = None,
-               where: Callable[[Path], Path] = lambda run: run.with_suffix(".cell.json")) -> list[Path]:
+               where: Callable[[Path], Path] = lambda run: run.with_suffix(".cell.json"),
+               times: Callable[[Path], Path] | None = None) -> list[Path]:
     """Each run file's cell statistics as the workflow makes them (stages.cell_stats: the run
     against the baseline's run of its dataset and system), at `where(run file)`: beside the run
-    as `<name>.cell.json` unless told otherwise; and each run's times (crmatrix.results.times)
-    beside it as `<name>.times.json`, as the cell's job writes them."""
+    as `<name>.cell.json` unless told otherwise; with `times`, each run's times too
+    (crmatrix.results.times) at `times(run file)`, as the cell's job writes them."""
     runs = {Path(p): Run.read(Path(p)) for p in run_paths}
     base = {(r.dataset, r.system): p for p, r in runs.items() if r.arm == baseline}
     out = []
     for p, r in runs.items():
         out.append(where(p))
         cell_stats.run(p, None if r.arm == baseline else base.get((r.dataset, r.system)), headline_method,
-                       (formats or {}).get(r.dataset), out[-1], times=p.with_suffix(".times.json"))
+                       (formats or {}).get(r.dataset), out[-1], times=times(p) if times else None)
     return out

@@ -2,7 +2,8 @@
 
 By hand, after `make run` (or any matrix); tests/test_results.py runs it on the tiny matrix.
 Each run (`results/runs/*/*/*.json`, its checksum checked), each cell's statistics
-(`results/cells/*/*/*.json`) and the phase matrix are read as `crmatrix.results` types, and
+(`results/cells/*/*/*.json`), each run's times (`results/times/*/*/*.json`) and the phase
+matrix are read as `crmatrix.results` types, and
 their `to_json` written as the workflow writes JSON must be the file's bytes; the phase
 matrix's Markdown, made again from the typed matrix, must be `phase-matrix.md`.
 
@@ -20,6 +21,7 @@ from crmatrix.analysis.matrix.markdown import to_markdown
 from crmatrix.results.cell import Cell
 from crmatrix.results.matrix import PhaseMatrix
 from crmatrix.results.run import Run
+from crmatrix.results.times import RunTimes
 
 
 def as_written(obj) -> bytes:
@@ -31,6 +33,7 @@ def roundtrip(results: Path) -> dict[str, int]:
     """How many files of each kind came back byte for byte; the first that did not is a CrmatrixError."""
     kinds = {"runs": (Run, sorted(results.glob("runs/*/*/*.json"))),
              "cells": (Cell, sorted(results.glob("cells/*/*/*.json"))),
+             "times": (RunTimes, sorted(results.glob("times/*/*/*.json"))),
              "matrix": (PhaseMatrix, [results / "matrix" / "phase-matrix.json"])}
     counts = {}
     for kind, (cls, paths) in kinds.items():
@@ -50,8 +53,8 @@ def main(results: Path) -> int:
     except (CrmatrixError, OSError) as e:
         print(f"roundtrip: {e}", file=sys.stderr)
         return 1
-    print(f"{results}: {counts['runs']} runs, {counts['cells']} cells and the phase matrix (and its Markdown) "
-          "read as types and written again byte for byte")
+    print(f"{results}: {counts['runs']} runs, {counts['cells']} cells, {counts['times']} runs' times and the phase "
+          "matrix (and its Markdown) read as types and written again byte for byte")
     return 0
 
 

@@ -49,7 +49,7 @@ def drawn(tmp_path_factory):
     for r in runs:
         paths.append(d / "runs" / f"{r.dataset}.{r.arm}.json")
         r.write(paths[-1])
-    cells = fixture_runs.cell_files(paths, "baseline", "hybrid")
+    cells = fixture_runs.cell_files(paths, "baseline", "hybrid", times=lambda run: run.with_suffix(".times.json"))
     out, stats, runtime = d / "plots", [d / "m.json"], d / "plots" / "vega" / "vega-embed.js"
     sweeps = {w: [c["arm"] for c in g["cells"]] for w, g in SWEEPS.items()}
     stems = names.stems(["alpha", "beta", "gamma"], {"builtin": fixture_runs.ARMS}, "baseline", sweeps)

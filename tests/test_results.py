@@ -19,6 +19,7 @@ from crmatrix import CrmatrixError, atomic, integrity, jsontypes
 from crmatrix.results.cell import Cell
 from crmatrix.results.matrix import PhaseMatrix
 from crmatrix.results.run import QueryRow, Run
+from crmatrix.results.times import RunTimes
 from crmatrix.stages import collect_matrix
 
 NOTE = "oracle: the gold docs only"
@@ -35,7 +36,8 @@ def finished(results: Path) -> list[Path]:
     runs = [fixture_runs.write(results / "runs" / r["dataset"] / r["system"] / f"{r['arm']}.json", r)
             for r in fixture_runs.varied_run_docs()]
     cells = fixture_runs.cell_files(runs, "baseline", "hybrid", fixture_runs.FORMATS,
-                                    where=lambda p: results / "cells" / p.relative_to(results / "runs"))
+                                    where=lambda p: results / "cells" / p.relative_to(results / "runs"),
+                                    times=lambda p: results / "times" / p.relative_to(results / "runs"))
     summaries = {d: results / "datasets" / f"{d}.summary.json" for d in SUMMARIES}
     for d, path in summaries.items():
         atomic.write_json(path, SUMMARIES[d])
@@ -50,8 +52,8 @@ def test_every_result_of_a_matrix_reads_as_its_type_and_writes_back_byte_for_byt
     runs = finished(results)
     proc = roundtrip(results)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout == (f"{results}: {len(runs)} runs, {len(runs)} cells and the phase matrix (and its Markdown) "
-                           "read as types and written again byte for byte\n")
+    assert proc.stdout == (f"{results}: {len(runs)} runs, {len(runs)} cells, {len(runs)} runs' times and the phase "
+                           "matrix (and its Markdown) read as types and written again byte for byte\n")
     m = PhaseMatrix.read(results / "matrix/phase-matrix.json")  # what the varied matrix exercises: every optional part
     assert m.notes == {"beta": NOTE} and [r.note for r in m.rows if r.note] == [NOTE]
     assert m.gates and m.benchmarks and m.test_ledger and any(b.dropped for b in m.benchmarks)
@@ -72,7 +74,7 @@ def test_a_finished_workflow_matrix_reads_as_its_types_byte_for_byte(matrix):  #
     run(work, "all")
     proc = roundtrip(work / "results")
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.startswith(f"{work / 'results'}: 4 runs, 4 cells and the phase matrix")
+    assert proc.stdout.startswith(f"{work / 'results'}: 4 runs, 4 cells, 4 runs' times and the phase matrix")
 
 
 def test_the_compiled_reader_takes_what_the_key_path_reader_takes(tmp_path):
@@ -80,14 +82,15 @@ def test_the_compiled_reader_takes_what_the_key_path_reader_takes(tmp_path):
     key path only for an error: both give equal values for every result of the varied matrix."""
     results = tmp_path / "results"
     finished(results)
-    files = [(Run, p) for p in results.glob("runs/*/*/*.json")] + [(Cell, p) for p in results.glob("cells/*/*/*.json")]
+    files = ([(Run, p) for p in results.glob("runs/*/*/*.json")] + [(Cell, p) for p in results.glob("cells/*/*/*.json")]
+             + [(RunTimes, p) for p in results.glob("times/*/*/*.json")])
     for cls, path in [*files, (PhaseMatrix, results / "matrix/phase-matrix.json")]:
         written = atomic.read_json(path)
         doc = integrity.unseal(written, str(path)) if cls is Run else written  # its checksum checked and left out
         compiled = jsontypes._object_reader(cls)(doc)
         assert compiled == cls._read_object(doc, jsontypes._At(str(path))), path
         assert compiled.to_json() == written
-    assert len(files) == 2 * len(fixture_runs.varied_run_docs())
+    assert len(files) == 3 * len(fixture_runs.varied_run_docs())
 
 
 @dataclasses.dataclass(frozen=True)

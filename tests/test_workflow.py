@@ -117,8 +117,8 @@ def test_matrix_end_to_end_then_noop_then_one_dataset(matrix):
         "results/tracking/pathds/builtin/baseline.jsonl",
         "results/runs/pathds/builtin/knob.json, results/trec/pathds/builtin/knob, "
         "results/tracking/pathds/builtin/knob.jsonl",
-        "results/cells/pathds/builtin/baseline.json",
-        "results/cells/pathds/builtin/knob.json",
+        "results/cells/pathds/builtin/baseline.json, results/times/pathds/builtin/baseline.json",
+        "results/cells/pathds/builtin/knob.json, results/times/pathds/builtin/knob.json",
         "results/matrix/phase-matrix.json, results/matrix/phase-matrix.md",
         "results/tokenbench/pathds.json",
     ])
@@ -399,10 +399,11 @@ def charts_after_runs(cfg, forests: int = 1, baseline: bool = False) -> list[str
 
 
 def evaluations(arm, datasets=("gitds", "pathds")):
-    """The outputs of an arm's runs on these datasets, and of their cells."""
+    """The outputs of an arm's runs on these datasets, and of their cells (each with its run's times)."""
     return [out for d in datasets for out in (f"results/runs/{d}/builtin/{arm}.json, results/trec/{d}/builtin/{arm}, "
                                               f"results/tracking/{d}/builtin/{arm}.jsonl",
-                                              f"results/cells/{d}/builtin/{arm}.json")]
+                                              f"results/cells/{d}/builtin/{arm}.json, "
+                                              f"results/times/{d}/builtin/{arm}.json")]
 
 
 @pytest.mark.slow

@@ -2,7 +2,7 @@
 
 The latency charts pool every query's search time per system, method and arm over all the
 datasets, so they need every run; reading every run whole (the seed matrix's 744 runs, 386 MB)
-took 12 of the 13 CPU seconds of their job, and the job comes again with each added arm. A run's
+took 9.4 of the 12.6 CPU seconds of their job, and the job comes again with each added arm. A run's
 cell job reads the run anyway, and writes this beside the cell: each method's metrics and
 search times, and the run's provenance (what the charts check and group by).
 """

@@ -42,12 +42,13 @@ include: "workflow/rules/common.smk"
 # run it would replace): the lock gets its owner's PID, a planned second scoring of a test
 # split is refused here (crmatrix.pipeline.rescoring), and a local run's scheduler loses the job
 # rate limit that makes it pass over the ready jobs hundreds of times a second
-# (crmatrix.pipeline.scheduling).
+# (crmatrix.pipeline.scheduling), and its light jobs start warm (crmatrix.pipeline.warm).
 onstart:
     gc.enable()
     record_lock_owner()
     refuse_rescoring(workflow.dag)
     scheduling.drop_local_rate_limit(workflow.scheduler, workflow.local_exec)
+    start_warm()
 
 
 rule all:

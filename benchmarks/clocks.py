@@ -61,12 +61,23 @@ def _timed(job):
 
 # Snakemake runs a rule's script as .snakemake/scripts/tmpXXXX.<rule>.py; a `light` rule's
 # shell command runs workflow/scripts/<rule>.py itself
-_script = re.search(r"(?:\\.|/workflow/scripts/)(\\w+)\\.py$", sys.argv[0]) if sys.argv and sys.argv[0] else None
-if _script and "JOB_CLOCK_DIR" in os.environ:
+_SCRIPT = re.compile(r"(?:\\.|/workflow/scripts/)(\\w+)\\.py$")
+
+def _rule():
+    found = _SCRIPT.search(sys.argv[0]) if sys.argv and sys.argv[0] else None
+    return found.group(1) if found else None
+
+def _clocked():
     from crmatrix.pipeline import jobs as _jobs  # the script imports it first thing anyway
 
     _jobs.job = _timed(_jobs.job)
-    atexit.register(_report, _script.group(1))
+    atexit.register(lambda: _rule() and _report(_rule()))
+
+if "JOB_CLOCK_DIR" in os.environ:
+    if _rule() and not ("/workflow/scripts/" in sys.argv[0] and os.environ.get("CRMATRIX_WARM_SOCKET")):
+        _clocked()
+    else:  # a warm server (crmatrix.pipeline.warm), or a light job it is handed: it forks the job's process
+        os.register_at_fork(after_in_child=_clocked)
 """
 
 
@@ -122,16 +133,19 @@ def benchmark_tsvs(ws: Path) -> dict[str, dict]:
 
 
 def cpu_by_rule(clone: Path) -> dict[str, tuple[int, float, float]]:
-    """rule -> (jobs, wall seconds, CPU seconds) from each job's Snakemake benchmark file."""
+    """rule -> (jobs, wall seconds, CPU seconds) from each job's Snakemake benchmark file; the CPU
+    from the jobs' own reports instead where the run made them (JOB_CLOCK, in `job-clock`): a
+    benchmark file misses what a job spent after its last sample, and sees only the client of a
+    job that a warm server started (crmatrix.pipeline.warm)."""
+    clock = clock_per_rule(clone / "job-clock") if (clone / "job-clock").is_dir() else {}
     out: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0.0])
     for tsv in sorted((clone / "logs" / "benchmarks").rglob("*.tsv")):
         rule = tsv.relative_to(clone / "logs" / "benchmarks").parts[0]
-        with tsv.open() as f:
-            row = next(csv.DictReader(f, delimiter="\t"))
+        row = benchmark_row(tsv)
         out[rule][0] += 1
         out[rule][1] += float(row["s"])
         out[rule][2] += float(row["cpu_time"])
-    return {r: tuple(v) for r, v in sorted(out.items())}
+    return {r: (n, wall, clock[r]["cpu"] if r in clock else cpu) for r, (n, wall, cpu) in sorted(out.items())}
 
 
 # A time stamp line of Snakemake's log, to the second.
@@ -272,6 +286,9 @@ def profile_summary(prof: Path, ws: Path) -> dict:
             "top": [(where(f), nc, tt, ct) for f, (_, nc, tt, ct, _) in top]}
 
 
+TARGET_EVAL_OVERHEAD = 0.25  # issue 48: median seconds of an evaluation job beyond its searches
+
+
 def evaluation_overhead(ws: Path) -> list[dict]:
     """Per evaluate_arm job of the workspace: its process's wall and CPU time (JOB_CLOCK), its
     queries' search time and the difference, the overhead (starting Python, loading the index,
@@ -285,20 +302,36 @@ def evaluation_overhead(ws: Path) -> list[dict]:
         run = json.loads((ws / timing["run"]).read_text())
         search = sum(q["elapsed_ms"] for m in run["methods"].values() for q in m["queries"]) / 1000
         wall, cpu = timing["wall"], timing["cpu"]
+        # the job as Snakemake timed it: its shell, and a warm job's client too (crmatrix.pipeline.warm)
+        cell = Path(timing["run"]).relative_to("results/runs").with_suffix(".tsv")
+        job_wall = float(benchmark_row(ws / "logs" / "benchmarks" / "evaluate_arm" / cell)["s"])
         rows.append({"cell": timing["run"], "wall": wall, "cpu": cpu, "search": search, "overhead": wall - search,
-                     "cpu_overhead": cpu - search, "searches": sum(len(m["queries"]) for m in run["methods"].values())})
+                     "cpu_overhead": cpu - search, "job_wall": job_wall, "job_overhead": job_wall - search,
+                     "searches": sum(len(m["queries"]) for m in run["methods"].values())})
     return rows
+
+
+def benchmark_row(tsv: Path) -> dict[str, str]:
+    """A Snakemake benchmark file's row."""
+    with tsv.open() as f:
+        return next(csv.DictReader(f, delimiter="\t"))
 
 def overhead_table(rows: list[dict]) -> None:
     """The per-job table of `evaluation_overhead`'s rows and the verdict on issue 22's target."""
-    med = {k: statistics.median(r[k] for r in rows) for k in ("wall", "cpu", "search", "overhead", "cpu_overhead")}
+    keys = ("wall", "cpu", "search", "overhead", "cpu_overhead", "job_wall", "job_overhead")
+    med = {k: statistics.median(r[k] for r in rows) for k in keys}
     say("| per job | median s | max s |")
     say("|---|---:|---:|")
-    for k, label in (("wall", "job wall time"), ("cpu", "job CPU time"), ("search", "searches (elapsed_ms summed)"),
-                     ("overhead", "overhead (wall - searches)"), ("cpu_overhead", "CPU - searches")):
+    for k, label in (("wall", "job wall time (its process)"), ("cpu", "job CPU time (its process)"),
+                     ("search", "searches (elapsed_ms summed)"), ("overhead", "overhead (wall - searches)"),
+                     ("cpu_overhead", "CPU - searches"),
+                     ("job_wall", "job wall time as Snakemake's benchmark file has it (its shell and client too)"),
+                     ("job_overhead", "overhead on that wall time")):
         say(f"| {label} | {med[k]:.2f} | {max(r[k] for r in rows):.2f} |")
     say("")
     say(f"Median overhead **{med['overhead']:.2f} s** (issue 22: <= 0.4 s on a quiet machine): "
         f"{verdict(med['overhead'] <= 0.4)}; on CPU time (about a quiet machine's wall time) "
-        f"{med['cpu_overhead']:.2f} s: {verdict(med['cpu_overhead'] <= 0.4)}.")
+        f"{med['cpu_overhead']:.2f} s: {verdict(med['cpu_overhead'] <= 0.4)}. On the job's wall time as "
+        f"Snakemake timed it, **{med['job_overhead']:.2f} s** (issue 48: <= {TARGET_EVAL_OVERHEAD} s): "
+        f"{verdict(med['job_overhead'] <= TARGET_EVAL_OVERHEAD)}.")
     say("")

@@ -84,6 +84,8 @@ def measure() -> dict:
     shutil.copy2(ws / "results" / "matrix" / "phase-matrix.md",
                  ROOT / "benchmarks" / "results" / f"seed-matrix-{TODAY}.md")
     rows = evaluation_overhead(ws)
+    warm_log = ws / "logs" / "warm-server.log"  # the light jobs' starts (crmatrix.pipeline.warm)
+    warm = warm_log.read_text().strip().splitlines()[-1] if warm_log.exists() else "no warm server"
     work_floor = floor_lines(ws, SEED, run_cpu=cpu, heading="###")  # before the added arm adds to the run
     languages = language_power(ws)
     noop = snakemake(ws, SEED, env=env)
@@ -111,7 +113,7 @@ def measure() -> dict:
             "noop_plan": noop_plan, "floor": floor, "profile": profile, "added_clock": added_clock,
             "added_jobs": added_jobs, "added_pack": added_pack, "added_search": added_search, "added": added,
             "added_cpu": added_cpu, "peak": peak, "who": who, "embedded": embedded, "naive": naive,
-            "distinct": distinct, "work_floor": work_floor}
+            "distinct": distinct, "work_floor": work_floor, "warm": warm}
 
 
 def s1_cold_run(m: dict) -> None:
@@ -162,7 +164,8 @@ def s3_overhead(m: dict) -> None:
     rows = m["rows"]
     say("## S3. Evaluation overhead (every `evaluate_arm` job of the cold run)")
     say("")
-    say(f"{len(rows)} jobs, {sum(r['searches'] for r in rows)} searches.")
+    say(f"{len(rows)} jobs, {sum(r['searches'] for r in rows)} searches. The light jobs' server "
+        f"(crmatrix.pipeline.warm), its log's last line: `{m['warm']}`.")
     say("")
     overhead_table(rows)
     kinds = {"hand-written and public datasets": [r for r in rows if "-derived/" not in r["cell"]],

@@ -191,8 +191,9 @@ def floor_lines(clone: Path, config: str, sample: int = 500, threads: int | None
         threads = (yaml.safe_load((clone / config).read_text()) or {}).get("embed_threads", 2)
     by_rule = cpu_by_rule(clone)
     jobs, job_cpu = sum(n for n, _, _ in by_rule.values()), sum(c for _, _, c in by_rule.values())
-    lines = [f"The jobs' CPU: **{job_cpu:.0f} s** over {jobs} jobs (Snakemake's benchmark files, which sample a "
-             "job each second for its first 30 s, then every 30 s: a lower bound).", "",
+    lines = [f"The jobs' CPU: **{job_cpu:.0f} s** over {jobs} jobs (each job's process reporting itself where the run "
+             "had it do so, clocks.py's JOB_CLOCK; else Snakemake's benchmark files, which sample a job each second "
+             "for its first 30 s, then every 30 s: a lower bound).", "",
              f"{heading} Embedding at the floor", "",
              f"Per model, {sample} of its distinct texts (seeded) through a bare ONNX Runtime loop and "
              f"through crmatrix's embedder, {threads} thread(s), CPU seconds; the floor is every distinct "

@@ -45,9 +45,10 @@ def test_matrix_stage_runs_matrix_stats_and_metrics_only():
 
 
 def test_a_cell_runs_its_statistics_but_not_the_matrix_so_no_table_edit_recomputes_a_cell():
-    # started by its shell command (common.smk's `light`): the job comes in through shell_job; it
-    # writes its run's times for the latency charts too
+    # started by its shell command (common.smk's `light`): the job comes in through shell_job, after
+    # its hand-over to a warm server (pipeline/warm); it writes its run's times for the latency charts too
     assert modules("cell_stats") == BASE | STATISTICS | {"stages/cell_stats.py", "pipeline/shell_job.py",
+                                                         "pipeline/warm/__init__.py", "pipeline/warm/client.py",
                                                          "results/times.py"}
 
 

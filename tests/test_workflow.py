@@ -98,6 +98,12 @@ def test_matrix_end_to_end_then_noop_then_one_dataset(matrix):
     assert len(prov["dataset"]["sha256"]) == 64 and prov["arm"] == {"name": "baseline", "env": {}}
     assert set(r["methods"]["lexical"]["by_query_type"]) == {"identifier", "natural_language", "short_phrase"}
 
+    # every light job (crmatrix.pipeline.warm) started warm: Snakemake handed each the server's
+    # environment (a variable it set per job would have each refused, and run plainly)
+    light = sum(len(list((work / "logs" / rule).rglob("*.log"))) for rule in ("evaluate_arm", "cell_stats"))
+    assert light > 0
+    assert (work / "logs/warm-server.log").read_text().endswith(f"warm: {light} jobs started warm, 0 refused\n")
+
     # nothing changed: nothing to do
     assert "Nothing to be done" in run(work, "-n", "all").stdout
 

@@ -16,6 +16,7 @@ from crmatrix.config.plan import Plan
 from crmatrix.datasets import ledger
 from crmatrix.embed.models import keep_hashes_in
 from crmatrix.pipeline import codehash, locations, rescoring, scheduling, shell_job
+from crmatrix.pipeline.warm import starter as warm
 from crmatrix.pipeline import slices as crslices
 from crmatrix.plots import names as plot_names
 from crmatrix.plots import runtime as plot_runtime
@@ -111,9 +112,24 @@ def light(rule_name):
     the rules of hundreds of short jobs. The interpreter is the one running Snakemake, as with
     `script:`, minus its preamble that imports Snakemake in each job (0.08-0.14 s of a job's
     CPU). The arguments: the job's log, its files (the params entry `files`: `job_files`) and its
-    other parameters (the entry `args`: `job_args`).
+    other parameters (the entry `args`: `job_args`). In a local run the script hands its job to
+    a warm server (`start_warm`).
     """
+    LIGHT_SCRIPTS.append(SCRIPTS / f"{rule_name}.py")
     return f'"$CRMATRIX_PYTHON" "$CRMATRIX_SCRIPTS/{rule_name}.py" {{log:q}} {{params.files:q}} {{params.args:q}}'
+
+
+# the scripts of the `light` rules, which a local run's warm server imports once (start_warm)
+LIGHT_SCRIPTS = []
+
+
+def start_warm():
+    """Run before any job (the Snakefile's onstart): in a local run, a server that has imported
+    the light scripts' modules starts their jobs (crmatrix.pipeline.warm), logging to
+    logs/warm-server.log; CRMATRIX_WARM=0 turns it off."""
+    warm.start(
+        workflow.local_exec, sorted(set(LIGHT_SCRIPTS)), Path("logs/warm-server.log")
+    )
 
 
 def job_files(wildcards, input, output):

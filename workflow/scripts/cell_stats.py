@@ -1,3 +1,7 @@
+from crmatrix.pipeline.warm import client
+
+client.hand_over()  # a local run's warm server runs the job, its modules imported already
+
 from crmatrix.pipeline import jobs, shell_job
 from crmatrix.stages import cell_stats
 

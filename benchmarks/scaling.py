@@ -60,6 +60,7 @@ import timing
 import yaml
 from clocks import benchmark_tsvs, job_clock, plan_profile, profile_summary
 from floors import (
+    TARGET_PLAN_S,
     TOUCH,
     against_floors,
     dag_table,
@@ -70,7 +71,20 @@ from floors import (
     planned_jobs,
 )
 from scaling_report import report
-from timing import BIN, REPEATS, ROOT, TODAY, LoadSampler, in_turn, say, snakemake, uptime, workspace
+from timing import (
+    BIN,
+    REPEATS,
+    ROOT,
+    TODAY,
+    LoadSampler,
+    commit,
+    in_turn,
+    say,
+    snakemake,
+    uptime,
+    verdict,
+    workspace,
+)
 
 sys.path.insert(0, str(ROOT / "tests"))
 # the tests' tiny corpora and their queries
@@ -238,12 +252,51 @@ def finished_main(ws: Path, config: str, rev: str) -> None:
     print(f"wrote {dest}")
 
 
+def planning_main(sizes: list[int]) -> None:
+    """`scaling.py --planning D...`: each size's planning alone (`snakemake -n` with nothing done, the
+    fastest of REPEATS after a first that compiles and writes the code-hash memo), without the
+    finished states, no-ops and floors the full benchmark takes most of its hour on; written to
+    benchmarks/results/scaling-planning-<sizes>-<date>.md."""
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    start = uptime()
+    parent = Path(tempfile.mkdtemp(prefix="crmatrix-bench-scaling-"))
+    say(f"# Planning alone — {TODAY}")
+    say("")
+    say(f"crmatrix at {commit()}; benchmarks/scaling.py's synthetic matrices (its docstring), planning "
+        f"`snakemake --profile profiles/local --cores 2 all --configfile ... -n` with nothing done, the fastest "
+        f"of {REPEATS} after a first. `uptime` at the start: `{start}`.")
+    say("")
+    say("| datasets | jobs | first planning s | **planning** s (runs) | <= 60 s |")
+    say("|---:|---:|---:|---:|---|")
+    try:
+        corpus = make_two_commit_repo(parent / "gitrepo")[:2]
+        for datasets in sizes:
+            ws = workspace(f"scaling-plan-{datasets}", parent=parent)
+            config = write_matrix(ws, datasets, *corpus)
+            first, (out, _) = snakemake(ws, config, "-n", keep=True)
+            jobs = sum(1 for j in planned_jobs(out) if j["rule"] != "all")
+            plans = [snakemake(ws, config, "-n") for _ in range(REPEATS)]
+            say(f"| {datasets} | {jobs} | {first:.1f} | **{min(plans):.1f}** ({', '.join(f'{p:.1f}' for p in plans)}) "
+                f"| {verdict(min(plans) <= TARGET_PLAN_S)} |")
+            shutil.rmtree(ws, ignore_errors=True)
+    finally:
+        shutil.rmtree(parent, ignore_errors=True)
+    say("")
+    say(f"`uptime` at the end: `{uptime()}`.")
+    dest = ROOT / "benchmarks" / "results" / f"scaling-planning-{'-'.join(map(str, sizes))}-{TODAY}.md"
+    dest.write_text("\n".join(timing.out_lines) + "\n")
+    print(f"wrote {dest}")
+
+
 def main() -> None:
     """`scaling.py [D ...]`: the sizes' datasets (default: SIZES; a few small ones try the benchmark out,
-    one of 31 measures the 1k size alone); `scaling.py --finished WS CONFIG REV`: `finished_main`."""
+    one of 31 measures the 1k size alone); `scaling.py --finished WS CONFIG REV`: `finished_main`;
+    `scaling.py --planning D...`: `planning_main`."""
     if sys.argv[1:2] == ["--finished"]:
         ws, config, rev = sys.argv[2:5]
         return finished_main(Path(ws).resolve(), config, rev)
+    if sys.argv[1:2] == ["--planning"]:
+        return planning_main([int(d) for d in sys.argv[2:]])
     if sys.argv[1:]:
         SIZES.clear()
         SIZES.update({f"{d} datasets": int(d) for d in sys.argv[1:]})

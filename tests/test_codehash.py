@@ -15,8 +15,8 @@ def modules(stage: str) -> set[str]:
 
 
 # every stage: the job wrapper; a package's __init__ runs with any of its modules (all of
-# them but engine's and embed's are a docstring)
-BASE = {"__init__.py", "atomic.py", "pipeline/__init__.py", "pipeline/jobs.py", "stages/__init__.py"}
+# them but engine's and embed's are a docstring); atomic writes its JSON through indented
+BASE = {"__init__.py", "atomic.py", "indented.py", "pipeline/__init__.py", "pipeline/jobs.py", "stages/__init__.py"}
 # the pins package: its __init__ imports every pin kind's module (a path's fingerprint reads
 # files by the corpus's rules and content keys), and the registry the kinds register in
 PINS = {f"corpora/pins/{m}.py" for m in ("__init__", "pin", "git", "gitstore", "pypi", "npm", "path", "downloads",
@@ -49,7 +49,7 @@ def test_a_cell_runs_its_statistics_but_not_the_matrix_so_no_table_edit_recomput
     # its hand-over to a warm server (pipeline/warm); it writes its run's times for the latency charts too
     assert modules("cell_stats") == BASE | STATISTICS | {"stages/cell_stats.py", "pipeline/shell_job.py",
                                                          "pipeline/warm/__init__.py", "pipeline/warm/client.py",
-                                                         "results/times.py"}
+                                                         "pipeline/warm/wire.py", "results/times.py"}
 
 
 def test_each_chart_stage_runs_its_own_chart_and_no_statistics():

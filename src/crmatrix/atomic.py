@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from crmatrix import CrmatrixError
+from crmatrix import CrmatrixError, indented
 
 
 def dumps_canonical(obj: Any) -> str:
@@ -114,7 +114,8 @@ def write_text(path: Path, text: str) -> None:
 
 
 def write_json(path: Path, obj: Any) -> None:
-    write_text(path, json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+    """`obj` as json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) writes it (crmatrix.indented)."""
+    write_text(path, indented.dumps(obj) + "\n")
 
 
 def write_jsonl(path: Path, rows: list[dict]) -> None:

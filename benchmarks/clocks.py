@@ -19,6 +19,8 @@ from pathlib import Path
 
 from timing import BIN, CORES, say, verdict
 
+from crmatrix.pipeline.warm.client import SOCKET_VAR
+
 # Snakemake's benchmark samples a job's CPU time every 0.5 s, so a job of a second loses what it
 # spent after the last sample. Instead each job's script process reports itself when it exits:
 # its rule, its CPU time (getrusage: every thread, from interpreter start, and the children it
@@ -80,11 +82,11 @@ def _clocked():
     atexit.register(lambda: _rule() and _report(_rule()))
 
 if "JOB_CLOCK_DIR" in os.environ:
-    if _rule() and not ("/workflow/scripts/" in sys.argv[0] and os.environ.get("CRMATRIX_WARM_SOCKET")):
+    if _rule() and not ("/workflow/scripts/" in sys.argv[0] and os.environ.get(@SOCKET_VAR@)):
         _clocked()
     else:  # a warm server (crmatrix.pipeline.warm), or a light job it is handed: it forks the job's process
         os.register_at_fork(after_in_child=_clocked)
-"""
+""".replace("@SOCKET_VAR@", repr(SOCKET_VAR))
 
 
 def job_clock(ws: Path) -> dict[str, str]:

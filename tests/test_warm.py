@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from crmatrix.pipeline.warm import client, server, starter
+from crmatrix.pipeline.warm import client, server, starter, wire
 
 # A job that says whether its top-level import was loaded before it ran (warm) and echoes what it
 # was handed; `exit N`: that status; `sleep FILE`: writes its pid to FILE and sleeps.
@@ -170,9 +170,9 @@ def test_another_users_process_is_refused(warm):
         try:
             os.setuid(65534)
             with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-                sock.connect(client.address(env[client.SOCKET_VAR]))
-                client.send_request(sock, [str(script), "hello"], env, "/", 0o022)
-                refused = 0 if client.read_int(sock) is None else 1
+                sock.connect(wire.address(env[client.SOCKET_VAR]))
+                wire.send_request(sock, [str(script), "hello"], env, "/", 0o022)
+                refused = 0 if wire.read_int(sock) is None else 1
         except OSError:  # closed while the request was sent
             refused = 0
         finally:

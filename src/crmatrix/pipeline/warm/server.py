@@ -29,7 +29,7 @@ import threading
 import traceback
 import types
 
-from crmatrix.pipeline.warm import client
+from crmatrix.pipeline.warm import client, wire
 
 # What a job's environment may have that the server's has not: set per job by Snakemake (its
 # tmpdir resource) or by the shell starting the job, and read by no module as it is imported.
@@ -145,7 +145,7 @@ class Server:
             conn.close()
             return
         conn.settimeout(REQUEST_TIMEOUT_S)
-        request, fds = client.read_request(conn)
+        request, fds = wire.read_request(conn)
         conn.settimeout(None)
         differs = refusal(request["env"], self.baseline)
         if differs:
@@ -153,7 +153,7 @@ class Server:
                   f"{', '.join(differs)}", file=sys.stderr)
             for fd in fds:
                 os.close(fd)
-            client.send_int(conn, 0)
+            wire.send_int(conn, 0)
             conn.close()
             self.refused += 1
             return
@@ -172,7 +172,7 @@ class Server:
         self.jobs[pid] = conn
         self.started += 1
         try:
-            client.send_int(conn, pid)
+            wire.send_int(conn, pid)
         except OSError:  # the client is gone: the job ends itself (become's watcher)
             pass
 
@@ -199,7 +199,7 @@ class Server:
             conn = self.jobs.pop(pid, None)
             if conn is not None:
                 try:
-                    client.send_int(conn, os.waitstatus_to_exitcode(status))
+                    wire.send_int(conn, os.waitstatus_to_exitcode(status))
                 except OSError:
                     pass
                 conn.close()
@@ -215,7 +215,7 @@ def _drained(fd: int) -> bool:
 def become(request: dict, fds: list[int], conn: socket.socket) -> int:
     """In the forked process: take the job's descriptors, directory, umask and environment, run
     its script, and return its exit code."""
-    for target, fd in zip(client.STDIO, fds, strict=True):
+    for target, fd in zip(wire.STDIO, fds, strict=True):
         os.dup2(fd, target)
         os.close(fd)
     os.chdir(request["cwd"])
@@ -294,7 +294,7 @@ def main(argv: list[str]) -> int:
     baseline = dict(os.environ)
     parent = os.getppid()
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    listener.bind(client.address(name))
+    listener.bind(wire.address(name))
     listener.listen(128)  # bound before preloading: a job that comes meanwhile waits, warm
     serving = Server(listener, baseline, parent)
     signal.signal(signal.SIGTERM, serving.stop)  # a run over before its server is ready stops it cleanly

@@ -19,29 +19,16 @@ import datetime
 import random
 import subprocess
 import sys
-import time
 
 import finished_run
 import numpy as np
 from timing import commit, uptime
-from work_floor import BareLoop, cpu_now, distinct_texts, models
+from work_floor import BareLoop, distinct_texts, in_turns, models
 
 from crmatrix import atomic
 from crmatrix.embed.backends import load_embedder
 
 BUSY = "while True: pass"  # one core kept busy
-
-
-def turns(texts: list[str], embedders: dict, n: int = 2) -> dict[str, tuple[float, float]]:
-    """Each embedder's least CPU and wall seconds over `texts` in `n` turns, the embedders in turn."""
-    best: dict[str, tuple[float, float]] = {}
-    for _ in range(n):
-        for name, embedder in embedders.items():
-            cpu, wall = cpu_now(), time.perf_counter()
-            embedder.encode(texts)
-            took = (cpu_now() - cpu, time.perf_counter() - wall)
-            best[name] = tuple(map(min, zip(best.get(name, took), took, strict=True)))
-    return best
 
 
 def main() -> None:
@@ -69,7 +56,7 @@ def main() -> None:
     for beside in ("nothing", "one busy core"):
         busy = subprocess.Popen([sys.executable, "-c", BUSY]) if beside != "nothing" else None
         try:
-            for name, (cpu, wall) in turns(texts, embedders).items():
+            for name, (cpu, wall) in in_turns(texts, embedders).items():
                 lines.append(f"| {beside} | {name} | {args.sample / cpu:.1f} | {args.sample / wall:.1f} |")
         finally:
             if busy is not None:

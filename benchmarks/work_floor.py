@@ -28,6 +28,7 @@ import json
 import random
 import resource
 import subprocess
+import time
 from pathlib import Path
 
 import finished_run
@@ -136,6 +137,18 @@ class BareStatic:
 BARE = {"onnx": BareLoop, "static": BareStatic}
 
 
+def in_turns(texts: list[str], embedders: dict, n: int = 2) -> dict[str, tuple[float, float]]:
+    """Each embedder's least CPU and wall seconds over `texts` in `n` turns, the embedders in turn."""
+    best: dict[str, tuple[float, float]] = {}
+    for _ in range(n):
+        for name, embedder in embedders.items():
+            cpu, wall = cpu_now(), time.perf_counter()
+            embedder.encode(texts)
+            took = (cpu_now() - cpu, time.perf_counter() - wall)
+            best[name] = tuple(map(min, zip(best.get(name, took), took, strict=True)))
+    return best
+
+
 def timed(texts: list[str], model_dir: Path, threads: int, turns: int = 2) -> tuple[float, float]:
     """CPU seconds of the bare loop and of crmatrix's embedder over `texts`, each built and warmed
     up first, in turns (bare, crmatrix, bare, ...), the least of each's turns."""
@@ -144,15 +157,10 @@ def timed(texts: list[str], model_dir: Path, threads: int, turns: int = 2) -> tu
         raise SystemExit(f"{model_dir}: no bare loop for a {backend!r} model (work_floor.py times {', '.join(BARE)})")
     bare = BARE[backend](model_dir, threads)
     mine = load_embedder(atomic.read_json(model_dir / "model.json"), model_dir, threads)
-    seconds: dict[str, list[float]] = {"bare": [], "crmatrix": []}
     for embedder in (bare, mine):
         embedder.encode(texts[:5])
-    for _ in range(turns):
-        for name, embedder in (("bare", bare), ("crmatrix", mine)):
-            start = cpu_now()
-            embedder.encode(texts)
-            seconds[name].append(cpu_now() - start)
-    return min(seconds["bare"]), min(seconds["crmatrix"])
+    best = in_turns(texts, {"bare": bare, "crmatrix": mine}, turns)
+    return best["bare"][0], best["crmatrix"][0]
 
 
 def search_seconds(results: Path) -> tuple[float, int]:

@@ -44,6 +44,22 @@ def test_containers(obj):
     assert indented.dumps(obj) == stdlib(obj)
 
 
+# lists of objects or lists of scalars go to the C encoder whole: values that look like their
+# brackets and separators must stay inside their strings
+TRICKY = ["}, {", "},\n  {", "], [", "\n", '"}', "{", "]", ": {", ",\n    "]
+
+
+@pytest.mark.parametrize("obj", [
+    [{"a": 1}], [{"a": 1}, {"b": 2.5, "a": None}], [{"s": t, "n": i} for i, t in enumerate(TRICKY)],
+    [[t, t] for t in TRICKY], [[1, "x"], [2.0, None, True]], {"edges": [["a", "b"], ["c", "d"]]},
+    [{"a": 1}, {}], [[1], []], [{"a": 1}, [1]], [{"a": {"b": 1}}], [[1, [2]]], [{"a": 1}, 3],
+    {"rows": [{"decomposition": {"arm": {"unchanged": [{"q": "}", "base": 1, "arm": 2}] * 3}}}]},
+    [{2: "x", 2.5: "y", True: "z"}], [{"n": math.nan, "i": math.inf}], [{"ü": "≡"}],
+])
+def test_lists_of_flat_containers(obj):
+    assert indented.dumps(obj) == stdlib(obj)
+
+
 def random_value(rng: random.Random, depth: int):
     if depth <= 0 or rng.random() < 0.3:
         return rng.choice(SCALARS + [rng.random(), rng.randint(-10**6, 10**6), rng.random() * 10**rng.randint(-30, 30)])
@@ -54,6 +70,9 @@ def random_value(rng: random.Random, depth: int):
             return [rng.random() for _ in range(n)]
         if kind < 0.5:
             return [rng.randint(-5, 5) for _ in range(n)]
+        if kind < 0.7:  # objects of scalars, some with bracket-like strings
+            return [{rng.choice(KEYS): rng.choice(SCALARS + TRICKY) for _ in range(rng.randint(0, 3))}
+                    for _ in range(n)]
         return [random_value(rng, depth - 1) for _ in range(n)]
     return {rng.choice(KEYS) + str(rng.randint(0, 3)): random_value(rng, depth - 1) for _ in range(rng.randint(0, 5))}
 

@@ -2,13 +2,13 @@
 byte, faster.
 
 With an indent, the standard library encodes in Python, a generator per container: the seed
-matrix's 37 MB phase matrix took 1.17 s, on the critical path of every added arm. Here a
+matrix's 36 MB phase matrix took 1.2 s, on the critical path of every added arm. Here a
 container of scalars goes to the standard library's C encoder whole (`_flat`), a list of
 such containers too (`_flat_items`), a list of scalars of one type is joined in one call, and
 any other container is one loop; strings go through the standard library's own escaper,
 numbers through `int.__repr__` and `float.__repr__` as it does, so the bytes are its bytes
-(tests/test_indented.py holds every kind of value to it). Measured here: 0.66x its time on that
-matrix, 0.55-0.6x on a run and on a call graph (benchmarks/results/indented-<date>.md).
+(tests/test_indented.py holds every kind of value to it). Measured: 0.71x its CPU on that matrix,
+0.60x on a run, 0.54x on a call graph (benchmarks/results/indented-2026-12-06-clean.md).
 """
 
 from __future__ import annotations

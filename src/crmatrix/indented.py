@@ -3,12 +3,12 @@ byte, faster.
 
 With an indent, the standard library encodes in Python, a generator per container: the seed
 matrix's 36 MB phase matrix took 1.2 s, on the critical path of every added arm. Here a
-container of scalars goes to the standard library's C encoder whole (`_flat`), a list of
-such containers too (`_flat_items`), a list of scalars of one type is joined in one call, and
-any other container is one loop; strings go through the standard library's own escaper,
-numbers through `int.__repr__` and `float.__repr__` as it does, so the bytes are its bytes
-(tests/test_indented.py holds every kind of value to it). Measured: 0.71x its CPU on that matrix,
-0.60x on a run, 0.54x on a call graph (benchmarks/results/indented-2026-12-06-clean.md).
+container of scalars goes to the standard library's C encoder whole (`_flat`), a list of such
+containers too (`_flat_items`), and any other container is one loop; strings go through the
+standard library's own escaper, numbers through `int.__repr__` and `float.__repr__` as it does,
+so the bytes are its bytes (tests/test_indented.py holds every kind of value to it). Measured:
+0.71x its CPU on that matrix, 0.60x on a run, 0.54x on a call graph
+(benchmarks/results/indented-2026-12-06-clean.md).
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ _SCALAR = {str: encode_basestring, int: int.__repr__, float: _float, bool: lambd
 _SCALARS = frozenset(_SCALAR)
 
 
-def _unserializable(o: Any):
+def _unserializable(o: Any) -> str:
     raise TypeError(f"Object of type {o.__class__.__name__} is not JSON serializable")
 
 
@@ -68,16 +68,7 @@ def _subclass(o: Any) -> str | None:
     return None
 
 
-def _same_scalars(items: list | tuple) -> list[str] | None:
-    """The texts of a list of scalars of one type, in one call; else None (item by item)."""
-    kinds = set(map(type, items))
-    if len(kinds) != 1:
-        return None
-    kind = kinds.pop()
-    if kind is float and all(f - f == 0.0 for f in items):  # finite: nan - nan and inf - inf are nan
-        return list(map(float.__repr__, items))
-    scalar = _SCALAR.get(kind)
-    return None if scalar is None else list(map(scalar, items))
+_BRACKETS = {dict: "{}", list: "[]"}
 
 
 def _flat_items(items: list | tuple, nl: str, inner: str) -> str | None:
@@ -90,16 +81,11 @@ def _flat_items(items: list | tuple, nl: str, inner: str) -> str | None:
     only stand between two items (a scalar never ends with a bracket, a string never holds a
     newline), so there each item's brackets are put on their own lines."""
     kind = type(items[0])
-    if kind is dict:
-        if not all(type(x) is dict and x and all(type(v) in _SCALARS for v in x.values()) for x in items):
-            return None
-        opening, closing = "{", "}"
-    elif kind is list:
-        if not all(type(x) is list and x and all(type(v) in _SCALARS for v in x) for x in items):
-            return None
-        opening, closing = "[", "]"
-    else:
+    if kind not in _BRACKETS or not all(
+            type(x) is kind and x and all(type(v) in _SCALARS for v in (x.values() if kind is dict else x))
+            for x in items):
         return None
+    opening, closing = _BRACKETS[kind]
     deeper = inner + "  "
     flat = _flat(deeper)
     if flat is None:
@@ -135,12 +121,13 @@ def _text(o: Any, nl: str) -> str:
     if isinstance(o, (list, tuple)):
         if not o:
             return "[]"
-        texts = _same_scalars(o)
-        if texts is None:
-            text = _flat_items(o, nl, inner)
-            if text is not None:
-                return text
-            texts = [s(v) if (s := get(type(v))) else _text(v, inner) for v in o]
+        flat = _flat(inner) if all(type(v) in _SCALARS for v in o) else None
+        if flat is not None:  # scores, ranks, per-query values, an edge
+            return "[" + inner + "".join(flat(o, 0))[1:-1] + nl + "]"
+        text = _flat_items(o, nl, inner)
+        if text is not None:
+            return text
+        texts = [s(v) if (s := get(type(v))) else _text(v, inner) for v in o]
         return "[" + inner + ("," + inner).join(texts) + nl + "]"
     if isinstance(o, dict):
         if not o:
@@ -152,6 +139,4 @@ def _text(o: Any, nl: str) -> str:
                  + (s(v) if (s := get(type(v))) else _text(v, inner)) for k, v in sorted(o.items())]
         return "{" + inner + ("," + inner).join(texts) + nl + "}"
     text = _subclass(o)
-    if text is None:
-        raise TypeError(f"Object of type {o.__class__.__name__} is not JSON serializable")
-    return text
+    return _unserializable(o) if text is None else text

@@ -127,6 +127,31 @@ def test_is_nl_shaped(text, shaped):
     assert is_nl_shaped(text) is shaped
 
 
+def test_is_nl_shaped_counts_as_its_definition_says():
+    """Its count by bytes (ASCII) agrees with str.isspace and str.isalpha character by character:
+    over every ASCII character (\x1c-\x1f are spaces to Python) and non-ASCII letters and spaces."""
+    import random
+
+    def defined(s: str) -> bool:
+        s = s.strip()
+        if len(s) < 4 or " " not in s or "/" in s or "\\" in s or "::" in s:
+            return False
+        return sum(c.isalpha() for c in s) * 100 // sum(not c.isspace() for c in s) >= 60
+
+    rng = random.Random(7)
+    alphabet = [chr(c) for c in range(128)] + ["é", "ß", "\u00a0", "\u2003", "½", "٣", "中"]
+    texts = ["abc d\x1c\x1d\x1e\x1f1", "ab 12", "abc 1", "abc 12", "éé é1", "a\x0bb c"]
+
+    def char() -> str:  # letters and spaces often enough to sit near the 60 % line
+        r = rng.random()
+        return rng.choice("abcXYZ") if r < 0.55 else " " if r < 0.7 else rng.choice(alphabet)
+
+    texts += ["".join(char() for _ in range(rng.randint(4, 12))) for _ in range(20000)]
+    got = [is_nl_shaped(t) for t in texts]
+    assert got == [defined(t) for t in texts]
+    assert 4000 < sum(got) < 16000  # both answers are met often
+
+
 def test_strict_literals_drop_format_and_error_strings_only():
     loose = nl_tokens(STRICT_BODY, "rust", False, False)
     assert loose == ["TODO fix this later", "NOTE the cache is warm", "Failed to open {}", "%s missing",

@@ -156,6 +156,55 @@ def test_explicit_zero_beats_auto(model_dir, tmp_path):
     assert " · NL: " not in got["texts"] and " · API: " in got["texts"]
 
 
+
+# --- a corpus's indexes share one BM25 (stages/build_index) ------------------------------------
+
+def files_of(directory: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(directory.iterdir()) if p.is_file()}
+
+
+def test_indexes_of_one_corpus_share_its_bm25_and_its_bytes(model_dir, tmp_path, caplog):
+    import dataclasses
+    import functools
+
+    from crmatrix.stages import build_index
+    from crmatrix.versions import bases
+
+    syms, cache = symbols_of(RUST), tmp_path / "cache"
+    shared = functools.partial(build_index.shared_bm25, cache)
+    plain, comments = (knobs.resolve({"CODELENS_EMBED_HINT_AUTO": "0", **env}, "rust")
+                       for env in ({}, {"CODELENS_EMBED_HINT_INCLUDE_COMMENTS": "1"}))
+    index.build(syms, plain, model_dir, cache, tmp_path / "first", bm25=shared)
+    [kept] = bases.kept(cache)
+    assert kept.parent.parent.name == "bm25"
+    # another embedding text, the same documents and tokenizer: its BM25 is the kept one, linked
+    index.build(syms, comments, model_dir, cache, tmp_path / "second", bm25=shared)
+    assert bases.kept(cache) == [kept]
+    second = tmp_path / "second" / index.BM25_DIR
+    assert all((second / n).stat().st_ino == (kept / n).stat().st_ino for n in files_of(kept))
+    # and its bytes are those of a BM25 built for that index alone
+    index.build(syms, comments, model_dir, tmp_path / "other-cache", tmp_path / "alone")
+    assert files_of(second) == files_of(tmp_path / "alone" / index.BM25_DIR)
+    index.read_meta(tmp_path / "second")  # its checksums hold the linked files
+    # a tokenizer knob makes other documents' tokens: a BM25 of its own, other bytes
+    unstemmed = knobs.resolve({"CODELENS_EMBED_HINT_AUTO": "0", "CRMATRIX_BM25_STEM": "0"}, "rust")
+    index.build(syms, unstemmed, model_dir, cache, tmp_path / "unstemmed", bm25=shared)
+    assert len(bases.kept(cache)) == 2
+    assert files_of(tmp_path / "unstemmed" / index.BM25_DIR) != files_of(second)
+    # other documents (a changed body): another BM25 too
+    changed = [*syms[:-1], dataclasses.replace(syms[-1], body=syms[-1].body + " extra")]
+    index.build(changed, plain, model_dir, cache, tmp_path / "changed", bm25=shared)
+    assert len(bases.kept(cache)) == 3
+    # a kept BM25 that cannot be read is built again, with a warning, and the index is right
+    params = kept / "params.index.json"
+    params.unlink()
+    params.write_text("{}")
+    index.build(syms, comments, model_dir, cache, tmp_path / "again", bm25=shared)
+    assert "not a BM25 to share" in caplog.text
+    assert files_of(tmp_path / "again" / index.BM25_DIR) == files_of(tmp_path / "alone" / index.BM25_DIR)
+    # and kept in the unreadable one's place, for the next build to share
+    assert len(bases.kept(cache)) == 3 and files_of(kept) == files_of(tmp_path / "alone" / index.BM25_DIR)
+
 # --- the vectorized scorers agree with their one-symbol definitions -----------------------------
 
 def test_vectorized_lexical_and_sparse_equal_the_definitions():

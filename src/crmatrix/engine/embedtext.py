@@ -35,6 +35,9 @@ _API_OR_IDENT = re.compile(r"[A-Z][A-Za-z0-9_]*::[A-Za-z_][A-Za-z0-9_]*|[A-Za-z_
 _PERCENT_SPEC = re.compile(r"%[sdrfxoiu]")
 _FORMAT_IDENT = re.compile(r"[A-Za-z0-9_.]+")
 _FIRST_WORD = re.compile(r"[A-Za-z]+")
+# The ASCII characters str.isspace and str.isalpha take (for `is_nl_shaped`'s count by bytes)
+_ASCII_SPACE = bytes(c for c in range(128) if chr(c).isspace())
+_ASCII_LETTERS = bytes(c for c in range(128) if chr(c).isalpha())
 
 # 2i: comments whose first word marks work to do rather than describe behaviour. NOTE,
 # WARN, WARNING, SAFETY and PANIC stay: they explain why code behaves as it does.
@@ -102,6 +105,8 @@ def nl_tokens(body: str, language: str, strict_literals: bool, strict_comments: 
 
 def api_calls(body: str) -> list[str]:
     """2c: `Type::method` pairs (Type starts with an ASCII capital), first appearance first."""
+    if "::" not in body:  # most bodies (all but Rust's, nearly): no pair, and no scan of every identifier
+        return []
     found = (m.group() for m in _API_OR_IDENT.finditer(body))
     return list(dict.fromkeys(f for f in found if "::" in f))
 
@@ -111,8 +116,12 @@ def is_nl_shaped(s: str) -> bool:
     s = s.strip()
     if len(s) < 4 or " " not in s or "/" in s or "\\" in s or "::" in s:
         return False
-    non_space = sum(1 for c in s if not c.isspace())
-    letters = sum(1 for c in s if c.isalpha())
+    if s.isascii():  # counted by bytes.translate: a Python step per character was most of a build's texts
+        b = s.encode("ascii")
+        non_space, letters = len(b.translate(None, _ASCII_SPACE)), len(b) - len(b.translate(None, _ASCII_LETTERS))
+    else:
+        non_space = sum(1 for c in s if not c.isspace())
+        letters = sum(1 for c in s if c.isalpha())
     return letters * 100 // non_space >= 60
 
 

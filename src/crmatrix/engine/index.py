@@ -10,6 +10,7 @@ memory-maps the arrays: they are never written after the build, and most of BM25
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -36,8 +37,14 @@ def embed(texts: list[str], model_dir: Path, cache_dir: Path, threads: int | Non
     return vectors, model, stats
 
 
+def build_bm25(symbols: list[Symbol], knobs: Knobs, into: Path) -> None:
+    """The corpus's BM25, tokenized as `knobs` say, written into the directory `into`."""
+    BM25Index.build(symbols, knobs).save(into)
+
+
 def build(symbols: list[Symbol], knobs: Knobs, model_dir: Path, cache_dir: Path, out: Path,
-          threads: int | None = None) -> dict:
+          threads: int | None = None, bm25: Callable[[list[Symbol], Knobs, Path], None] = build_bm25) -> dict:
+    """Build the index into `out`; `bm25` writes its BM25 (`build_bm25`'s bytes, however it gets them)."""
     t0 = time.perf_counter()
     texts = [embedding_text(s, knobs) for s in symbols]
     vectors, model, stats = embed(texts, model_dir, cache_dir, threads)
@@ -51,7 +58,7 @@ def build(symbols: list[Symbol], knobs: Knobs, model_dir: Path, cache_dir: Path,
                                                 "text_sha": text_sha(t), "text": t}
                                                for s, t in zip(symbols, texts, strict=True)])
         atomic.write_json(d / "meta.json", meta)
-        BM25Index.build(symbols, knobs).save(d / BM25_DIR)
+        bm25(symbols, knobs, d / BM25_DIR)
         integrity.record(d)
     return meta
 

@@ -9,10 +9,10 @@
   index's loader checks them: the builtin engine's model sha256 and index-time knobs, an
   external system's index command and the arm variables it sees. An index was *last used*
   at the newest of its build (its meta file's mtime) and the runs using it (their mtimes).
-- The builds kept to grow the next one from, `{cache_dir}/bases/<kind>/<key>/<name>/`
-  (crmatrix.versions.bases), hard links where they can be: the bytes that removing one frees are its
-  files no result links to. It was last used when it was kept or a build last grew from it
-  (its mtime).
+- The builds kept to grow the next one from (and a corpus's BM25, kept for its other indexes:
+  kind `bm25`), `{cache_dir}/bases/<kind>/<key>/<name>/` (crmatrix.versions.bases), hard links
+  where they can be: the bytes that removing one frees are its files no result links to. It was
+  last used when it was kept or a build last grew from it (its mtime).
 - A repository corpus's commits' trees and an external tool's indexes of them
   (crmatrix.versions.treecaches).
 

@@ -99,22 +99,42 @@ def keep(built: Path, cache_dir: Path, kind: str, key: str, name: str) -> Path |
     dest = _root(cache_dir, kind, key) / name
     if dest.is_dir():
         return dest
-    built = Path(built)
     try:
         with atomic.staged_dir(dest) as d:
-            for path in sorted(built.rglob("*")):
-                target = d / path.relative_to(built)
-                if path.is_dir():
-                    target.mkdir()
-                    continue
-                try:
-                    os.link(path, target)
-                except OSError:  # another filesystem, or links refused: copy
-                    shutil.copy2(path, target)
+            link_tree(Path(built), d)
     except (OSError, CrmatrixError) as e:
         log.warning("%s: not kept to grow the next build from (%s)", dest, e)
         return None
     return dest
+
+
+def link_tree(source: Path, into: Path) -> None:
+    """Every file under `source` into the existing directory `into`, as hard links where the
+    filesystem allows (a kept build and the results that hold it share their bytes), else copies."""
+    for path in sorted(source.rglob("*")):
+        target = into / path.relative_to(source)
+        if path.is_dir():
+            target.mkdir()
+            continue
+        try:
+            os.link(path, target)
+        except OSError:  # another filesystem, or links refused: copy
+            shutil.copy2(path, target)
+
+
+@contextlib.contextmanager
+def held(cache_dir: Path, kind: str, key: str, name: str) -> Iterator[Path | None]:
+    """The kept build of this kind, key and name, held (as `pick` holds its pick) until the
+    block ends, so that `retire` leaves it meanwhile; None if there is none."""
+    path = _root(cache_dir, kind, key) / name
+    fd = _hold(path)
+    try:
+        if fd is not None:
+            os.utime(path)  # used: `crmatrix cache evict --older-than` goes by the last use
+        yield None if fd is None else path
+    finally:
+        if fd is not None:
+            os.close(fd)
 
 
 def retire(base: Path) -> bool:

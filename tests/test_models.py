@@ -172,6 +172,51 @@ def test_a_vocabulary_quantized_table_maps_and_weighs_each_token(tmp_path):
                                expected(TEXTS, lambda i: rows[mapping[i]].astype(np.float32) * weights[i]), atol=1e-6)
 
 
+def same_model(slow, fast) -> None:
+    """Two model2vec StaticModels equal attribute for attribute (the tokenizer by its JSON)."""
+    assert sorted(vars(slow)) == sorted(vars(fast))
+    for name, value in vars(slow).items():
+        other = getattr(fast, name)
+        if isinstance(value, np.ndarray) or isinstance(other, np.ndarray):
+            assert value.dtype == other.dtype and np.array_equal(value, other), name
+        elif name == "tokenizer":
+            assert value.to_str() == other.to_str()
+        else:
+            assert value == other, name
+
+
+@pytest.mark.parametrize("quantized", [False, True], ids=["table", "quantized"])
+def test_a_static_model_loads_as_model2vec_loads_it(tmp_path, quantized):
+    """`static_model` builds the StaticModel `from_pretrained` does, faster: the same attributes,
+    so the same vectors; on the fixture's tables and tokenlearn's real one (276k tokens, Unigram)."""
+    from model2vec import StaticModel
+
+    from crmatrix.embed.static import static_model
+
+    extra = ({"mapping": np.array([0, 0, 1, 2, 1, 2, 2, 1], dtype=np.int64),
+              "weights": np.array([0, 0, 1, 0.5, 2, 1, 1, 3], dtype=np.float32)} if quantized else {})
+    table = np.array([[0, 0, 0, 0], [2, 0, 0, 0], [0, 2, 1, 0]], dtype=np.int8) if quantized else TABLE
+    prepare("s", {"format": "static", "source": str(write_static(tmp_path / "m2v", table, **extra)),
+                  "quantize": "none"}, tmp_path / "out")
+    same_model(StaticModel.from_pretrained(str(tmp_path / "out")), static_model(tmp_path / "out"))
+
+
+def test_tokenlearn_loads_as_model2vec_loads_it(tmp_path):
+    from model2vec import StaticModel
+
+    from crmatrix.embed.models import resolve_model_dir
+    from crmatrix.embed.static import static_model
+
+    try:
+        source = resolve_model_dir("package:tokenlearn-static-model/static_model/model", "tokenlearn")
+    except CrmatrixError as e:  # `make` installs it (the models extra)
+        pytest.skip(f"no tokenlearn: {e}")
+    slow, fast = StaticModel.from_pretrained(str(source)), static_model(source)
+    same_model(slow, fast)
+    texts = [*TEXTS, "def load_config(path): read the settings file", "", "[UNK] ünïcödé 北京 " * 40]
+    assert fast.encode(texts).tobytes() == slow.encode(texts).tobytes()
+
+
 def test_a_table_that_disagrees_with_its_tokenizer_is_refused_naming_the_model(tmp_path):
     src = write_static(tmp_path / "m2v", TABLE[:6])
     with pytest.raises(CrmatrixError) as e:

@@ -4,13 +4,15 @@ A text's vector is the mean of its tokens' rows (each scaled by its weight when 
 vocabulary-quantized: `mapping` sends a token to a shared row, `weights` scales it), then
 L2-normalized. The files are model2vec's: `config.json`, `model.safetensors` (`embeddings`,
 and `mapping` and `weights` for a quantized vocabulary) and `tokenizer.json`; model2vec's own
-loader reads them (`StaticModel.from_pretrained` on a local directory touches no hub). They
+model embeds with them (built as `StaticModel.from_pretrained` builds it, in less time:
+`static_model`; nothing touches a hub). They
 are checked against each other here first, since a table whose rows disagree with its
 tokenizer would embed silently wrong, and copied into the prepared directory.
 """
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -58,13 +60,46 @@ def check_files(model_dir: Path, where: str) -> int:
     return int(dim)
 
 
+def static_model(model_dir: Path):
+    """model2vec's `StaticModel.from_pretrained(model_dir)` of a prepared directory, attribute for
+    attribute (tests/test_models.py), in a third of its time. `from_pretrained` reads the
+    tokenizer, then copies it (`copy.deepcopy`: its whole state out to JSON and back) and writes
+    it out to JSON once more for its unknown token: 2 of the 3 s tokenlearn's load took, paid by
+    every job that embeds with it. Here the tokenizer file is read once, for the tokenizer and
+    the unknown token both; the rest is `StaticModel.__init__`'s, with the tokenizer it owns."""
+    from model2vec import StaticModel
+    from model2vec.model import _DEFAULT_NORMALIZE, DEFAULT_MAX_LENGTH, _disable_padding
+    from safetensors import safe_open
+    from tokenizers import Tokenizer
+
+    text = (model_dir / "tokenizer.json").read_text(encoding="utf-8")
+    tokenizer = Tokenizer.from_str(text)
+    with safe_open(str(model_dir / "model.safetensors"), framework="numpy") as f:
+        names = set(f.keys())
+        vectors = f.get_tensor(TABLE)
+        weights, mapping = (f.get_tensor(k) if k in names else None for k in ("weights", "mapping"))
+    config = atomic.read_json(model_dir / "config.json")
+    model = StaticModel.__new__(StaticModel)
+    model.tokens = tuple(t for t, _ in sorted(tokenizer.get_vocab().items(), key=lambda x: x[1]))
+    model.embedding, model.weights, model.token_mapping = vectors, weights, mapping
+    _disable_padding(tokenizer)
+    model.tokenizer = tokenizer
+    unk = getattr(tokenizer.model, "unk_token", False)  # as model2vec's _get_unk_token_id finds it
+    model.unk_token_id = (json.loads(text)["model"].get("unk_id") if unk is False
+                          else None if unk is None else tokenizer.token_to_id(unk))
+    model.median_token_length = int(np.median([len(t) for t in model.tokens]))
+    model.config = {**config}
+    model.base_model_name = model.language = None  # from a README.md, which a prepared directory has not
+    model.max_length = config.get("max_length", DEFAULT_MAX_LENGTH)
+    model.normalize = config.get("normalize", _DEFAULT_NORMALIZE)
+    return model
+
+
 class StaticEmbedder(BatchedEmbedder):
     """model2vec's StaticModel over the prepared files; one vector per text, whatever its batch."""
 
     def __init__(self, model_dir: Path, batch_size: int = 1024):
-        from model2vec import StaticModel
-
-        self.model = StaticModel.from_pretrained(str(model_dir))  # its config's normalize; encode skips it
+        self.model = static_model(Path(model_dir))  # its config's normalize; encode skips it
         self.dim = int(self.model.dim)
         self.batch_size = batch_size
 

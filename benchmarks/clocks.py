@@ -99,11 +99,16 @@ def job_clock(ws: Path) -> dict[str, str]:
     return {"PYTHONPATH": os.pathsep.join([str(ws / "job-clock" / "site"), str(ws / "src")]),
             "JOB_CLOCK_DIR": str(ws / "job-clock"), "PYTHONDONTWRITEBYTECODE": ""}
 
+def job_reports(clock_dir: Path) -> list[dict]:
+    """Each job's JOB_CLOCK report in `clock_dir` (`<pid>-<ticks>.json`; not the whole run's
+    `run.json` that swe_bench.py --run writes beside them)."""
+    return [json.loads(p.read_text()) for p in sorted(clock_dir.glob("*-*.json"))]
+
+
 def clock_per_rule(clock_dir: Path) -> dict[str, dict]:
     """Rule -> {jobs, wall, cpu}: the JOB_CLOCK reports in `clock_dir` summed per rule."""
     out: dict[str, dict] = {}
-    for clock in clock_dir.glob("*.json"):
-        timing = json.loads(clock.read_text())
+    for timing in job_reports(clock_dir):
         r = out.setdefault(timing["rule"], {"jobs": 0, "wall": 0.0, "cpu": 0.0})
         r["jobs"] += 1
         r["wall"] += timing["wall"]
@@ -303,8 +308,7 @@ def evaluation_overhead(ws: Path) -> list[dict]:
     the query vectors, the token counter...). On a shared machine the wall time mostly measures
     the load; the CPU time is what a quiet machine's wall time would roughly be."""
     rows = []
-    for clock in sorted((ws / "job-clock").glob("*.json")):
-        timing = json.loads(clock.read_text())
+    for timing in job_reports(ws / "job-clock"):
         if timing["rule"] != "evaluate_arm":
             continue
         run = json.loads((ws / timing["run"]).read_text())

@@ -58,7 +58,7 @@ from pathlib import Path
 
 import timing
 import yaml
-from clocks import benchmark_tsvs, job_clock, plan_profile, profile_summary
+from clocks import benchmark_tsvs, job_clock, job_reports, plan_profile, profile_summary
 from floors import (
     TARGET_PLAN_S,
     TOUCH,
@@ -192,7 +192,7 @@ def measure(label: str, datasets: int, parent: Path, corpus: tuple[Path, str], d
     if dirs is None:
         r["finish"] = "run for real"
         r["finish_s"], (out, r["run_cpu"]) = snakemake(ws, config, keep=True, env=job_clock(ws))
-        r["clock"] = [json.loads(p.read_text()) for p in (ws / "job-clock").glob("*.json")]
+        r["clock"] = job_reports(ws / "job-clock")
         r["tsv"] = benchmark_tsvs(ws)
         dirs = directory_outputs(ws, r["jobs_planned"])
     else:

@@ -36,7 +36,7 @@ import finished_run
 import numpy as np
 import paired
 import timing
-from clocks import cpu_by_rule, job_clock, overhead_rows
+from clocks import cpu_by_rule, job_clock, job_reports, overhead_rows
 from work_floor import floor_lines
 
 from crmatrix.analysis import stats
@@ -100,7 +100,7 @@ def overhead_lines(clone: Path, jobs: int) -> list[str]:
     """The per-job overhead of a run made by `--run`: per rule, its jobs' CPU (each process's own
     report), their stages' and the rest (the wrapper: Python's start, imports, Snakemake's
     preamble); Snakemake's main process is the run's CPU less its jobs'."""
-    clocks = [json.loads(p.read_text()) for p in sorted((clone / "job-clock").glob("*-*.json"))]
+    clocks = job_reports(clone / "job-clock")
     run = json.loads((clone / "job-clock" / "run.json").read_text())
     lines = ["## Per-job overhead (issue 29: <= 20 % of the CPU)", "",
              "Each job's process reports its CPU at exit (clocks.py's JOB_CLOCK: getrusage from the "

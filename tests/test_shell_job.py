@@ -27,3 +27,24 @@ def test_the_same_parameters_are_the_same_argument_whatever_their_order():
 def test_a_script_started_without_its_job_says_what_it_takes():
     with pytest.raises(SystemExit, match=r"^crmatrix: cell_stats.py takes a job's log, its files and its parameters"):
         shell_job.read(["cell_stats.py", "logs/a.log"])
+
+
+def test_a_job_starts_by_removing_what_a_killed_run_of_it_left(tmp_path, monkeypatch):
+    """`kill -9` mid-write leaves a writer's temporary beside the output (a file, or a staged
+    directory): the job's next run removes them, and leaves another output's alone."""
+    from crmatrix import atomic
+    from crmatrix.pipeline import jobs
+
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "results" / "runs" / "baseline.json"
+    out.parent.mkdir(parents=True)
+    left = [out.parent / ".baseline.json.hzk64pf1.tmp", out.parent / ".baseline.json.a_b0c9z8.tmp"]
+    left[0].write_text("{half")
+    left[1].mkdir()
+    others = [out.parent / ".baseline.json.gz.hzk64pf1.tmp", out.parent / ".other.json.hzk64pf1.tmp"]
+    for p in others:
+        p.write_text("another job's")
+    with jobs.job(str(tmp_path / "job.log"), [str(out)]):
+        atomic.write_text(out, "{}")
+    assert not any(p.exists() for p in left)
+    assert all(p.exists() for p in others) and out.read_text() == "{}"

@@ -60,6 +60,21 @@ def _drop_stale(dest: Path, prefix: str) -> None:
             shutil.rmtree(stale, ignore_errors=True)
 
 
+def drop_stale_temporaries(output: Path) -> None:
+    """Remove what a killed earlier run of the job writing `output` left beside it: the staged
+    temporaries of its writers (`.NAME.*.tmp`, files and directories). Called by the job that
+    owns `output` as it starts, since only that job ever writes it (`_drop_stale` spares files,
+    for writers of shared files; an output is no shared file)."""
+    output = Path(output)
+    # tempfile's 8 random characters exactly: `.NAME.gz.x1y2z3a4.tmp` is another output's
+    for stale in output.parent.glob(f"{glob.escape(f'.{output.name}.')}{'[a-z0-9_]' * 8}.tmp"):
+        if stale.is_dir() and not stale.is_symlink():
+            shutil.rmtree(stale, ignore_errors=True)
+        else:
+            with contextlib.suppress(FileNotFoundError):
+                stale.unlink()
+
+
 # A full disk, a full quota, a file over the size limit (`ulimit -f`): Python's OSError for a
 # failed write names no file, so the writers here say which output and how much it needed.
 SPACE_ERRORS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})

@@ -21,7 +21,10 @@ def job(log_path: str, outputs: list[str]) -> Iterator[None]:
     (Snakemake itself prints only "check the log"): one line for a user error or a write out of
     room (a full disk, `ulimit -f`: which output, and what it needed), the traceback for anything
     else, since that is a bug or a fault the user must see to report. Records of
-    the `crmatrix.TERMINAL` logger go to both as well."""
+    the `crmatrix.TERMINAL` logger go to both as well. It starts by removing the temporaries a
+    killed earlier run of this job left beside its outputs (`kill -9` mid-write)."""
+    for out in outputs:
+        atomic.drop_stale_temporaries(Path(out))
     terminal = sys.stderr
     log = open(log_path, "w", buffering=1)
     sys.stderr = log

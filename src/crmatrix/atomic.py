@@ -50,29 +50,26 @@ def _umask() -> int:
 FILE_MODE = 0o666 & ~_umask()
 
 
-def _drop_stale(dest: Path, prefix: str) -> None:
-    """Remove the temporary directories (`PREFIX*.tmp` beside `dest`) that a killed job writing
-    `dest` left. Only one job ever writes a given output, so one found on starting is never
-    another writer's. (Files written by `write_text` may be shared, such as the tokenizer file
-    in a cache: their temporaries are left alone.)"""
-    for stale in dest.parent.glob(f"{glob.escape(prefix)}*.tmp"):
+def _drop_stale(dest: Path, prefix: str, files: bool = False) -> None:
+    """Remove the temporaries (`PREFIX` + tempfile's 8 random characters + `.tmp` beside `dest`)
+    that a killed job writing `dest` left: its staged directories, and with `files` its files.
+    Only one job ever writes a given output, so one found on starting is never another writer's.
+    Files are spared by default: files written by `write_text` may be shared, such as the
+    tokenizer file in a cache. The 8 characters exactly: `.NAME.gz.x1y2z3a4.tmp` is another
+    output's."""
+    for stale in dest.parent.glob(f"{glob.escape(prefix)}{'[a-z0-9_]' * 8}.tmp"):
         if stale.is_dir() and not stale.is_symlink():
             shutil.rmtree(stale, ignore_errors=True)
+        elif files:
+            with contextlib.suppress(FileNotFoundError):
+                stale.unlink()
 
 
 def drop_stale_temporaries(output: Path) -> None:
-    """Remove what a killed earlier run of the job writing `output` left beside it: the staged
-    temporaries of its writers (`.NAME.*.tmp`, files and directories). Called by the job that
-    owns `output` as it starts, since only that job ever writes it (`_drop_stale` spares files,
-    for writers of shared files; an output is no shared file)."""
+    """Remove what a killed earlier run of the job writing `output` left beside it, files and
+    staged directories (`_drop_stale`); called by the job that owns `output` as it starts."""
     output = Path(output)
-    # tempfile's 8 random characters exactly: `.NAME.gz.x1y2z3a4.tmp` is another output's
-    for stale in output.parent.glob(f"{glob.escape(f'.{output.name}.')}{'[a-z0-9_]' * 8}.tmp"):
-        if stale.is_dir() and not stale.is_symlink():
-            shutil.rmtree(stale, ignore_errors=True)
-        else:
-            with contextlib.suppress(FileNotFoundError):
-                stale.unlink()
+    _drop_stale(output, f".{output.name}.", files=True)
 
 
 # A full disk, a full quota, a file over the size limit (`ulimit -f`): Python's OSError for a

@@ -79,18 +79,12 @@ def pick(cache_dir: Path, kind: str, key: str, rows: int, shared: Callable[[Path
             continue
         if n >= least:
             ranked.append((-n, candidate.name, candidate))
-    held = None
-    try:
-        for _, _, candidate in sorted(ranked):
-            held = _hold(candidate)
-            if held is not None:  # else retired since it was scored: the next best
-                os.utime(candidate)  # used: `crmatrix cache evict --older-than` goes by the last use
-                yield candidate
+    for _, _, candidate in sorted(ranked):
+        with _held(candidate) as base:
+            if base is not None:  # else retired since it was scored: the next best
+                yield base
                 return
-        yield None
-    finally:
-        if held is not None:
-            os.close(held)
+    yield None
 
 
 def keep(built: Path, cache_dir: Path, kind: str, key: str, name: str) -> Path | None:
@@ -122,11 +116,15 @@ def link_tree(source: Path, into: Path) -> None:
             shutil.copy2(path, target)
 
 
-@contextlib.contextmanager
-def held(cache_dir: Path, kind: str, key: str, name: str) -> Iterator[Path | None]:
+def held(cache_dir: Path, kind: str, key: str, name: str):
     """The kept build of this kind, key and name, held (as `pick` holds its pick) until the
     block ends, so that `retire` leaves it meanwhile; None if there is none."""
-    path = _root(cache_dir, kind, key) / name
+    return _held(_root(cache_dir, kind, key) / name)
+
+
+@contextlib.contextmanager
+def _held(path: Path) -> Iterator[Path | None]:
+    """`path` under a shared lock until the block ends, marked used; None if it is gone."""
     fd = _hold(path)
     try:
         if fd is not None:

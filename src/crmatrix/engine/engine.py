@@ -33,6 +33,7 @@ from crmatrix.engine.knobs import Knobs
 from crmatrix.engine.methods import FILE_METHODS, FUNCTION_METHODS, METHODS
 from crmatrix.hits import Hit
 from crmatrix.symbols import Symbol
+from crmatrix.symbols import paths as symbol_paths
 
 if TYPE_CHECKING:
     from crmatrix.engine.bm25 import BM25Index
@@ -137,9 +138,12 @@ class Engine:
     def _swerank_index(self) -> tuple[np.ndarray, BM25Index | None]:
         """SweRank's corpus (its rows among the symbols, ascending) and its BM25 (None: no document)."""
         if self._swerank is None:
-            keep, kinds = candidates.keeper(candidates.SWERANK, self.repository), _lexical.FUNCTION_KINDS
-            rows = np.flatnonzero(np.fromiter((s.kind in kinds and keep(s.path) for s in self.symbols),
-                                              dtype=bool, count=len(self.symbols)))
+            # from the symbols' paths and kinds alone: a store's commit makes no symbol for them
+            keep = candidates.keeper(candidates.SWERANK, self.repository)
+            paths = symbol_paths(self.symbols)
+            kept = {p: keep(p) for p in set(paths)}
+            rows = np.flatnonzero(self._lexical.is_function
+                                  & np.fromiter((kept[p] for p in paths), dtype=bool, count=len(paths)))
             if not len(rows):
                 self._swerank = rows, None
             elif self._bm25_of is not None:

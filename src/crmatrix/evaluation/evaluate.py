@@ -23,6 +23,7 @@ from crmatrix.evaluation.tokens import count_tokens
 from crmatrix.hits import Hit, docid
 from crmatrix.progress import Progress
 from crmatrix.symbols import Symbol
+from crmatrix.symbols import paths as symbol_paths
 from crmatrix.systems.answers import BLOB, FAILURE_KINDS, RANKED, Answer, QueryFailure
 from crmatrix.systems.guard import Guard
 from crmatrix.systems.registry import System, SystemContext, make_system
@@ -168,7 +169,7 @@ class CorpusUnits:
 
     @cached_property
     def files(self) -> set[str]:
-        return {s.path for s in self._corpus}
+        return set(symbol_paths(self._corpus))
 
     def resolves(self, gold: dict, judged: list[tuple[str, bool]]) -> bool:
         """Whether any of an answer's judged units (`ranked_units`) is a unit of the corpus."""

@@ -12,6 +12,6 @@ that reads symbols runs no parser, so an edit to the extraction re-runs the symb
 alone (`crmatrix.pipeline.codehash`), what follows it only when the symbols it writes change.
 """
 
-from crmatrix.symbols.record import DOCUMENT_KIND, Symbol, read_symbols, symbols_hash
+from crmatrix.symbols.record import DOCUMENT_KIND, Symbol, paths, read_symbols, symbols_hash
 
-__all__ = ["DOCUMENT_KIND", "Symbol", "read_symbols", "symbols_hash"]
+__all__ = ["DOCUMENT_KIND", "Symbol", "paths", "read_symbols", "symbols_hash"]

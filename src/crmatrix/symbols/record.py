@@ -4,6 +4,7 @@ corpus), as the symbols stage writes it and every later stage reads it."""
 from __future__ import annotations
 
 import pathlib
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
@@ -44,6 +45,13 @@ class Symbol:
 def sort_key(s: Symbol) -> tuple[str, int, int, str, str]:
     """The order of every symbol list the stage writes: by file, then position."""
     return (s.path, s.start_line, s.end_line, s.name, s.kind)
+
+
+def paths(symbols: Sequence[Symbol]) -> list[str]:
+    """Each symbol's path, in order; a sequence that holds them apart (its `paths()`: a commit of
+    a symbol store, `crmatrix.versions.store.CommitSymbols`) gives them without making its symbols."""
+    own = getattr(symbols, "paths", None)
+    return own() if own is not None else [s.path for s in symbols]
 
 
 def read_symbols(path: pathlib.Path) -> list[Symbol]:

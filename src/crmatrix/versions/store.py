@@ -36,6 +36,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -259,6 +260,19 @@ class SymbolStore:
         """(starts, rows): file i's (content id, start_line, end_line) rows are rows[starts[i]:starts[i + 1]]."""
         return np.load(self.directory / FILE_STARTS), np.load(self.directory / FILE_ROWS)
 
+    @cached_property
+    def content_paths(self) -> tuple[list[str], np.ndarray]:
+        """(paths, of): the distinct paths of its files, sorted, and each content's place among
+        them (a content holds its path, so it is its files' path), from the file rows alone."""
+        files = self.files()
+        paths = sorted({p for p, _ in files})
+        place = {p: i for i, p in enumerate(paths)}
+        starts, rows = self.file_rows()
+        of = np.full(len(self), -1, dtype=np.int32)
+        of[rows[:, 0]] = np.repeat(np.fromiter((place[p] for p, _ in files), dtype=np.int32, count=len(files)),
+                                   np.diff(starts))
+        return paths, of
+
     def occurrences(self, commit: str) -> np.ndarray:
         """The commit's (content id, start_line, end_line) rows, int32, in symbol order."""
         run = commit_run(self.meta, commit, self.directory)
@@ -319,6 +333,13 @@ class CommitSymbols(Sequence):
         if content not in self._contents:
             self._contents[content] = self._store.contents([content])[0]
         return content_symbol(self._contents[content], start, end)
+
+    def paths(self) -> list[str]:
+        """Each symbol's path, in order, without making the symbols (`crmatrix.symbols.paths`)."""
+        if self._all is not None:
+            return [s.path for s in self._all]
+        paths, of = self._store.content_paths
+        return [paths[i] for i in of[self._occ[:, 0]].tolist()]
 
     def __iter__(self) -> Iterator[Symbol]:
         if self._all is None:

@@ -32,6 +32,19 @@ def test_grep_and_read_reads_the_best_matched_files_and_sees_the_gold(tmp_path):
         files[p].splitlines(keepends=True)[:200])) for p in ["b.py", "c.py", "a.py"])
 
 
+def test_grep_counts_each_word_per_file_as_str_count_does():
+    """A word in fewer matches than there are files is found match by match, a commoner one
+    counted file by file: either way each file's count is `str.count`'s, a match never spans two
+    files, and a file of wider characters counts the same."""
+    lowered = {"a.py": "model models _model_ mod", "b.py": "ünïcode model 北京 model", "c.py": "xxmo",
+               "d.py": "del aaaa", "e.py": ""}
+    grep = tokenbench._Grep(lowered)
+    for word in ("model", "mod", "del", "aa", "mode", "none", "xxmo"):  # words are ASCII (salient_words)
+        assert grep.counts(word) == {p: t.count(word) for p, t in lowered.items() if t.count(word)}, word
+    assert grep.counts("model") == {"a.py": 3, "b.py": 2}  # c.py's "mo" and d.py's "del" are two files
+    assert sum(t.count("mod") for t in lowered.values()) > len(lowered)  # the file-by-file path is taken too
+
+
 def test_savings_per_query_type_with_hit_and_miss_beside_them():
     result = {"queries": [
         {"task_id": "q0", "query_type": "identifier", "rank": 1, "response_tokens": 10, "failure": None},

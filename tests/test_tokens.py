@@ -16,7 +16,9 @@ ROOT = Path(__file__).resolve().parents[1]
 EDGES = ["", " ", "a", "'s 'S 'LL 'Ve 're'd", "don't", "__init__", "_merge_environment_settings", "1234567",
          "x1y22z333", "  \n\n  a  ", "a \t\n", "a   ", "\r\n\r\n", "\x0b\x0c", "a\x1cb \x1d \x1f\n",
          "<|endoftext|>", "<|fim_prefix|>x", "!!!\n\n", "?\r\n", "}\n  }", "http://x.org/a?b=c&d=%20",
-         "\x00\x01\x7f", "\t\tdef f():\n\t\treturn 1  \n"]
+         "\x00\x01\x7f", "\t\tdef f():\n\t\treturn 1  \n",
+         # pieces past LONG_PIECE (merged by tiktoken's byte_pair_merge): a withheld docstring's spaces
+         "def f():\n" + " " * 3000 + "\n    return 1\n", "x" * 129 + " " + "ab" * 200, "=" * 500 + "\n"]
 
 
 def tiktoken_count(text: str) -> int:

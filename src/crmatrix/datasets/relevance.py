@@ -117,12 +117,11 @@ def file_gold(gold: dict, relevant: list[Symbol]) -> dict | None:
     return {"type": "file_set", "file_set": sorted({s.path for s in relevant})}
 
 
-def gold_units(tasks: list[Task], symbols: list[Symbol]) -> dict[str, tuple[list[str], dict | None]]:
-    """Each task's relevant ids (`relevant_ids`: everything that counts as a hit) and its gold at
-    file level (`file_gold`). Each task looks at the symbols of its gold's names or paths only
-    (in corpus order), so a dataset of hundreds of tasks costs one pass over the corpus, not one
-    per task (and only by the fields their golds name); a gold of files needs none."""
-    wanted = {t.task_id: _keys(t.gold) for t in tasks if not file_level(t.gold)}
+def relevant_by_task(tasks: list[Task], symbols: list[Symbol]) -> dict[str, list[Symbol]]:
+    """Each task's relevant symbols (`relevant_symbols`), in corpus order. Each task looks at the
+    symbols of its gold's names or paths only, so a dataset of hundreds of tasks costs one pass
+    over the corpus per field their golds name, not one per task."""
+    wanted = {t.task_id: _keys(t.gold) for t in tasks}
     positions: dict[tuple[str, str], list[int]] = {}
     for field in sorted({field for field, _ in wanted.values()}):
         values = symbol_paths(symbols) if field == "path" else [getattr(s, field) for s in symbols]
@@ -130,14 +129,18 @@ def gold_units(tasks: list[Task], symbols: list[Symbol]) -> dict[str, tuple[list
             positions.setdefault((field, value), []).append(i)
     out = {}
     for t in tasks:
-        if file_level(t.gold):
-            out[t.task_id] = (relevant_ids(t.gold, []), None)
-            continue
         field, keys = wanted[t.task_id]
         candidates = sorted({i for k in keys for i in positions.get((field, k), ())})
-        relevant = relevant_symbols(t.gold, [symbols[i] for i in candidates])
-        out[t.task_id] = (relevant_ids(t.gold, relevant), file_gold(t.gold, relevant))
+        out[t.task_id] = relevant_symbols(t.gold, [symbols[i] for i in candidates])
     return out
+
+
+def gold_units(tasks: list[Task], symbols: list[Symbol]) -> dict[str, tuple[list[str], dict | None]]:
+    """Each task's relevant ids (`relevant_ids`: everything that counts as a hit) and its gold at
+    file level (`file_gold`); a gold of files looks at no symbol."""
+    relevant = relevant_by_task([t for t in tasks if not file_level(t.gold)], symbols)
+    return {t.task_id: (relevant_ids(t.gold, []), None) if t.task_id not in relevant
+            else (relevant_ids(t.gold, relevant[t.task_id]), file_gold(t.gold, relevant[t.task_id])) for t in tasks}
 
 
 def qrels(tasks: list[Task], symbols: list[Symbol]) -> dict[str, list[str]]:

@@ -21,10 +21,12 @@ as misses.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import re
 from pathlib import Path
 
-from crmatrix.datasets.relevance import relevant_symbols
+from crmatrix.datasets.relevance import relevant_by_task
 from crmatrix.datasets.tasks import Task
 from crmatrix.evaluation.tokens import count_tokens
 from crmatrix.symbols import Symbol
@@ -53,24 +55,58 @@ def _read(text: str) -> str:
     return "".join(text.splitlines(keepends=True)[:READ_LINES])
 
 
+class _Grep:
+    """`rg -i -F -c` over the corpus's files: each word's count in each file that holds it, each
+    word searched once however many queries name it. A word is first counted over all the files
+    joined (by a byte no word holds, so no match spans two files): a rare one's matches are then
+    found one by one, a common one's counted file by file. Files are searched as UTF-8 bytes:
+    a word is ASCII, and no byte of a multi-byte character is, so the counts are the text's."""
+
+    def __init__(self, lowered: dict[str, str]):
+        self._files = {p: low.encode("utf-8") for p, low in lowered.items()}
+        self._paths = list(self._files)
+        self._text = b"\0".join(self._files.values())
+        self._starts = list(itertools.accumulate((len(b) + 1 for b in self._files.values()), initial=0))
+        self._counts: dict[str, dict[str, int]] = {}
+
+    def counts(self, word: str) -> dict[str, int]:
+        """Path -> occurrences of `word` where it occurs, counted as `str.count` counts them (no overlaps)."""
+        if word not in self._counts:
+            needle = word.encode("ascii")
+            total, found = self._text.count(needle), {}
+            if total > len(self._paths):
+                found = {p: n for p, n in ((p, data.count(needle)) for p, data in self._files.items()) if n}
+            elif total:
+                at = self._text.find(needle)
+                while at >= 0:
+                    path = self._paths[bisect.bisect_right(self._starts, at) - 1]
+                    found[path] = found.get(path, 0) + 1
+                    at = self._text.find(needle, at + len(needle))
+            self._counts[word] = found
+        return self._counts[word]
+
+
 def grep_and_read(tree: Path, manifest: dict, tasks: list[Task], symbols: list[Symbol]) -> dict[str, dict]:
     """Per task: the words searched, the files read, the tokens read and whether the gold was seen."""
     texts = {f["path"]: (Path(tree) / f["path"]).read_text(encoding="utf-8", errors="replace")
              for f in manifest["files"]}
-    lowered = {p: t.lower() for p, t in texts.items()}
+    grep = _Grep({p: t.lower() for p, t in texts.items()})
+    relevant = relevant_by_task(tasks, symbols)
+    read_tokens: dict[str, int] = {}  # a file's head, counted once however many tasks read it
     out = {}
     for task in tasks:
         words = salient_words(task.query)
+        found = [grep.counts(w) for w in words]
         ranked = []
-        for path, low in lowered.items():
-            counts = [low.count(w) for w in words]
-            distinct = sum(c > 0 for c in counts)
-            if distinct:
-                ranked.append((-distinct, -sum(counts), path))
+        for path in {p for counts in found for p in counts}:
+            counts = [c.get(path, 0) for c in found]
+            ranked.append((-sum(n > 0 for n in counts), -sum(counts), path))
         read = [p for _, _, p in sorted(ranked)[:READ_FILES]]
-        tokens = sum(count_tokens(f"==> {p} <==\n{_read(texts[p])}") for p in read)
-        hit = any(s.path in read and s.start_line <= READ_LINES for s in relevant_symbols(task.gold, symbols))
-        out[task.task_id] = {"words": words, "files": read, "tokens": tokens, "hit": hit}
+        for p in read:
+            if p not in read_tokens:
+                read_tokens[p] = count_tokens(f"==> {p} <==\n{_read(texts[p])}")
+        hit = any(s.path in read and s.start_line <= READ_LINES for s in relevant[task.task_id])
+        out[task.task_id] = {"words": words, "files": read, "tokens": sum(read_tokens[p] for p in read), "hit": hit}
     return out
 
 

@@ -12,8 +12,10 @@ its hits as JSON: almost always ASCII. So ASCII text is counted here, exactly as
 would: cl100k's pre-tokenizer pattern with its Unicode classes spelled in ASCII (letters,
 digits and Unicode White_Space, which in ASCII is tab to carriage return and space), then
 byte-pair merging of each piece by its rank, lowest first, leftmost on a tie (tiktoken's
-`byte_pair_merge`); a piece that is a token is one. Any other text goes to tiktoken, loaded
-on first use only.
+`byte_pair_merge`); a piece that is a token is one. Merging here is quadratic in a piece's
+length, so a piece longer than LONG_PIECE (a run of spaces where a corpus's docs were
+withheld, thousands long) is merged by tiktoken's own `byte_pair_merge`, as is any other
+text; tiktoken is loaded on first use only.
 """
 
 from __future__ import annotations
@@ -95,6 +97,11 @@ def warm() -> None:
     _ranks()
 
 
+# Bytes beyond which a piece is merged by tiktoken (its Rust `byte_pair_merge`, on that piece
+# alone): merging here takes about 0.3 ms at this length and grows with its square.
+LONG_PIECE = 128
+
+
 @functools.cache
 def _piece_tokens(piece: str) -> int:
     """Tokens of one pre-tokenized ASCII piece: its bytes merged pairwise, the lowest-ranked
@@ -102,6 +109,8 @@ def _piece_tokens(piece: str) -> int:
     ranks, data = _ranks(), piece.encode("ascii")
     if len(data) == 1 or data in ranks:
         return 1
+    if len(data) > LONG_PIECE:
+        return len(_encoding()._encode_single_piece(data))
     parts = [data[i:i + 1] for i in range(len(data))]
     while len(parts) > 1:
         best, at = None, -1

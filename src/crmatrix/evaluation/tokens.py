@@ -98,7 +98,8 @@ def warm() -> None:
 
 
 # Bytes beyond which a piece is merged by tiktoken (its Rust `byte_pair_merge`, on that piece
-# alone): merging here takes about 0.3 ms at this length and grows with its square.
+# alone; `_encode_single_piece` is not public API, so constraints.txt pins tiktoken): merging
+# here takes about 0.3 ms at this length and grows with its square.
 LONG_PIECE = 128
 
 

@@ -40,7 +40,7 @@ MUTATIONS = [
     ("src/crmatrix/corpora/pins/pypi.py", "if got != sha256.lower():", "if False:", "sdist sha256 never checked"),
     ("src/crmatrix/hits.py", "return (-h.score, h.path, h.start_line, h.symbol)",
      "return (-h.score, h.start_line, h.path, h.symbol)", "tie-break by line before path"),
-    ("src/crmatrix/pipeline/codehash.py", "for node in ast.walk(ast.parse(source)):",
+    ("src/crmatrix/codehash.py", "for node in ast.walk(ast.parse(source)):",
      "for node in ast.parse(source).body:", "code hash misses imports inside functions"),
     ("src/crmatrix/pipeline/locations.py", 'mirrors = [*matrix.git_mirrors, *_split(environ.get(MIRRORS_VAR, ""))]',
      'mirrors = [*_split(environ.get(MIRRORS_VAR, ""))]', "config mirrors never reach the jobs"),

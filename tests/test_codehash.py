@@ -5,7 +5,7 @@ import json
 
 from conftest import ROOT
 
-from crmatrix.pipeline import codehash
+from crmatrix import codehash
 
 SCRIPTS = ROOT / "workflow" / "scripts"
 
@@ -213,3 +213,24 @@ def test_a_corrupt_memo_is_parsed_again_not_trusted(tmp_path):
     memo_file.write_text("{not json")
     script = SCRIPTS / "cell_stats.py"
     assert codehash.stage_hash(script, codehash.Memo(memo_file)) == codehash.stage_hash(script)
+
+
+def test_a_module_hash_follows_every_import_of_the_module(tmp_path, monkeypatch):
+    """The key of the versioned index's bases (`versions.index.base.code_key`) is the hash of
+    `crmatrix.versions.index` and all it imports: the identifier rules BM25 tokenizes with
+    count (a hand-kept list of the engine, the index and the record had left them out)."""
+    import shutil
+
+    files = {p.relative_to(codehash.ROOT).as_posix() for p in codehash._closure(["crmatrix.versions.index"],
+                                                                                 codehash.Memo())}
+    assert {"versions/index/__init__.py", "versions/index/symbols.py", "versions/grown.py", "symbols/record.py",
+            "engine/bm25.py", "identifiers.py"} <= files
+    assert not {"pipeline/jobs.py", "stages/__init__.py", "analysis/stats.py"} & files
+    copy = tmp_path / "crmatrix"
+    shutil.copytree(codehash.ROOT, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(codehash, "ROOT", copy)
+    before = codehash.module_hash("crmatrix.versions.index")
+    (copy / "analysis" / "stats.py").write_text((copy / "analysis" / "stats.py").read_text() + "\n# no import\n")
+    assert codehash.module_hash("crmatrix.versions.index") == before
+    (copy / "identifiers.py").write_text((copy / "identifiers.py").read_text() + "\n# an edit\n")
+    assert codehash.module_hash("crmatrix.versions.index") != before

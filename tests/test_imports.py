@@ -10,8 +10,7 @@ import sys
 import pytest
 from test_systems import CORPUS, DATASET
 
-from crmatrix import config
-from crmatrix.pipeline import codehash
+from crmatrix import codehash, config
 from crmatrix.stages import extract_symbols, fetch_corpus, prepare_dataset
 
 

@@ -2,7 +2,7 @@
 
 A module outside the engine package because datasets split names the same way (the audit's
 name overlap, a derived dataset's drop of queries that name their gold) without running the
-engine: a stage's code hash follows its imports (crmatrix.pipeline.codehash), so an engine
+engine: a stage's code hash follows its imports (crmatrix.codehash), so an engine
 edit re-runs no dataset stage.
 
 There are two because the CodeLens mechanisms the engine mirrors use two, and an arm must

@@ -1,7 +1,7 @@
 """How a dataset is named to a reader: with its caveat (config `note`) when it has one.
 
 A module of its own, outside the analysis package, because the Markdown tables, every chart
-and the audit page name datasets alike, and a chart's code hash (crmatrix.pipeline.codehash)
+and the audit page name datasets alike, and a chart's code hash (crmatrix.codehash)
 must not hold the matrix's writer: an edit of the tables redraws no chart.
 """
 

@@ -36,7 +36,7 @@ class Registry(Generic[E]):
     """`kind` names an entry in messages ("system type"); `group` is the entry-point group;
     `builtins` imports this package's own modules of the kind: one function importing them all,
     or by name, each entry's function importing its module (its `import` written out, as the
-    stages' code hash follows imports: crmatrix.pipeline.codehash); `entry(name, obj, **facts)`
+    stages' code hash follows imports: crmatrix.codehash); `entry(name, obj, **facts)`
     makes the entry from what the decorator or the entry point gives (default: that object,
     with no facts)."""
 

@@ -9,13 +9,13 @@ import re
 import sys
 from pathlib import Path
 
-from crmatrix import CrmatrixError, atomic
+from crmatrix import CrmatrixError, atomic, codehash
 from crmatrix import config as crconfig
 from crmatrix.config import check as crcheck
 from crmatrix.config.plan import Plan
 from crmatrix.datasets import ledger
 from crmatrix.embed.models import keep_hashes_in
-from crmatrix.pipeline import codehash, locations, rescoring, scheduling, shell_job
+from crmatrix.pipeline import locations, rescoring, scheduling, shell_job
 from crmatrix.pipeline.warm import starter as warm
 from crmatrix.pipeline import slices as crslices
 from crmatrix.plots import names as plot_names

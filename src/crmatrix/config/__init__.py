@@ -8,7 +8,7 @@
 
 `plan.Plan` is what a Matrix means for the DAG. `load` and `from_dict` (`loading`) run the three
 steps. They are found when asked for: a stage that reads its typed entries (`entries`,
-`settings`) runs none of the loading, and its code hash (`crmatrix.pipeline.codehash`, which
+`settings`) runs none of the loading, and its code hash (`crmatrix.codehash`, which
 follows import statements) holds none of it.
 """
 

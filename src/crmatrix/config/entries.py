@@ -2,7 +2,7 @@
 (`crmatrix.config.resolve`) or out of the job parameters that carry it: a system's install
 (`Install`), an embedding model's definition (`ModelDef`), a dataset's and a repository's entry as a
 per-commit format's hook reads them (`DatasetEntry`, `RepositoryEntry`). Plain data on the standard
-library alone, so a stage that reads one runs no more of crmatrix than it (`crmatrix.pipeline.codehash`:
+library alone, so a stage that reads one runs no more of crmatrix than it (`crmatrix.codehash`:
 what an edit re-runs); the settings that need the systems and the knobs are `crmatrix.config.settings`.
 """
 

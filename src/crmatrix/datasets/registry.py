@@ -141,7 +141,7 @@ def _format(name: str, obj, **facts) -> Format:
 
 
 def _builtin_formats() -> None:
-    # Written out, not looped over names, so that crmatrix.pipeline.codehash sees every format
+    # Written out, not looped over names, so that crmatrix.codehash sees every format
     # module a dataset stage runs (an edit of one re-runs the dataset stages).
     from crmatrix.datasets import (  # noqa: F401 - they register themselves
         callgraph,

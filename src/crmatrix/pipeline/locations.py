@@ -23,7 +23,7 @@ def export(matrix, environ: MutableMapping[str, str] = os.environ) -> None:
     """Put a matrix's locations (a `crmatrix.config.matrix.Matrix`) into `environ`: the
     config's mirrors first, then any the user set in CRMATRIX_GIT_MIRRORS (once each, so
     re-reading the config adds none). The type is not imported, not even for type checking:
-    a stage's code hash follows every import of its modules (crmatrix.pipeline.codehash), and
+    a stage's code hash follows every import of its modules (crmatrix.codehash), and
     the fetch, install and embedding jobs import this module without running any config code."""
     mirrors = [*matrix.git_mirrors, *_split(environ.get(MIRRORS_VAR, ""))]
     environ[MIRRORS_VAR] = os.pathsep.join(dict.fromkeys(mirrors))

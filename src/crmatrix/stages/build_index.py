@@ -17,11 +17,10 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from crmatrix import CrmatrixError, atomic
+from crmatrix import CrmatrixError, atomic, codehash
 from crmatrix.corpora.languages import dominant_language
 from crmatrix.engine import bm25, index
 from crmatrix.engine.knobs import Knobs, settle
-from crmatrix.pipeline import codehash
 from crmatrix.symbols import Symbol, read_symbols
 from crmatrix.versions import bases
 

@@ -9,7 +9,7 @@ The package is one module per part: `record` (the Symbol every stage reads, and 
 nodes are definitions, per language), `docs` (their leading documentation and where it lies)
 and `extract` (files and documents to symbols). Only the record is imported here: a stage
 that reads symbols runs no parser, so an edit to the extraction re-runs the symbols stage
-alone (`crmatrix.pipeline.codehash`), what follows it only when the symbols it writes change.
+alone (`crmatrix.codehash`), what follows it only when the symbols it writes change.
 """
 
 from crmatrix.symbols.record import DOCUMENT_KIND, Symbol, paths, read_symbols, symbols_hash

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from crmatrix import CrmatrixError, atomic
+from crmatrix import CrmatrixError, atomic, codehash
 from crmatrix.embed.cache import text_sha
 from crmatrix.engine import index
 from crmatrix.versions.grown import Grown
@@ -22,15 +22,12 @@ SYMBOL_INDEX, FILE_INDEX = "symbols", "files"
 
 @functools.cache
 def code_key() -> str:
-    """What an index's rows depend on besides their contents, the knobs and the model: the
-    source of the engine (tokenizing, embedding texts, lexical fields, words), of the versioned
-    index's parts and of the symbol record, and the versions of the tokenizer's libraries."""
-    root = Path(__file__).resolve().parents[2]
-    sources = [[p.relative_to(root).as_posix(), p.read_text(encoding="utf-8")]
-               for p in sorted([*(root / "engine").rglob("*.py"), *(root / "versions" / "index").rglob("*.py"),
-                                root / "symbols" / "record.py", root / "versions" / "grown.py"])]
-    return atomic.hash_obj({"modules": sources, "versions": [importlib.metadata.version(d)
-                                                            for d in ("bm25s", "PyStemmer", "numpy")]})
+    """What an index's rows depend on besides their contents, the knobs and the model: the code
+    the versioned index runs (`crmatrix.versions.index` and all it imports: tokenizing,
+    embedding texts, lexical fields, words, the symbol record), followed through its imports
+    rather than listed by hand, and the versions of the tokenizer's libraries."""
+    return atomic.hash_obj({"code": codehash.module_hash("crmatrix.versions.index"),
+                            "versions": [importlib.metadata.version(d) for d in ("bm25s", "PyStemmer", "numpy")]})
 
 
 def build_key(model_sha: str | None, fields: dict | None = None) -> str:

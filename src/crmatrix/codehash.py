@@ -20,7 +20,7 @@ from pathlib import Path
 from crmatrix import CrmatrixError, atomic
 
 PACKAGE = "crmatrix"
-ROOT = Path(__file__).resolve().parents[1]  # the crmatrix package
+ROOT = Path(__file__).resolve().parent  # the crmatrix package
 
 
 def module_file(name: str) -> Path | None:
@@ -132,7 +132,11 @@ class Memo:
 def closure(script: Path, memo: Memo | None = None) -> dict[Path, str]:
     """Every crmatrix source file that running `script` may execute, sorted, with its text."""
     memo = memo if memo is not None else Memo()
-    todo = list(memo.imports(Path(script).read_text(encoding="utf-8")))
+    return _closure(list(memo.imports(Path(script).read_text(encoding="utf-8"))), memo)
+
+
+def _closure(todo: list[str], memo: Memo) -> dict[Path, str]:
+    """The crmatrix modules `todo` names and every one they import, transitively: file -> text, sorted."""
     seen: dict[str, tuple[Path, str]] = {}
     while todo:
         name = todo.pop()
@@ -143,7 +147,17 @@ def closure(script: Path, memo: Memo | None = None) -> dict[Path, str]:
     return dict(sorted(seen.values()))
 
 
+def _hash(files: dict[Path, str]) -> str:
+    # paths relative to the package, so a moved checkout keeps its hashes
+    return atomic.hash_obj([[p.relative_to(ROOT).as_posix(), text] for p, text in files.items()])[:16]
+
+
 def stage_hash(script: Path, memo: Memo | None = None) -> str:
-    """A hash of the library code `script` runs (paths relative to the package, so a moved
-    checkout keeps its hashes); `memo` spares parsing the modules it has met."""
-    return atomic.hash_obj([[p.relative_to(ROOT).as_posix(), text] for p, text in closure(script, memo).items()])[:16]
+    """A hash of the library code `script` runs; `memo` spares parsing the modules it has met."""
+    return _hash(closure(script, memo))
+
+
+def module_hash(name: str) -> str:
+    """A hash of crmatrix module `name` and the library code it imports (what a cache of its
+    results depends on, as a stage's outputs on `stage_hash`)."""
+    return _hash(_closure([name], Memo()))

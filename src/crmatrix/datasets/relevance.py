@@ -139,7 +139,7 @@ def gold_units(tasks: list[Task], symbols: list[Symbol]) -> dict[str, tuple[list
     """Each task's relevant ids (`relevant_ids`: everything that counts as a hit) and its gold at
     file level (`file_gold`); a gold of files looks at no symbol."""
     relevant = relevant_by_task([t for t in tasks if not file_level(t.gold)], symbols)
-    return {t.task_id: (relevant_ids(t.gold, []), None) if t.task_id not in relevant
+    return {t.task_id: (relevant_ids(t.gold, []), None) if file_level(t.gold)
             else (relevant_ids(t.gold, relevant[t.task_id]), file_gold(t.gold, relevant[t.task_id])) for t in tasks}
 
 

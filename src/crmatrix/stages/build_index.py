@@ -42,7 +42,7 @@ def bm25_key(knobs: Knobs) -> str:
     """What a BM25 depends on besides its documents: the code it runs (`crmatrix.engine.bm25` and
     what it imports), the versions of the libraries it tokenizes and scores with, the tokenizer's
     knobs."""
-    return atomic.hash_obj({"code": codehash.stage_hash(Path(bm25.__file__)),
+    return atomic.hash_obj({"code": codehash.module_hash(bm25.__name__),
                             "versions": [importlib.metadata.version(d) for d in LIBRARIES],
                             "tokenizer": knobs.tokenizer_fields()})[:16]
 

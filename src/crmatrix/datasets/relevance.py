@@ -3,6 +3,8 @@ files): the one relevance rule every metric, qrels file and token count uses."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from crmatrix.datasets.tasks import Task
 from crmatrix.hits import Hit, docid
 from crmatrix.symbols import Symbol
@@ -42,22 +44,31 @@ def _spans(gold: dict) -> list[list]:
     return gold["equivalent"] if gold.get("type") == "needle" else gold["definitions"]
 
 
-def is_relevant(gold: dict, hit: Hit) -> bool:
+def relevance(gold: dict) -> Callable[[Hit], bool]:
+    """Whether a hit is relevant to `gold`: its rule by kind of gold, the gold read once for the
+    many hits of a ranking (a name that no answer has settles a symbol hit at one set lookup)."""
     kind = gold.get("type")
-    if kind == "file_set":
-        return hit.path in gold["file_set"]
-    if kind == "docs":
-        return hit.path in gold["documents"]
+    if kind in ("file_set", "docs"):
+        paths = gold["file_set"] if kind == "file_set" else gold["documents"]
+        return lambda hit: hit.path in paths
     if kind in SPAN_KINDS:
-        return any(_in_span(s, hit.path, hit.symbol, hit.start_line, hit.end_line) for s in _spans(gold))
-    return _is_gold(_golds(gold), hit.symbol, hit.path)
+        spans = _spans(gold)
+        return lambda hit: any(_in_span(s, hit.path, hit.symbol, hit.start_line, hit.end_line) for s in spans)
+    golds = _golds(gold)
+    names = {symbol for symbol, _ in golds}
+    return lambda hit: hit.symbol in names and _is_gold(golds, hit.symbol, hit.path)
+
+
+def is_relevant(gold: dict, hit: Hit) -> bool:
+    return relevance(gold)(hit)
 
 
 def relevant_symbols(gold: dict, symbols: list[Symbol]) -> list[Symbol]:
     """The corpus symbols a hit on which is relevant (for file gold: every symbol of a gold file)."""
     kind = gold.get("type")
     if kind in ("file_set", "docs", *SPAN_KINDS):
-        return [s for s in symbols if is_relevant(gold, Hit(s.path, s.name, s.kind, s.start_line, s.end_line, 0.0))]
+        relevant = relevance(gold)
+        return [s for s in symbols if relevant(Hit(s.path, s.name, s.kind, s.start_line, s.end_line, 0.0))]
     golds = _golds(gold)
     return [s for s in symbols if _is_gold(golds, s.name, s.path)]
 
@@ -82,7 +93,8 @@ def ranked_units(gold: dict, hits: list[Hit]) -> list[tuple[str, bool]]:
     """The hits as the units the gold is judged in, in rank order, each with its relevance:
     files for file gold (each file at its first hit's rank), else one symbol per hit."""
     if not file_level(gold):
-        return [(docid(h), is_relevant(gold, h)) for h in hits]
+        relevant = relevance(gold)
+        return [(docid(h), relevant(h)) for h in hits]
     files = dict.fromkeys(h.path for h in hits)
     return [(p, p in gold["file_set"]) for p in files]
 

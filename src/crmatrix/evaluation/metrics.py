@@ -28,26 +28,22 @@ from functools import partial
 import numpy as np
 
 
-def _relevant(row: dict) -> np.ndarray:
-    """Ranks of the relevant hits, empty when the corpus holds nothing relevant."""
-    if not row["n_relevant"]:
-        return np.empty(0)
-    return np.asarray(row["relevant_ranks"], dtype=float)
-
-
-def _within(row: dict, k: int | None) -> np.ndarray:
-    ranks = _relevant(row)
-    return ranks if k is None else ranks[ranks <= k]
+def _within(row: dict, k: int | None) -> list[int]:
+    """Ranks of the relevant hits within the top k (all for k None), none when the corpus holds
+    nothing relevant. A list, not an array: a row's handful of ranks is read by every metric of
+    every query, where building an array cost more than the metric."""
+    ranks = row["relevant_ranks"] if row["n_relevant"] else []
+    return ranks if k is None else [r for r in ranks if r <= k]
 
 
 def reciprocal_rank(row: dict, k: int | None = None) -> float:
     ranks = _within(row, k)
-    return float(1.0 / ranks[0]) if ranks.size else 0.0
+    return 1.0 / ranks[0] if ranks else 0.0
 
 
 def hit_at(row: dict, k: int | None = None) -> float:
     """1 when a relevant hit is within the top k (anywhere in the returned list for k None)."""
-    return 1.0 if _within(row, k).size else 0.0
+    return 1.0 if _within(row, k) else 0.0
 
 
 def all_at(row: dict, k: int) -> float:
@@ -58,7 +54,7 @@ def all_at(row: dict, k: int) -> float:
     always are (crmatrix.datasets.relevance.ranked_units), symbols are unless a system answers
     one twice."""
     n = row["n_relevant"]
-    return 1.0 if n and _within(row, k).size >= n else 0.0
+    return 1.0 if n and len(_within(row, k)) >= n else 0.0
 
 
 def locagent_at(row: dict, k: int) -> float:
@@ -67,20 +63,20 @@ def locagent_at(row: dict, k: int) -> float:
     among the first k places of an ideal list). It equals `all_at` when k >= n_relevant and is
     looser below it: a task of three gold files scores 1 at k=1 when its first hit is gold."""
     n = row["n_relevant"]
-    return 1.0 if n and _within(row, k).size >= min(n, k) else 0.0
+    return 1.0 if n and len(_within(row, k)) >= min(n, k) else 0.0
 
 
 def precision_at(row: dict, k: int) -> float:
-    return _within(row, k).size / k
+    return len(_within(row, k)) / k
 
 
 def recall_at(row: dict, k: int) -> float:
-    return _within(row, k).size / row["n_relevant"] if row["n_relevant"] else 0.0
+    return len(_within(row, k)) / row["n_relevant"] if row["n_relevant"] else 0.0
 
 
 def ndcg_at(row: dict, k: int) -> float:
     """Gain 1, discount log2(rank + 1); the ideal list holds min(n_relevant, k) relevant items."""
-    ranks = _within(row, k)
+    ranks = np.asarray(_within(row, k), dtype=float)
     if not ranks.size:
         return 0.0
     ideal = np.arange(1, min(row["n_relevant"], k) + 1)
@@ -89,7 +85,7 @@ def ndcg_at(row: dict, k: int) -> float:
 
 def average_precision(row: dict, k: int | None = None) -> float:
     """Precision at each relevant hit's rank, summed and divided by all relevant items (trec_eval's map_cut)."""
-    ranks = _within(row, k)
+    ranks = np.asarray(_within(row, k), dtype=float)
     if not ranks.size:
         return 0.0
     return float(np.sum(np.arange(1, ranks.size + 1) / ranks) / row["n_relevant"])

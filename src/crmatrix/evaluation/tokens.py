@@ -128,5 +128,5 @@ def _piece_tokens(piece: str) -> int:
 def count_tokens(text: str) -> int:
     """Tokens of `text`, with special-token strings such as <|endoftext|> counted as plain text."""
     if text.isascii():
-        return sum(_piece_tokens(piece) for piece in ASCII_PATTERN.findall(text))
+        return sum(map(_piece_tokens, ASCII_PATTERN.findall(text)))
     return len(_encoding().encode_ordinary(text))

@@ -202,6 +202,48 @@ def test_preload_imports_a_scripts_top_level_modules(tmp_path):
                                              "os", "os.path"]  # a name, then a submodule
 
 
+def _gate(path: Path) -> str:
+    """A module whose import waits for `path` to exist (30 s at most)."""
+    return (f"import os, time\nfor _ in range(300):\n    if os.path.exists({str(path)!r}):\n        break\n"
+            "    time.sleep(0.1)\n")
+
+
+def test_a_job_is_served_between_preloads_not_after_them(tmp_path, monkeypatch):
+    """A job handed over while the server preloads runs once the script being loaded is in, not
+    after every script listed: the next script's import here waits for the job to have run (its
+    exit status reaches its client once the server is back from that import)."""
+    scripts = tmp_path / "scripts"
+    scripts.mkdir()
+    (scripts / "gate_go.py").write_text(_gate(tmp_path / "go"))
+    (scripts / "gate_done.py").write_text(_gate(tmp_path / "done"))
+    (scripts / "job.py").write_text("from crmatrix.pipeline.warm import client\n\nclient.hand_over()\n"
+                                    "import sys\n\nimport gate_go\n\n"
+                                    "open(sys.argv[1], 'w').write('served' if client.IN_SERVER else 'plain')\n")
+    (scripts / "later.py").write_text("import gate_done\n")
+    monkeypatch.delenv(starter.SWITCH_VAR, raising=False)
+    started = starter.start(True, [scripts / "job.py", scripts / "later.py"], tmp_path / "warm.log")
+    env = {**os.environ, **dict.fromkeys(starter.THREAD_VARS, "1")}
+    try:
+        for _ in range(100):  # bound (abstract sockets are listed with a leading @)
+            if f"@{env[client.SOCKET_VAR]}" in Path("/proc/net/unix").read_text():
+                break
+            time.sleep(0.1)
+        ran = tmp_path / "ran"
+        proc = subprocess.Popen([sys.executable, str(scripts / "job.py"), str(ran)], env=env)
+        time.sleep(3)  # its client has connected, and waits while job.py's imports load
+        (tmp_path / "go").touch()
+        for _ in range(200):  # long before later.py's import (30 s) would give up
+            if ran.exists() and ran.read_text():
+                break
+            time.sleep(0.1)
+        assert ran.read_text() == "served"
+        (tmp_path / "done").touch()
+        assert proc.wait(60) == 0
+    finally:
+        (tmp_path / "done").touch()
+        started.stop()
+
+
 def sleeping_job(script, env, pid_file: Path) -> tuple[subprocess.Popen, int]:
     """A warm job that sleeps: its client, and the pid of the process running it."""
     wait_for_server(script, env)

@@ -97,11 +97,13 @@ rule plot_forest:
     params:
         code=code("plot_forest"),
         captions=chart_captions("forest"),
-        baseline_arm=BASELINE,
-        splits=DATASET_SPLITS,
-        runtime=PLOT_RUNTIME,
-    script:
-        "../scripts/plot_forest.py"
+        # one job per arm and system (the seed matrix's 28): a light job, its plotting imported once
+        args=job_args(
+            baseline_arm=BASELINE, splits=DATASET_SPLITS, runtime=PLOT_RUNTIME
+        ),
+        files=job_files,
+    shell:
+        light("plot_forest")
 
 
 rule plot_sweep:

@@ -1,15 +1,20 @@
+from crmatrix.pipeline.warm import client
+
+client.hand_over()  # a local run's warm server runs the job, its modules imported already
+
 from pathlib import Path
 
-from crmatrix.pipeline import jobs
+from crmatrix.pipeline import jobs, shell_job
 from crmatrix.stages import plot_forest
 
-with jobs.job(snakemake.log[0], snakemake.output):
+job = shell_job.read()
+with jobs.job(job.log, job.files):
     plot_forest.run(
-        cells=snakemake.input.cells,
-        out=Path(snakemake.output.svg).with_suffix(""),
-        system=snakemake.wildcards.system,
-        arm=snakemake.wildcards.arm,
-        baseline_arm=snakemake.params.baseline_arm,
-        splits=dict(snakemake.params.splits),
-        runtime=snakemake.params.runtime,
+        cells=job.input["cells"],
+        out=Path(job.output["svg"]).with_suffix(""),
+        system=job.wildcards["system"],
+        arm=job.wildcards["arm"],
+        baseline_arm=job.params["baseline_arm"],
+        splits=job.params["splits"],
+        runtime=job.params["runtime"],
     )

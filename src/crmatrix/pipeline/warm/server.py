@@ -1,7 +1,7 @@
 """The warm server of a local run (crmatrix.pipeline.warm): it imports the light scripts' modules
-once, then forks one process per job a client hands it, which becomes the job (its stdin,
-stdout and stderr, working directory, umask and environment) and runs its script as
-`python SCRIPT ARGS` would. Each job's exit status goes to its client once the server has reaped
+once (one script's at a time, between jobs), and forks one process per job a client hands it,
+which becomes the job (its stdin, stdout and stderr, working directory, umask and environment)
+and runs its script as `python SCRIPT ARGS` would. Each job's exit status goes to its client once the server has reaped
 the process, so the run's CPU as `/usr/bin/time` or getrusage see it still holds every job's.
 
 Run as `python -m crmatrix.pipeline.warm.server NAME SCRIPT...` (NAME: its abstract socket's).
@@ -99,7 +99,10 @@ class Server:
         self.selector = selectors.DefaultSelector()
         self.wake = os.pipe()  # SIGCHLD's wake-up of the selector: (read end, write end)
 
-    def serve(self) -> None:
+    def serve(self, scripts: list[str]) -> None:
+        """Serve jobs until stopped, preloading `scripts` one at a time between them, in their
+        order: a job whose script's modules are not loaded yet imports the rest itself, as a plain
+        job would, rather than wait for the modules of scripts whose jobs come later."""
         wake_r, wake_w = self.wake
         for fd in self.wake:
             os.set_blocking(fd, False)
@@ -109,8 +112,14 @@ class Server:
         with self.selector as sel:
             sel.register(self.listener, selectors.EVENT_READ)
             sel.register(wake_r, selectors.EVENT_READ)
+            loaded = 0
             while not self.stopping and os.getppid() == self.parent:
-                for key, _ in sel.select(timeout=1.0):
+                if scripts:
+                    loaded += len(preload([scripts.pop(0)]))
+                    if not scripts:
+                        gc.freeze()  # what the server made is shared by every job: their collections pass it by
+                        print(f"warm: {loaded} modules preloaded", file=sys.stderr)
+                for key, _ in sel.select(timeout=0 if scripts else 1.0):
                     if key.fileobj is self.listener:
                         self._accept()
                     else:
@@ -295,15 +304,13 @@ def main(argv: list[str]) -> int:
     parent = os.getppid()
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(wire.address(name))
-    listener.listen(128)  # bound before preloading: a job that comes meanwhile waits, warm
+    listener.listen(128)  # bound before preloading: a job that comes meanwhile is served, warm
     serving = Server(listener, baseline, parent)
     signal.signal(signal.SIGTERM, serving.stop)  # a run over before its server is ready stops it cleanly
     if scripts:
         sys.path[0] = os.path.dirname(os.path.abspath(scripts[0]))
-    names = preload(scripts)
-    gc.freeze()  # what the server made is shared by every job: their collections pass it by
-    print(f"warm: serving {name}, {len(names)} modules preloaded", file=sys.stderr)
-    serving.serve()
+    print(f"warm: serving {name}", file=sys.stderr)
+    serving.serve(list(scripts))
     return 0
 
 

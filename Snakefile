@@ -40,14 +40,16 @@ include: "workflow/rules/common.smk"
 
 # Once the plan is made and the lock taken, before any job starts (so before Snakemake removes a
 # run it would replace): the lock gets its owner's PID, a planned second scoring of a test
-# split is refused here (crmatrix.pipeline.rescoring), and a local run's scheduler loses the job
-# rate limit that makes it pass over the ready jobs hundreds of times a second
-# (crmatrix.pipeline.scheduling), and its light jobs start warm (crmatrix.pipeline.warm).
+# split is refused here (crmatrix.pipeline.rescoring), a local run's scheduler loses the job
+# rate limit that makes it pass over the ready jobs hundreds of times a second, the scheduler
+# measures a ready job's inputs once, not at each pass (crmatrix.pipeline.scheduling), and a local
+# run's light jobs start warm (crmatrix.pipeline.warm).
 onstart:
     gc.enable()
     record_lock_owner()
     refuse_rescoring(workflow.dag)
     scheduling.drop_local_rate_limit(workflow.scheduler, workflow.local_exec)
+    scheduling.measure_inputs_once(workflow.scheduler)
     start_warm()
 
 

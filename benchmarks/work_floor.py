@@ -175,11 +175,12 @@ def search_seconds(results: Path) -> tuple[float, int]:
 
 def snakemake_run_floor(jobs: int) -> float:
     """CPU seconds of a trivial Snakefile running `jobs` jobs cold, each touching a file: its
-    scheduler without the job rate limit, as the matrix's (crmatrix.pipeline.scheduling)."""
+    scheduler lightened as the matrix's (crmatrix.pipeline.scheduling)."""
     trivial = workspace("trivial-run")
     (trivial / "Snakefile").write_text(
         "from crmatrix.pipeline import scheduling\n\n"
-        "onstart:\n    scheduling.drop_local_rate_limit(workflow.scheduler, workflow.local_exec)\n\n"
+        "onstart:\n    scheduling.drop_local_rate_limit(workflow.scheduler, workflow.local_exec)\n"
+        "    scheduling.measure_inputs_once(workflow.scheduler)\n\n"
         f"rule all:\n    input: expand('out/{{i}}.txt', i=range({jobs}))\n\n\n"
         "rule one:\n    output: 'out/{i}.txt'\n    shell: 'touch {output}'\n")
     start = cpu_now()

@@ -1,5 +1,7 @@
-"""A local run's scheduler without Snakemake's job rate limit (crmatrix.pipeline.scheduling)."""
+"""A local run's scheduler without Snakemake's job rate limit, and each ready job's inputs measured
+once (crmatrix.pipeline.scheduling)."""
 
+import asyncio
 import subprocess
 import sys
 from pathlib import Path
@@ -46,11 +48,54 @@ def test_a_local_snakemake_run_schedules_without_the_limit(tmp_path):
         "from crmatrix.pipeline import scheduling\n\n"
         "onstart:\n"
         "    dropped = scheduling.drop_local_rate_limit(workflow.scheduler, workflow.local_exec)\n"
+        "    scheduling.measure_inputs_once(workflow.scheduler)\n"
         "    open('dropped.txt', 'w').write(f'{dropped} {workflow.scheduler.job_rate_limiter}')\n\n"
-        "rule all:\n    input: expand('out/{i}.txt', i=range(12))\n\n"
-        "rule one:\n    output: 'out/{i}.txt'\n    shell: 'sleep 0.05; touch {output}'\n")
+        "rule all:\n    input: expand('twice/{i}.txt', i=range(12))\n\n"
+        "rule one:\n    output: 'out/{i}.txt'\n    shell: 'sleep 0.05; touch {output}'\n\n"
+        "rule two:\n    input: 'out/{i}.txt'\n    output: 'twice/{i}.txt'\n    shell: 'touch {output}'\n")
     done = subprocess.run([str(SNAKEMAKE), "--cores", "2", "--quiet"], cwd=tmp_path, capture_output=True,
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "dropped.txt").read_text() == "True None"
-    assert len(list((tmp_path / "out").glob("*.txt"))) == 12
+    assert len(list((tmp_path / "twice").glob("*.txt"))) == 12
+
+
+class Input:
+    """An input file as Snakemake's scheduler measures it (`exists`, then `size`), each call counted."""
+
+    def __init__(self, name: str, size: int | None, calls: list[str]):
+        self.name, self._size, self.calls = name, size, calls
+
+    async def exists(self) -> bool:
+        self.calls.append(self.name)
+        return self._size is not None
+
+    async def size(self) -> int:
+        return self._size
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+class Job:
+    def __init__(self, *inputs: Input):
+        self.input = list(inputs)
+
+
+def test_a_ready_jobs_inputs_are_measured_once_as_snakemake_measures_them():
+    from snakemake.scheduling.job_scheduler import JobScheduler
+
+    calls: list[str] = []
+    a, b, c = Input("a", 5, calls), Input("b", 7, calls), Input("gone", None, calls)
+    first, second = Job(a, b), Job(b, c)
+    scheduler = SimpleNamespace(_input_sizes={})
+    scheduling.measure_inputs_once(scheduler)
+    asyncio.run(scheduler.update_input_sizes([first]))
+    assert sorted(calls) == ["a", "b"]
+    asyncio.run(scheduler.update_input_sizes([first, second]))  # the next pass: b is known, first measured
+    assert sorted(calls) == ["a", "b", "gone"]
+    asyncio.run(scheduler.update_input_sizes([first, second]))
+    assert len(calls) == 3
+    snakemakes = SimpleNamespace(_input_sizes={})
+    asyncio.run(JobScheduler.update_input_sizes(snakemakes, [first, second]))
+    assert scheduler._input_sizes == snakemakes._input_sizes == {a: 5, b: 7, c: None}

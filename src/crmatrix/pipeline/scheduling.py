@@ -1,4 +1,6 @@
-"""Snakemake's job rate limit, dropped for a local run (the Snakefile's `onstart`).
+"""Snakemake's scheduler, lightened for the matrix's hundreds of ready jobs (the Snakefile's
+`onstart`): no job rate limit in a local run, and each ready job's inputs measured once.
+
 
 Snakemake 9 limits job submissions to `--max-jobs-per-timespan` (default 100 per 1 s). With
 the limit on, each pass of its scheduling loop that finds jobs ready starts a timer to pass
@@ -12,9 +14,18 @@ queue spares nothing here. Measured here: 400 jobs of 0.25 s on 2 cores, Snakema
 
 A cluster run keeps the limit (its queue is what it protects), and so does a local run given
 another limit than the default: a user who set one meant it.
+
+At every pass, Snakemake's scheduler also measures the size of every input of every ready job
+(its greedy selection prefers the jobs with the largest inputs), though a ready job's inputs are
+finished files that stay as they are until it runs: seven hundred ready cells' statistics were
+measured again at each of the seven hundred passes. Measured once per job, Snakemake's own CPU
+in forcing the seed matrix's 744 `cell_stats` jobs again went from 20.6 s to 13.5 s; the sizes,
+hence the order chosen, are the same.
 """
 
 from __future__ import annotations
+
+import asyncio
 
 DEFAULT_LIMIT = (100, 1)  # Snakemake's `--max-jobs-per-timespan` default, 100/1s: (jobs, seconds)
 
@@ -27,3 +38,23 @@ def drop_local_rate_limit(scheduler, local: bool) -> bool:
         return False
     scheduler.job_rate_limiter = None
     return True
+
+
+def measure_inputs_once(scheduler) -> None:
+    """Have `scheduler` (Snakemake's JobScheduler) measure the inputs of each ready job at its
+    first pass only, as its own `update_input_sizes` measures them (a missing file: None), into
+    the table its selection reads; the table keeps what it measured."""
+    sizes, measured = scheduler._input_sizes, set()
+
+    async def update_input_sizes(jobs) -> None:
+        fresh = [job for job in jobs if job not in measured]
+        measured.update(fresh)
+        paths = {path for job in fresh for path in job.input if path not in sizes}
+        if paths:
+            sizes.update(await asyncio.gather(*map(_size, paths)))
+
+    scheduler.update_input_sizes = update_input_sizes
+
+
+async def _size(path) -> tuple:
+    return path, await path.size() if await path.exists() else None

@@ -42,14 +42,16 @@ include: "workflow/rules/common.smk"
 # run it would replace): the lock gets its owner's PID, a planned second scoring of a test
 # split is refused here (crmatrix.pipeline.rescoring), a local run's scheduler loses the job
 # rate limit that makes it pass over the ready jobs hundreds of times a second, the scheduler
-# measures a ready job's inputs once, not at each pass (crmatrix.pipeline.scheduling), and a local
-# run's light jobs start warm (crmatrix.pipeline.warm).
+# measures a ready job's inputs once, not at each pass, a finished job's inputs are checksummed
+# once for all its outputs' records, not once per output (crmatrix.pipeline.scheduling), and a
+# local run's light jobs start warm (crmatrix.pipeline.warm).
 onstart:
     gc.enable()
     record_lock_owner()
     refuse_rescoring(workflow.dag)
     scheduling.drop_local_rate_limit(workflow.scheduler, workflow.local_exec)
     scheduling.measure_inputs_once(workflow.scheduler)
+    scheduling.checksum_inputs_once(workflow.persistence)
     start_warm()
 
 

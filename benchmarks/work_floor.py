@@ -180,7 +180,8 @@ def snakemake_run_floor(jobs: int) -> float:
     (trivial / "Snakefile").write_text(
         "from crmatrix.pipeline import scheduling\n\n"
         "onstart:\n    scheduling.drop_local_rate_limit(workflow.scheduler, workflow.local_exec)\n"
-        "    scheduling.measure_inputs_once(workflow.scheduler)\n\n"
+        "    scheduling.measure_inputs_once(workflow.scheduler)\n"
+        "    scheduling.checksum_inputs_once(workflow.persistence)\n\n"
         f"rule all:\n    input: expand('out/{{i}}.txt', i=range({jobs}))\n\n\n"
         "rule one:\n    output: 'out/{i}.txt'\n    shell: 'touch {output}'\n")
     start = cpu_now()

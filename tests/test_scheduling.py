@@ -99,3 +99,42 @@ def test_a_ready_jobs_inputs_are_measured_once_as_snakemake_measures_them():
     snakemakes = SimpleNamespace(_input_sizes={})
     asyncio.run(JobScheduler.update_input_sizes(snakemakes, [first, second]))
     assert scheduler._input_sizes == snakemakes._input_sizes == {a: 5, b: 7, c: None}
+
+
+def _checksummed_run(work: Path, hooked: bool) -> tuple[int, dict[str, dict]]:
+    """A job of three small inputs and four outputs run by Snakemake, with the hook or without:
+    how many files were hashed, and each output's record of its inputs' checksums."""
+    import base64
+    import json
+
+    for i in range(3):
+        (work / f"in{i}.txt").write_text(f"input {i}\n")
+    hook = "    scheduling.checksum_inputs_once(workflow.persistence)\n" if hooked else ""
+    (work / "Snakefile").write_text(
+        "import hashlib\nfrom crmatrix.pipeline import scheduling\n\n"
+        "digest = hashlib.file_digest\n\n"
+        "def counted(f, algorithm):\n"
+        "    open('hashed.txt', 'a').write(f.name + '\\n')\n"
+        "    return digest(f, algorithm)\n\n"
+        "onstart:\n    hashlib.file_digest = counted\n" + hook + "\n"
+        "rule all:\n    input: expand('out/{k}.txt', k=list('abcd'))\n\n"
+        "rule four:\n    input: expand('in{i}.txt', i=range(3))\n    output: expand('out/{k}.txt', k=list('abcd'))\n"
+        "    shell: 'touch {output}'\n")
+    done = subprocess.run([str(SNAKEMAKE), "--cores", "1", "--quiet"], cwd=work, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    records = {}
+    for p in (work / ".snakemake" / "metadata").iterdir():
+        records[base64.b64decode(p.name).decode()] = json.loads(p.read_text())["input_checksums"]
+    return len((work / "hashed.txt").read_text().split()), records
+
+
+def test_a_finished_jobs_inputs_are_checksummed_once_into_the_records_snakemake_writes(tmp_path):
+    import hashlib
+
+    (tmp_path / "hooked").mkdir()
+    (tmp_path / "own").mkdir()
+    hooked, own = _checksummed_run(tmp_path / "hooked", True), _checksummed_run(tmp_path / "own", False)
+    assert (hooked[0], own[0]) == (3, 12)  # each input once, against once per output
+    expected = {f"in{i}.txt": "sha256:" + hashlib.sha256(f"input {i}\n".encode()).hexdigest() for i in range(3)}
+    assert hooked[1] == own[1] == {f"out/{k}.txt": expected for k in "abcd"}

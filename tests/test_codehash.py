@@ -61,9 +61,9 @@ def test_each_chart_stage_runs_its_own_chart_and_no_statistics():
         own = {f"plots/{kind}.py" for kind in kinds}
         assert own | {f"stages/{stage}.py", "plots/sources.py", "plots/frames.py", "plots/style.py"} <= got
         assert got & modules_of_charts == own, stage  # another chart's edit leaves this one be
-        if stage in ("plot_rows", "plot_forest", "plot_sweep"):  # handed cells: rows and pools by the matrix's code
+        if stage in ("plot_forest", "plot_sweep"):  # handed cells: their rows and pools are the matrix's own code
             assert {"plots/cellview.py", "analysis/matrix/rows.py", "analysis/matrix/pooling.py"} <= got, stage
-            # not the matrix's assembly nor its Markdown writer (an edit of the table redraws no chart)
+            # not the matrix's assembly nor its Markdown writer (an edit of the table redraws no forest)
             assert not {"analysis/matrix/assemble.py", "analysis/matrix/markdown.py"} & got, stage
         else:  # the statistics come in the matrix handed in, read as its types
             assert not any(m.startswith("analysis/") for m in got) and "plots/cellview.py" not in got, stage
@@ -154,7 +154,7 @@ def test_hash_changes_with_a_module_in_the_closure_only(tmp_path, monkeypatch):
     after = {s.stem: codehash.stage_hash(s) for s in SCRIPTS.glob("*.py")}
     assert sorted(s for s in before if before[s] != after[s]) == [
         "cell_stats", "collect_matrix", "gate_candidates", "plot_costs", "plot_forest", "plot_leaderboard",
-        "plot_rows", "plot_sweep", "plot_versus"]  # the systems compared run their own paired tests
+        "plot_sweep", "plot_versus"]  # the systems compared run their own paired tests
 
 
 def test_extraction_rules_are_the_symbols_stage_s_alone():

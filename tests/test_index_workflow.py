@@ -59,12 +59,12 @@ DATASET = [
      "query_type": "short_phrase"},
 ]
 OFF = {"CODELENS_EMBED_HINT_AUTO": "0"}
-# A changed run's cell statistics and the matrix of them; the heatmap follows the matrix (the page
-# holds them all), the system's rows and each compared arm's forest (two) their cells, and the
-# latency charts the runs (a run's event log is its own job's). The rows' and forests' stages run
-# the matrix's row and pooling code, so an edit of it draws them again; not the Markdown writer's.
-MATRIX_CHARTS = {"plot_heatmap": 1, "plot_latency": 1, "plot_gallery": 1}
-CHARTS = {**MATRIX_CHARTS, "plot_rows": 1, "plot_forest": 2}
+# A changed run's cell statistics and the matrix of them; the charts of every arm follow the
+# matrix (the system's rows; the page holds them all), each compared arm's forest its cells
+# (two) and the latency charts the runs (a run's event log is its own job's). A forest's stage runs the matrix's row
+# and pooling code, so an edit of it draws the forests again; not the Markdown writer's.
+MATRIX_CHARTS = {"plot_rows": 1, "plot_heatmap": 1, "plot_latency": 1, "plot_gallery": 1}
+CHARTS = {**MATRIX_CHARTS, "plot_forest": 2}
 AFTER_RUNS = {"cell_stats": 3, "collect_matrix": 1, **CHARTS}
 # the systems compared draw the baseline runs (and versus's statistics, crmatrix.analysis.stats):
 # a new arm's runs leave them be, a change of every run draws them again
@@ -186,7 +186,7 @@ def project_copy(dest: Path) -> Path:
 
 @pytest.mark.parametrize("module, expected", [
     ("analysis/stats.py", {"cell_stats": 3, "collect_matrix": 1, "gate_candidates": 1, **CHARTS, **SYSTEMS_CHARTS}),
-    ("analysis/matrix/markdown.py", {"collect_matrix": 1, **MATRIX_CHARTS}),  # no cell's statistics, rows nor forest
+    ("analysis/matrix/markdown.py", {"collect_matrix": 1, **MATRIX_CHARTS}),  # no cell's statistics, no forest
     # one chart's code draws that chart again, and the page that holds it
     ("plots/heatmap.py", {"plot_heatmap": 1, "plot_gallery": 1}),
     ("plots/forest.py", {"plot_forest": 2, "plot_gallery": 1}),

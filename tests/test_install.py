@@ -145,11 +145,12 @@ def test_an_installed_peer_runs_its_baseline_arm_from_its_own_environment(work, 
     # a new version is a new environment, and the peer's index and run follow it
     cfg["systems"]["fake"] = {**FAKE, "install": {"pip": "crmatrix-fake-tool==0.2"}}
     (work / "config.yaml").write_text(yaml.safe_dump(cfg))
-    # (and the charts of it: the peer's rows, which runs the baseline arm alone, under a rule of
-    # its own; the heatmap, which reads the matrix; the latency charts, which read every run; and
-    # the page of them all; not builtin's rows nor its forest of knob, whose cells are builtin's)
+    # (and the charts that read the matrix: each system's row, builtin's under plot_rows and the
+    # peer's, which runs the baseline arm alone, under a rule of its own; the heatmap; the latency
+    # charts, which read every run; and the page of them all; not builtin's forest of knob, whose
+    # cells are builtin's alone)
     assert planned(work, env) == {"install_system": 1, "build_system_index": 1, "evaluate_arm": 1, "cell_stats": 1,
-                                  "collect_matrix": 1, "plot_rows_1": 1,
+                                  "collect_matrix": 1, "plot_rows": 1, "plot_rows_1": 1,
                                   "plot_heatmap": 1, "plot_latency": 1, "plot_gallery": 1,
                                   # the peer's baseline run: the systems compared
                                   "plot_leaderboard": 1, "plot_versus": 1, "plot_costs": 1}

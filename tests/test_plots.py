@@ -21,7 +21,7 @@ from conftest import chart_data, chart_spec
 
 from crmatrix import CrmatrixError, atomic
 from crmatrix.analysis.matrix import assemble as matrix
-from crmatrix.plots import arms, cellview, forest, frames, latency, names, sources, style, transitions
+from crmatrix.plots import arms, cellview, forest, frames, latency, names, sources, style
 from crmatrix.results.times import RunTimes
 from crmatrix.stages import (
     plot_forest,
@@ -65,8 +65,9 @@ def drawn(tmp_path_factory):
                            sweep_name=parts[1], grid=grid, baseline_arm="baseline")
         elif kind == "heatmap":
             plot_heatmap.run(**common)
-    for system in MODELS:  # each system's rows, in one job, from its cells
-        plot_rows.run(**rows_args(cells, system), out_dir=out, runtime=runtime)
+    for system in MODELS:  # each system's rows, in one job
+        plot_rows.run(stats=stats, out_dir=out, system=system, datasets=["alpha", "beta", "gamma"],
+                      models=MODELS[system], runtime=runtime)
     plot_latency.run(times=[p.with_suffix(".times.json") for p in paths], stats=stats, out_dir=out, models=MODELS,
                      runtime=runtime)
     shown = plot_gallery.run(svgs=[out / f"{s}.svg" for s in stems], charts_dir=out, matrix=d / "m.json",
@@ -78,12 +79,12 @@ def drawn(tmp_path_factory):
 def test_row_charts_drawn_in_two_processes_are_the_ones_drawn_in_one(drawn, tmp_path, monkeypatch):
     out, _, _, _ = drawn
     # the runtime where the fixture's is, relative to the charts: the pages load it by the same path
-    runtime = tmp_path / "vega" / "vega-embed.js"
+    stats, runtime = [out.parent / "m.json"], tmp_path / "vega" / "vega-embed.js"
     # in a fresh process, as a job is: one that has drawn a chart (this one) draws the rest itself
-    args = dict(**rows_args(sorted(out.parent.glob("runs/*.cell.json")), "builtin"), out_dir=tmp_path,
-                runtime=runtime, workers=2)
+    args = dict(stats=stats, out_dir=tmp_path, system="builtin", datasets=["alpha", "beta", "gamma"],
+                models=MODELS["builtin"], runtime=runtime, workers=2)
     code = ("import json, sys; from pathlib import Path; from crmatrix.stages import plot_rows; "
-            "a = json.loads(sys.argv[1]); a['cells'] = [Path(p) for p in a['cells']]; "
+            "a = json.loads(sys.argv[1]); a['stats'] = [Path(p) for p in a['stats']]; "
             "print(json.dumps([str(p) for p in plot_rows.run(**a)]))")
     done = subprocess.run([sys.executable, "-c", code, json.dumps(args, default=str)], capture_output=True,
                           text=True, timeout=300)
@@ -100,13 +101,6 @@ def test_row_charts_drawn_in_two_processes_are_the_ones_drawn_in_one(drawn, tmp_
     assert plot_rows.style.renderer_started()
     assert len(plot_rows.run(**{**args, "out_dir": tmp_path / "here"})) == 18
     assert len(plot_rows.run(**{**args, "out_dir": tmp_path / "one", "datasets": ["alpha"], "workers": 4})) == 6
-
-
-def rows_args(cells: list[Path], system: str) -> dict:
-    """A row-chart job's arguments as plot_rows is handed them: the system's cells (the fixture's
-    are all builtin's) and the facts the matrix is built with."""
-    return dict(cells=cells, system=system, datasets=["alpha", "beta", "gamma"], models=MODELS[system],
-                baseline_arm="baseline", arm_order=fixture_runs.ARMS)
 
 
 def own_cells(common: dict, cells: list[Path], arms: list[str]) -> dict:
@@ -324,25 +318,20 @@ def test_runs_of_other_inputs_are_not_drawn_side_by_side(drawn):
         latency.draw([RunTimes.of(r) for r in other_file], m, MODELS)
 
 
-def varied_cells_and_matrix(tmp_path: Path, **facts) -> tuple[list[Path], sources.View]:
-    """The varied runs' cell files, as cell_stats writes them, and the phase matrix of them built
-    with the config's `facts` (assemble's keywords), as the charts read it."""
+def test_a_forest_from_its_cells_is_the_forest_from_the_matrix(tmp_path):
+    """Every forest of the varied matrix (a structural split, a second system) drawn from its arm's
+    and the baseline's cells alone equals the one drawn from the phase matrix, but for the marks
+    of an arm repeating another compared arm, which the cells leave to the matrix (cellview)."""
     runs = fixture_runs.varied_runs()
     paths = []
     for r in runs:
         paths.append(tmp_path / f"{r.dataset}.{r.system}.{r.arm}.json")
         r.write(paths[-1])
     cells = fixture_runs.cell_files(paths, "baseline", "hybrid", fixture_runs.FORMATS)
-    m = matrix.build(runs, "baseline", "hybrid", fixture_runs.ARMS, formats=fixture_runs.FORMATS, **facts)
+    m = matrix.build(runs, "baseline", "hybrid", fixture_runs.ARMS, splits=fixture_runs.SPLITS,
+                     formats=fixture_runs.FORMATS)
     matrix.write(m, tmp_path / "m.json", tmp_path / "m.md")
-    return cells, sources.view([tmp_path / "m.json"])
-
-
-def test_a_forest_from_its_cells_is_the_forest_from_the_matrix(tmp_path):
-    """Every forest of the varied matrix (a structural split, a second system) drawn from its arm's
-    and the baseline's cells alone equals the one drawn from the phase matrix, but for the marks
-    of an arm repeating another compared arm, which the cells leave to the matrix (cellview)."""
-    cells, whole = varied_cells_and_matrix(tmp_path, splits=fixture_runs.SPLITS)
+    whole = sources.view([tmp_path / "m.json"])
     pairs = [(s, a) for s in ("builtin", "peer") for a in fixture_runs.ARMS[1:] if s == "builtin" or a == "stacked"]
     marks = set()
     for system, arm in pairs:
@@ -364,30 +353,6 @@ def test_a_forest_from_its_cells_is_the_forest_from_the_matrix(tmp_path):
         system="builtin", arm="auto").to_dict())
     assert [d["label"] for d in auto if d["kind"] == "dataset"] == [
         "alpha (≡ baseline)", "beta (≡ baseline)", "gamma", "eta (≡ baseline)"]
-
-
-def test_a_systems_row_charts_from_its_cells_are_the_ones_from_the_matrix(tmp_path):
-    """Each row chart of the varied matrix (a structural split, a second system on one dataset, a
-    dataset's note, a narrowed family) drawn from its system's cells, as plot_rows is handed them,
-    is the one drawn from the phase matrix, marks of repeated arms included: the row is the matrix's."""
-    facts = dict(archetypes={"alpha": "cli"}, splits=fixture_runs.SPLITS, comparisons=["sparse", "stacked"],
-                 notes={"beta": "an oracle's run"})
-    cells, whole = varied_cells_and_matrix(tmp_path, **facts)
-    views, drawn = {}, 0
-    for system in ("builtin", "peer"):
-        own = views[system] = cellview.rows_view([c for c in cells if c.name.split(".")[1] == system], "baseline",
-                                                 fixture_runs.ARMS, **facts)
-        for r in sources.rows(whole, system):
-            for kind, extra in ((arms, {"models": MODELS["builtin"]}), (transitions, {})):
-                from_cells = kind.draw(own, system=system, dataset=r.dataset, **extra).to_dict()
-                assert from_cells == kind.draw(whole, system=system, dataset=r.dataset, **extra).to_dict(), (
-                    system, r.dataset, kind.__name__)
-                drawn += 1
-    assert drawn == 10  # builtin's four datasets and peer's one, two charts each
-    # what the cells alone could not tell (cellview.view): an arm repeating another compared arm; the note
-    marks = {d: json.dumps(arms.draw(views["builtin"], system="builtin", dataset=d, models={}).to_dict(),
-                           ensure_ascii=False) for d in ("alpha", "beta")}
-    assert "≡ stacked" in marks["alpha"] and "an oracle's run" in marks["beta"]
 
 
 def test_cells_handed_to_a_chart_must_be_cells_of_its_arms(drawn, tmp_path):

@@ -395,10 +395,10 @@ MATRIX = "results/matrix/phase-matrix.json, results/matrix/phase-matrix.md"
 
 
 def charts_after_runs(cfg, forests: int = 1, baseline: bool = False) -> list[str]:
-    """The chart jobs that follow new or changed runs (plots.smk): each system's rows (its cells:
-    every system here runs every arm), those that read the phase matrix or every run (the
-    heatmap, the latency charts and the page of them all), and the forests of the `forests` arms
-    whose cells changed (a forest reads its arm's and the baseline's cells alone); never the runtime. `baseline`: the
+    """The chart jobs that follow new or changed runs (common.smk's `*_chart_inputs`): those that
+    read the phase matrix or every run (each system's rows, the heatmap, the latency charts and
+    the page of them all), and the forests of the `forests` arms whose cells changed (a forest
+    reads its arm's and the baseline's cells alone); never the runtime. `baseline`: the
     baseline's runs changed too, which the systems-compared charts (leaderboard, costs) read."""
     return (["plot_rows"] * len(cfg["systems"]) + ["plot_forest"] * forests
             + ["plot_heatmap", "plot_latency", "plot_gallery"]

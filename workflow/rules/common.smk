@@ -261,11 +261,10 @@ def chart_captions(*kinds):
     return {k: plot_names.CAPTIONS[k] for k in kinds}
 
 
-# What each family of charts draws from (plots.smk). A family whose chart shows every row of the
-# matrix (a new arm is a new column or point) reads the phase matrix, which changes with any run;
-# a system's row charts read its cells, and a family of a few arms their cells alone
-# (results/cells, which change only with their runs and the baseline's), so an added arm leaves
-# the charts of other systems and arms be.
+# What each family of charts draws from (plots.smk). A family whose chart shows every arm of a
+# row or of the matrix (a new arm is a new bar, column or point) reads the phase matrix, which
+# changes with any run; a family of a few arms reads their cells alone (results/cells, which
+# change only with their runs and the baseline's), so an added arm leaves its charts be.
 MATRIX_STATS = [PATHS.file("matrix", ext="json")]
 
 

@@ -5,10 +5,9 @@
 # with its caption (workflow/report/<kind>.rst).
 #
 # What each family of charts draws from is its rule's input alone: the phase matrix
-# (MATRIX_STATS, common.smk) for a chart of every row, the cells of its system's rows for a row's
-# charts, the cells of its own arms for a chart of a few, the runs for latency and the systems
-# compared; so a chart is re-drawn when, and only when, what it draws changed (or its own code:
-# `code()`).
+# (MATRIX_STATS, common.smk) for a chart of every arm, the cells of its own arms for a chart of a
+# few, the runs for latency and the systems compared; so a chart is re-drawn when, and only when,
+# what it draws changed (or its own code: `code()`).
 
 
 # Local rules: seconds each, over small JSON files, with nothing to gain from a queue.
@@ -25,7 +24,7 @@ localrules:
 
 
 # Each row's two charts (its arms, its queries' transitions), one job per system: they all read
-# the system's cells, so they are drawn again together, and one job starts Python and the Vega
+# the phase matrix, so they are drawn again together, and one job starts Python and the Vega
 # renderer once for all of them (crmatrix.stages.plot_rows). A job's outputs are its system's
 # datasets, so systems that run on different datasets (their `datasets:`) get a rule per set:
 # plot_rows for the systems on every dataset, plot_rows_N for each other set; a system that runs
@@ -36,12 +35,9 @@ for _n, (_datasets, _systems, _kinds) in enumerate(ROW_CHART_GROUPS):
         name:
             "plot_rows" if _n == 0 else f"plot_rows_{_n}"
         input:
-            # every cell of {system}'s rows: each arm's metric, its interval, which arm it
-            # repeats, and each query's ranks against the baseline's (not the matrix: drawn
-            # beside it, and not again for another system's arm)
-            cells=lambda wc: PLAN.system_cells(
-                wc.system, MATRIX.systems[wc.system].arms
-            ),
+            # every row of {system}: each arm's metric, its interval, which arm it repeats, and
+            # each query's ranks against the baseline's
+            stats=MATRIX_STATS,
         output:
             *(
                 out
@@ -75,14 +71,6 @@ for _n, (_datasets, _systems, _kinds) in enumerate(ROW_CHART_GROUPS):
             kinds=list(_kinds),
             models=by(PLAN.chart_models, "system"),
             runtime=PLOT_RUNTIME,
-            # what the phase matrix builds its rows with (collect_matrix), for these datasets; a
-            # system's arms are in the matrix's order
-            baseline_arm=BASELINE,
-            arm_order=lambda wc: list(MATRIX.systems[wc.system].arms),
-            splits={d: DATASET_SPLITS[d] for d in _datasets if d in DATASET_SPLITS},
-            archetypes={d: MATRIX.datasets[d].archetype for d in _datasets},
-            comparisons=list(MATRIX.comparisons) if MATRIX.comparisons else None,
-            notes={d: MATRIX.datasets[d].note for d in _datasets},
         script:
             "../scripts/plot_rows.py"
 

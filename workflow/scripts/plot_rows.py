@@ -5,7 +5,7 @@ from crmatrix.stages import plot_rows
 
 with jobs.job(snakemake.log[0], snakemake.output):
     plot_rows.run(
-        cells=snakemake.input.cells,
+        stats=snakemake.input.stats,
         # results/plots/arms/<system>/<dataset>.svg
         out_dir=Path(snakemake.output[0]).parents[2],
         system=snakemake.wildcards.system,
@@ -13,11 +13,5 @@ with jobs.job(snakemake.log[0], snakemake.output):
         kinds=snakemake.params.kinds,
         models=dict(snakemake.params.models),
         runtime=snakemake.params.runtime,
-        baseline_arm=snakemake.params.baseline_arm,
-        arm_order=snakemake.params.arm_order,
-        splits=dict(snakemake.params.splits),
-        archetypes=dict(snakemake.params.archetypes),
-        comparisons=snakemake.params.comparisons,
-        notes=dict(snakemake.params.notes),
         workers=snakemake.threads,
     )

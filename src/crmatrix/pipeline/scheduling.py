@@ -25,11 +25,10 @@ hence the order chosen, are the same.
 
 When a job ends, Snakemake records for each of its outputs the checksum of each of its inputs
 under 1 MB (`--max-checksum-file-size`; a later run reads them to tell an input touched from an
-input changed), hashing every input again for every output. A system's row charts read its
-cells, one small file per (dataset, arm), and write three files per chart: the seed matrix's
-builtin rows are 144 outputs of 720 inputs, 100k hashes of 40 MB each time, which kept
-Snakemake's own process busy for 10 s after the job itself was done. Hashed once per job, the
-records are the same.
+input changed), hashing every input again for every output: outputs x inputs hashes, in its own
+process, after the job. The latency charts are 9 files drawn from every run's times (the seed's
+744): 6,700 hashes where 744 do. A rule that drew 144 charts from 720 cells kept Snakemake busy
+for 10 s after its job had ended. Hashed once per job, the records are the same.
 """
 
 from __future__ import annotations

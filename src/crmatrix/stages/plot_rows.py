@@ -2,60 +2,47 @@
 per arm (`crmatrix.plots.arms`) and where each query's first relevant hit moved under each arm
 (`crmatrix.plots.transitions`).
 
-Both read every cell of the system's rows (`crmatrix.plots.cellview.rows_view`: each row as the
-phase matrix has it), which change with any of its runs, so whenever one of a system's row
+Both read the phase matrix, which changes with any run, so whenever one of a system's row
 charts is drawn again all are: one job draws them all and pays Python's imports and the Vega
-renderer's start (most of a lone chart's job) once, not once per chart. Read from the cells, not
-the matrix, they are drawn beside the matrix's job rather than after it, and an arm another
-system runs leaves them be.
+renderer's start (most of a lone chart's job) once, not once per chart.
 
 The renderer (vl-convert) draws one chart at a time whatever the threads calling it, so a job
 given more than one core draws its datasets in that many processes, forked once the imports and
 the statistics are loaded. A process forked from one whose renderer has started would wait on
 the renderer's threads forever (they are not forked), so a process that has drawn a chart
-draws the rest itself. (It is the longest job of an added arm: the seed matrix's 48 row charts
-took 17 s on one core.)"""
+draws the rest itself. (It is the last job of an added arm, behind the matrix: the seed
+matrix's 48 row charts took 17 s on one core.)"""
 
 from __future__ import annotations
 
-import gc
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from crmatrix.plots import arms, cellview, sources, style, transitions
+from crmatrix.plots import arms, sources, style, transitions
 
 
-def run(*, cells: list[Path], out_dir: Path, system: str, datasets: list[str], models: dict[str, str],
-        runtime: Path, baseline_arm: str, arm_order: list[str], splits: dict[str, str] | None = None,
-        archetypes: dict[str, str] | None = None, comparisons: list[str] | None = None,
-        notes: dict[str, str] | None = None, kinds: tuple[str, ...] = ("arms", "transitions"),
-        workers: int = 1) -> list[Path]:
-    """`cells`: every cell of the system on `datasets`; `baseline_arm`, `arm_order` (the config's
-    arms), `splits`, `archetypes`, `comparisons`, `notes`: the config's facts the phase matrix is
-    built with (`crmatrix.analysis.matrix.assemble`), so each row is the matrix's; `out_dir`: the
+def run(*, stats: list[Path], out_dir: Path, system: str, datasets: list[str], models: dict[str, str],
+        runtime: Path, kinds: tuple[str, ...] = ("arms", "transitions"), workers: int = 1) -> list[Path]:
+    """`stats`: the files holding the rows' statistics (`crmatrix.plots.sources`); `out_dir`: the
     charts' directory (each chart is `<kind>/<system>/<dataset>` in it, the stems of
     `crmatrix.plots.names`); `models`: arm -> the config's name of the system's model under it;
     `runtime`: where the HTML finds the Vega runtime (`crmatrix.plots.runtime`); `kinds`: the
     system's row charts (`names.row_kinds`: arms alone for a system that runs the baseline alone);
     `workers`: the processes drawing them (the job's threads). The charts' bytes are the same
     whatever `workers`."""
-    view = cellview.rows_view(cells, baseline_arm, arm_order, splits, archetypes, comparisons, notes)
+    view = sources.view(stats)
     draw = _Rows(view, Path(out_dir), system, models, runtime, tuple(kinds))
     workers = min(workers, len(datasets))
     if workers <= 1 or style.renderer_started():
         return [path for dataset in datasets for path in draw(dataset)]
     global _forked
-    # what is loaded stays out of the processes' collections: a collection there would visit (so
-    # copy, page by page) every object forked with it (measured on the seed's rows: 1.3 CPU s less)
-    gc.freeze()
     _forked = draw  # the forked processes inherit it: a task sends a dataset's name, not the statistics
     try:
         with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
             return [path for paths in pool.map(_draw_forked, datasets) for path in paths]
     finally:
         _forked = None
-        gc.unfreeze()
 
 
 _forked: _Rows | None = None

@@ -21,6 +21,8 @@ alone, so an edit of the Markdown writer redraws no forest.)
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from crmatrix import atomic
 from crmatrix.analysis import cells as cellstats
 from crmatrix.analysis import stats
@@ -54,7 +56,10 @@ def assemble(cells: list[Cell], baseline_arm: str, headline_method: str, arm_ord
     for c in cells:
         table.setdefault((c.dataset, c.system), {})[c.arm] = c
     notes = {d: n for d, n in sorted((notes or {}).items()) if n}
-    matrix_rows = rows.rows(table, arms, baseline_arm, archetypes, splits, comparisons, notes)
+    matrix_rows = [rows.row(d, s, docs, arms, baseline_arm, (archetypes or {}).get(d), (splits or {}).get(d),
+                            comparisons)
+                   for (d, s), docs in sorted(table.items())]
+    matrix_rows = [replace(r, note=notes.get(r.dataset)) for r in matrix_rows]
     formats: dict[str, FormatFacts | None] = {d: next(iter(docs.values())).format for (d, _), docs in table.items()}
     pools = pooling.pooled(matrix_rows, arms, baseline_arm)
     return PhaseMatrix(

@@ -118,17 +118,6 @@ def row(dataset: str, system: str, docs: dict[str, Cell], arms: list[str], basel
                token_efficiency=head.token_efficiency, beaten_by=beaten_by(docs.get(baseline)))
 
 
-def rows(table: dict[tuple[str, str], dict[str, Cell]], arms: list[str], baseline: str,
-         archetypes: dict[str, str] | None = None, splits: dict[str, str] | None = None,
-         comparisons: list[str] | None = None, notes: dict[str, str] | None = None) -> list[Row]:
-    """Each `row` of `table` ((dataset, system) -> arm -> its cell's statistics), sorted by
-    dataset and system, with its dataset's note (`notes`: a dataset's caveat) and the config's
-    facts of it; `arms`: the column order."""
-    return [replace(row(d, s, docs, arms, baseline, (archetypes or {}).get(d), (splits or {}).get(d), comparisons),
-                    note=(notes or {}).get(d))
-            for (d, s), docs in sorted(table.items())]
-
-
 def beaten_by(base: Cell | None) -> dict[str, MethodComparison]:
     """The methods of the baseline's run that beat its headline method beyond noise: a higher
     mean, and Holm's p across the run's other methods below alpha (none without a baseline cell)."""

@@ -3,6 +3,7 @@ commit of one store, drops counted by reason, and a new commit re-extracting its
 alone."""
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -454,3 +455,43 @@ def test_resolution_calls_any_per_commit_formats_hook(tmp_path, monkeypatch):
     assert m.corpora["widget"].conf["commits"] == ["a" * 40, "b" * 40] and m.undeclared == {"m": {"acme/gone": 3}}
     with pytest.raises(CrmatrixError, match=r"^dataset format x: localization and per_commit go together"):
         Format("x", lambda *a: [], localization=True)
+
+
+def test_the_largest_repositorys_jobs_run_first(tmp_path, monkeypatch):
+    """Each job of a repository has the commits of all its stores as its priority, so the
+    longest chain (a large repository's store, then its index builds) starts first rather than
+    last beside an idle core: on one core, the large repository's stores are fetched and
+    extracted before the small one's, whose jobs Snakemake would otherwise pick alike."""
+    from crmatrix import config
+
+    mirror, shas = bundle(tmp_path)
+    (mirror / "acme+gadget@swebench.bundle").write_bytes((mirror / "acme+widget@swebench.bundle").read_bytes())
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "wide.jsonl").write_text("".join(json.dumps(row(f"acme__widget-{i}", "acme/widget", sha, "x")) + "\n"
+                                             for i, sha in enumerate(shas)))
+    (work / "narrow.jsonl").write_text(json.dumps(row("acme__gadget-1", "acme/gadget", shas[0], "y")) + "\n")
+    cfg = {"git_mirrors": [str(mirror)],
+           "repositories": {"gadget": {"git": URL.replace("widget", "gadget")}, "widget": {"git": URL}},
+           "datasets": {"narrow": {"format": "swe-bench", "file": "narrow.jsonl"},
+                        "wide": {"format": "swe-bench", "file": "wide.jsonl"},
+                        "wide-all": {"format": "swe-bench", "file": "wide.jsonl", "candidates": "all"}},
+           "systems": {"builtin": {"type": "builtin", "methods": ["bm25"]}}, "arms": {"baseline": {}}}
+    (work / "config.yaml").write_text(yaml.safe_dump(cfg))
+    monkeypatch.chdir(work)
+    m = config.load("config.yaml")
+    assert {c: m.repository_priority(c) for c in m.corpora_of("repository")} == {
+        "gadget": 1, "widget": 4, "widget@all": 4}  # widget's two commits in each of its two stores
+    dry = snakemake(work, "--configfile", str(work / "config.yaml"), "-n", "--cores", "1", "all").stdout
+    jobs = re.findall(r"^(?:local)?rule (\w+):\n(?:    .*\n)*?    wildcards: \w+=(\S+)\n    priority: (\d+)$",
+                      dry, flags=re.M)
+    assert sorted(jobs) == sorted(
+        [(rule, c, str(m.repository_priority(c))) for c in ("gadget", "widget", "widget@all")
+         for rule in ("fetch_repository", "extract_repository")]
+        + [("localize_tasks", d, p)
+           for d, p in (("narrow-gadget", "1"), ("wide-widget", "4"), ("wide-all-widget", "4"))])
+    log = snakemake(work, "--configfile", str(work / "config.yaml"), "--cores", "1", "all",
+                    "--until", "extract_repository").stderr
+    started = re.findall(r"^(?:local)?rule (?:fetch|extract)_repository:\n(?:    .*\n)*?    wildcards: corpus=(\S+)$",
+                         log, flags=re.M)
+    assert len(started) == 6 and started[-2:] == ["gadget", "gadget"], started

@@ -74,6 +74,8 @@ rule build_system_index_commits:
     wildcard_constraints:
         system=one_of(PLAN.command_index_systems()),
         corpus=one_of(MATRIX.corpora_of("repository")),
+    # the largest repository first, as its store and the builtin's indexes (repositories.smk)
+    priority: lambda wc: MATRIX.repository_priority(wc.corpus)
     conda:
         "../../envs/crmatrix.yaml"
     threads: 1

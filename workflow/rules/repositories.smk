@@ -2,7 +2,8 @@
 # rows, or from the commits of its history a history dataset keeps): one job per repository for
 # its commits, one for its symbols, one per index key for its index, so their cost grows with the
 # distinct file contents, not the commits; one job per dataset localizes each task at its own
-# commit.
+# commit. Each job of a repository has its repository's priority (`Matrix.repository_priority`):
+# the largest repository's chain (fetch, store, index builds, a tool's too) starts first.
 
 
 # A local rule: it reads the mirrors' bundles, which cluster nodes may not see.
@@ -19,6 +20,7 @@ rule fetch_repository:
         "logs/benchmarks/fetch_repository/{corpus}.tsv"
     wildcard_constraints:
         corpus=one_of(MATRIX.corpora_of("repository")),
+    priority: lambda wc: MATRIX.repository_priority(wc.corpus)
     conda:
         "../../envs/crmatrix.yaml"
     threads: 1
@@ -45,6 +47,7 @@ rule extract_repository:
         "logs/benchmarks/extract_repository/{corpus}.tsv"
     wildcard_constraints:
         corpus=one_of(MATRIX.corpora_of("repository")),
+    priority: lambda wc: MATRIX.repository_priority(wc.corpus)
     conda:
         "../../envs/crmatrix.yaml"
     threads: 1
@@ -70,6 +73,7 @@ rule build_repository_index:
     wildcard_constraints:
         system=one_of(PLAN.embedding_systems()),
         corpus=one_of(MATRIX.corpora_of("repository")),
+    priority: lambda wc: MATRIX.repository_priority(wc.corpus)
     conda:
         "../../envs/crmatrix.yaml"
     threads: MATRIX.embed_threads
@@ -98,6 +102,7 @@ rule localize_tasks:
         "logs/localize_tasks/{dataset}.log",
     wildcard_constraints:
         dataset=one_of(MATRIX.localized_datasets),
+    priority: lambda wc: MATRIX.repository_priority(MATRIX.datasets[wc.dataset].corpus)
     conda:
         "../../envs/crmatrix.yaml"
     threads: 1

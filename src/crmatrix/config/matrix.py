@@ -19,6 +19,7 @@ from typing import Any
 
 from crmatrix.config.entries import ModelDef
 from crmatrix.config.settings import SystemSpec
+from crmatrix.corpora.candidates import repository_of
 from crmatrix.engine.knobs import ArmKnobs
 from crmatrix.frozen import freeze
 
@@ -218,6 +219,16 @@ class Matrix(_Frozen):
     def corpora_of(self, kind: str) -> list[str]:
         """The corpora a rule makes (`Corpus.kind`), sorted."""
         return sorted(c for c, corpus in self.corpora.items() if corpus.kind == kind)
+
+    def repository_priority(self, corpus: str) -> int:
+        """The Snakemake priority of a repository's jobs (its fetch, store, indexes and tasks):
+        the commits of all its stores (`REPOSITORY@RULE` shares its repository's), so the largest
+        starts first. Its index builds are a run's longest chain (SWE-bench: sympy's two stores
+        embed 81k texts, 940 s on one core, one after the other); started last, as Snakemake's
+        preference for large inputs had it, they ran the last 330 s beside an idle core."""
+        repository = repository_of(corpus)
+        return sum(len(c.conf["commits"]) for name, c in self.corpora.items()
+                   if c.kind == "repository" and repository_of(name) == repository)
 
     def system_datasets(self, system: str) -> list[str]:
         """The datasets of the phase matrix the system runs on, sorted."""

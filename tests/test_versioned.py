@@ -211,6 +211,22 @@ def test_each_commit_reads_back_as_its_plain_extraction(store, tmp_path):
             ].count("compat") == 1  # the duplicated definition is one content
 
 
+def test_a_commits_symbols_in_some_files_are_its_symbols_of_them_and_only_their_contents_are_read(store,
+                                                                                                   monkeypatch):
+    """A task's base file, or the files its gold spans name, out of a commit of thousands."""
+    path_of = [c["path"] for c in store.contents(range(len(store)))]
+    read: list[list[int]] = []
+    contents = SymbolStore.contents
+    monkeypatch.setattr(SymbolStore, "contents", lambda self, ids: read.append(list(ids)) or contents(self, ids))
+    for commit, tree in COMMITS.items():
+        every = store.symbols_of(commit)
+        for paths in ({"pkg/edit.py"}, {"pkg/keep.py", "pkg/frames.py"}, set(tree), {"pkg/none.py"}, set()):
+            read.clear()
+            assert store.symbols_in(commit, paths) == [s for s in every if s.path in paths]
+            assert read == [sorted({c for c, _, _ in store.occurrences(commit).tolist() if path_of[c] in paths})]
+    assert [s.name for s in store.symbols_in("c2", {"pkg/edit.py", "pkg/none.py"})] == ["parse_config", "load_config"]
+
+
 def test_a_commits_symbols_iterated_are_its_items_and_the_next_commit_reads_only_what_changed(store, monkeypatch):
     """An evaluation passes over every symbol of each task's commit several times: one read per
     commit, and contents the previous commit had are not read again."""

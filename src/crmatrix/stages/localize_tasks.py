@@ -7,7 +7,6 @@ holds candidates only)."""
 
 from __future__ import annotations
 
-from collections import defaultdict
 from pathlib import Path
 
 from crmatrix import atomic, versions
@@ -38,23 +37,13 @@ def run(*, file: Path | None, repository: Path, store: Path, corpus: str, repo: 
     paths = {c: {p for p, _ in files} for c, files in commits.items()}
     blobs = {c: dict(files) for c, files in commits.items()}
     symbols = SymbolStore(Path(store))
-    by_file: dict[str, dict[str, list]] = {}
-
-    def file_symbols(commit: str) -> dict[str, list]:
-        if commit not in by_file:
-            grouped = defaultdict(list)
-            for s in symbols.symbols_of(commit):
-                grouped[s.path].append(s)
-            by_file.clear()  # one commit at a time: rows come commit by commit
-            by_file[commit] = grouped
-        return by_file[commit]
 
     # the files the candidate rule leaves out: no symbols stored, so a gold one is parsed here
     outside = outside_files(repository)
 
     def base_file(commit: str, path: str) -> tuple[list, str]:
         if path in blobs[commit]:
-            return file_symbols(commit).get(path, []), reader.read(blobs[commit][path]).decode("utf-8", "replace")
+            return symbols.symbols_in(commit, {path}), reader.read(blobs[commit][path]).decode("utf-8", "replace")
         data = reader.read(outside[commit][path])
         return extract_source(data, path, language_for(path)), data.decode("utf-8", "replace")
 
@@ -69,10 +58,12 @@ def run(*, file: Path | None, repository: Path, store: Path, corpus: str, repo: 
     if options is not None:
         loaded = history.mark_leaky(loaded, found)
     atomic.write_jsonl(Path(out), [t.to_dict() for t in loaded.tasks])
-    # file gold names its files; function gold, the definitions of each task's own commit
+    # file gold names its files; function gold, the definitions of each task's own commit, which
+    # lie in the files its spans name
     judged: dict[str, list[str]] = {}
     for commit, group in by_commit(loaded.tasks).items():
-        judged.update(relevance.qrels(group, symbols.symbols_of(commit) if level == swebench.FUNCTIONS else []))
+        spans = {span[0] for t in group for span in t.gold["definitions"]} if level == swebench.FUNCTIONS else ()
+        judged.update(relevance.qrels(group, symbols.symbols_in(commit, spans) if spans else []))
     trec.write_qrels(Path(qrels), {t.task_id: judged[t.task_id] for t in loaded.tasks})
     write_summary(Path(summary), loaded, swebench.FORMAT if options is None else history.FORMAT)
     return loaded.tasks

@@ -471,3 +471,60 @@ def test_signature_is_truncated():
     params = ", ".join(f"p{i}" for i in range(200))
     (symbol,) = extract_source(f"def f({params}):\n    pass\n".encode(), "l.py", "python")
     assert len(symbol.signature) == 300
+
+
+PYTHON_HOLDERS = '''\
+if a:
+    def in_if(): pass
+elif b:
+    def in_elif(): pass
+else:
+    def in_else(): pass
+for x in y:
+    def in_for(): pass
+else:
+    def in_for_else(): pass
+while c:
+    def in_while(): pass
+try:
+    def in_try(): pass
+except E:
+    def in_except(): pass
+else:
+    def in_try_else(): pass
+finally:
+    def in_finally(): pass
+try:
+    pass
+except* G:
+    def in_except_group(): pass
+with m:
+    async def in_with(): pass
+match v:
+    case 1:
+        class InCase:
+            @property
+            def decorated(self): return [x for x in (lambda: 1,)]
+print(1
+class Recovered:
+    def under_an_error(self): pass
+'''
+
+
+def test_python_definitions_under_every_statement_that_holds_a_block_and_under_error_recovery():
+    """The walk skips expressions and simple statements (no definition lies there), not a
+    block's statements, nor a subtree error recovery made (`print(1` above: an ERROR node)."""
+    from crmatrix.symbols import definitions
+    from crmatrix.symbols.grammars import parser
+
+    names = [s.name for s in extract_source(PYTHON_HOLDERS.encode(), "h.py", "python")]
+    assert names == ["in_if", "in_elif", "in_else", "in_for", "in_for_else", "in_while", "in_try", "in_except",
+                     "in_try_else", "in_finally", "in_except_group", "in_with", "InCase", "decorated",
+                     "under_an_error"]
+
+    def everywhere(node, scope):  # the walk into every subtree
+        found, inner = definitions.CLASSIFIERS["python"](node, scope)
+        return (found, inner) if found is not None else (None, scope)
+
+    root = parser("python").parse(PYTHON_HOLDERS.encode()).root_node
+    assert root.has_error and sorted(d.name for d in definitions.walk(root, everywhere)) == sorted(names)

@@ -116,6 +116,17 @@ def _define(node: Node, name: str, kind: str, parent: str, header: Node | None =
 # --- per-language classification ------------------------------------------
 
 
+# What a Python definition can lie under: the grammar puts a def or a class in a module, a block or
+# a decorated definition alone, and a block in these statements alone. Any other subtree (an
+# expression, a simple statement) holds none, unless error recovery put one there (`has_error`).
+# Walking those subtrees was most of extracting a repository (sympy: their nodes are most nodes).
+_PYTHON_HOLDERS = frozenset({
+    "module", "block", "decorated_definition", "if_statement", "elif_clause", "else_clause", "for_statement",
+    "while_statement", "try_statement", "except_clause", "except_group_clause", "finally_clause", "with_statement",
+    "match_statement", "case_clause",
+})
+
+
 def _python(node: Node, scope: Scope) -> tuple[Def | None, Scope | None]:
     if node.type == "class_definition":
         name = _name(node)
@@ -124,7 +135,7 @@ def _python(node: Node, scope: Scope) -> tuple[Def | None, Scope | None]:
         name = _name(node)
         kind = "method" if scope[1] == "class" else "function"
         return _define(node, name, kind, scope[0]), (name, "function")
-    return None, scope
+    return None, scope if node.type in _PYTHON_HOLDERS or node.has_error else None
 
 
 _RUST_ITEMS = {

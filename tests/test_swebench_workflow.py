@@ -458,10 +458,11 @@ def test_resolution_calls_any_per_commit_formats_hook(tmp_path, monkeypatch):
 
 
 def test_the_largest_repositorys_jobs_run_first(tmp_path, monkeypatch):
-    """Each job of a repository has the commits of all its stores as its priority, so the
-    longest chain (a large repository's store, then its index builds) starts first rather than
-    last beside an idle core: on one core, the large repository's stores are fetched and
-    extracted before the small one's, whose jobs Snakemake would otherwise pick alike."""
+    """Each job of a repository has the commits of all its stores as its priority, and the model
+    every index build waits for the largest's, so the longest chain (a large repository's store,
+    then its index builds) starts first rather than last beside an idle core: on one core, the
+    large repository's stores are fetched and extracted before the small one's, whose jobs
+    Snakemake would otherwise pick alike."""
     from crmatrix import config
 
     mirror, shas = bundle(tmp_path)
@@ -476,20 +477,22 @@ def test_the_largest_repositorys_jobs_run_first(tmp_path, monkeypatch):
            "datasets": {"narrow": {"format": "swe-bench", "file": "narrow.jsonl"},
                         "wide": {"format": "swe-bench", "file": "wide.jsonl"},
                         "wide-all": {"format": "swe-bench", "file": "wide.jsonl", "candidates": "all"}},
-           "systems": {"builtin": {"type": "builtin", "methods": ["bm25"]}}, "arms": {"baseline": {}}}
+           "systems": {"builtin": {"type": "builtin", "methods": ["hybrid"]}}, "arms": {"baseline": {}}}
     (work / "config.yaml").write_text(yaml.safe_dump(cfg))
     monkeypatch.chdir(work)
     m = config.load("config.yaml")
     assert {c: m.repository_priority(c) for c in m.corpora_of("repository")} == {
         "gadget": 1, "widget": 4, "widget@all": 4}  # widget's two commits in each of its two stores
     dry = snakemake(work, "--configfile", str(work / "config.yaml"), "-n", "--cores", "1", "all").stdout
-    jobs = re.findall(r"^(?:local)?rule (\w+):\n(?:    .*\n)*?    wildcards: \w+=(\S+)\n    priority: (\d+)$",
-                      dry, flags=re.M)
+    # each prioritised job: (rule, its corpus, dataset or model, its priority); the builds' with their index key
+    jobs = re.findall(r"^(?:local)?rule (\w+):\n(?:    .*\n)*?    wildcards: \w+=([^,\n]+)\S*(?:, .*)?\n"
+                      r"    priority: (\d+)$", dry, flags=re.M)
     assert sorted(jobs) == sorted(
         [(rule, c, str(m.repository_priority(c))) for c in ("gadget", "widget", "widget@all")
-         for rule in ("fetch_repository", "extract_repository")]
+         for rule in ("fetch_repository", "extract_repository", "build_repository_index")]
         + [("localize_tasks", d, p)
-           for d, p in (("narrow-gadget", "1"), ("wide-widget", "4"), ("wide-all-widget", "4"))])
+           for d, p in (("narrow-gadget", "1"), ("wide-widget", "4"), ("wide-all-widget", "4"))]
+        + [("prepare_model", "minilm", "4")])  # every index build waits for it: as early as the largest
     log = snakemake(work, "--configfile", str(work / "config.yaml"), "--cores", "1", "all",
                     "--until", "extract_repository").stderr
     started = re.findall(r"^(?:local)?rule (?:fetch|extract)_repository:\n(?:    .*\n)*?    wildcards: corpus=(\S+)$",

@@ -11,6 +11,8 @@ rule prepare_model:
         "logs/prepare_model/{model}.log",
     benchmark:
         "logs/benchmarks/prepare_model/{model}.tsv"
+    # every index build waits for it: as early as the largest repository's jobs (repositories.smk)
+    priority: max(map(MATRIX.repository_priority, MATRIX.corpora_of("repository")), default=0)
     conda:
         "../../envs/crmatrix.yaml"
     threads: MATRIX.embed_threads

@@ -302,7 +302,7 @@ class SymbolStore:
     def symbols_in(self, commit: str, paths: Collection[str]) -> list[Symbol]:
         """The commit's symbols in these files: `symbols_of(commit)` filtered by path, in its order,
         with only their contents read (a task's base file or gold files, where a commit of sympy
-        holds 60k symbols: reading them all was most of localizing its tasks)."""
+        holds 15k-45k symbols: reading them all was most of localizing its tasks)."""
         names, of = self.content_paths
         places = [i for i in (bisect.bisect_left(names, p) for p in paths) if i < len(names) and names[i] in paths]
         occ = np.asarray(self.occurrences(commit))

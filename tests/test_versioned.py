@@ -382,6 +382,43 @@ def test_bm25_counts_a_repeated_content_as_often_as_it_occurs(store, model, tmp_
     assert scores.tobytes() == want.tobytes()
 
 
+def test_a_word_is_looked_for_once_for_all_commits_and_across_two_names_as_the_commit_orders_them(
+        store, model, tmp_path, monkeypatch):
+    """A commit's lexical ranker looks words up in its index's blobs of each field's distinct
+    strings, which every commit's engine shares: a word is scanned for once per field, however
+    many commits a job asks of. A word that holds the separator could match across two strings,
+    which depends on their neighbours: the commit's own order decides, as in a plain engine."""
+    from crmatrix.engine.lexical import Blob
+
+    model_dir, _ = model
+    kn = knobs.resolve(OFF, "python")
+    versioned.build(store, kn, model_dir, tmp_path / "cache", tmp_path / "vindex")
+    vindex = versioned.VersionedIndex(tmp_path / "vindex", store, kn, model_dir)
+    queries = ["read the frame bytes", "load config path", "cache get"]
+    want = {(c, q): [h.to_dict() for h in Engine(plain_symbols(c, tmp_path), kn).search(q, "lexical", 100)]
+            for c in COMMITS for q in queries}
+    scanned, scan = [], Blob._scan
+    monkeypatch.setattr(Blob, "_scan", lambda blob, needle: scanned.append((id(blob), needle)) or scan(blob, needle))
+    for commit in COMMITS:
+        view = vindex.engine(commit)
+        for q in queries:
+            assert [h.to_dict() for h in view.search(q, "lexical", 100)] == want[commit, q], (commit, q)
+        if commit == "c1":
+            after_first = len(scanned)
+            assert after_first > 0 and len(set(scanned)) == after_first  # each (blob, word) once
+    assert len(scanned) == after_first  # c2 and c3 scanned nothing: every word was c1's
+    monkeypatch.setattr(Blob, "_scan", scan)
+    # the separator between two of c3's names, in its order: the plain engine finds the first of them
+    view, symbols = vindex.engine("c3"), plain_symbols("c3", tmp_path)
+    plain = Engine(symbols, kn)
+    i = next(i for i in range(len(symbols) - 1)
+             if symbols[i].path != symbols[i + 1].path and symbols[i + 1].name[:3].isalpha())
+    across = f"{symbols[i].name[-3:]}{Blob.SEP}{symbols[i + 1].name[:3]}".lower()
+    want = [h.to_dict() for h in plain.search(across, "lexical", 100)]
+    assert (symbols[i].path, symbols[i].name, 60.0) in [(h["path"], h["symbol"], h["score"]) for h in want]
+    assert [h.to_dict() for h in view.search(across, "lexical", 100)] == want
+
+
 def test_ties_break_by_path_line_and_name_as_a_plain_engine_breaks_them(model, tmp_path):
     model_dir, _ = model
 

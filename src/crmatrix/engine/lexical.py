@@ -8,6 +8,7 @@ boost applies to token-scored candidates only: the earlier rules are already dec
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,6 +25,7 @@ ACTION_VERBS = frozenset(
 FUNCTION_KINDS = frozenset({"function", "method"})
 TYPE_KINDS = frozenset({"class", "interface", "enum"})
 _TOKEN_SPLIT = re.compile(r"[\s_\-]+")
+NAME, SIGNATURE, QUALNAME, PATH = range(4)  # LexicalDoc's string fields, as a LexicalIndex's blobs hold them
 
 
 @dataclass(frozen=True)
@@ -100,8 +102,9 @@ def score(d: LexicalDoc, q: LexicalQuery) -> int | None:
 class Blob:
     """Many lowercased strings in one, so "which of them contain x" is a C-speed `str.find` scan."""
 
-    SEP = "\x00"  # never in a query, so no match spans two strings
-    CACHE_SIZE = 1024
+    SEP = "\x00"  # in no string; a needle holding it could match across two (`LexicalIndex._blob`)
+    CACHE_SIZE = 1 << 16  # needles: most are words of a long query found nowhere, an empty array each
+    CACHE_ROWS = 1 << 23  # the rows their answers hold in all (8 bytes each): a blob a job's commits share is large
 
     def __init__(self, texts: list[str]):
         self.text = self.SEP.join(texts)
@@ -109,38 +112,37 @@ class Blob:
         self.starts = np.concatenate(([0], np.cumsum(lengths)[:-1])) if len(texts) else np.zeros(0, np.int64)
         self.n = len(texts)
         self._cache: dict[str, np.ndarray] = {}
+        self._cached_rows = 0
 
     @classmethod
     def joined(cls, text: str, starts: np.ndarray) -> Blob:
         """The blob of strings already joined with SEP, the i-th starting at `starts[i]` (as
         `crmatrix.versions.index.columns.Column.joined` reads them)."""
         blob = cls.__new__(cls)
-        blob.text, blob.starts, blob.n, blob._cache = text, np.asarray(starts, dtype=np.int64), len(starts), {}
+        blob.text, blob.starts, blob.n = text, np.asarray(starts, dtype=np.int64), len(starts)
+        blob._cache, blob._cached_rows = {}, 0
         return blob
 
-    def contains(self, needle: str) -> np.ndarray:
-        """Which strings contain `needle` (a read-only mask, cached: queries share their small words)."""
-        mask = self._cache.get(needle)
-        if mask is None:
-            if len(self._cache) >= self.CACHE_SIZE:
+    def holders(self, needle: str) -> np.ndarray:
+        """The strings that contain `needle`, ascending (read-only, cached: queries share their
+        small words, and a versioned index's commits share one blob, `LexicalIndex.of_parts`)."""
+        rows = self._cache.get(needle)
+        if rows is None:
+            rows = self._scan(needle)
+            if len(self._cache) >= self.CACHE_SIZE or self._cached_rows + len(rows) > self.CACHE_ROWS:
                 self._cache.clear()
-            mask = self._cache[needle] = self._scan(needle)
-            mask.flags.writeable = False
-        return mask
+                self._cached_rows = 0
+            self._cache[needle] = rows
+            self._cached_rows += len(rows)
+            rows.flags.writeable = False
+        return rows
 
     def _scan(self, needle: str) -> np.ndarray:
         hits, find, pos = [], self.text.find, 0
         while needle and (pos := find(needle, pos)) != -1:
             hits.append(pos)
             pos += 1
-        return self.owners(hits)
-
-    def owners(self, positions: list[int]) -> np.ndarray:
-        """The mask of strings that hold these positions of the joined text."""
-        mask = np.zeros(self.n, dtype=bool)
-        if positions:
-            mask[np.searchsorted(self.starts, np.asarray(positions), side="right") - 1] = True
-        return mask
+        return np.unique(np.searchsorted(self.starts, np.asarray(hits, dtype=np.int64), side="right") - 1)
 
 
 class Names:
@@ -168,27 +170,55 @@ class LexicalIndex:
     def __init__(self, symbols: list[Symbol]):
         docs = [LexicalDoc.of(s) for s in symbols]
         names = [d.name for d in docs]
-        self._fill(Names(names), Blob(names), Blob([d.signature for d in docs]), Blob([d.qualname for d in docs]),
-                   Blob([d.path for d in docs]), np.array([d.kind in FUNCTION_KINDS for d in docs], dtype=bool),
-                   np.array([d.kind in TYPE_KINDS for d in docs], dtype=bool))
+        self._fill(Names(names), (Blob(names), Blob([d.signature for d in docs]), Blob([d.qualname for d in docs]),
+                                  Blob([d.path for d in docs])),
+                   np.array([d.kind in FUNCTION_KINDS for d in docs], dtype=bool),
+                   np.array([d.kind in TYPE_KINDS for d in docs], dtype=bool), None, None)
 
     @classmethod
-    def of_parts(cls, names: Names, name_blob: Blob, signatures: Blob, qualnames: Blob, paths: Blob,
-                 is_function: np.ndarray, is_type: np.ndarray) -> LexicalIndex:
-        """The index of symbols given as the parts it is made of: their `LexicalDoc`s' names,
-        blobs of their names, signatures, qualified names and paths (lowercased), and whether
-        each kind is a function's or a type's — what a versioned index stores per content and
-        gathers per commit."""
+    def of_parts(cls, names: Names, blobs: tuple[Blob, Blob, Blob, Blob], rows: tuple[np.ndarray, ...],
+                 is_function: np.ndarray, is_type: np.ndarray, own: Callable[[], tuple[Blob, Blob, Blob, Blob]]
+                 ) -> LexicalIndex:
+        """The index of symbols given as the parts it is made of: their `LexicalDoc`s' names; blobs
+        of names, signatures, qualified names and paths (lowercased), in which symbol i's is string
+        `rows[field][i]` (a versioned index's blobs hold each distinct string once and are shared
+        by every commit's index, so a needle is scanned once for them all, in less text); whether
+        each kind is a function's or a type's. `own`: the symbols' own blobs, in their order, for a
+        needle a match of which could span two strings: that depends on their order (made at the
+        first such needle)."""
         index = cls.__new__(cls)
-        index._fill(names, name_blob, signatures, qualnames, paths, is_function, is_type)
+        index._fill(names, blobs, is_function, is_type, tuple(np.asarray(r, dtype=np.int64) for r in rows), own)
         return index
 
-    def _fill(self, names: Names, name_blob: Blob, signatures: Blob, qualnames: Blob, paths: Blob,
-              is_function: np.ndarray, is_type: np.ndarray) -> None:
-        self.n = name_blob.n
+    def _fill(self, names: Names, blobs: tuple[Blob, Blob, Blob, Blob], is_function: np.ndarray,
+              is_type: np.ndarray, rows: tuple[np.ndarray, ...] | None,
+              own: Callable[[], tuple[Blob, ...]] | None) -> None:
+        self.n = blobs[0].n if rows is None else len(rows[0])
         self.named = names
-        self.names, self.sigs, self.quals, self.paths = name_blob, signatures, qualnames, paths
+        self._blobs, self._rows, self._own = blobs, rows, own
         self.is_function, self.is_type = is_function, is_type
+
+    def _blob(self, field: int, needles: tuple[str, ...]) -> tuple[Blob, np.ndarray | None]:
+        """The blob `needles` are looked for in (`field`: name, signature, qualname, path) and each
+        symbol's string in it (None: the i-th)."""
+        if self._rows is not None and any(Blob.SEP in t for t in needles):
+            if callable(self._own):
+                self._own = self._own()
+            return self._own[field], None
+        return self._blobs[field], None if self._rows is None else self._rows[field]
+
+    def _contains(self, field: int, needle: str) -> np.ndarray:
+        """Which symbols' `field` contains `needle`."""
+        blob, rows = self._blob(field, (needle,))
+        mask = np.zeros(blob.n, dtype=bool)
+        mask[blob.holders(needle)] = True
+        return mask if rows is None else mask[rows]
+
+    def _hits(self, field: int, needles: tuple[str, ...]) -> np.ndarray:
+        """How many of `needles` (each time it is listed) each symbol's `field` contains."""
+        blob, rows = self._blob(field, needles)
+        counts = np.bincount(np.concatenate([blob.holders(t) for t in needles]), minlength=blob.n)
+        return counts if rows is None else counts[rows]
 
     def _named(self, names) -> np.ndarray:
         mask = np.zeros(self.n, dtype=bool)
@@ -209,12 +239,12 @@ class LexicalIndex:
         free = np.ones(self.n, dtype=bool)
         for mask, value in (
             (lambda: self._named([q.text]), 100),
-            (lambda: self.names.contains(q.text), 60),
-            (lambda: self.sigs.contains(q.text), 30),
-            (lambda: self.quals.contains(q.text), 20),
+            (lambda: self._contains(NAME, q.text), 60),
+            (lambda: self._contains(SIGNATURE, q.text), 30),
+            (lambda: self._contains(QUALNAME, q.text), 20),
             (lambda: self._named([q.snake]), 80),
             (lambda: self._names_within(q.snake), 70),
-            (lambda: self.names.contains(q.snake) if "_" in q.snake else np.zeros(self.n, bool), 65),
+            (lambda: self._contains(NAME, q.snake) if "_" in q.snake else np.zeros(self.n, bool), 65),
         ):
             fire = mask() & free
             out[fire] = value
@@ -225,13 +255,7 @@ class LexicalIndex:
 
     def _token_scores(self, q: LexicalQuery, free: np.ndarray, out: np.ndarray) -> None:
         n_tok = len(q.tokens)
-        name_hits = np.zeros(self.n, dtype=np.int64)
-        sig_hits = np.zeros(self.n, dtype=np.int64)
-        path_hits = np.zeros(self.n, dtype=np.int64)
-        for t in q.tokens:
-            name_hits += self.names.contains(t)
-            sig_hits += self.sigs.contains(t)
-            path_hits += self.paths.contains(t)
+        name_hits, sig_hits, path_hits = (self._hits(f, q.tokens) for f in (NAME, SIGNATURE, PATH))
         # int() truncation of these non-negative values is floor
         base = np.where(
             name_hits > 0,

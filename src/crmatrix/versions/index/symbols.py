@@ -123,6 +123,7 @@ class VersionedIndex:
         self._bm25 = termcounts.TermCounts(d / "bm25", len(store))
         self._words = postings.Postings(d / "sparse")
         self._lexical = [columns.Column(d / "lexical", f) for f in LEXICAL]
+        self._distinct: tuple[tuple[Blob, np.ndarray], ...] | None = None  # made at the first commit (`_distinct`)
         self._kind = np.load(d / "lexical" / "kind.npy", mmap_mode="r")
         self._name_id = np.load(d / "lexical" / "name_id.npy", mmap_mode="r")
         self._names = atomic.read_json(d / "lexical" / "names.json")
@@ -130,11 +131,17 @@ class VersionedIndex:
         self._path_rank, self._name_rank = (np.load(d / "ties" / f"{f}.npy", mmap_mode="r") for f in ("path", "name"))
 
     def _lexical_index(self, content: np.ndarray) -> LexicalIndex:
-        """The commit's lexical ranker: its symbols' lowercased fields gathered, joined as `Blob`s are."""
-        blobs = (Blob.joined(*column.joined(content, Blob.SEP)) for column in self._lexical)
+        """The commit's lexical ranker: its symbols' lowercased fields looked up in blobs of each
+        field's distinct strings over every content, which all its commits share (a job's queries
+        ask of many commits, mostly the same words, and a path is one string for all its symbols)."""
+        if self._distinct is None:
+            self._distinct = tuple(_distinct(column.strings()) for column in self._lexical)
         kind = np.asarray(self._kind)[content]
         names = CommitNames(self._names, self._name_ids, np.asarray(self._name_id)[content])
-        return LexicalIndex.of_parts(names, *blobs, kind == 1, kind == 2)
+        return LexicalIndex.of_parts(names, tuple(blob for blob, _ in self._distinct),
+                                     tuple(ids[content] for _, ids in self._distinct), kind == 1, kind == 2,
+                                     lambda: tuple(Blob.joined(*column.joined(content, Blob.SEP))
+                                                   for column in self._lexical))
 
     def engine(self, commit: str, knobs: Knobs | None = None, encode_queries: QueryEncoder | None = None,
                neighbours: list[np.ndarray] | None = None, files=None, repository: str | None = None) -> Engine:
@@ -157,6 +164,13 @@ class VersionedIndex:
         return Engine(CommitSymbols(self.store, occ), knobs, vectors, encode_queries, neighbours,
                       self._bm25.commit(content), lexical, sparse, tie, files,
                       bm25_of=lambda rows: self._bm25.commit(content[rows]), repository=repository)
+
+
+def _distinct(strings: list[str]) -> tuple[Blob, np.ndarray]:
+    """A blob of the distinct `strings`, in first-seen order, and each string's row in it."""
+    rows: dict[str, int] = {}
+    ids = np.fromiter((rows.setdefault(s, len(rows)) for s in strings), dtype=np.int64, count=len(strings))
+    return Blob(list(rows)), ids
 
 
 class CommitNames(Names):

@@ -195,15 +195,16 @@ class LexicalIndex:
               own: Callable[[], tuple[Blob, ...]] | None) -> None:
         self.n = blobs[0].n if rows is None else len(rows[0])
         self.named = names
-        self._blobs, self._rows, self._own = blobs, rows, own
+        self._blobs, self._rows, self._make_own = blobs, rows, own
+        self._own: tuple[Blob, ...] | None = None
         self.is_function, self.is_type = is_function, is_type
 
     def _blob(self, field: int, needles: tuple[str, ...]) -> tuple[Blob, np.ndarray | None]:
         """The blob `needles` are looked for in (`field`: name, signature, qualname, path) and each
         symbol's string in it (None: the i-th)."""
         if self._rows is not None and any(Blob.SEP in t for t in needles):
-            if callable(self._own):
-                self._own = self._own()
+            if self._own is None:
+                self._own = self._make_own()
             return self._own[field], None
         return self._blobs[field], None if self._rows is None else self._rows[field]
 

@@ -123,7 +123,8 @@ class VersionedIndex:
         self._bm25 = termcounts.TermCounts(d / "bm25", len(store))
         self._words = postings.Postings(d / "sparse")
         self._lexical = [columns.Column(d / "lexical", f) for f in LEXICAL]
-        self._distinct: tuple[tuple[Blob, np.ndarray], ...] | None = None  # made at the first commit (`_distinct`)
+        # each field's blob of its distinct strings (sorted) and each content's row in it; made at the first commit
+        self._distinct: tuple[tuple[Blob, np.ndarray], ...] | None = None
         self._kind = np.load(d / "lexical" / "kind.npy", mmap_mode="r")
         self._name_id = np.load(d / "lexical" / "name_id.npy", mmap_mode="r")
         self._names = atomic.read_json(d / "lexical" / "names.json")
@@ -134,8 +135,10 @@ class VersionedIndex:
         """The commit's lexical ranker: its symbols' lowercased fields looked up in blobs of each
         field's distinct strings over every content, which all its commits share (a job's queries
         ask of many commits, mostly the same words, and a path is one string for all its symbols)."""
-        if self._distinct is None:
-            self._distinct = tuple(_distinct(column.strings()) for column in self._lexical)
+        if self._distinct is None:  # the names' are stored (names.json, name_id.npy); the rest ranked alike
+            others = [column.strings() for column in self._lexical[1:]]
+            self._distinct = ((Blob(self._names), np.asarray(self._name_id)),
+                              *((Blob(sorted(set(strings))), ranks(strings)) for strings in others))
         kind = np.asarray(self._kind)[content]
         names = CommitNames(self._names, self._name_ids, np.asarray(self._name_id)[content])
         return LexicalIndex.of_parts(names, tuple(blob for blob, _ in self._distinct),
@@ -164,13 +167,6 @@ class VersionedIndex:
         return Engine(CommitSymbols(self.store, occ), knobs, vectors, encode_queries, neighbours,
                       self._bm25.commit(content), lexical, sparse, tie, files,
                       bm25_of=lambda rows: self._bm25.commit(content[rows]), repository=repository)
-
-
-def _distinct(strings: list[str]) -> tuple[Blob, np.ndarray]:
-    """A blob of the distinct `strings`, in first-seen order, and each string's row in it."""
-    rows: dict[str, int] = {}
-    ids = np.fromiter((rows.setdefault(s, len(rows)) for s in strings), dtype=np.int64, count=len(strings))
-    return Blob(list(rows)), ids
 
 
 class CommitNames(Names):

@@ -6,8 +6,9 @@
 What the run's work needs at the least, measured here beside what its jobs took (their CPU from
 Snakemake's benchmark files):
 
-- embedding: the distinct texts its indexes and queries hold, per prepared model
-  (`results/models/*`), at the speed of a bare ONNX Runtime loop on that model's file and
+- embedding: the distinct inputs of the texts its indexes and queries hold, per prepared model
+  (`results/models/*`; an input is a text's tokens as the model reads them, truncated: texts of
+  one input have one vector), at the speed of a bare ONNX Runtime loop on that model's file and
   tokenizer (a static model: its table looked up in numpy; one text a run, as crmatrix's embedder
   runs it, on T threads: the config's `embed_threads`), timed on a seeded sample of N texts of
   each model (its CPU seconds per text, times the distinct texts); crmatrix's own embedder is
@@ -87,6 +88,10 @@ class BareLoop:
                                             providers=["CPUExecutionProvider"])
         self.names = {i.name for i in self.session.get_inputs()}
 
+    def tokens(self, text: str) -> tuple[int, ...]:
+        """The model's input: the ids (the mask and segment of one text follow from them)."""
+        return tuple(self.tokenizer.encode(text).ids)
+
     def encode(self, texts: list[str]) -> list:
         import numpy as np
 
@@ -119,13 +124,15 @@ class BareStatic:
         tensors = load_file(str(model_dir / "model.safetensors"))
         self.table, self.mapping, self.weights = tensors["embeddings"], tensors.get("mapping"), tensors.get("weights")
 
+    def tokens(self, text: str) -> tuple[int, ...]:
+        return tuple(i for i in self.tokenizer.encode(text, add_special_tokens=False).ids if i != self.unk)
+
     def encode(self, texts: list[str]) -> list:
         import numpy as np
 
         out = []
         for text in texts:
-            ids = np.array([i for i in self.tokenizer.encode(text, add_special_tokens=False).ids if i != self.unk],
-                           dtype=np.int64)
+            ids = np.array(self.tokens(text), dtype=np.int64)
             rows = self.table[ids if self.mapping is None else self.mapping[ids]]
             if self.weights is not None:
                 rows = rows * self.weights[ids][:, None]
@@ -149,13 +156,24 @@ def in_turns(texts: list[str], embedders: dict, n: int = 2) -> dict[str, tuple[f
     return best
 
 
-def timed(texts: list[str], model_dir: Path, threads: int, turns: int = 2) -> tuple[float, float]:
-    """CPU seconds of the bare loop and of crmatrix's embedder over `texts`, each built and warmed
-    up first, in turns (bare, crmatrix, bare, ...), the least of each's turns."""
+def bare_loop(model_dir: Path, threads: int):
     backend = atomic.read_json(model_dir / "model.json")["backend"]
     if backend not in BARE:
         raise SystemExit(f"{model_dir}: no bare loop for a {backend!r} model (work_floor.py times {', '.join(BARE)})")
-    bare = BARE[backend](model_dir, threads)
+    return BARE[backend](model_dir, threads)
+
+
+def distinct_inputs(bare, texts: list[str]) -> list[str]:
+    """The first of `texts` of each distinct input of the model (`bare.tokens`): the others have its vector."""
+    first: dict[tuple[int, ...], str] = {}
+    for text in texts:
+        first.setdefault(bare.tokens(text), text)
+    return list(first.values())
+
+
+def timed(texts: list[str], model_dir: Path, bare, threads: int, turns: int = 2) -> tuple[float, float]:
+    """CPU seconds of the `bare` loop and of crmatrix's embedder over `texts`, each built and warmed
+    up first, in turns (bare, crmatrix, bare, ...), the least of each's turns."""
     mine = load_embedder(atomic.read_json(model_dir / "model.json"), model_dir, threads)
     for embedder in (bare, mine):
         embedder.encode(texts[:5])
@@ -207,20 +225,23 @@ def floor_lines(clone: Path, config: str, sample: int = 500, threads: int | None
              f"{heading} Embedding at the floor", "",
              f"Per model, {sample} of its distinct texts (seeded) through a bare ONNX Runtime loop and "
              f"through crmatrix's embedder, {threads} thread(s), CPU seconds; the floor is every distinct "
-             "text at the bare loop's speed.", "",
-             "| model | distinct texts | bare texts/CPU s | crmatrix texts/CPU s | crmatrix / bare | floor CPU s |",
-             "|---|---:|---:|---:|---:|---:|"]
+             "input (a text's tokens as the model reads them) at the bare loop's speed.", "",
+             "| model | distinct texts | distinct inputs | bare texts/CPU s | crmatrix texts/CPU s | crmatrix / bare "
+             "| floor CPU s |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
     dirs, embed_floor, speeds = models(results), 0.0, []
     for model, texts in sorted(distinct_texts(results).items()):
         if model not in dirs:
             raise SystemExit(f"{results}/models: no prepared model of sha256 {model}, which the run embedded with")
-        chosen = random.Random(0).sample(sorted(texts.values()), min(sample, len(texts)))
-        bare, mine = timed(chosen, dirs[model], threads)
-        floor = len(texts) * bare / len(chosen)
+        loop = bare_loop(dirs[model], threads)
+        inputs = distinct_inputs(loop, sorted(texts.values()))
+        chosen = random.Random(0).sample(inputs, min(sample, len(inputs)))
+        bare, mine = timed(chosen, dirs[model], loop, threads)
+        floor = len(inputs) * bare / len(chosen)
         embed_floor += floor
         speeds.append(bare / mine)
-        lines.append(f"| {dirs[model].name} | {len(texts):,} | {len(chosen) / bare:.1f} | {len(chosen) / mine:.1f} | "
-                     f"{bare / mine:.2f} | {floor:.0f} |")
+        lines.append(f"| {dirs[model].name} | {len(texts):,} | {len(inputs):,} | {len(chosen) / bare:.1f} | "
+                     f"{len(chosen) / mine:.1f} | {bare / mine:.2f} | {floor:.0f} |")
     searched, searches = search_seconds(results)
     smk = snakemake_run_floor(jobs)
     worked = embed_floor + searched

@@ -125,6 +125,23 @@ def test_int8_vector_of_a_text_does_not_depend_on_its_neighbours(exported):
         assert np.array_equal(emb.encode([CODE[i]])[0], together[i])
 
 
+def test_int8_texts_of_the_same_tokens_are_run_once_each_with_its_own_vector(exported, monkeypatch):
+    """A text's vector is a function of its tokens, so texts that truncate (or, uncased, lowercase)
+    to the same tokens are run once: the versions of a long file that differ past the first 256."""
+    meta, out = exported["int8"]
+    emb = load_embedder(meta, out, threads=THREADS)
+    long = " ".join(CODE) * 4  # well past 256 tokens
+    texts = [long + " tail one", CODE[7], long + " another tail", "X = 1", CODE[0], "x  =  1"]
+    alone = [emb.encode([t])[0] for t in texts]
+    runs, batches, run = [], [], emb.session.run
+    monkeypatch.setattr(emb.session, "run", lambda names, feeds: runs.append(1) or run(names, feeds))
+    together = emb.encode(texts, on_batch=batches.append)
+    assert len(runs) == 3 and sum(batches) == len(texts)  # the long ones, the "x = 1"s, CODE[0]
+    assert all(np.array_equal(together[i], alone[i]) for i in range(len(texts)))
+    assert np.array_equal(together[0], together[2]) and np.array_equal(together[1], together[3])
+    assert not np.array_equal(together[0], together[4])
+
+
 def test_vectors_are_bit_identical_across_processes(exported, st_code, tmp_path):
     meta, out = exported["int8"]
     script = (

@@ -8,12 +8,13 @@ quantized to INT8, into the prepared directory, so what is embedded with is what
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
 from crmatrix import CrmatrixError
-from crmatrix.embed.backends import TAKES_TOKENIZER, BatchedEmbedder, normalize, register
+from crmatrix.embed.backends import TAKES_TOKENIZER, BatchedEmbedder, encode_sorted, normalize, register
 from crmatrix.embed.models import resolve_source
 
 FORMAT = "onnx"
@@ -53,8 +54,25 @@ class OnnxEmbedder(BatchedEmbedder):
         self.dim = int(out.shape[-1])
         self.batch_size = batch_size
 
+    def encode(self, texts: list[str], on_batch: Callable[[int], None] | None = None) -> np.ndarray:
+        """One text a run: a text's vector is a function of its tokens alone (its ids: no padding,
+        one segment), so texts that truncate to the same tokens are run once. A long file's
+        versions often differ only past the first `max_length` tokens: 8 % of SWE-bench's tokens."""
+        if self.batch_size != 1:
+            return super().encode(texts, on_batch)
+        first: dict[tuple[int, ...], int] = {}  # tokens -> the first text holding them
+        encodings = [self.tokenizer.encode(text) for text in texts]
+        of = np.fromiter((first.setdefault(tuple(e.ids), i) for i, e in enumerate(encodings)), np.int64, len(texts))
+        runs = sorted(first.values())
+        vectors = encode_sorted([encodings[i] for i in runs], self.dim, 1, self._run, on_batch)
+        if on_batch and len(runs) < len(texts):
+            on_batch(len(texts) - len(runs))
+        return vectors[np.searchsorted(runs, of)]
+
     def _encode_batch(self, texts: list[str]) -> np.ndarray:
-        encodings = self.tokenizer.encode_batch(texts)
+        return self._run(self.tokenizer.encode_batch(texts))
+
+    def _run(self, encodings: list) -> np.ndarray:
         feeds = {
             "input_ids": np.array([e.ids for e in encodings], dtype=np.int64),
             "attention_mask": np.array([e.attention_mask for e in encodings], dtype=np.int64),

@@ -133,6 +133,17 @@ class CommitBM25:
         self._mult = np.bincount(occurrences, minlength=len(counts._lengths))
         self._first = np.cumsum(self._mult) - self._mult
         self._order = np.argsort(occurrences, kind="stable")
+        self._norm: np.ndarray | None = None
+
+    def _den(self, items: np.ndarray) -> np.ndarray:
+        """bm25s's length normalization `k1 * ((1 - b) + b * len / avg)` of these items: worked out
+        once per commit for every item (elementwise, so the same bits as of the items alone), since
+        a long query looks up hundreds of terms at one commit."""
+        if self._norm is None:
+            k1, b = self._c.params["k1"], self._c.params["b"]
+            self._norm = (k1 * ((1 - b) + b * np.asarray(self._c._lengths).astype(np.float64) / self._avg)
+                          ).astype(_WEIGHT)
+        return self._norm[items]
 
     def _weights(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
         """(occurrences holding `term`, its float32 weight in each), None when none does."""
@@ -147,9 +158,7 @@ class CommitBM25:
         items, mult, tf = items[keep], mult[keep], tf[keep].astype(np.float32)
         df, n = int(mult.sum()), self.num_docs
         idf = np.float32(math.log(1 + (n - df + 0.5) / (df + 0.5)))
-        k1, b = self._c.params["k1"], self._c.params["b"]
-        den = (k1 * ((1 - b) + b * np.asarray(self._c._lengths)[items].astype(np.float64) / self._avg)
-               ).astype(_WEIGHT)
+        den = self._den(items)
         weight = (np.full(len(items), idf, dtype=np.float32) * (tf / (den + tf))).astype(np.float32)
         if mult.max() == 1:
             return self._order[self._first[items]], weight

@@ -1,3 +1,4 @@
+import numpy as np
 import pytest
 
 from crmatrix.engine import Engine
@@ -62,3 +63,24 @@ def test_engine_breaks_ties_by_path_then_line_then_symbol():
 def test_engine_rejects_unknown_method():
     with pytest.raises(Exception, match="unknown method 'vibes'"):
         Engine([sym("x")]).search("x", "vibes", 5)
+
+
+def test_a_suffix_blob_finds_the_holders_a_scan_finds():
+    """`SuffixBlob` (a versioned index's shared blobs) answers as `Blob`'s scan does: repeats in
+    one string, matches at either end, needles found nowhere or everywhere, non-ASCII and lone
+    surrogates (JSON can hold them), the empty needle; and, as a scan, a needle holding the
+    separator where two strings meet."""
+    import random
+
+    from crmatrix.engine.lexical import Blob, SuffixBlob
+
+    rng = random.Random(7)
+    alphabet = ["a", "b", "_", "é", "\ud800", "ab", "z"]
+    texts = sorted({"".join(rng.choice(alphabet) for _ in range(rng.randint(0, 9))) for _ in range(300)})
+    scan, suffixes = Blob(texts), SuffixBlob(texts)
+    needles = {t[i:j] for t in texts for i in range(len(t)) for j in range(i, len(t) + 1)}
+    needles |= {"", "q", "aaaaaaaaaaaaa", "b\x00a", f"{texts[3][-1:]}\x00{texts[4][:1]}", "é\ud800"}
+    for needle in sorted(needles):
+        assert suffixes.holders(needle).tolist() == scan.holders(needle).tolist(), needle
+    assert len(suffixes.holders("a")) > 100 and suffixes.holders("a").dtype == np.int64
+    assert SuffixBlob([]).holders("a").tolist() == []

@@ -388,7 +388,7 @@ def test_a_word_is_looked_for_once_for_all_commits_and_across_two_names_as_the_c
     strings, which every commit's engine shares: a word is scanned for once per field, however
     many commits a job asks of. A word that holds the separator could match across two strings,
     which depends on their neighbours: the commit's own order decides, as in a plain engine."""
-    from crmatrix.engine.lexical import Blob
+    from crmatrix.engine.lexical import Blob, SuffixBlob
 
     model_dir, _ = model
     kn = knobs.resolve(OFF, "python")
@@ -397,8 +397,9 @@ def test_a_word_is_looked_for_once_for_all_commits_and_across_two_names_as_the_c
     queries = ["read the frame bytes", "load config path", "cache get"]
     want = {(c, q): [h.to_dict() for h in Engine(plain_symbols(c, tmp_path), kn).search(q, "lexical", 100)]
             for c in COMMITS for q in queries}
-    scanned, scan = [], Blob._scan
-    monkeypatch.setattr(Blob, "_scan", lambda blob, needle: scanned.append((id(blob), needle)) or scan(blob, needle))
+    scanned, scan = [], SuffixBlob._scan
+    monkeypatch.setattr(SuffixBlob, "_scan",
+                        lambda blob, needle: scanned.append((id(blob), needle)) or scan(blob, needle))
     for commit in COMMITS:
         view = vindex.engine(commit)
         for q in queries:
@@ -407,7 +408,7 @@ def test_a_word_is_looked_for_once_for_all_commits_and_across_two_names_as_the_c
             after_first = len(scanned)
             assert after_first > 0 and len(set(scanned)) == after_first  # each (blob, word) once
     assert len(scanned) == after_first  # c2 and c3 scanned nothing: every word was c1's
-    monkeypatch.setattr(Blob, "_scan", scan)
+    monkeypatch.setattr(SuffixBlob, "_scan", scan)
     # the separator between two of c3's names, in its order: the plain engine finds the first of them
     view, symbols = vindex.engine("c3"), plain_symbols("c3", tmp_path)
     plain = Engine(symbols, kn)

@@ -145,6 +145,40 @@ class Blob:
         return np.unique(np.searchsorted(self.starts, np.asarray(hits, dtype=np.int64), side="right") - 1)
 
 
+class SuffixBlob(Blob):
+    """A `Blob` looked up through its suffix array (libdivsufsort's, from `pydivsufsort`): a needle
+    is two binary searches of the sorted suffixes, not a scan of the whole text. A versioned
+    index's blobs are searched for hundreds of words of each long issue text: 70k of the 87k
+    needles of SWE-bench's 600 tasks were found nowhere, each a full scan. The array is built
+    over the text's UTF-8 bytes (surrogates passed through), in which a needle's bytes occur only
+    where the needle does: each character's bytes start with a byte that begins no other's."""
+
+    def __init__(self, texts: list[str]):
+        from pydivsufsort import divsufsort
+
+        super().__init__(texts)
+        self._bytes = self.text.encode("utf-8", "surrogatepass")
+        lengths = np.fromiter((len(t.encode("utf-8", "surrogatepass")) + 1 for t in texts), np.int64, len(texts))
+        self._byte_starts = np.concatenate(([0], np.cumsum(lengths)[:-1])) if len(texts) else np.zeros(0, np.int64)
+        self._suffixes = divsufsort(self._bytes) if self._bytes else np.zeros(0, np.int64)
+
+    def _scan(self, needle: str) -> np.ndarray:
+        key = needle.encode("utf-8", "surrogatepass")
+        data, suffixes, m = self._bytes, self._suffixes, len(key)
+        if not key:
+            return np.zeros(0, np.int64)
+        lo, hi = 0, len(suffixes)
+        while lo < hi:  # the first suffix not below the needle
+            mid = (lo + hi) // 2
+            lo, hi = (mid + 1, hi) if data[suffixes[mid]:suffixes[mid] + m] < key else (lo, mid)
+        first, hi = lo, len(suffixes)
+        while lo < hi:  # the first past those that start with it
+            mid = (lo + hi) // 2
+            lo, hi = (mid + 1, hi) if data[suffixes[mid]:suffixes[mid] + m] == key else (lo, mid)
+        at = np.asarray(suffixes[first:lo], dtype=np.int64)
+        return np.unique(np.searchsorted(self._byte_starts, at, side="right") - 1)
+
+
 class Names:
     """Which symbols bear each (lowercased) name, and the names that hold `_` (sorted): what
     the rules on whole names (100, 80, 70) look up."""

@@ -13,7 +13,7 @@ from crmatrix.engine.bm25 import document
 from crmatrix.engine.embedtext import embedding_text
 from crmatrix.engine.engine import Engine, QueryEncoder
 from crmatrix.engine.knobs import Knobs
-from crmatrix.engine.lexical import FUNCTION_KINDS, TYPE_KINDS, Blob, LexicalDoc, LexicalIndex, Names
+from crmatrix.engine.lexical import FUNCTION_KINDS, TYPE_KINDS, Blob, LexicalDoc, LexicalIndex, Names, SuffixBlob
 from crmatrix.engine.sparse import SparseIndex, symbol_words
 from crmatrix.versions.grown import Grown
 from crmatrix.versions.index import columns, postings, termcounts
@@ -137,8 +137,8 @@ class VersionedIndex:
         ask of many commits, mostly the same words, and a path is one string for all its symbols)."""
         if self._distinct is None:  # the names' are stored (names.json, name_id.npy); the rest ranked alike
             others = [column.strings() for column in self._lexical[1:]]
-            self._distinct = ((Blob(self._names), np.asarray(self._name_id)),
-                              *((Blob(sorted(set(strings))), ranks(strings)) for strings in others))
+            self._distinct = ((SuffixBlob(self._names), np.asarray(self._name_id)),
+                              *((SuffixBlob(sorted(set(strings))), ranks(strings)) for strings in others))
         kind = np.asarray(self._kind)[content]
         names = CommitNames(self._names, self._name_ids, np.asarray(self._name_id)[content])
         return LexicalIndex.of_parts(names, tuple(blob for blob, _ in self._distinct),

@@ -601,3 +601,29 @@ def test_file_methods_need_files(tmp_path):
         Engine([]).search("x", "file-bm25", 3)
     with pytest.raises(CrmatrixError, match="unknown method 'files'.*file-semantic"):
         Engine([]).search("x", "files", 3)
+
+
+@pytest.mark.parametrize("stem", [True, False])
+def test_term_counts_of_texts_from_their_shared_lines_are_the_tokenizers(stem, tmp_path):
+    """A text's term counts are summed from its distinct lines', each tokenized once for every
+    text: the same counts and lengths as tokenizing each text whole, whatever its line breaks
+    (CRLF, blank and repeated lines, a Unicode line separator inside a line, none at all)."""
+    from collections import Counter
+
+    from crmatrix.engine.bm25 import Tokenizer
+    from crmatrix.versions.index.postings import Postings
+    from crmatrix.versions.index.termcounts import LENGTHS, TERMS
+    from crmatrix.versions.index.termcounts import build as build_counts
+
+    texts = ["def load_config(path):\n    return read(path)\n", "x\r\nfoo_bar\r\nfooBar baz\r\n", "", "\n\n",
+             "fooBar baz\nfooBar baz\nthe other one", "déjà\u2028vu wörds\nreturn read(path)", "return read(path)"]
+    kn = knobs.resolve({**OFF, "CRMATRIX_BM25_STEM": "1" if stem else "0"}, "python")
+    assert kn.bm25_stem is stem
+    build_counts(iter(texts), tmp_path / "bm25", knobs=kn)
+    tokens = Tokenizer(Tokenizer.settings(kn))(texts)
+    assert np.load(tmp_path / "bm25" / LENGTHS).tolist() == [len(t) for t in tokens]
+    stored, got = Postings(tmp_path / "bm25" / TERMS), [Counter() for _ in texts]
+    for word in {w for t in tokens for w in t}:
+        for item, n in zip(*stored.get(word), strict=True):
+            got[item][word] = int(n)
+    assert got == [Counter(t) for t in tokens] and sum(map(len, got)) == len(stored.part().item)

@@ -27,8 +27,10 @@ On disk (a directory): `tokenizer.json`, `params.json` (k1, b and the variant, f
 
 from __future__ import annotations
 
+import itertools
 import math
-from collections import Counter
+from array import array
+from collections import Counter, defaultdict
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -43,7 +45,7 @@ from crmatrix.versions.index import postings
 PARAMS = "params.json"
 LENGTHS = "lengths.npy"
 TERMS = "terms"
-CHUNK = 4096  # texts tokenized at a time: bounds the token lists held in memory
+CHUNK = 4096  # lines tokenized at a time: bounds the token lists held in memory
 # The type of bm25s's `den + tf_array`, a float64 scalar plus a float32 array.
 _WEIGHT = (np.float64(1.0) + np.ones(1, dtype=np.float32)).dtype
 
@@ -61,26 +63,12 @@ def build(texts: Iterable[str], directory: Path, rows: Grown | None = None, base
         raise CrmatrixError(f"bm25s defaults to variant {defaults.method!r}; the versioned BM25 computes "
                             f"{SCORED_METHOD!r} only")
     tokenizer = Tokenizer(Tokenizer.settings(knobs))
-    terms = postings.Builder()
-    lengths: list[int] = []
-    chunk: list[str] = []
-
-    def flush() -> None:
-        for doc in tokenizer(chunk):
-            terms.add(Counter(doc))
-            lengths.append(len(doc))
-        chunk.clear()
-
-    for text in texts:
-        chunk.append(text)
-        if len(chunk) == CHUNK:
-            flush()
-    flush()
+    counted, lengths = _counted(texts, tokenizer)
     rows = rows or Grown.fresh(len(lengths))
     if rows.new != len(lengths) or (base is None) != (rows.base == 0):
         raise CrmatrixError(f"term counts: {len(lengths)} new texts for {rows.new} new rows, "
                             f"{'a' if base else 'no'} base for {rows.base} base rows")
-    parts, new_lengths = [terms.part()], np.asarray(lengths, dtype=np.int32)
+    parts, new_lengths = [counted], lengths.astype(np.int32)
     base_lengths = np.zeros(0, dtype=np.int32)
     at_base, at_new = rows.renumbering()
     if base is not None:
@@ -95,6 +83,38 @@ def build(texts: Iterable[str], directory: Path, rows: Grown | None = None, base
     atomic.write_json(directory / PARAMS, {"k1": defaults.k1, "b": defaults.b, "method": defaults.method,
                                            "dtype": str(np.dtype(defaults.dtype))})
     return len(rows)
+
+
+def _counted(texts: Iterable[str], tokenizer: Tokenizer) -> tuple[postings.Part, np.ndarray]:
+    """Each text's term counts (items numbered in the order the texts came) and its length in
+    tokens, from its distinct lines. No token crosses a line break (a non-word character:
+    `Tokenizer`), so a text's counts are the sum of its lines' counts, and each distinct line is
+    tokenized once for every text holding it: a file's versions share most of their lines (the
+    tokenizing was most of a repository's index build)."""
+    from scipy import sparse  # with bm25s, as in every build
+
+    line_id: defaultdict[str, int] = defaultdict(itertools.count().__next__)  # a new line: the next id
+    item, line, count = array("q"), array("q"), array("q")  # each text's lines, how often each
+    n = 0
+    for n, text in enumerate(texts, 1):
+        held = Counter(map(line_id.__getitem__, text.split("\n")))
+        item.extend(itertools.repeat(n - 1, len(held)))
+        line.extend(held)
+        count.extend(held.values())
+    lines, terms, line_lengths = list(line_id), postings.Builder(), array("q")
+    for start in range(0, len(lines), CHUNK):
+        for doc in tokenizer(lines[start:start + CHUNK]):
+            terms.add(Counter(doc))
+            line_lengths.append(len(doc))
+    of_lines = terms.part()  # its items are the lines
+    held = sparse.csr_array((np.frombuffer(count, np.int64), (np.frombuffer(item, np.int64),
+                                                               np.frombuffer(line, np.int64))), shape=(n, len(lines)))
+    words = sparse.csr_array((of_lines.count.astype(np.int64), (of_lines.item, of_lines.word)),
+                             shape=(len(lines), len(of_lines.words)))
+    counts = (held @ words).tocoo()
+    return (postings.Part(of_lines.words, counts.col.astype(np.int64), counts.row.astype(np.int64),
+                          counts.data.astype(np.int32)),
+            held @ np.frombuffer(line_lengths, np.int64))
 
 
 class TermCounts:

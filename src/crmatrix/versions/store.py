@@ -36,6 +36,8 @@ from __future__ import annotations
 import bisect
 import hashlib
 import json
+import mmap
+import os
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
@@ -279,14 +281,18 @@ class SymbolStore:
         run = commit_run(self.meta, commit, self.directory)
         return self._occurrences[run["start"]:run["end"]]
 
-    def contents(self, ids: Iterable[int]) -> list[dict]:
-        """The contents of these ids, in the order given (each line read with one seek)."""
-        ids = [int(i) for i in ids]
-        got: dict[int, dict] = {}
+    @cached_property
+    def _mapped(self) -> mmap.mmap | bytes:
+        """The contents' lines, memory-mapped once: an engine reads its hits' contents a few at a
+        time, and opening the file for each was 4 % of a SWE-bench evaluation."""
         with open(self.directory / CONTENTS, "rb") as f:
-            for i in sorted(set(ids)):
-                f.seek(int(self._offsets[i]))
-                got[i] = json.loads(f.read(int(self._offsets[i + 1] - self._offsets[i])))
+            return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if os.fstat(f.fileno()).st_size else b""
+
+    def contents(self, ids: Iterable[int]) -> list[dict]:
+        """The contents of these ids, in the order given (each line sliced from the mapped file)."""
+        ids = [int(i) for i in ids]
+        body, offsets = self._mapped, self._offsets
+        got = {i: json.loads(body[int(offsets[i]):int(offsets[i + 1])]) for i in sorted(set(ids))}
         return [got[i] for i in ids]
 
     def all_contents(self) -> Iterable[dict]:

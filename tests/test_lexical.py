@@ -84,3 +84,16 @@ def test_a_suffix_blob_finds_the_holders_a_scan_finds():
         assert suffixes.holders(needle).tolist() == scan.holders(needle).tolist(), needle
     assert len(suffixes.holders("a")) > 100 and suffixes.holders("a").dtype == np.int64
     assert SuffixBlob([]).holders("a").tolist() == []
+
+
+def test_names_of_any_length_within_the_query_score_as_the_rules_say():
+    """Rule 6 (the query's snake form holds the name) for names shorter than a trigram too, by
+    the index as by `score`."""
+    from crmatrix.engine.lexical import LexicalIndex
+
+    symbols = [sym(n, sig="") for n in ("a_", "_b", "x_y", "load_config", "q_", "zz_qq")]
+    query = "call a_ then _b and x_y to load_config"
+    want = [s(symbol, query) for symbol in symbols]
+    assert want == [70, 70, 70, 70, None, None]
+    got = LexicalIndex(symbols).scores(query)
+    assert [None if np.isnan(v) else int(v) for v in got] == want

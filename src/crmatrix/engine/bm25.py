@@ -19,6 +19,7 @@ each identifier whole beside its words; at their defaults the stored settings ar
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from itertools import chain
 from pathlib import Path
 
@@ -30,7 +31,8 @@ from crmatrix.engine.knobs import Knobs
 from crmatrix.identifiers import words
 from crmatrix.symbols import Symbol
 
-_IDENTIFIER = re.compile(r"\w+")
+IDENTIFIER = r"\w+"  # what a text's identifiers are (`Tokenizer`)
+_IDENTIFIER = re.compile(IDENTIFIER)
 TOKENIZER = "tokenizer.json"  # beside bm25s's own files
 WORD_PATTERN = r"(?u)\b\w\w+\b"  # bm25s's token pattern
 MAX_IDENTIFIERS = 1 << 20  # distinct identifiers a tokenizer remembers (sympy's 124 commits' symbols hold 112k)
@@ -76,6 +78,10 @@ class Tokenizer:
         conf = {"pattern": WORD_PATTERN, "stopwords": sorted(set(STOPWORDS_EN)) if knobs.bm25_stopwords else [],
                 "stemmer": "english" if knobs.bm25_stem else None}
         return {**conf, "whole_identifiers": True} if knobs.bm25_whole_identifiers else conf
+
+    def identifiers(self, identifiers: Iterable[str]) -> list[list[str]]:
+        """Each identifier's tokens: a text's are its identifiers' (`\\w+`), in order (`__call__`)."""
+        return list(map(self._tokens.__getitem__, identifiers))
 
     def __call__(self, texts: list[str]) -> list[list[str]]:
         tokens = self._tokens.__getitem__

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 from array import array
 from collections import Counter, defaultdict
 from collections.abc import Iterable
@@ -37,7 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from crmatrix import CrmatrixError, atomic
-from crmatrix.engine.bm25 import SCORED_METHOD, TOKENIZER, Tokenizer
+from crmatrix.engine.bm25 import IDENTIFIER, SCORED_METHOD, TOKENIZER, Tokenizer
 from crmatrix.engine.knobs import Knobs
 from crmatrix.versions.grown import Grown
 from crmatrix.versions.index import postings
@@ -45,7 +46,7 @@ from crmatrix.versions.index import postings
 PARAMS = "params.json"
 LENGTHS = "lengths.npy"
 TERMS = "terms"
-CHUNK = 4096  # lines tokenized at a time: bounds the token lists held in memory
+_IDENTIFIER_OR_BREAK = re.compile(rf"{IDENTIFIER}|\n")  # the tokenizer's identifiers, and where each line ends
 # The type of bm25s's `den + tf_array`, a float64 scalar plus a float32 array.
 _WEIGHT = (np.float64(1.0) + np.ones(1, dtype=np.float32)).dtype
 
@@ -87,12 +88,11 @@ def build(texts: Iterable[str], directory: Path, rows: Grown | None = None, base
 
 def _counted(texts: Iterable[str], tokenizer: Tokenizer) -> tuple[postings.Part, np.ndarray]:
     """Each text's term counts (items numbered in the order the texts came) and its length in
-    tokens, from its distinct lines. No token crosses a line break (a non-word character:
-    `Tokenizer`), so a text's counts are the sum of its lines' counts, and each distinct line is
-    tokenized once for every text holding it: a file's versions share most of their lines (the
-    tokenizing was most of a repository's index build)."""
-    from scipy import sparse  # with bm25s, as in every build
-
+    tokens. A text's tokens are its identifiers' (`Tokenizer`), and no identifier crosses a line
+    break, so the counts are a product of sparse counts: texts x distinct lines (a file's versions
+    share most of their lines), lines x distinct identifiers (every line's found in one pass of
+    the pattern over them all), identifiers x terms (each spelled once). The tokenizing, text by
+    text, was most of a repository's index build."""
     line_id: defaultdict[str, int] = defaultdict(itertools.count().__next__)  # a new line: the next id
     item, line, count = array("q"), array("q"), array("q")  # each text's lines, how often each
     n = 0
@@ -101,20 +101,33 @@ def _counted(texts: Iterable[str], tokenizer: Tokenizer) -> tuple[postings.Part,
         item.extend(itertools.repeat(n - 1, len(held)))
         line.extend(held)
         count.extend(held.values())
-    lines, terms, line_lengths = list(line_id), postings.Builder(), array("q")
-    for start in range(0, len(lines), CHUNK):
-        for doc in tokenizer(lines[start:start + CHUNK]):
-            terms.add(Counter(doc))
-            line_lengths.append(len(doc))
-    of_lines = terms.part()  # its items are the lines
-    held = sparse.csr_array((np.frombuffer(count, np.int64), (np.frombuffer(item, np.int64),
-                                                               np.frombuffer(line, np.int64))), shape=(n, len(lines)))
-    words = sparse.csr_array((of_lines.count.astype(np.int64), (of_lines.item, of_lines.word)),
-                             shape=(len(lines), len(of_lines.words)))
-    counts = (held @ words).tocoo()
-    return (postings.Part(of_lines.words, counts.col.astype(np.int64), counts.row.astype(np.int64),
+    lines = list(line_id)
+    in_text = _summed(np.frombuffer(item, np.int64), np.frombuffer(line, np.int64), (n, len(lines)),
+                      np.frombuffer(count, np.int64))
+    ident_id: defaultdict[str, int] = defaultdict(itertools.count().__next__)
+    ident_id["\n"]  # id 0: a line's end
+    found = _IDENTIFIER_OR_BREAK.findall("\n".join(lines))
+    ids = np.fromiter(map(ident_id.__getitem__, found), np.int64, len(found))
+    ends = ids == 0
+    identifiers = list(ident_id)[1:]
+    in_line = _summed(np.cumsum(ends)[~ends], ids[~ends] - 1, (len(lines), len(identifiers)))
+    spelled = tokenizer.identifiers(identifiers)
+    term_id: defaultdict[str, int] = defaultdict(itertools.count().__next__)
+    terms = np.fromiter(map(term_id.__getitem__, itertools.chain.from_iterable(spelled)), np.int64)
+    spelling = np.fromiter(map(len, spelled), np.int64, len(spelled))
+    in_identifier = _summed(np.repeat(np.arange(len(identifiers)), spelling), terms, (len(identifiers), len(term_id)))
+    counts = (in_text @ (in_line @ in_identifier)).tocoo()
+    return (postings.Part(list(term_id), counts.col.astype(np.int64), counts.row.astype(np.int64),
                           counts.data.astype(np.int32)),
-            held @ np.frombuffer(line_lengths, np.int64))
+            in_text @ (in_line @ spelling))
+
+
+def _summed(rows: np.ndarray, cols: np.ndarray, shape: tuple[int, int], values: np.ndarray | None = None):
+    """The sparse matrix of `values` (1s) at (rows, cols), repeats summed."""
+    from scipy import sparse  # with bm25s, as in every build
+
+    values = np.ones(len(rows), np.int64) if values is None else values
+    return sparse.csr_array((values, (rows, cols)), shape=shape)
 
 
 class TermCounts:

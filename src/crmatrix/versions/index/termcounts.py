@@ -202,8 +202,9 @@ class CommitBM25:
     def scores(self, query: str) -> np.ndarray:
         """One BM25 score per document, in order (0 where no query term occurs)."""
         scores = np.zeros(self.num_docs, dtype=np.float32)
+        weights: dict[str, tuple[np.ndarray, np.ndarray] | None] = {}  # an issue text repeats its words
         for term in self._c._tokenize([query])[0]:
-            found = self._weights(term)
+            found = weights[term] = weights[term] if term in weights else self._weights(term)
             if found is not None:
                 np.add.at(scores, *found)
         return scores

@@ -129,6 +129,7 @@ class VersionedIndex:
         self._name_id = np.load(d / "lexical" / "name_id.npy", mmap_mode="r")
         self._names = atomic.read_json(d / "lexical" / "names.json")
         self._name_ids = {name: i for i, name in enumerate(self._names)}
+        self._underscored = np.fromiter(("_" in name for name in self._names), dtype=bool, count=len(self._names))
         self._path_rank, self._name_rank = (np.load(d / "ties" / f"{f}.npy", mmap_mode="r") for f in ("path", "name"))
 
     def _lexical_index(self, content: np.ndarray) -> LexicalIndex:
@@ -140,7 +141,7 @@ class VersionedIndex:
             self._distinct = ((SuffixBlob(self._names), np.asarray(self._name_id)),
                               *((SuffixBlob(sorted(set(strings))), ranks(strings)) for strings in others))
         kind = np.asarray(self._kind)[content]
-        names = CommitNames(self._names, self._name_ids, np.asarray(self._name_id)[content])
+        names = CommitNames(self._names, self._name_ids, np.asarray(self._name_id)[content], self._underscored)
         return LexicalIndex.of_parts(names, tuple(blob for blob, _ in self._distinct),
                                      tuple(ids[content] for _, ids in self._distinct), kind == 1, kind == 2,
                                      lambda: tuple(Blob.joined(*column.joined(content, Blob.SEP))
@@ -173,10 +174,12 @@ class CommitNames(Names):
     """`Names` of one commit's symbols, from each content's lowercased name as an id among the
     index's distinct names (`names`, sorted): rows by name are one sort of the ids."""
 
-    def __init__(self, names: list[str], ids_of: dict[str, int], ids: np.ndarray):
+    def __init__(self, names: list[str], ids_of: dict[str, int], ids: np.ndarray, underscored: np.ndarray):
+        """`underscored`: whether each of `names` holds `_` (the index's, for all its commits)."""
         self._ids_of, self._order = ids_of, np.argsort(ids, kind="stable")
         self._sorted = ids[self._order]
-        self.underscored = [names[i] for i in np.unique(ids).tolist() if "_" in names[i]]
+        held = self._sorted[np.flatnonzero(np.diff(self._sorted, prepend=-1))]  # the distinct ids, ascending
+        self.underscored = [names[i] for i in held[underscored[held]].tolist()]
 
     def rows(self, name: str) -> np.ndarray:
         i = self._ids_of.get(name)

@@ -51,8 +51,9 @@ def main() -> None:
     lines = [f"# Spinning pool threads, alone and beside a busy core — {datetime.date.today().isoformat()}", "",
              f"crmatrix at {commit()}; the texts and model of the finished run in `{clone.name}`. {args.note}".rstrip(),
              f"Load before: {uptime()}.", "",
-             f"{args.sample} distinct texts of `{args.model}` (seeded), {args.threads} threads, the least of two "
-             "turns each.", "", "| beside | embedder | texts/CPU s | texts/s |", "|---|---|---:|---:|"]
+             f"{args.sample} distinct texts of `{args.model}` (seeded), {args.threads} threads, the mean of two "
+             "passes, the embedders taking turns on every 100 texts.", "",
+             "| beside | embedder | texts/CPU s | texts/s |", "|---|---|---:|---:|"]
     for beside in ("nothing", "one busy core"):
         busy = subprocess.Popen([sys.executable, "-c", BUSY]) if beside != "nothing" else None
         try:

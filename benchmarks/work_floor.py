@@ -12,7 +12,7 @@ Snakemake's benchmark files):
   tokenizer (a static model: its table looked up in numpy; one text a run, as crmatrix's embedder
   runs it, on T threads: the config's `embed_threads`), timed on a seeded sample of N texts of
   each model (its CPU seconds per text, times the distinct texts); crmatrix's own embedder is
-  timed on the same sample, each warmed up and the two in turns, the least of two turns each, and
+  timed on the same sample, each warmed up and the two taking turns on every 100 texts (`in_turns`), and
   the two speeds' ratio is point 3's figure (>= 0.9);
 - search: every query's search as the runs timed it inside their jobs (`elapsed_ms`);
 - Snakemake: a trivial Snakefile running as many jobs cold, each touching a file (the CPU of
@@ -144,16 +144,22 @@ class BareStatic:
 BARE = {"onnx": BareLoop, "static": BareStatic}
 
 
-def in_turns(texts: list[str], embedders: dict, n: int = 2) -> dict[str, tuple[float, float]]:
-    """Each embedder's least CPU and wall seconds over `texts` in `n` turns, the embedders in turn."""
-    best: dict[str, tuple[float, float]] = {}
+def in_turns(texts: list[str], embedders: dict, n: int = 2, chunk: int = 100) -> dict[str, tuple[float, float]]:
+    """Each embedder's CPU and wall seconds over `texts`, the mean of `n` passes: in each pass the
+    embedders take turns on every `chunk` texts, their order reversed from one chunk to the next.
+    These machines' speed drifts by a third within a minute (a 500-text sample of the fp32 MiniLM
+    ran at 41 to 57 texts/CPU s in four runs); timing one embedder's whole sample after the other's
+    let a slow stretch fall on one alone (a ratio of 0.83 where reruns gave 1.01 to 1.12)."""
+    took = {name: [0.0, 0.0] for name in embedders}
     for _ in range(n):
-        for name, embedder in embedders.items():
-            cpu, wall = cpu_now(), time.perf_counter()
-            embedder.encode(texts)
-            took = (cpu_now() - cpu, time.perf_counter() - wall)
-            best[name] = tuple(map(min, zip(best.get(name, took), took, strict=True)))
-    return best
+        for i, start in enumerate(range(0, len(texts), chunk)):
+            names = list(embedders)
+            for name in names[::-1] if i % 2 else names:
+                cpu, wall = cpu_now(), time.perf_counter()
+                embedders[name].encode(texts[start:start + chunk])
+                took[name][0] += cpu_now() - cpu
+                took[name][1] += time.perf_counter() - wall
+    return {name: (cpu / n, wall / n) for name, (cpu, wall) in took.items()}
 
 
 def bare_loop(model_dir: Path, threads: int):
@@ -173,7 +179,7 @@ def distinct_inputs(bare, texts: list[str]) -> list[str]:
 
 def timed(texts: list[str], model_dir: Path, bare, threads: int, turns: int = 2) -> tuple[float, float]:
     """CPU seconds of the `bare` loop and of crmatrix's embedder over `texts`, each built and warmed
-    up first, in turns (bare, crmatrix, bare, ...), the least of each's turns."""
+    up first, taking turns (`in_turns`)."""
     mine = load_embedder(atomic.read_json(model_dir / "model.json"), model_dir, threads)
     for embedder in (bare, mine):
         embedder.encode(texts[:5])

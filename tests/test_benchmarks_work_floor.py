@@ -84,3 +84,26 @@ def test_the_bare_loops_embed_as_crmatrix_embeds(tmp_path, kind):
     dropped = kind.startswith("static")
     assert work_floor.distinct_inputs(loop, [*texts, "parse  config", "parse other config"]) == (
         texts[:-1] if dropped else texts)
+
+
+def test_the_timed_embedders_take_turns_on_each_chunk_of_texts(monkeypatch):
+    """Each embedder sees every text once a pass, a chunk at a time, their order reversed from one
+    chunk to the next; each's seconds are its calls' summed, the mean of the passes."""
+    calls, clock = [], iter(range(1000))
+    monkeypatch.setattr(work_floor, "cpu_now", lambda: next(clock))
+
+    class Recorder:
+        def __init__(self, name):
+            self.name = name
+
+        def encode(self, texts):
+            calls.append((self.name, list(texts)))
+            if self.name == "slow":  # this call takes two ticks of the clock
+                next(clock)
+
+    texts = [f"t{i}" for i in range(5)]
+    cpu = work_floor.in_turns(texts, {"bare": Recorder("bare"), "slow": Recorder("slow")}, n=2, chunk=2)
+    one_pass = [("bare", ["t0", "t1"]), ("slow", ["t0", "t1"]), ("slow", ["t2", "t3"]), ("bare", ["t2", "t3"]),
+                ("bare", ["t4"]), ("slow", ["t4"])]
+    assert calls == one_pass * 2
+    assert {name: seconds[0] for name, seconds in cpu.items()} == {"bare": 3.0, "slow": 6.0}

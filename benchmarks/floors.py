@@ -1,5 +1,5 @@
 """Snakemake's floors, against which a no-op rerun of a matrix is read: the one-rule floor (a
-trivial Snakefile of as many finished jobs, `snakemake_floor`) and the fair floor of a DAG (a
+trivial Snakefile of as many finished jobs, `noop_and_floor`) and the fair floor of a DAG (a
 trivial Snakefile of the same DAG: one job per real job, with as many inputs and outputs, each
 input the output of the same producer, finished by `--touch`), plain and collecting as our
 Snakefile does (`OUR_GC`); and a finished run's planning and no-op against them (`finished_dag`,
@@ -15,6 +15,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from timing import BIN, CORES, REPEATS, ROOT, in_turn, snakemake, verdict, workspace
@@ -22,20 +23,26 @@ from timing import BIN, CORES, REPEATS, ROOT, in_turn, snakemake, verdict, works
 TARGET_PLAN_S, TARGET_NOOP = 60.0, 1.3
 
 
-def snakemake_floor(jobs: int = 0) -> float:
-    """Seconds of a no-op run of a trivial Snakefile: one rule with nothing to do, or, with
-    `jobs`, one rule of that many finished jobs (each touching a file), Snakemake's own cost of
-    checking that many jobs, against which a no-op rerun of the matrix is read."""
+def noop_and_floor(noop: Callable[[], float], jobs: int) -> tuple[float, float]:
+    """The fastest of REPEATS no-op reruns of a finished matrix (`noop`: a timer of one) and of
+    Snakemake's own floor, a trivial Snakefile of one rule with `jobs` finished jobs (each touching
+    a file): Snakemake's own cost of checking that many jobs, against which the no-op is read. The
+    two take turns (`in_turn`), so that both meet the same load: one run of each, a few seconds
+    on a machine whose speed drifts, is a ratio at the mercy of when each ran."""
     trivial = workspace("trivial")
     (trivial / "Snakefile").write_text(
         f"rule all:\n    input: expand('out/{{i}}.txt', i=range({jobs}))\n\n\n"
-        "rule one:\n    output: 'out/{i}.txt'\n    shell: 'touch {output}'\n" if jobs else "rule all:\n    input: []\n")
+        "rule one:\n    output: 'out/{i}.txt'\n    shell: 'touch {output}'\n")
     cmd = [str(BIN / "snakemake"), "--cores", str(CORES)]
-    if jobs:
+    subprocess.run(cmd, cwd=trivial, capture_output=True, check=True, timeout=3600)  # its jobs, once
+
+    def floor() -> float:
+        t0 = time.perf_counter()
         subprocess.run(cmd, cwd=trivial, capture_output=True, check=True, timeout=3600)
-    t0 = time.perf_counter()
-    subprocess.run(cmd, cwd=trivial, capture_output=True, check=True, timeout=3600)
-    return time.perf_counter() - t0
+        return time.perf_counter() - t0
+
+    times = in_turn(noop=noop, floor=floor)
+    return min(times["noop"]), min(times["floor"])
 
 
 # -- the DAG as Snakemake plans it ------------------------------------------------------------

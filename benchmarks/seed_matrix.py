@@ -13,8 +13,8 @@ from pathlib import Path
 
 import yaml
 from clocks import clock_per_rule, evaluation_overhead, job_clock, overhead_table, packing, plan_profile
-from floors import snakemake_floor
-from timing import CORES, ROOT, TODAY, LoadSampler, jobs_per_rule, say, snakemake, verdict, workspace
+from floors import noop_and_floor
+from timing import CORES, REPEATS, ROOT, TODAY, LoadSampler, jobs_per_rule, say, snakemake, verdict, workspace
 from work_floor import floor_lines
 
 from crmatrix import config
@@ -88,9 +88,8 @@ def measure() -> dict:
     warm = warm_log.read_text().strip().splitlines()[-1] if warm_log.exists() else "no warm server"
     work_floor = floor_lines(ws, SEED, run_cpu=cpu, heading="###")  # before the added arm adds to the run
     languages = language_power(ws)
-    noop = snakemake(ws, SEED, env=env)
+    noop, floor = noop_and_floor(lambda: snakemake(ws, SEED, env=env), cold_jobs)
     noop_plan = snakemake(ws, SEED, "-n", env=env)
-    floor = snakemake_floor(cold_jobs)
     profile = plan_profile(ws, SEED, env)
     cfg = yaml.safe_load((ws / SEED).read_text())
     cfg["arms"].update(ADDED_ARM)
@@ -182,7 +181,7 @@ def s4_noop(m: dict) -> None:
     say("## S4. No-op rerun")
     say("")
     say(f"`snakemake --profile profiles/local --cores {CORES} all --configfile {SEED}` with everything done: "
-        f"**{noop:.2f} s**; planning only "
+        f"**{noop:.2f} s** (the fastest of {REPEATS}, in turns with the floor's); planning only "
         f"(`-n`): {noop_plan:.2f} s. Snakemake's own floor, a trivial Snakefile with {cold_jobs} finished jobs: "
         f"{floor:.2f} s; the matrix's no-op is **{noop / floor:.2f}x** that (issue 20: <= 1.3x): "
         f"{verdict(noop <= 1.3 * floor)}.")

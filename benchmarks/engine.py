@@ -31,6 +31,7 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import numpy as np
+from timing import new_result
 
 from crmatrix import __version__
 from crmatrix.embed.backends import load_embedder
@@ -274,7 +275,7 @@ def main() -> None:
             big, neighbours = big_corpus(tmp)
             latency(tmp, big, neighbours, models)
             peak_rss(tmp, big, models)
-    dest = ROOT / "benchmarks" / "results" / f"engine-{datetime.date.today().isoformat()}.md"
+    dest = new_result(f"engine-{datetime.date.today().isoformat()}")
     dest.write_text("\n".join(out_lines) + "\n")
     print(f"wrote {dest}")
 

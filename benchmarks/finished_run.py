@@ -121,4 +121,4 @@ def emit(lines: list[str], out: Path | None, tracked: bool, name: str) -> None:
 
 def result_path(name: str) -> Path:
     """benchmarks/results/NAME-<date>-clean.md: where a reader's figures are kept, when asked."""
-    return Path(__file__).resolve().parent / "results" / f"{name}-{datetime.date.today().isoformat()}-clean.md"
+    return timing.new_result(f"{name}-{datetime.date.today().isoformat()}-clean")

@@ -25,7 +25,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from timing import BIN, ROOT, TODAY, WORKSPACES, commit, out_lines, say, uptime, workspace
+from timing import BIN, ROOT, TODAY, WORKSPACES, commit, new_result, out_lines, say, uptime, workspace
 
 RUNS = 5
 # third-party packages a job should load only when its stage uses them
@@ -200,7 +200,7 @@ def main() -> None:
         for ws in WORKSPACES:
             shutil.rmtree(ws, ignore_errors=True)
     say(f"Load at the end: `{uptime()}`.")
-    dest = ROOT / "benchmarks" / "results" / f"imports-{TODAY}.md"
+    dest = new_result(f"imports-{TODAY}")
     dest.write_text("\n".join(out_lines) + "\n")
     print(f"wrote {dest}")
 

@@ -1,7 +1,8 @@
 """Pipeline benchmark, run by hand (not in CI): `.venv/bin/python benchmarks/pipeline.py`.
 
 Prints, and writes to benchmarks/results/pipeline-<date>.md (and the seed matrix's phase matrix
-to seed-matrix-<date>.md), with their targets:
+to seed-matrix-<date>.md; -2, -3... after the date when a report of that day is there), with
+their targets:
   S1-S7. (issues 20, 22 and 48, `seed`) the cold seed matrix (`config/seed-matrix.yaml`, its derived
      datasets included: empty results, empty embedding cache, models exported on the way) on this
      machine's cores (target <= 25 min on 2 cores) with its core utilisation (target >= 80 %) and
@@ -47,6 +48,7 @@ from timing import (
     WORKSPACES,
     commit,
     jobs_per_rule,
+    new_result,
     out_lines,
     say,
     snakemake,
@@ -262,7 +264,7 @@ def main() -> None:
             else:
                 shutil.rmtree(ws, ignore_errors=True)
     suffix = "" if set(chosen) == set(SECTIONS) else "-" + "-".join(chosen)
-    dest = ROOT / "benchmarks" / "results" / f"pipeline-{TODAY}{suffix}.md"
+    dest = new_result(f"pipeline-{TODAY}{suffix}")
     dest.write_text("\n".join(out_lines) + "\n")
     print(f"wrote {dest}")
 

@@ -247,7 +247,7 @@ def finished_main(ws: Path, config: str, rev: str) -> None:
         f"taking turns; {start} at the start, {uptime()} at the end.")
     for line in dag_table(shape):
         say(line)
-    dest = ROOT / "benchmarks" / "results" / f"dag-{Path(config).stem}-{TODAY}.md"
+    dest = timing.new_result(f"dag-{Path(config).stem}-{TODAY}")
     dest.write_text("\n".join(timing.out_lines) + "\n")
     print(f"wrote {dest}")
 
@@ -283,7 +283,7 @@ def planning_main(sizes: list[int]) -> None:
         shutil.rmtree(parent, ignore_errors=True)
     say("")
     say(f"`uptime` at the end: `{uptime()}`.")
-    dest = ROOT / "benchmarks" / "results" / f"scaling-planning-{'-'.join(map(str, sizes))}-{TODAY}.md"
+    dest = timing.new_result(f"scaling-planning-{'-'.join(map(str, sizes))}-{TODAY}")
     dest.write_text("\n".join(timing.out_lines) + "\n")
     print(f"wrote {dest}")
 
@@ -325,7 +325,7 @@ def main() -> None:
         shutil.rmtree(parent, ignore_errors=True)
     # a run of other sizes is named by them, beside (not over) a run of the default ones
     sizes = "" if SIZES == DEFAULT_SIZES else "-" + "-".join(map(str, SIZES.values()))
-    dest = ROOT / "benchmarks" / "results" / f"scaling{sizes}-{TODAY}.md"
+    dest = timing.new_result(f"scaling{sizes}-{TODAY}")
     dest.write_text("\n".join(timing.out_lines) + "\n")
     print(f"wrote {dest}")
 

@@ -14,7 +14,18 @@ from pathlib import Path
 import yaml
 from clocks import clock_per_rule, evaluation_overhead, job_clock, overhead_table, packing, plan_profile
 from floors import noop_and_floor
-from timing import CORES, REPEATS, ROOT, TODAY, LoadSampler, jobs_per_rule, say, snakemake, verdict, workspace
+from timing import (
+    CORES,
+    REPEATS,
+    TODAY,
+    LoadSampler,
+    jobs_per_rule,
+    new_result,
+    say,
+    snakemake,
+    verdict,
+    workspace,
+)
 from work_floor import floor_lines
 
 from crmatrix import config
@@ -82,7 +93,7 @@ def measure() -> dict:
     pack = packing(log.read_text())
     cold_jobs = sum(jobs_per_rule(out).values())
     shutil.copy2(ws / "results" / "matrix" / "phase-matrix.md",
-                 ROOT / "benchmarks" / "results" / f"seed-matrix-{TODAY}.md")
+                 new_result(f"seed-matrix-{TODAY}"))
     rows = evaluation_overhead(ws)
     warm_log = ws / "logs" / "warm-server.log"  # the light jobs' starts (crmatrix.pipeline.warm)
     warm = warm_log.read_text().strip().splitlines()[-1] if warm_log.exists() else "no warm server"

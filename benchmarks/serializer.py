@@ -29,7 +29,7 @@ import sys
 import time
 from pathlib import Path
 
-from timing import ROOT, TODAY, out_lines, say, uptime
+from timing import TODAY, new_result, out_lines, say, uptime
 
 from crmatrix import atomic
 from crmatrix.results.cell import Cell
@@ -257,7 +257,7 @@ def main() -> None:
     typed_section(args.results)
     timing_section(args.results, args.repeats)
     if args.write:
-        dest = ROOT / "benchmarks" / "results" / f"serializer-{TODAY}.md"
+        dest = new_result(f"serializer-{TODAY}")
         dest.write_text("\n".join(out_lines) + "\n")
         print(f"wrote {dest}")
 

@@ -1,6 +1,7 @@
 """What the benchmarks share to run and time Snakemake: a copy of the project to run it in
 (`workspace`), one timed run (`snakemake`), its jobs per rule, timers taking turns (`in_turn`),
-the load a run met (`LoadSampler`), and the report's lines (`say`, `out_lines`)."""
+the load a run met (`LoadSampler`), and the report's lines (`say`, `out_lines`) and file
+(`new_result`)."""
 
 from __future__ import annotations
 
@@ -20,7 +21,18 @@ BIN = Path(sys.executable).parent
 CORES = os.cpu_count() or 2
 TODAY = datetime.date.today().isoformat()  # the day the benchmark started: one date for all its files
 REPEATS = 3  # timed runs of each figure, the fastest kept (the machine is shared)
+RESULTS = ROOT / "benchmarks" / "results"
 out_lines: list[str] = []
+
+
+def new_result(stem: str, results: Path = RESULTS) -> Path:
+    """`results`/STEM.md, else STEM-2.md, STEM-3.md...: the first not there yet, so that a second
+    run of a benchmark on one day writes its report beside the first's (a tracked file), not over it."""
+    path, n = results / f"{stem}.md", 1
+    while path.exists():
+        n += 1
+        path = results / f"{stem}-{n}.md"
+    return path
 
 
 def say(line: str = "") -> None:

@@ -30,6 +30,7 @@ import tracemalloc
 from pathlib import Path
 
 import numpy as np
+from timing import new_result
 
 from crmatrix import atomic
 from crmatrix.engine import Engine, index, knobs
@@ -40,7 +41,6 @@ from crmatrix.symbols import Symbol
 from crmatrix.versions import index as versioned
 from crmatrix.versions.store import SymbolStore, build
 
-ROOT = Path(__file__).resolve().parents[1]
 COMMITS, FILES, PER_FILE, MEAN_VERSIONS, CHANGED = 124, 1310, 29, 12.5, 6
 DIM = 384
 SEED = 29
@@ -134,7 +134,7 @@ def main() -> None:
     vindex, commits = commit_engines(store, work, kn, model_dir)
     against_plain(repo, store, vindex, commits[1], kn)
     shutil.rmtree(work)
-    out = ROOT / "benchmarks" / "results" / f"versioned-{date}.md"
+    out = new_result(f"versioned-{date}")
     atomic.write_text(out, "\n".join(out_lines) + "\n")
     print(f"wrote {out}", file=sys.stderr)
 

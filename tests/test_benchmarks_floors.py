@@ -1,5 +1,6 @@
 """benchmarks/floors.py's one-rule floor, on a real Snakemake: the trivial Snakefile's jobs run
-once, then its no-op reruns take turns with the matrix's, the fastest of each kept."""
+once, then its no-op reruns take turns with the matrix's, the fastest of each kept; and where
+timing.py puts a report."""
 
 import subprocess
 import sys
@@ -32,3 +33,11 @@ def test_the_noop_and_its_floor_take_turns_and_keep_their_fastest(tmp_path, monk
     assert events == ["floor", *[done, "floor"] * timing.REPEATS]
     assert noop_s == 1.5
     assert 0 < floor_s < 60
+
+
+def test_a_second_report_of_a_day_goes_beside_the_first(tmp_path):
+    assert timing.new_result("pipeline-2026-12-07-seed", tmp_path) == tmp_path / "pipeline-2026-12-07-seed.md"
+    (tmp_path / "pipeline-2026-12-07-seed.md").write_text("first")
+    assert timing.new_result("pipeline-2026-12-07-seed", tmp_path) == tmp_path / "pipeline-2026-12-07-seed-2.md"
+    (tmp_path / "pipeline-2026-12-07-seed-2.md").write_text("second")
+    assert timing.new_result("pipeline-2026-12-07-seed", tmp_path) == tmp_path / "pipeline-2026-12-07-seed-3.md"

@@ -120,5 +120,6 @@ def emit(lines: list[str], out: Path | None, tracked: bool, name: str) -> None:
 
 
 def result_path(name: str) -> Path:
-    """benchmarks/results/NAME-<date>-clean.md: where a reader's figures are kept, when asked."""
+    """benchmarks/results/NAME-<date>-clean.md (-2, -3... when taken, `timing.new_result`): where a
+    reader's figures are kept, when asked."""
     return timing.new_result(f"{name}-{datetime.date.today().isoformat()}-clean")
